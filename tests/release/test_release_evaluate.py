@@ -1,0 +1,109 @@
+"""`picforge eval`: metrics on hand-computed cases, and the baselines run with the real bundled MiniLM model."""
+import json
+
+import numpy as np
+import pytest
+
+from pipeline.errors import InputError
+from pipeline.release import checks, evaluate
+from pipeline.release.configs import read_split
+
+
+def test_answer_ranked_second_gives_mrr_one_half():
+    rank = evaluate.gold_rank([0.9, 0.7, 0.8], gold=2)
+    assert rank == 2
+    assert evaluate.mrr_at_k([rank], 5) == 0.5
+    assert (evaluate.top_k_accuracy([rank], 1), evaluate.top_k_accuracy([rank], 3)) == (0.0, 1.0)
+
+
+def test_top_k_and_mrr_over_several_examples():
+    ranks = [1, 2, 6]
+    assert [evaluate.top_k_accuracy(ranks, k) for k in (1, 3, 5)] == pytest.approx([1 / 3, 2 / 3, 2 / 3])
+    assert evaluate.mrr_at_k(ranks, 5) == pytest.approx((1 + 0.5 + 0) / 3)
+
+
+def test_threshold_tuned_for_accuracy():
+    assert evaluate.best_threshold([0.1, 0.4, 0.35, 0.8], [0, 1, 0, 1]) == pytest.approx((0.375, 1.0))
+    # tied scores cannot be split: the best cut falls between 0.2 and the tied 0.5s
+    assert evaluate.best_threshold([0.5, 0.5, 0.2], [1, 0, 0]) == pytest.approx((0.35, 2 / 3))
+    assert evaluate.accuracy([0.5, 0.5, 0.2], [1, 0, 0], 0.35) == pytest.approx(2 / 3)
+
+
+def test_squad_style_answer_scores():
+    assert evaluate.exact_match("The Old Mill", ["old mill"]) == 1.0
+    assert evaluate.token_f1("old mill house", ["old mill"]) == pytest.approx(0.8)
+    answers = {"text": ["old mill"], "answer_start": [10]}
+    assert evaluate.located("old mill", 10, answers) and evaluate.located("mill", 14, answers)
+    assert not evaluate.located("old mill", 40, answers) and not evaluate.located("old mill", None, answers)
+
+
+def test_em_plus_loc_needs_the_right_occurrence():
+    context = "Go to the old mill now.\n\nThe old mill is a bar."
+    records = [{"id": "a-1", "context": context, "answers": {"text": ["old mill"], "answer_start": [10]}},
+               {"id": "b-2", "context": context, "answers": {"text": ["old mill"], "answer_start": [29]}},
+               {"id": "c-1", "context": context, "answers": {"text": ["old mill"], "answer_start": [10]}}]
+    predictions = {"a-1": ("old mill", 10), "b-2": ("old mill", 10), "zz-9": ("x", 0)}
+    scores = evaluate.score_predictions(records, predictions)
+    assert scores == {"EM": 66.67, "F1": 66.67, "EM+loc": 33.33, "F1+loc": 33.33,  # percentages, 2 decimals
+                      "examples": 3, "missing": 1, "unknown_ids": 1}
+
+
+def test_candidates_are_sentence_ngrams_plus_the_gold_phrase():
+    context = "The old mill burned. It was rebuilt."
+    spans, gold = evaluate.candidate_spans(context, 4, "old mill")
+    texts = [context[s:e] for s, e in spans]
+    assert len(spans) == 4 + 3 + 3 + 2 and texts[gold] == "old mill"
+    assert "The old mill" in texts and "burned. It" not in texts
+    long_gold, gold = evaluate.candidate_spans(context, 0, "The old mill burned")
+    assert len(long_gold) == 13 and context[slice(*long_gold[gold])] == "The old mill burned"
+
+
+def test_predictions_file_errors_name_the_line(tmp_path):
+    path = tmp_path / "preds.jsonl"
+    path.write_text('{"id": "a-1", "prediction_text": "x", "answer_start": 3}\n\n{"id": "b-2"}\n')
+    with pytest.raises(InputError, match=r"preds.jsonl line 3: KeyError\('prediction_text'\)"):
+        evaluate.read_predictions(path)
+
+
+def test_identical_phrases_embed_identically(encoder):
+    vectors = encoder.encode_phrases(["river crossing", "river crossing", "frozen hut"])
+    assert vectors[0] @ vectors[1] == pytest.approx(1.0, abs=1e-5) and vectors[0] @ vectors[2] < 0.9
+    in_context = encoder.encode_spans([("They made a river crossing at dawn.", 12, 26)])
+    assert np.linalg.norm(in_context[0]) == pytest.approx(1.0, abs=1e-5) and in_context[0] @ vectors[0] < 0.999
+
+
+def test_query_equal_to_the_answer_ranks_first_without_context(encoder):
+    record = {"context": "A quiet road runs north. The old mill burned in 1901. Nobody rebuilt it.",
+              "query": "old mill", "answers": {"text": ["old mill"], "answer_start": [29]}}
+    phrases = {record["query"]} | {record["context"][s:e] for s, e in evaluate.candidate_spans(
+        record["context"], 29, "old mill")[0]}
+    vectors = dict(zip(sorted(phrases), encoder.encode_phrases(sorted(phrases))))
+    assert evaluate.rank_example(encoder, record, False, vectors) == 1
+    assert 1 <= evaluate.rank_example(encoder, record, True, vectors) <= 5
+
+
+def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release_dir, tmp_path, capsys):
+    gold, other = tmp_path / "gold.jsonl", tmp_path / "other.jsonl"
+    rows = read_split(release_dir, "PSD", "test")
+    with open(gold, "w") as right, open(other, "w") as wrong:
+        for r in rows:
+            text, start = r["answers"]["text"][0], r["answers"]["answer_start"][0]
+            elsewhere = next(m for m in checks.phrase_pattern(text).finditer(r["context"]) if m.start() != start)
+            right.write(json.dumps({"id": r["id"], "prediction_text": text, "answer_start": start}) + "\n")
+            wrong.write(json.dumps({"id": r["id"], "prediction_text": elsewhere.group(0),
+                                    "answer_start": elsewhere.start()}) + "\n")
+    out = tmp_path / "results.json"
+    assert picforge("eval", release_dir, "--baseline", "PS", "--baseline", "PR-pass", "--predictions", gold,
+                    "--out", out) == 0
+    printed = capsys.readouterr().out
+    assert "| Model | Phrase | Phrase + Ctx |" in printed and "| all-MiniLM-L6-v2 |" in printed
+    assert "| 100.00 | 100.00 | 100.00 | 100.00 |" in printed
+    results = json.loads(out.read_text())
+    for setting in ("phrase", "phrase+context"):
+        assert 0 <= results["PS"][setting]["test_accuracy"] <= 100
+        assert results["PS"][setting]["train_accuracy"] >= 50  # a tuned threshold beats always-one-class
+        ranking = results["ranking"]["PR-pass"][setting]
+        assert ranking["top1"] <= ranking["top3"] <= ranking["top5"] and ranking["mrr@5"] <= ranking["top5"]
+    assert picforge("eval", release_dir, "--predictions", other) == 0
+    printed = capsys.readouterr().out
+    assert "| 100.00 | 100.00 | 0.00 | 0.00 |" in printed and "Phrase + Ctx" not in printed

@@ -1,0 +1,79 @@
+"""`picforge publish`: checksum-verified plans, dry run by default, S3 through a stubbed real boto3 client."""
+import base64
+import hashlib
+import json
+import os
+import shutil
+
+import boto3
+import pytest
+from botocore.stub import ANY, Stubber
+
+from pipeline.errors import InputError
+from pipeline.release.publish import plan_upload, upload_filesystems, upload_s3
+
+
+def test_plan_lists_every_manifest_file_with_the_manifest_last(release_dir):
+    manifest = json.load(open(os.path.join(release_dir, "MANIFEST.json")))
+    uploads = plan_upload(release_dir, "gs://bucket/pic/v1/")
+    assert [u.relative for u in uploads] == list(manifest["files"]) + ["MANIFEST.json"]
+    assert uploads[0].target == f"gs://bucket/pic/v1/{uploads[0].relative}"
+    hf = plan_upload(release_dir, "hf://my-org/pic")
+    assert hf[-1].target == "hf://datasets/my-org/pic/MANIFEST.json"
+
+
+def test_dry_run_uploads_nothing(picforge, release_dir, capsys):
+    assert picforge("publish", release_dir, "--to", "hf://my-org/pic") == 0
+    out = capsys.readouterr().out
+    assert "dry run: nothing uploaded; pass --yes to upload" in out
+    assert "hf://datasets/my-org/pic/PS/train.json" in out and "→ hf://my-org/pic" in out
+
+
+def test_a_file_changed_after_the_build_is_refused(picforge, release_dir, tmp_path, capsys):
+    copy = tmp_path / "copy"
+    shutil.copytree(release_dir, copy)
+    with open(copy / "PS" / "test.json", "a") as fh:
+        fh.write("\n")
+    assert picforge("publish", copy, "--to", "s3://bucket/pic") == 2
+    err = capsys.readouterr().err
+    assert "PS/test.json: missing or changed since the build" in err and "picforge build --force" in err
+    with pytest.raises(InputError, match="MANIFEST.json: not found"):
+        plan_upload(str(tmp_path), "s3://bucket/pic")
+
+
+def test_s3_upload_puts_each_file_with_its_sha256(release_dir):
+    client = boto3.client("s3", region_name="us-east-1", aws_access_key_id="testing",
+                          aws_secret_access_key="testing")
+    uploads = plan_upload(release_dir, "s3://pic-bucket/releases/v1")
+    with Stubber(client) as stub:
+        for upload in uploads:
+            digest = hashlib.sha256(open(upload.source, "rb").read()).digest()
+            checksum = base64.b64encode(digest).decode()
+            stub.add_response("put_object", {"ETag": '"etag"', "ChecksumSHA256": checksum},
+                              {"Bucket": "pic-bucket", "Key": f"releases/v1/{upload.relative}", "Body": ANY,
+                               "ChecksumSHA256": checksum})
+        upload_s3(uploads, "s3://pic-bucket/releases/v1", client=client)
+        stub.assert_no_pending_responses()
+
+
+def test_filesystems_upload_copies_byte_for_byte(release_dir, tmp_path):
+    mirror = tmp_path / "mirror"
+    uploads = plan_upload(release_dir, str(mirror))
+    upload_filesystems(uploads)
+    for upload in uploads:
+        assert hashlib.sha256((mirror / upload.relative).read_bytes()).hexdigest() == upload.sha256
+
+
+def test_publish_yes_to_a_filesystems_path(picforge, release_dir, tmp_path, capsys):
+    mirror = tmp_path / "published"
+    assert picforge("publish", release_dir, "--to", mirror, "--yes") == 0
+    assert "uploaded" in capsys.readouterr().out
+    assert json.loads((mirror / "MANIFEST.json").read_text()) == json.load(
+        open(os.path.join(release_dir, "MANIFEST.json")))
+
+
+def test_bad_destinations_are_explained(release_dir):
+    with pytest.raises(InputError, match="hf://<org>/<name>"):
+        plan_upload(release_dir, "hf://just-a-name")
+    with pytest.raises(InputError, match="s3://<bucket>"):
+        upload_s3(plan_upload(release_dir, "s3://"), "s3://", client=object())
