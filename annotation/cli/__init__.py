@@ -12,7 +12,16 @@ GROUPS = {
 }
 CORE_VERBS = ()
 # Verb modules of the MTurk half (annotation.cli.mturk_*); kept apart from CORE_VERBS.
-MTURK_VERBS = ()
+MTURK_VERBS = (
+    "annotation.cli.mturk_create",
+    "annotation.cli.mturk_status",
+    "annotation.cli.mturk_save",
+    "annotation.cli.mturk_review",
+    "annotation.cli.mturk_expire",
+    "annotation.cli.mturk_delete",
+    "annotation.cli.mturk_export",
+    "annotation.cli.mturk_ingest",
+)
 
 
 def register(subparsers):
