@@ -3,6 +3,7 @@ uploads HITs by hand, ingest the `Batch_*_batch_results.csv` it downloads, and w
 Approve/Reject file it uploads after review. Same plan, checks and ledger as the API path.
 """
 import csv
+import io
 import os
 import tempfile
 
@@ -71,14 +72,20 @@ def _manual_plans(q):
 
 def _read_results(path):
     """Rows of a results CSV as (row number, dict); the header is row 1. Missing columns → InputError."""
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        header = reader.fieldnames or []
-        missing = [column for column in RESULT_COLUMNS if column not in header]
-        if missing:
-            raise InputError(f"{path}, row 1: missing column(s) {', '.join(missing)}; ingest the "
-                             "Batch_*_batch_results.csv downloaded from the requester site, unedited")
-        return [(number, row) for number, row in enumerate(reader, start=2)]
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise InputError(f"{path}, line {line}: not UTF-8 text ({err.reason}); download "
+                         "the results again, or save them from the spreadsheet as 'CSV UTF-8'") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    missing = [column for column in RESULT_COLUMNS if column not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError(f"{path}, row 1: missing column(s) {', '.join(missing)}; ingest the "
+                         "Batch_*_batch_results.csv downloaded from the requester site, unedited")
+    return [(number, row) for number, row in enumerate(reader, start=2)]
 
 
 def ingest_results(ledger, paths):
