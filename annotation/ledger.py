@@ -365,6 +365,16 @@ class LedgerSession:
             query = query.where(batches.c.kind == kind)
         return [_row(r) for r in self.conn.execute(query).mappings()]
 
+    def memberships(self, kind):
+        """{item_id: [batch_id, …]} for the items in batches of one kind."""
+        query = (sa.select(batch_items.c.item_id, batch_items.c.batch_id)
+                 .join(batches, batches.c.batch_id == batch_items.c.batch_id)
+                 .where(batches.c.kind == kind).order_by(batch_items.c.batch_id))
+        found = {}
+        for iid, batch_id in self.conn.execute(query):
+            found.setdefault(iid, []).append(batch_id)
+        return found
+
     def hit_items(self, hit_id):
         query = sa.select(hit_items.c.item_id).where(hit_items.c.hit_id == hit_id).order_by(hit_items.c.position)
         return list(self.conn.execute(query).scalars())
@@ -374,6 +384,9 @@ class LedgerSession:
         if batch_id is not None:
             query = query.where(hits.c.batch_id == batch_id)
         return [_row(r) for r in self.conn.execute(query).mappings()]
+
+    def workers(self):
+        return [dict(r) for r in self.conn.execute(sa.select(workers).order_by(workers.c.worker_id)).mappings()]
 
     def assignments(self, batch_id=None, worker_id=None):
         query = sa.select(assignments).order_by(assignments.c.assignment_id)

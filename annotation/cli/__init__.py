@@ -1,5 +1,6 @@
 """`picforge annotate …`: one module per verb; each declares GROUP (export, ingest, mturk or None) and register()."""
 import argparse
+import functools
 import importlib
 import re
 
@@ -15,6 +16,12 @@ GROUPS = {
 CORE_VERBS = (
     "annotation.cli.export_expert",
     "annotation.cli.ingest_expert",
+    "annotation.cli.export_verify2",
+    "annotation.cli.ingest_verify2",
+    "annotation.cli.export_ps_verify",
+    "annotation.cli.ingest_ps_verify",
+    "annotation.cli.export_final",
+    "annotation.cli.report",
 )
 # Verb modules of the MTurk half (annotation.cli.mturk_*); kept apart from CORE_VERBS.
 MTURK_VERBS = ()
@@ -62,11 +69,24 @@ def csv_list(text):
     return names
 
 
-def annotator_names(text):
-    """argparse type for `A,B,C`: distinct names usable in file names and batch ids."""
+def annotator_names(text, count=None):
+    """argparse type for `A,B,C`: distinct names usable in file names and batch ids (exactly `count`)."""
     names = csv_list(text)
     bad = [n for n in names if not NAME.fullmatch(n)]
     if bad or len(set(names)) != len(names):
         raise argparse.ArgumentTypeError(
             f"expected distinct comma-separated names of letters, digits, '-', '_' or '.', got {text!r}")
+    if count is not None and len(names) != count:
+        raise argparse.ArgumentTypeError(f"expected exactly {count} name(s), got {text!r}")
     return names
+
+
+def name_list(count):
+    """argparse type: exactly `count` annotator names."""
+    return functools.partial(annotator_names, count=count)
+
+
+def print_batches(written, unit):
+    """One line per exported batch: person, batch id, size, files."""
+    for name, batch_id, count, csv_path, xlsx_path in written:
+        print(f"{name}: batch {batch_id}, {count} {unit} → {csv_path}, {xlsx_path}")

@@ -1,7 +1,7 @@
 """`picforge annotate export expert`: one sheet (CSV + XLSX) per annotator, plus the guidelines."""
 import os
 
-from annotation.cli import add_ledger_options, annotator_names, open_ledger
+from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
 from annotation.expert import export_expert
 
 GROUP = "export"
@@ -20,9 +20,7 @@ def register(subparsers):
 
 def run(args):
     out_dir = args.out or os.path.join(args.run, "annotation", "expert")
-    ledger = open_ledger(args)
-    for annotator, batch_id, count, csv_path, xlsx_path in export_expert(
-            ledger, args.run, out_dir, args.annotators, args.per_annotator):
-        print(f"{annotator}: batch {batch_id}, {count} triplets → {csv_path}, {xlsx_path}")
+    print_batches(export_expert(open_ledger(args), args.run, out_dir, args.annotators, args.per_annotator),
+                  "triplets")
     print(f"guidelines → {os.path.join(out_dir, 'expert_guidelines.md')} (.html)")
     return 0
