@@ -1,5 +1,6 @@
 """Grammar check of paraphrases in context, through `language-tool-python` and a LanguageTool HTTP server."""
 import os
+import re
 
 import language_tool_python
 from language_tool_python.exceptions import LanguageToolError
@@ -8,8 +9,17 @@ import requests
 from pipeline.errors import InputError
 
 URL_ENV = "LANGUAGETOOL_URL"
-# Characters on each side of the paraphrase whose issues still count as caused by it.
-SPAN_MARGIN = 1
+_WORD_BEFORE = re.compile(r"\S+\s*$")
+_WORD_AFTER = re.compile(r"\s*\S+")
+
+
+def neighbourhood(text, span):
+    """The span widened by one word on each side, where errors caused by a replacement show
+    (a wrong article before it, agreement after it)."""
+    start, end = span
+    before = _WORD_BEFORE.search(text[:start])
+    after = _WORD_AFTER.match(text, end)
+    return (before.start() if before else start), (after.end() if after else end)
 
 
 class GrammarChecker:
@@ -30,8 +40,9 @@ class GrammarChecker:
         return self._tool
 
     def issues_in_span(self, text, span):
-        """LanguageTool matches of `text` that touch `span` (the replaced paraphrase), as dicts."""
-        start, end = span
+        """LanguageTool matches of `text` touching `span` (the replaced paraphrase) or its neighbouring
+        words, as dicts."""
+        start, end = neighbourhood(text, span)
         try:
             matches = self._client().check(text)
         except (LanguageToolError, requests.RequestException) as err:
@@ -41,7 +52,7 @@ class GrammarChecker:
             {"rule": m.rule_id, "message": m.message, "replacements": list(m.replacements[:3]),
              "offset": m.offset, "length": m.error_length, "text": text[m.offset:m.offset + m.error_length]}
             for m in matches
-            if m.offset < end + SPAN_MARGIN and m.offset + m.error_length > start - SPAN_MARGIN
+            if m.offset < end and m.offset + m.error_length > start
         ]
 
     def close(self):
