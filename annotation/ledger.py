@@ -234,6 +234,13 @@ class LedgerSession:
         return self._insert_or_ignore(batches, {"batch_id": batch_id}, {
             "kind": kind, "round": round, "status": "open", "created_at": now(), "meta": _json(meta)})
 
+    def next_batch_id(self, kind, name):
+        """`<kind>-<name>-NNN`, numbered after the batches of that kind and name already recorded."""
+        prefix = f"{kind}-{name}-"
+        taken = self.conn.execute(sa.select(sa.func.count()).select_from(batches).where(
+            batches.c.kind == kind, batches.c.batch_id.startswith(prefix, autoescape=True))).scalar_one()
+        return f"{prefix}{taken + 1:03d}"
+
     def update_batch(self, batch_id, status=None, meta=None):
         """Set a batch's status and/or merge keys into its meta; True when anything changed."""
         found = self.batch(batch_id)
@@ -358,6 +365,16 @@ class LedgerSession:
             query = query.where(batches.c.kind == kind)
         return [_row(r) for r in self.conn.execute(query).mappings()]
 
+    def memberships(self, kind):
+        """{item_id: [batch_id, …]} for the items in batches of one kind."""
+        query = (sa.select(batch_items.c.item_id, batch_items.c.batch_id)
+                 .join(batches, batches.c.batch_id == batch_items.c.batch_id)
+                 .where(batches.c.kind == kind).order_by(batch_items.c.batch_id))
+        found = {}
+        for iid, batch_id in self.conn.execute(query):
+            found.setdefault(iid, []).append(batch_id)
+        return found
+
     def hit_items(self, hit_id):
         query = sa.select(hit_items.c.item_id).where(hit_items.c.hit_id == hit_id).order_by(hit_items.c.position)
         return list(self.conn.execute(query).scalars())
@@ -367,6 +384,9 @@ class LedgerSession:
         if batch_id is not None:
             query = query.where(hits.c.batch_id == batch_id)
         return [_row(r) for r in self.conn.execute(query).mappings()]
+
+    def workers(self):
+        return [dict(r) for r in self.conn.execute(sa.select(workers).order_by(workers.c.worker_id)).mappings()]
 
     def assignments(self, batch_id=None, worker_id=None):
         query = sa.select(assignments).order_by(assignments.c.assignment_id)
@@ -408,8 +428,14 @@ class LedgerSession:
         """{item_id: decision dict} of one round."""
         return {d["item_id"]: d for d in self.decisions(round=round)}
 
-    def expert_annotations(self):
+    def expert_annotations(self, accepted_only=True):
+        """ExpertAnnotation rows (plus batch_id, phrase); by default only those whose latest sheet row
+        was accepted (round-0 decision `accepted`)."""
         query = sa.select(expert_annotations).order_by(expert_annotations.c.triplet_id)
+        if accepted_only:
+            query = query.join(decisions, sa.and_(
+                decisions.c.item_id == expert_annotations.c.triplet_id + "/triplet",
+                decisions.c.round == ROUND_EXPERT, decisions.c.decision == ACCEPTED))
         return [dict(r) for r in self.conn.execute(query).mappings()]
 
     def dump(self, with_times=False):
