@@ -11,6 +11,7 @@ from pipeline.errors import InputError
 COMMAND_MODULES = (
     "pipeline.mine",
     "annotation.cli",
+    "pipeline.stsb_context.cli",
 )
 
 
