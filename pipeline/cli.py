@@ -10,6 +10,7 @@ from pipeline.errors import InputError
 # Each module defines register(subparsers), adding its parser with set_defaults(func=...).
 COMMAND_MODULES = (
     "pipeline.mine",
+    "pipeline.cosimlex.cli",
 )
 
 
