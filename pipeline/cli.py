@@ -12,6 +12,7 @@ COMMAND_MODULES = (
     "pipeline.mine",
     "annotation.cli",
     "pipeline.stsb_context.cli",
+    "pipeline.cosimlex.cli",
 )
 
 
