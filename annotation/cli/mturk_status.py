@@ -1,0 +1,31 @@
+"""`annotate mturk status`: each HIT's state on MTurk, and what the ledger holds for the batch."""
+from annotation import mturk
+from annotation.cli import mturk_options, open_ledger
+
+GROUP = "mturk"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("status", help="show the batch's HITs on MTurk and in the ledger",
+                                   description="Poll every HIT of the batch and record its status in the ledger.")
+    mturk_options.add_batch_options(parser)
+    parser.set_defaults(func=run)
+
+
+@mturk_options.reports_mturk_errors
+def run(args):
+    ledger = open_ledger(args)
+    plan = mturk_options.api_plan(ledger, args)
+    rows = mturk.hit_statuses(mturk_options.client(args), ledger, args.batch)
+    totals = {"available": 0, "pending": 0, "completed": 0}
+    for row in rows:
+        print(f"{row['hit_id']}  {row['status']:<12} available {row['available']}  pending {row['pending']}  "
+              f"completed {row['completed']}")
+        for key in totals:
+            totals[key] += row[key]
+    with ledger.read() as q:
+        saved = len(q.assignments(batch_id=args.batch))
+    print(f"batch {args.batch}: {len(rows)} of {len(plan['hits'])} planned HIT(s) created; assignments "
+          f"available {totals['available']}, pending {totals['pending']}, completed {totals['completed']}; "
+          f"{saved} saved in the ledger")
+    return 0

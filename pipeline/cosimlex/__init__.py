@@ -1,0 +1,1 @@
+"""CoSimLex: graded word similarity in context, built from SimLex-999 pairs and Wikipedia contexts."""

@@ -1,0 +1,56 @@
+"""`picforge cosimlex export-rating`: the two-page rating forms, for MTurk and as standalone pages."""
+import json
+
+from apache_beam.io.filesystems import FileSystems
+
+from pipeline.cosimlex.rating import html_question, rating_forms, render_form
+from pipeline.cosimlex.stages import CANDIDATES
+from pipeline.cosimlex.store import EXPORTS, FORMS, SELECTION, replace_stage, required_records, stage_records
+from pipeline.errors import InputError
+from pipeline.rundir import RunDir, upstream
+
+DEFAULT_PAIRS_PER_FORM = 10
+
+
+def register(verbs):
+    parser = verbs.add_parser("export-rating", help="write the rating forms (MTurk HTMLQuestion + standalone)",
+                              description="Split the selected pairs into complementary forms (one context of each "
+                                          "pair per form) and render them as MTurk HTMLQuestion XML and standalone "
+                                          "HTML pages, with plan.json for the MTurk tooling.")
+    parser.add_argument("--out", required=True, help="run directory holding cosimlex-selection")
+    parser.add_argument("--pairs-per-form", type=int, default=DEFAULT_PAIRS_PER_FORM,
+                        help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the item order inside each form")
+    parser.add_argument("--force", action="store_true",
+                        help="replace forms already exported with different ones (only before they are posted)")
+    parser.set_defaults(func=run)
+
+
+def _write_text(path, text):
+    with FileSystems.create(path, compression_type="uncompressed") as fh:
+        fh.write(text.encode("utf-8"))
+
+
+def run(args):
+    run_dir = RunDir(args.out)
+    forms = rating_forms(required_records(run_dir, SELECTION, "ingest-selection"), args.pairs_per_form, args.seed)
+    existing = sorted(stage_records(run_dir, FORMS), key=lambda f: f["form_id"])
+    if existing and existing != forms and not args.force:
+        raise InputError(f"{run_dir.stage_dir(FORMS)}: forms were already exported and would change; answers "
+                         "to posted forms stay valid, but pass --force only if none was posted yet")
+    replace_stage(run_dir, FORMS, "cosimlex_rating_form", forms, upstream(run_dir, SELECTION),
+                  {"pairs_per_form": args.pairs_per_form, "seed": args.seed})
+    lang = (run_dir.read_manifest(CANDIDATES) or {}).get("options", {}).get("lang", "en")
+    plan = []
+    for form in forms:
+        form_id = form["form_id"]
+        standalone = run_dir.join(EXPORTS, "rating", "standalone", f"{form_id}.html")
+        question = run_dir.join(EXPORTS, "rating", "mturk", f"{form_id}.question.xml")
+        _write_text(standalone, render_form(form, "standalone", lang))
+        _write_text(question, html_question(render_form(form, "mturk", lang)))
+        plan.append({"form_id": form_id, "exclusive_with": form["exclusive_with"], "items": len(form["items"]),
+                     "question_xml": question, "standalone_html": standalone})
+    plan_path = run_dir.join(EXPORTS, "rating", "plan.json")
+    _write_text(plan_path, json.dumps({"forms": plan}, indent=2))
+    print(f"{len(forms)} forms ({sum(p['items'] for p in plan)} items): {plan_path}")
+    return 0

