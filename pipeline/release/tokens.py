@@ -4,17 +4,13 @@ import functools
 from nltk.tokenize import TreebankWordTokenizer
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
-# Untrained Punkt splits after every period; these common abbreviations (lower-case, no final period) never end
-# a sentence.
-ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "u.s", "u.k",
-                 "no", "vol", "inc", "ltd", "co", "corp", "gen", "col", "lt", "sgt", "capt", "rev", "fig", "approx",
-                 "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
+from pipeline.resources import abbreviations
 
 
 @functools.lru_cache(maxsize=None)
 def _sentence_tokenizer():
     params = PunktParameters()
-    params.abbrev_types = set(ABBREVIATIONS)
+    params.abbrev_types = set(abbreviations())
     return PunktSentenceTokenizer(params)
 
 
@@ -24,7 +20,7 @@ def _word_tokenizer():
 
 
 def sentence_spans(text):
-    """[start, end) of each sentence of `text` (Punkt with default parameters and common abbreviations)."""
+    """[start, end) of each sentence of `text`: Punkt rules and the abbreviations the sentences stage uses."""
     return list(_sentence_tokenizer().span_tokenize(text))
 
 

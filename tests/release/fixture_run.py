@@ -161,7 +161,8 @@ def page_records():
         texts = [" ".join(sentences) for sentences in paragraphs]
         records.append({"page_id": page_id, "title": title,
                         "url": "https://en.wikipedia.org/wiki/" + title.replace(" ", "_"),
-                        "text": "\n\n".join(texts), "categories": categories, "paragraphs": texts})
+                        "text": "\n\n".join(texts), "categories": categories, "paragraphs": texts,
+                        "missing_words": 0})
     return records
 
 

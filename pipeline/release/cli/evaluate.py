@@ -1,6 +1,7 @@
 """`picforge eval RELEASE_DIR`: PS Approach 1 and PR ranking baselines, and EM/F1(+loc) of span predictions."""
 import json
 
+from pipeline.embeddings import BUNDLED_MODEL
 from pipeline.release import evaluate
 from pipeline.release.configs import CONFIGS, read_split
 from pipeline.release.embed import PhraseEncoder
@@ -17,8 +18,9 @@ def register(subparsers):
     parser.add_argument("release_dir", help="release directory written by `picforge build`")
     parser.add_argument("--baseline", action="append", choices=["PS", *SPAN_CONFIGS],
                         help="baseline to run (repeatable; default PS and PR-pass; none with --predictions only)")
-    parser.add_argument("--model", help="local sentence-transformers/transformers model directory "
-                                        "(default: the bundled all-MiniLM-L6-v2)")
+    parser.add_argument("--model", default=BUNDLED_MODEL,
+                        help="local transformers/sentence-transformers model directory (default: the bundled "
+                             "all-MiniLM-L6-v2)")
     parser.add_argument("--max-examples", type=int, help="rank at most this many test examples per PR config")
     parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
