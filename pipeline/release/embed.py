@@ -9,20 +9,25 @@ from pipeline.embeddings import BUNDLED_MODEL, resolve_model_path
 class PhraseEncoder:
     """Embed character spans, alone (the phrase as input) or inside their sentence; loads the model lazily."""
 
-    def __init__(self, model=BUNDLED_MODEL, batch_size=32, max_length=256):
+    def __init__(self, model=BUNDLED_MODEL, batch_size=64, max_length=256, device=None):
         self.model_path = resolve_model_path(model)
+        self.device = device
         self.name = "all-MiniLM-L6-v2" if model == BUNDLED_MODEL else os.path.basename(os.path.normpath(model))
         self.batch_size = batch_size
         self.max_length = max_length
         self._tokenizer = self._model = None
 
-    def _load(self):
+    def load(self):
+        """(tokenizer, model), loaded once, on `device` (default: CUDA when available, else CPU)."""
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            import torch
             from transformers import AutoModel, AutoTokenizer
 
+            self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
             self._tokenizer = AutoTokenizer.from_pretrained(self.model_path, local_files_only=True)
             self._model = AutoModel.from_pretrained(self.model_path, local_files_only=True).eval()
+            self._model.to(self.device)
         return self._tokenizer, self._model
 
     def encode_spans(self, items, truncated_alone=True):
@@ -32,7 +37,7 @@ class PhraseEncoder:
         """
         import torch
 
-        tokenizer, model = self._load()
+        tokenizer, model = self.load()
         by_text = {}
         for i, (text, start, end) in enumerate(items):
             by_text.setdefault(text, []).append((i, start, end))
@@ -45,7 +50,7 @@ class PhraseEncoder:
                                padding=True, return_tensors="pt")
             offsets = inputs.pop("offset_mapping")
             with torch.no_grad():
-                hidden = model(**inputs).last_hidden_state
+                hidden = model(**inputs.to(self.device)).last_hidden_state.cpu()
             for row, text in enumerate(batch):
                 starts, ends = offsets[row, :, 0], offsets[row, :, 1]
                 for i, start, end in by_text[text]:

@@ -138,11 +138,14 @@ def _sentence_of(sentences, start, end):
     return sent_start, max(sent_end, end)
 
 
-def rank_example(encoder, record, with_context, phrase_vectors):
-    """Rank of the gold phrase among the n-gram candidates by cosine with the query."""
-    context = record["context"]
-    answer, start = record["answers"]["text"][0], record["answers"]["answer_start"][0]
-    spans, gold = candidate_spans(context, start, answer)
+def example_candidates(record):
+    """(candidate spans, gold index) of a PR/PSD record."""
+    return candidate_spans(record["context"], record["answers"]["answer_start"][0], record["answers"]["text"][0])
+
+
+def rank_example(encoder, record, candidates, with_context, phrase_vectors):
+    """Rank of the gold phrase among the candidates by cosine with the query (phrase_vectors: text → vector)."""
+    context, (spans, gold) = record["context"], candidates
     query = phrase_vectors[record["query"]]
     if with_context:
         sentences = tokens.sentence_spans(context)
@@ -152,21 +155,20 @@ def rank_example(encoder, record, with_context, phrase_vectors):
             items.append((context[sent_start:sent_end], s - sent_start, e - sent_start))
         return gold_rank(encoder.encode_spans(items) @ query, gold)
     texts = list(dict.fromkeys(context[s:e] for s, e in spans))
-    return gold_rank(np.stack([phrase_vectors[t] for t in texts]) @ query, texts.index(answer))
+    return gold_rank(np.stack([phrase_vectors[t] for t in texts]) @ query, texts.index(context[slice(*spans[gold])]))
 
 
 def pr_baseline(encoder, records):
     """Top-1/3/5 accuracy and MRR@5 of ranking n-gram candidates, with and without context."""
+    candidates = [example_candidates(r) for r in records]
     phrases = {r["query"] for r in records}
-    for record in records:
-        spans, _ = candidate_spans(record["context"], record["answers"]["answer_start"][0],
-                                   record["answers"]["text"][0])
+    for record, (spans, _) in zip(records, candidates):
         phrases.update(record["context"][s:e] for s, e in spans)
     phrases = sorted(phrases)
     phrase_vectors = dict(zip(phrases, encoder.encode_phrases(phrases)))
     results = {}
     for setting, with_context in (("phrase", False), ("phrase+context", True)):
-        ranks = [rank_example(encoder, r, with_context, phrase_vectors) for r in records]
+        ranks = [rank_example(encoder, r, c, with_context, phrase_vectors) for r, c in zip(records, candidates)]
         results[setting] = {**{f"top{k}": round(100 * top_k_accuracy(ranks, k), 2) for k in TOP_K},
                             "mrr@5": round(100 * mrr_at_k(ranks, 5), 2)}
     return results

@@ -75,11 +75,11 @@ def test_identical_phrases_embed_identically(encoder):
 def test_query_equal_to_the_answer_ranks_first_without_context(encoder):
     record = {"context": "A quiet road runs north. The old mill burned in 1901. Nobody rebuilt it.",
               "query": "old mill", "answers": {"text": ["old mill"], "answer_start": [29]}}
-    phrases = {record["query"]} | {record["context"][s:e] for s, e in evaluate.candidate_spans(
-        record["context"], 29, "old mill")[0]}
-    vectors = dict(zip(sorted(phrases), encoder.encode_phrases(sorted(phrases))))
-    assert evaluate.rank_example(encoder, record, False, vectors) == 1
-    assert 1 <= evaluate.rank_example(encoder, record, True, vectors) <= 5
+    candidates = evaluate.example_candidates(record)
+    phrases = sorted({record["query"]} | {record["context"][s:e] for s, e in candidates[0]})
+    vectors = dict(zip(phrases, encoder.encode_phrases(phrases)))
+    assert evaluate.rank_example(encoder, record, candidates, False, vectors) == 1
+    assert 1 <= evaluate.rank_example(encoder, record, candidates, True, vectors) <= 5
 
 
 def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release_dir, tmp_path, capsys):

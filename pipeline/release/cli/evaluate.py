@@ -3,7 +3,7 @@ import json
 
 from pipeline.embeddings import BUNDLED_MODEL
 from pipeline.release import evaluate
-from pipeline.release.configs import CONFIGS, read_split
+from pipeline.release.configs import CONFIGS, SPLITS, read_split
 from pipeline.release.embed import PhraseEncoder
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
@@ -24,7 +24,7 @@ def register(subparsers):
     parser.add_argument("--max-examples", type=int, help="rank at most this many test examples per PR config")
     parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
-    parser.add_argument("--split", default="test", help="split the predictions are for")
+    parser.add_argument("--split", default="test", choices=SPLITS, help="split the predictions are for")
     parser.add_argument("--out", help="also write the results as JSON here")
     parser.set_defaults(func=run)
 
