@@ -3,6 +3,7 @@ import openpyxl
 import pytest
 from openpyxl.cell.rich_text import CellRichText
 
+import schemas
 from annotation import expert, guidelines
 from annotation.ledger import ROUND_EXPERT, Ledger
 from pipeline.errors import InputError
@@ -185,3 +186,16 @@ def test_ledger_option_points_at_any_sqlalchemy_url(annotate, run_dir, tmp_path)
     with other.read() as q:
         assert [b["batch_id"] for b in q.batches()] == ["expert-alice-001"]
     other.dispose()
+
+
+def test_expert_annotation_records_match_their_schema(annotate, run_dir, ledger, tmp_path):
+    out = export(annotate, run_dir, names="alice", per=2)
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar",
+                    write_csv(tmp_path / "a.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
+    with ledger.read() as q:
+        stored = q.expert_annotations()
+    for row in stored:
+        record = {k: row[k] for k in ("triplet_id", "annotator", "q1", "q2", "same_meaning")}
+        assert schemas.errors("expert_annotation", record) == []
+    assert schemas.errors("expert_annotation", {"triplet_id": "1", "annotator": "a", "q1": "", "q2": "x y",
+                                                "same_meaning": "N"}) != []
