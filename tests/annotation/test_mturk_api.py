@@ -321,6 +321,12 @@ def test_review_approves_rejects_by_gold_and_decides_by_majority(env, capsys):
     with env["ledger"].read() as q:
         assert q.dump(with_times=True) == before
 
+    # Round 2 (the other half of annotate) takes exactly the round-1 rejection to the expert verifiers.
+    assert env["cli"](["annotate", "export", "verify2", "--run", env["run"], "--verifiers", "vera"]) == 0
+    with env["ledger"].read() as q:
+        assert [i["item_id"] for b in q.batches(kind="verify2") for i in q.items(batch_id=b["batch_id"])] == [
+            first_item]
+
 
 def test_review_records_the_real_status_when_mturk_already_approved(env):
     create_batch(env)
