@@ -2,7 +2,7 @@
 import functools
 import sys
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from annotation import mturk, round1
 from annotation.cli import add_ledger_options, csv_list, open_ledger
@@ -106,6 +106,10 @@ def reports_mturk_errors(run):
     def wrapper(args):
         try:
             return run(args)
+        except NoCredentialsError:
+            print("picforge: error: no AWS credentials found; provide them the way boto3 looks for them "
+                  "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials, or --profile NAME)", file=sys.stderr)
+            return 1
         except (mturk.MTurkFailure, ClientError, BotoCoreError) as err:
             print(f"picforge: error: {err}", file=sys.stderr)
             return 1
