@@ -9,7 +9,7 @@ import re
 import openpyxl
 from openpyxl.cell.rich_text import CellRichText, TextBlock
 from openpyxl.cell.text import InlineFont
-from openpyxl.styles import Alignment, Font
+from openpyxl.styles import Alignment, Font, NamedStyle
 
 from pipeline.errors import InputError
 
@@ -17,6 +17,9 @@ HIGHLIGHT = "**"
 _HIGHLIGHTED = re.compile(re.escape(HIGHLIGHT) + r"(.+?)" + re.escape(HIGHLIGHT), re.DOTALL)
 _PHRASE_FONT = InlineFont(b=True, color="C00000")
 WIDE_COLUMN_CHARS = 80
+# Every cell: text format (Excel must not turn ids into numbers), wrapped, top-aligned.
+TEXT_STYLE = NamedStyle(name="picforge text", number_format="@",
+                        alignment=Alignment(wrap_text=True, vertical="top"))
 
 
 @dataclasses.dataclass
@@ -39,6 +42,7 @@ def write_sheet(base_path, columns, rows):
         writer.writeheader()
         writer.writerows(rows)
     book = openpyxl.Workbook()
+    book.add_named_style(TEXT_STYLE)
     sheet = book.active
     sheet.title = "annotations"
     sheet.append(columns)
@@ -48,8 +52,7 @@ def write_sheet(base_path, columns, rows):
         for col_no, column in enumerate(columns, start=1):
             cell = sheet.cell(row=row_no, column=col_no)
             cell.value = _rich(str(row.get(column, "") or ""))
-            cell.number_format = "@"   # text: Excel must not turn ids into numbers
-            cell.alignment = Alignment(wrap_text=True, vertical="top")
+            cell.style = TEXT_STYLE.name
     for col_no, column in enumerate(columns, start=1):
         longest = max([len(column)] + [len(str(r.get(column, "") or "")) for r in rows])
         sheet.column_dimensions[openpyxl.utils.get_column_letter(col_no)].width = min(longest + 2,
