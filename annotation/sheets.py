@@ -77,11 +77,12 @@ def _rich(text):
     return parts
 
 
-def read_sheet(path, required):
+def read_sheet(path, required, optional=()):
     """Read a returned sheet (.csv or .xlsx) and check that it has the `required` columns.
 
     Handles a UTF-8 BOM, Excel's cp1252 and UTF-16 CSV, `;` or tab delimiters, padded headers,
     blank rows and empty trailing columns. Row numbers are those a spreadsheet shows (header = 1).
+    Required and `optional` columns are found whatever their case and appear under the given names.
     """
     if path.lower().endswith((".xlsx", ".xlsm")):
         header, body = _xlsx_rows(path)
@@ -101,8 +102,9 @@ def read_sheet(path, required):
         if not any(cells):
             continue
         row = {c: (cells[i] if i < len(cells) else "") for c, i in named.items()}
-        for name in required:          # expose required columns under their canonical names
-            row[name] = row.get(columns[by_name[name.casefold()]], "")
+        for name in (*required, *optional):
+            if name.casefold() in by_name:
+                row[name] = row.get(columns[by_name[name.casefold()]], "")
         rows.append((row_no, row))
     return Sheet(path, [c for c in columns if c], rows)
 

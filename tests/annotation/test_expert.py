@@ -4,7 +4,7 @@ import pytest
 from openpyxl.cell.rich_text import CellRichText
 
 import schemas
-from annotation import expert, guidelines
+from annotation import expert, guidelines, sheets
 from annotation.ledger import ROUND_EXPERT, Ledger
 from pipeline.errors import InputError
 from tests.annotation.conftest import good_answers, read_csv, write_csv
@@ -199,3 +199,10 @@ def test_expert_annotation_records_match_their_schema(annotate, run_dir, ledger,
         assert schemas.errors("expert_annotation", record) == []
     assert schemas.errors("expert_annotation", {"triplet_id": "1", "annotator": "a", "q1": "", "q2": "x y",
                                                 "same_meaning": "N"}) != []
+
+
+def test_read_sheet_finds_columns_whatever_their_case(tmp_path):
+    path = write_csv(tmp_path / "s.csv", [{" BATCH_ID ": "b", "q1": "x y", "Endorse": "Y", "note": "kept"}])
+    sheet = sheets.read_sheet(path, ["batch_id", "Q1"], optional=["endorse", "correction"])
+    assert sheet.rows == [(2, {"BATCH_ID": "b", "q1": "x y", "Endorse": "Y", "note": "kept", "batch_id": "b",
+                               "Q1": "x y", "endorse": "Y"})]
