@@ -143,7 +143,6 @@ def score_rows(setup, rows, encoder, min_size, max_size):
 
 def evaluation_rows(run, source):
     """The (origin_phrase, context, score) rows to evaluate: the released dataset or the kept generations."""
-    run.require(source)
     if source == GENERATIONS:
         return [dataset.final_row(r) for r in run.iter_records(GENERATIONS) if r["status"] == "kept"]
     return list(run.iter_records(dataset.STAGE))
