@@ -3,6 +3,7 @@ import csv
 import dataclasses
 import os
 
+import schemas
 from annotation.guidelines import write_guidelines
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, item_id
 from annotation.roundtrip import record_sheet, resolve_rows, write_batches
@@ -11,6 +12,7 @@ from annotation.triplets import iter_triplets, load_triplets
 from pipeline.errors import InputError
 
 KIND = "expert"
+SCHEMA = "expert_annotation"
 SHEET_COLUMNS = ["batch_id", "triplet_id", "phrase", "passage1", "passage2", "Q1", "Q2", "Q3"]
 ANSWER_COLUMNS = ("Q1", "Q2", "Q3")
 REQUIRED_COLUMNS = ["batch_id", "triplet_id", *ANSWER_COLUMNS]
@@ -135,6 +137,16 @@ def check_rows(ledger, run_dir, paths, checker=None, strict_grammar=False):
     return rows, triplets
 
 
+def expert_annotation(row):
+    """The ExpertAnnotation record of an accepted row (checked against its JSON Schema)."""
+    record = {"triplet_id": row.triplet_id, "annotator": row.annotator, "q1": row.q1, "q2": row.q2,
+              "same_meaning": yes_no(row.q3) == YES}
+    problems = schemas.errors(SCHEMA, record)
+    if problems:
+        raise ValueError(f"{row.path}: row {row.row_no}: not a valid {SCHEMA}: {problems}")
+    return record
+
+
 def record_rows(ledger, rows, triplets):
     """Write checked rows in ONE transaction: answers, round-0 decisions, accepted ExpertAnnotations."""
     with ledger.transaction() as tx:
@@ -151,10 +163,7 @@ def record_rows(ledger, rows, triplets):
                                reason="; ".join(fixes), decided_by="ingest expert",
                                detail={"problems": [dataclasses.asdict(p) for p in row.problems]})
             if row.accepted:
-                tx.record_expert_annotation(
-                    {"triplet_id": row.triplet_id, "annotator": row.annotator, "q1": row.q1, "q2": row.q2,
-                     "same_meaning": yes_no(row.q3) == YES},
-                    row.batch_id, triplets[row.triplet_id]["phrase"])
+                tx.record_expert_annotation(expert_annotation(row), row.batch_id, triplets[row.triplet_id]["phrase"])
 
 
 def write_fixlists(rows, out_dir):

@@ -54,13 +54,10 @@ def escape_text(text):
     return html.escape(text, quote=True).replace("$", "&#36;")
 
 
-def find_phrase(passage, phrase, near=0):
-    """The span of `phrase` in `passage` (case-insensitive), the occurrence nearest to offset `near`."""
-    starts = [m.start() for m in re.finditer(re.escape(phrase.lower()), passage.lower())]
-    if not starts:
-        return None
-    start = min(starts, key=lambda s: abs(s - near))
-    return start, start + len(phrase)
+def find_phrase(passage, phrase):
+    """The span of the first case-insensitive occurrence of `phrase` in `passage`, or None."""
+    start = passage.lower().find(phrase.lower())
+    return None if start < 0 else (start, start + len(phrase))
 
 
 # Markup for the HIT pages, and the plainer XHTML subset that QuestionForm's FormattedContent allows.

@@ -7,6 +7,7 @@ leaves the ledger exactly as it was. SQLite (the default, `RUN_DIR/ledger.sqlite
 """
 import contextlib
 import datetime
+import functools
 import json
 import os
 
@@ -150,6 +151,24 @@ def _json(value):
     return json.dumps(value or {}, sort_keys=True, ensure_ascii=False)
 
 
+@functools.lru_cache(maxsize=None)
+def _select_by_key(table, key_columns):
+    """SELECT of one row by its key (built once per table and key, then reused with parameters)."""
+    return sa.select(table).where(*(table.c[k] == sa.bindparam(k) for k in key_columns))
+
+
+@functools.lru_cache(maxsize=None)
+def _insert(table):
+    return sa.insert(table)
+
+
+@functools.lru_cache(maxsize=None)
+def _update_by_key(table, key_columns, changed_columns):
+    """UPDATE of some columns of one row by its key (key parameters are named key_<column>)."""
+    return (sa.update(table).where(*(table.c[k] == sa.bindparam(f"key_{k}") for k in key_columns))
+            .values({c: sa.bindparam(c) for c in changed_columns}))
+
+
 class Ledger:
     """Handle on one ledger database; tables are created on first use."""
 
@@ -203,28 +222,27 @@ class LedgerSession:
     # -- generic keyed writes ------------------------------------------------------------------
 
     def _get(self, table, key):
-        cond = sa.and_(*(table.c[k] == v for k, v in key.items()))
-        found = self.conn.execute(sa.select(table).where(cond)).mappings().first()
+        found = self.conn.execute(_select_by_key(table, tuple(key)), key).mappings().first()
         return dict(found) if found is not None else None
 
     def _insert_or_ignore(self, table, key, values):
         """Insert the row unless its key exists; True when inserted."""
         if self._get(table, key) is not None:
             return False
-        self.conn.execute(sa.insert(table).values(**key, **values))
+        self.conn.execute(_insert(table), {**key, **values})
         return True
 
     def _upsert(self, table, key, values):
         """Insert, or update the given fields where they differ; True when anything changed."""
         found = self._get(table, key)
         if found is None:
-            self.conn.execute(sa.insert(table).values(**key, **values))
+            self.conn.execute(_insert(table), {**key, **values})
             return True
         changed = {k: v for k, v in values.items() if found.get(k) != v}
         if not changed:
             return False
-        cond = sa.and_(*(table.c[k] == v for k, v in key.items()))
-        self.conn.execute(sa.update(table).where(cond).values(**changed))
+        statement = _update_by_key(table, tuple(key), tuple(sorted(changed)))
+        self.conn.execute(statement, {**{f"key_{k}": v for k, v in key.items()}, **changed})
         return True
 
     # -- writes ----------------------------------------------------------------------------------
@@ -396,8 +414,8 @@ class LedgerSession:
             query = query.where(assignments.c.worker_id == worker_id)
         return [_row(r) for r in self.conn.execute(query).mappings()]
 
-    def answers(self, assignment_id=None, item_id_=None, batch_id=None):
-        """Answers joined with their assignment's worker, batch and status."""
+    def answers(self, assignment_id=None, item_id_=None, batch_id=None, batch_kind=None):
+        """Answers joined with their assignment's worker, batch and status (optionally of one batch kind)."""
         query = (sa.select(answers, assignments.c.worker_id, assignments.c.batch_id, assignments.c.status)
                  .join(assignments, assignments.c.assignment_id == answers.c.assignment_id)
                  .order_by(answers.c.assignment_id, answers.c.field))
@@ -407,6 +425,9 @@ class LedgerSession:
             query = query.where(answers.c.item_id == item_id_)
         if batch_id is not None:
             query = query.where(assignments.c.batch_id == batch_id)
+        if batch_kind is not None:
+            query = query.join(batches, batches.c.batch_id == assignments.c.batch_id).where(
+                batches.c.kind == batch_kind)
         return [dict(r) for r in self.conn.execute(query).mappings()]
 
     def decisions(self, round=None, decision=None, kind=None, item_id_=None):

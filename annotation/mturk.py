@@ -313,16 +313,16 @@ def save_assignments(client, ledger, batch_id, page_size=100):
         assignments = [a for page in pages for a in page["Assignments"]]
         with ledger.transaction() as tx:
             for assignment in assignments:
-                aid = assignment["AssignmentId"]
+                aid, meta = assignment["AssignmentId"], {**known.get(assignment["AssignmentId"], {}),
+                                                         **assignment_meta(assignment)}
                 try:
                     answers = round1.answers_by_field(fields_from_answer_xml(assignment["Answer"]),
                                                       hit["meta"]["slots"])
-                except (ValueError, ET.ParseError) as err:
-                    raise MTurkFailure(f"assignment {aid} of HIT {hit['hit_id']}: {err}; the page and the "
-                                       "plan disagree, nothing of this HIT was saved") from None
+                except (ValueError, ET.ParseError) as err:   # a tampered form: kept, answers unusable
+                    log.warning("assignment %s of HIT %s: %s", aid, hit["hit_id"], err)
+                    answers, meta = {}, {**meta, "answer_error": str(err)}
                 tx.record_assignment(aid, batch_id, assignment["WorkerId"], assignment["AssignmentStatus"],
-                                     hit_id=hit["hit_id"], submitted_at=_iso(assignment.get("SubmitTime")),
-                                     meta={**known.get(aid, {}), **assignment_meta(assignment)})
+                                     hit_id=hit["hit_id"], submitted_at=_iso(assignment.get("SubmitTime")), meta=meta)
                 tx.record_answers(aid, answers)
         seen += len(assignments)
     return seen

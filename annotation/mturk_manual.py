@@ -3,11 +3,11 @@ uploads HITs by hand, ingest the `Batch_*_batch_results.csv` it downloads, and w
 Approve/Reject file it uploads after review. Same plan, checks and ledger as the API path.
 """
 import csv
-import io
 import os
 import tempfile
 
 from annotation import hit_pages, round1
+from annotation.sheets import read_sheet
 from pipeline.errors import InputError
 
 ROW_KEY = "row_key"
@@ -34,14 +34,14 @@ def csv_cell(fragment):
     return fragment.replace("\r", "").replace("\n", "&#10;")
 
 
-def export_batch(ledger, run_dir, batch_id, plan, out_dir):
+def export_batch(run_dir, batch_id, plan, out_dir):
     """Write `<batch>_input.csv` (one row per HIT) and `<batch>_template.html`; returns their paths.
 
     Each `question_<n>` cell holds that slot's question HTML, already escaped, because the requester
     UI pastes `${question_<n>}` values into the template verbatim.
     """
     settings = round1.settings_of(plan)
-    pages = round1.hit_pages_of(ledger, run_dir, plan)
+    pages = round1.hit_pages_of(run_dir, plan)
     columns = [ROW_KEY] + [hit_pages.question_variable(n) for n in range(1, settings.questions_per_hit + 1)]
     csv_path = os.path.join(out_dir, f"{batch_id}_input.csv")
     template_path = os.path.join(out_dir, f"{batch_id}_template.html")
@@ -70,30 +70,12 @@ def _manual_plans(q):
     return keys
 
 
-def _read_results(path):
-    """Rows of a results CSV as (row number, dict); the header is row 1. Missing columns → InputError."""
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[:err.start].count(b"\n") + 1
-        raise InputError(f"{path}, line {line}: not UTF-8 text ({err.reason}); download "
-                         "the results again, or save them from the spreadsheet as 'CSV UTF-8'") from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = [column for column in RESULT_COLUMNS if column not in (reader.fieldnames or [])]
-    if missing:
-        raise InputError(f"{path}, row 1: missing column(s) {', '.join(missing)}; ingest the "
-                         "Batch_*_batch_results.csv downloaded from the requester site, unedited")
-    return [(number, row) for number, row in enumerate(reader, start=2)]
-
-
 def ingest_results(ledger, paths):
     """Ingest requester-UI results files; each file is one transaction, and rows already in the ledger
     change nothing (statuses are updated). Returns {batch_id: assignments in the files}."""
     seen = {}
     for path in paths:
-        rows = _read_results(path)
+        rows = read_sheet(path, RESULT_COLUMNS).rows
         with ledger.transaction() as tx:
             plans, hits_by_token = _manual_plans(tx), {}
             for batch_id in {b for b, _ in plans.values()}:
@@ -105,7 +87,7 @@ def ingest_results(ledger, paths):
 
 
 def _ingest_row(tx, path, number, row, plans, hits_by_token):
-    where = f"{path}, row {number}"
+    where = f"{path}: row {number}"
     key = (row.get("Input." + ROW_KEY) or "").strip()
     if key not in plans:
         raise InputError(f"{where}, column Input.{ROW_KEY}: {key!r} is not a row of any exported batch; "

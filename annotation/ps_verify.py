@@ -69,8 +69,8 @@ def votes_by_item(q, item_ids=None):
     """{item_id: {role: {column: value}}} from the PS verifiers' recorded answers."""
     roles = {b["batch_id"]: b["meta"]["role"] for b in q.batches(kind=KIND)}
     votes = {}
-    for answer in q.answers():
-        if answer["batch_id"] in roles and (item_ids is None or answer["item_id"] in item_ids):
+    for answer in q.answers(batch_kind=KIND):
+        if item_ids is None or answer["item_id"] in item_ids:
             column = answer["field"].rsplit("/", 1)[1]
             votes.setdefault(answer["item_id"], {}).setdefault(roles[answer["batch_id"]], {})[column] = answer["value"]
     return votes

@@ -13,16 +13,18 @@ import json
 import random
 
 import schemas
-from annotation import hit_pages
+from annotation import hit_pages, rules, text
 from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, item_id
+from annotation.triplets import load_triplets
 from pipeline.errors import InputError
-from pipeline.rundir import RunDir
 
 API_BATCH, MANUAL_BATCH = "mturk", "mturk-manual"
 ITEM_KINDS = ("q1", "q2", "q3")
 GOLD_PREFIX = "gold:"
-SELECT_STAGE = "select"
+# What a plan keeps of each expert annotation: its HITs and decisions use this copy, so a corrected
+# sheet ingested later cannot change what workers were shown or what their answers mean.
+ANNOTATION_FIELDS = ("annotator", "q1", "q2", "same_meaning")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +58,7 @@ def load_gold_bank(path):
         for line_no, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
-            where = f"{path}, line {line_no}"
+            where = f"{path}: line {line_no}"
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as err:
@@ -76,11 +78,11 @@ def load_gold_bank(path):
     return bank
 
 
-def _gold_passage(text, phrase, field):
-    span = hit_pages.find_phrase(text, phrase)
+def _gold_passage(passage, phrase, field):
+    span = hit_pages.find_phrase(passage, phrase)
     if span is None:
         raise ValueError(f"phrase {phrase!r} does not occur in {field}; fix the phrase or the passage")
-    return Passage(text, *span)
+    return Passage(passage, *span)
 
 
 def gold_question(record):
@@ -114,18 +116,11 @@ def split_gold(bank, settings, batch_id):
 # -- triplet questions -----------------------------------------------------------------------------
 
 def page_passage(page, phrase, where):
-    """The page's passage with the span of `phrase`, found from the Triplet's sentence and char_span."""
-    passage, sentence = page["passage"], page["sentence"]
-    offset = max(passage.find(sentence), 0)
-    start = offset + (page["char_span"][0] if page["char_span"] else 0)
-    for candidate in (start, page["char_span"][0] if page["char_span"] else 0):
-        if passage[candidate:candidate + len(phrase)].lower() == phrase.lower():
-            return Passage(passage, candidate, candidate + len(phrase))
-    span = hit_pages.find_phrase(passage, phrase, near=start)
-    if span is None:
-        raise InputError(f"{where}: phrase {phrase!r} does not occur in the passage; re-run `picforge mine` "
-                         "stage select or drop this triplet from the expert round")
-    return Passage(passage, *span)
+    """The page's passage with the span of `phrase` that the Triplet points at."""
+    try:
+        return Passage(page["passage"], *text.locate_phrase(page, phrase))
+    except ValueError as err:
+        raise InputError(f"{where}: {err}; re-run stage select of `picforge mine` or leave this triplet out") from None
 
 
 def triplet_question(triplet, annotation, kind, where):
@@ -136,24 +131,6 @@ def triplet_question(triplet, annotation, kind, where):
                                                    page_passage(triplet["page2"], phrase, where)))
     page = triplet["page1"] if kind == "q1" else triplet["page2"]
     return PageQuestion(PARAPHRASE, phrase, (page_passage(page, phrase, where),), annotation[kind])
-
-
-def load_triplets(run_dir, triplet_ids):
-    """{triplet_id: Triplet} for the wanted ids, streamed from the run's `select` stage."""
-    run = RunDir(run_dir)
-    try:
-        run.require(SELECT_STAGE)
-    except FileNotFoundError as err:
-        raise InputError(str(err)) from None
-    wanted, found = set(triplet_ids), {}
-    for record in run.iter_records(SELECT_STAGE):
-        if record["triplet_id"] in wanted:
-            found[record["triplet_id"]] = record
-    missing = sorted(wanted - set(found))
-    if missing:
-        raise InputError(f"{run.stage_dir(SELECT_STAGE)}: triplet(s) {', '.join(missing[:5])} of the ledger are "
-                         "not in this run's select stage; pass the --run directory the expert sheets came from")
-    return found
 
 
 # -- batch plan ------------------------------------------------------------------------------------
@@ -213,6 +190,7 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     item_ids = [item_id(a["triplet_id"], kind_) for a in annotations for kind_ in ITEM_KINDS]
     plan = {**extra_meta, "kind": kind, "settings": dataclasses.asdict(settings),
             "gold": {gold_id: bank[gold_id] for gold_id in used}, **gold, "items": item_ids,
+            "annotations": {a["triplet_id"]: {k: a[k] for k in ANNOTATION_FIELDS} for a in annotations},
             "hits": layout_hits(batch_id, item_ids, gold["checks"], settings)}
     return plan, True
 
@@ -250,10 +228,9 @@ def settings_of(plan):
     return Round1Settings(**plan["settings"])
 
 
-def hit_pages_of(ledger, run_dir, plan):
+def hit_pages_of(run_dir, plan):
     """{token: [PageQuestion per slot]} for every HIT of the plan (no expert answer in them)."""
-    with ledger.read() as q:
-        annotations = {a["triplet_id"]: a for a in q.expert_annotations()}
+    annotations = plan["annotations"]
     slot_ids = {slot for hit in plan["hits"] for slot in hit["slots"] if not slot.startswith(GOLD_PREFIX)}
     triplets = load_triplets(run_dir, {slot.rsplit("/", 1)[0] for slot in slot_ids})
     pages = {}
@@ -302,8 +279,10 @@ def check_assignment(answers, slots, gold, settings):
     `answers` is {field: value} as stored in the ledger.
     """
     unanswered = [n for n in range(1, len(slots) + 1) if hit_pages.ANSWER_FIELD.format(slot=n) not in answers]
+    if len(unanswered) == len(slots):
+        return False, "The form came back without usable answers."
     if unanswered:
-        return False, f"Questions {', '.join(map(str, unanswered))} were not answered."
+        return False, f"Unanswered question(s): {', '.join(map(str, unanswered))}."
     wrong = [n for n, slot in enumerate(slots, start=1) if slot.startswith(GOLD_PREFIX)
              and (answers[hit_pages.ANSWER_FIELD.format(slot=n)] == YES) != gold[slot[len(GOLD_PREFIX):]]["answer"]]
     checks = sum(slot.startswith(GOLD_PREFIX) for slot in slots)
@@ -312,12 +291,6 @@ def check_assignment(answers, slots, gold, settings):
                        f"(question {', '.join(map(str, wrong))}); please read the instructions and passages "
                        "carefully.")
     return True, f"Thank you: {checks - len(wrong)} of {checks} check question(s) right."
-
-
-def agrees(kind, answer, annotation):
-    """Whether a worker's yes/no answer endorses the expert's annotation of item `kind`."""
-    said_yes = answer == YES
-    return said_yes == bool(annotation["same_meaning"]) if kind == "q3" else said_yes
 
 
 def decide(votes):
@@ -374,8 +347,8 @@ def record_decisions(ledger, batch_id, plan, final=False):
     """
     settings = settings_of(plan)
     verdicts = assignment_verdicts(ledger, batch_id, plan)
+    annotations = plan["annotations"]
     with ledger.read() as q:
-        annotations = {a["triplet_id"]: a for a in q.expert_annotations()}
         item_ids = [item["item_id"] for item in q.items(batch_id=batch_id)]
     by_hit = {}
     for verdict in verdicts:
@@ -393,7 +366,7 @@ def record_decisions(ledger, batch_id, plan, final=False):
                 triplet_id, kind = iid.rsplit("/", 1)
                 votes.setdefault(iid, []).append({
                     "worker": verdict["worker_id"], "assignment": verdict["assignment_id"], "answer": value,
-                    "agrees": agrees(kind, value, annotations[triplet_id])})
+                    "agrees": rules.endorses(kind, text.yes_no(value), annotations[triplet_id]["same_meaning"])})
     counts = {ACCEPTED: 0, REJECTED: 0, "undecided": len(set(item_ids) - set(votes))}
     with ledger.transaction() as tx:
         for iid, item_votes in sorted(votes.items()):

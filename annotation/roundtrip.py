@@ -51,7 +51,7 @@ def resolve_rows(ledger, paths, kind, id_column, required, answer_columns, item_
     errors, resolved, seen, batches, members = [], [], {}, {}, {}
     with ledger.read() as q:
         for path in paths:
-            for row_no, row in sheets.read_sheet(path, required).rows:
+            for row_no, row in sheets.read_sheet(path, required, answer_columns).rows:
                 where = f"{path}: row {row_no}"
                 batch = batches.get(row["batch_id"]) or q.batch(row["batch_id"])
                 if batch is None or batch["kind"] != kind:

@@ -9,7 +9,7 @@ import re
 import openpyxl
 from openpyxl.cell.rich_text import CellRichText, TextBlock
 from openpyxl.cell.text import InlineFont
-from openpyxl.styles import Alignment, Font
+from openpyxl.styles import Alignment, Font, NamedStyle
 
 from pipeline.errors import InputError
 
@@ -17,6 +17,9 @@ HIGHLIGHT = "**"
 _HIGHLIGHTED = re.compile(re.escape(HIGHLIGHT) + r"(.+?)" + re.escape(HIGHLIGHT), re.DOTALL)
 _PHRASE_FONT = InlineFont(b=True, color="C00000")
 WIDE_COLUMN_CHARS = 80
+# Every cell: text format (Excel must not turn ids into numbers), wrapped, top-aligned.
+TEXT_STYLE = NamedStyle(name="picforge text", number_format="@",
+                        alignment=Alignment(wrap_text=True, vertical="top"))
 
 
 @dataclasses.dataclass
@@ -39,6 +42,7 @@ def write_sheet(base_path, columns, rows):
         writer.writeheader()
         writer.writerows(rows)
     book = openpyxl.Workbook()
+    book.add_named_style(TEXT_STYLE)
     sheet = book.active
     sheet.title = "annotations"
     sheet.append(columns)
@@ -48,8 +52,7 @@ def write_sheet(base_path, columns, rows):
         for col_no, column in enumerate(columns, start=1):
             cell = sheet.cell(row=row_no, column=col_no)
             cell.value = _rich(str(row.get(column, "") or ""))
-            cell.number_format = "@"   # text: Excel must not turn ids into numbers
-            cell.alignment = Alignment(wrap_text=True, vertical="top")
+            cell.style = TEXT_STYLE.name
     for col_no, column in enumerate(columns, start=1):
         longest = max([len(column)] + [len(str(r.get(column, "") or "")) for r in rows])
         sheet.column_dimensions[openpyxl.utils.get_column_letter(col_no)].width = min(longest + 2,
@@ -74,11 +77,12 @@ def _rich(text):
     return parts
 
 
-def read_sheet(path, required):
+def read_sheet(path, required, optional=()):
     """Read a returned sheet (.csv or .xlsx) and check that it has the `required` columns.
 
     Handles a UTF-8 BOM, Excel's cp1252 and UTF-16 CSV, `;` or tab delimiters, padded headers,
     blank rows and empty trailing columns. Row numbers are those a spreadsheet shows (header = 1).
+    Required and `optional` columns are found whatever their case and appear under the given names.
     """
     if path.lower().endswith((".xlsx", ".xlsm")):
         header, body = _xlsx_rows(path)
@@ -98,8 +102,9 @@ def read_sheet(path, required):
         if not any(cells):
             continue
         row = {c: (cells[i] if i < len(cells) else "") for c, i in named.items()}
-        for name in required:          # expose required columns under their canonical names
-            row[name] = row.get(columns[by_name[name.casefold()]], "")
+        for name in (*required, *optional):
+            if name.casefold() in by_name:
+                row[name] = row.get(columns[by_name[name.casefold()]], "")
         rows.append((row_no, row))
     return Sheet(path, [c for c in columns if c], rows)
 

@@ -81,8 +81,7 @@ def ingest_verify2(ledger, paths):
             tx.record_answers(assignment_id, {iid: (iid, answer)}, replace=True)
         for iid in sorted({iid for _, _, iid, _ in answered}):
             triplet_id, kind = iid.rsplit("/", 1)
-            votes = [(a["worker_id"], a["value"]) for a in tx.answers(item_id_=iid)
-                     if tx.batch(a["batch_id"])["kind"] == KIND]
+            votes = [(a["worker_id"], a["value"]) for a in tx.answers(item_id_=iid, batch_kind=KIND)]
             decision, reason = verify2_decision(kind, annotations[triplet_id]["same_meaning"], votes)
             tx.record_decision(iid, ROUND_VERIFY2, decision, reason=reason, decided_by="ingest verify2",
                                detail={"votes": votes})

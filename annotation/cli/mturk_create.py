@@ -33,15 +33,18 @@ def run(args):
     print(f"batch {args.batch} [{mturk.environment(args.live)}]: {len(plan['items'])} questions in "
           + mturk.describe_cost(cost, len(plan["hits"]), settings.assignments, hit_type.reward))
     mturk.check_budget(cost, args.max_spend, args.live)
-    questions = mturk.question_xmls(plan, round1.hit_pages_of(ledger, args.run, plan))
+    questions = mturk.question_xmls(plan, round1.hit_pages_of(args.run, plan))
     if new:
         round1.store_plan(ledger, args.batch, plan)
     client = mturk_options.client(args)
     if args.live:
+        with ledger.read() as q:
+            to_create = len(plan["hits"]) - len(q.hits(args.batch))
+        still = mturk.batch_cost(hit_type.reward, settings.assignments, to_create)["total"]
         balance = Decimal(client.get_account_balance()["AvailableBalance"])
-        if balance < cost["total"]:
-            raise InputError(f"the MTurk account holds ${balance:.2f}, less than this batch's ${cost['total']:.2f}; "
-                             "prepay more on the requester site first")
+        if balance < still:
+            raise InputError(f"the MTurk account holds ${balance:.2f}, less than the ${still:.2f} the {to_create} "
+                             "HIT(s) still to create cost; prepay more on the requester site first")
     ids = mturk.ensure_hit_type_for_plan(client, ledger, args.batch, plan)
     created = mturk.create_hits(client, ledger, args.batch, plan, questions, ids["hit_type_id"])
     print(f"{created} HIT(s) created now; {len(plan['hits'])} in the batch; qualification test "

@@ -23,10 +23,10 @@ def run(args):
     plan, new = round1.plan_batch(ledger, args.batch, round1.MANUAL_BATCH, args.gold,
                                   mturk_options.round1_settings(args), {}, limit=args.limit)
     if new:
-        round1.hit_pages_of(ledger, args.run, plan)  # every passage resolves before the plan is kept
+        round1.hit_pages_of(args.run, plan)  # every passage resolves before the plan is kept
         round1.store_plan(ledger, args.batch, plan)
     out = args.out or os.path.join(args.run, "mturk", args.batch)
-    csv_path, template_path = mturk_manual.export_batch(ledger, args.run, args.batch, plan, out)
+    csv_path, template_path = mturk_manual.export_batch(args.run, args.batch, plan, out)
     print(f"batch {args.batch}: {len(plan['hits'])} HIT row(s), {len(plan['items'])} questions")
     print(f"wrote {csv_path} and {template_path}; in the requester UI set {plan['settings']['assignments']} "
           "assignment(s) per HIT and a qualification requirement equivalent to `mturk create`'s")

@@ -2,10 +2,10 @@
 import functools
 import sys
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from annotation import mturk, round1
-from annotation.cli import add_ledger_options, csv_list
+from annotation.cli import add_ledger_options, csv_list, open_ledger
 
 DEFAULT_HIT_TYPE = mturk.HitTypeSettings()
 DEFAULT_ROUND1 = round1.Round1Settings()
@@ -80,11 +80,20 @@ def hit_type_settings(args):
         min_approval_rate=args.min_approval_rate, min_approved_hits=args.min_approved_hits)
 
 
-def api_plan(ledger, args):
-    """The stored plan of an API batch, checked to live on the endpoint --live selects."""
+def batch_verb(subparsers, name, help, description, run):
+    """The parser of a verb acting on one batch's HITs (--run/--ledger, --batch, --live, --profile)."""
+    parser = subparsers.add_parser(name, help=help, description=description)
+    add_batch_options(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def api_batch(args):
+    """(ledger, plan, client) of an API batch, checked to live on the endpoint --live selects."""
+    ledger = open_ledger(args)
     plan = round1.stored_plan(ledger, args.batch, kinds=(round1.API_BATCH,))
     mturk.require_environment(plan, args.live, args.batch)
-    return plan
+    return ledger, plan, client(args)
 
 
 def client(args):
@@ -97,6 +106,10 @@ def reports_mturk_errors(run):
     def wrapper(args):
         try:
             return run(args)
+        except NoCredentialsError:
+            print("picforge: error: no AWS credentials found; provide them the way boto3 looks for them "
+                  "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials, or --profile NAME)", file=sys.stderr)
+            return 1
         except (mturk.MTurkFailure, ClientError, BotoCoreError) as err:
             print(f"picforge: error: {err}", file=sys.stderr)
             return 1

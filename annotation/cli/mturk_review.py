@@ -7,20 +7,18 @@ GROUP = "mturk"
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "review", help="approve/reject saved assignments and decide each item of round 1",
-        description="Check every saved assignment (all questions answered, gold checks right), approve or reject "
-                    "it with the reason as feedback (API batches) or write the Approve/Reject file to upload "
-                    "(requester-UI batches), then record each item's round-1 decision: accepted when more than "
-                    "half of the valid assignments agree with the expert.")
-    mturk_options.add_batch_options(parser)
+    parser = mturk_options.batch_verb(
+        subparsers, "review", "approve/reject saved assignments and decide each item of round 1",
+        "Check every saved assignment (all questions answered, gold checks right), approve or reject it with the "
+        "reason as feedback (API batches) or write the Approve/Reject file to upload (requester-UI batches), then "
+        "record each item's round-1 decision: accepted when more than half of the valid assignments agree with "
+        "the expert.", run)
     parser.add_argument("--approve-all", action="store_true",
                         help="pay every worker; answers failing the checks still do not count")
     parser.add_argument("--final", action="store_true",
                         help="decide items even when their HIT has fewer assignments than planned (after expire)")
     parser.add_argument("--out", metavar="FILE.csv",
                         help="requester-UI batches: where to write the Approve/Reject file to upload")
-    parser.set_defaults(func=run)
 
 
 @mturk_options.reports_mturk_errors

@@ -1,22 +1,19 @@
 """`annotate mturk status`: each HIT's state on MTurk, and what the ledger holds for the batch."""
 from annotation import mturk
-from annotation.cli import mturk_options, open_ledger
+from annotation.cli import mturk_options
 
 GROUP = "mturk"
 
 
 def register(subparsers):
-    parser = subparsers.add_parser("status", help="show the batch's HITs on MTurk and in the ledger",
-                                   description="Poll every HIT of the batch and record its status in the ledger.")
-    mturk_options.add_batch_options(parser)
-    parser.set_defaults(func=run)
+    mturk_options.batch_verb(subparsers, "status", "show the batch's HITs on MTurk and in the ledger",
+                             "Poll every HIT of the batch and record its status in the ledger.", run)
 
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    ledger = open_ledger(args)
-    plan = mturk_options.api_plan(ledger, args)
-    rows = mturk.hit_statuses(mturk_options.client(args), ledger, args.batch)
+    ledger, plan, client = mturk_options.api_batch(args)
+    rows = mturk.hit_statuses(client, ledger, args.batch)
     totals = {"available": 0, "pending": 0, "completed": 0}
     for row in rows:
         print(f"{row['hit_id']}  {row['status']:<12} available {row['available']}  pending {row['pending']}  "

@@ -8,7 +8,7 @@ from pipeline.rundir import fingerprint, input_identity
 from pipeline.stsb_context import validation
 from pipeline.stsb_context.generate import STAGE as GENERATIONS
 from pipeline.stsb_context.prompts import PROMPT_TEMPLATE
-from pipeline.stsb_context.stage import finish_stage, stage_identity, up_to_date, write_file
+from pipeline.stsb_context.stage import finish_stage, require, stage_identity, up_to_date, write_file
 
 STAGE = "dataset"
 SCHEMA = "stsb_context"
@@ -113,6 +113,7 @@ Load with `datasets.load_dataset("json", data_files="{JSONL}")`.
 def ingest_validation(run, sheet_paths, *, force=False):
     """Run stage `dataset` from two filled validation sheets; returns its manifest."""
     started = time.time()
+    validation.check_sheet_paths(sheet_paths)
     inputs = {GENERATIONS: stage_identity(run, GENERATIONS), validation.STAGE: stage_identity(run, validation.STAGE),
               "sheets": [input_identity(p)[0] for p in sheet_paths]}
     stage_print = fingerprint(STAGE, inputs, {})
@@ -123,7 +124,7 @@ def ingest_validation(run, sheet_paths, *, force=False):
     kept = [r for r in run.iter_records(GENERATIONS) if r["status"] == "kept"]
     rows = [final_row(r) for r in validation.validated_items(kept, by_annotator)]
     counters, agreement = validation.validation_counters(kept, by_annotator)
-    generations = run.require(GENERATIONS)
+    generations = require(run, GENERATIONS)
     gen_counts = generations["counters"]
     answered = gen_counts.get(f"{GENERATIONS}/kept", 0) + gen_counts.get(f"{GENERATIONS}/no-verbatim", 0)
     options = generations["options"]

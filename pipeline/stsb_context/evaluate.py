@@ -76,19 +76,26 @@ def _no_span(row):
     return 0.0, None, None
 
 
-def score_ngram_forward(encoder, rows, min_size, max_size):
-    """Best cosine of the origin phrase with each word n-gram of the context, each encoded on its own."""
-    origins = encoder.sentences(r["origin_phrase"] for r in rows)
+def score_ngram_forward(encoder, rows, min_size, max_size, rows_per_pass=32):
+    """Best cosine of the origin phrase with each word n-gram of the context, each encoded on its own
+    (the distinct n-grams of `rows_per_pass` rows go through the model together)."""
     results = []
-    for origin, row in zip(origins, rows):
-        words = spans.word_offsets(row["context"])
-        candidates = [spans.span_text(row["context"], words, s)
-                      for s in spans.word_spans(len(words), min_size, max_size)]
-        if not candidates:
-            results.append(_no_span(row))
-            continue
-        index, sim = spans.best_match(origin, encoder.sentences(text for _, text in candidates))
-        results.append((sim, candidates[index][1], candidates[index][0]))
+    for first in range(0, len(rows), rows_per_pass):
+        chunk = rows[first:first + rows_per_pass]
+        origins = encoder.sentences(r["origin_phrase"] for r in chunk)
+        candidates = []
+        for row in chunk:
+            words = spans.word_offsets(row["context"])
+            candidates.append([spans.span_text(row["context"], words, s)
+                               for s in spans.word_spans(len(words), min_size, max_size)])
+        distinct = list(dict.fromkeys(text for found in candidates for _, text in found))
+        vectors = dict(zip(distinct, encoder.sentences(distinct))) if distinct else {}
+        for origin, row, found in zip(origins, chunk, candidates):
+            if not found:
+                results.append(_no_span(row))
+                continue
+            index, sim = spans.best_match(origin, np.array([vectors[text] for _, text in found]))
+            results.append((sim, found[index][1], found[index][0]))
     return results
 
 
@@ -136,7 +143,6 @@ def score_rows(setup, rows, encoder, min_size, max_size):
 
 def evaluation_rows(run, source):
     """The (origin_phrase, context, score) rows to evaluate: the released dataset or the kept generations."""
-    run.require(source)
     if source == GENERATIONS:
         return [dataset.final_row(r) for r in run.iter_records(GENERATIONS) if r["status"] == "kept"]
     return list(run.iter_records(dataset.STAGE))

@@ -279,6 +279,7 @@ def generate_contexts(run, stsb_path, settings, *, cache_dir, offline=False, exa
                       max_tokens=500_000, concurrency=4, max_retries=4, timeout=60.0, force=False):
     """Run stage `generations`: one context per STS-B pair, written as Parquet with a manifest; returns it."""
     started = time.time()
+    pairs = read_pairs(stsb_path)
     inputs = {"stsb": input_identity(stsb_path)}
     options = {"model": settings.model, **settings.params(), "exact_match": exact}
     stage_print = fingerprint(STAGE, inputs, options)
@@ -286,7 +287,6 @@ def generate_contexts(run, stsb_path, settings, *, cache_dir, offline=False, exa
     if done is not None:
         log.info("skipping %s: up to date", STAGE)
         return dict(done, skipped=True)
-    pairs = read_pairs(stsb_path)
     planned, jobs = [], {}
     for pair in pairs:
         letter = prompts.start_letter(settings.seed, pair["pair_id"])

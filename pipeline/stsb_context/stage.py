@@ -4,7 +4,14 @@ import time
 from apache_beam.io.filesystems import FileSystems
 
 from pipeline import __version__
+from pipeline.errors import InputError
 from pipeline.rundir import input_identity
+
+PRODUCED_BY = {
+    "generations": "picforge stsb-context --stsb FILE --out RUN_DIR",
+    "validation": "picforge stsb-context export-validation --out RUN_DIR",
+    "dataset": "picforge stsb-context ingest-validation --out RUN_DIR SHEET SHEET",
+}
 
 
 def finish_stage(run, stage, *, fingerprint, inputs, options, records, counters, started, **extra):
@@ -41,9 +48,18 @@ def write_file(run, stage, name, data):
     return path
 
 
+def require(run, stage):
+    """The manifest of a completed stage, or an InputError naming the command that produces it."""
+    manifest = run.read_manifest(stage)
+    if manifest is None:
+        raise InputError(f"{run.stage_dir(stage)}: stage '{stage}' has not completed in this run directory; "
+                         f"run `{PRODUCED_BY[stage]}` first")
+    return manifest
+
+
 def stage_identity(run, stage):
     """What a downstream stage depends on: the completed stage's fingerprint and the sha256 of its outputs
     (so a partial run completed later, under the same options, still counts as changed)."""
-    manifest = run.require(stage)
+    manifest = require(run, stage)
     return {"fingerprint": manifest["fingerprint"],
             "sha256": [input_identity(path)[0].get("sha256") for path in run.output_files(stage)]}

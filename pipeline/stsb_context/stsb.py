@@ -42,6 +42,8 @@ def parse_row(fields, path, line):
 
 def read_pairs(path):
     """All pairs of an STS-B file (official headerless layout or with a header row), in file order."""
+    if not FileSystems.exists(path):
+        raise InputError(f"{path}: no such file; give the STS Benchmark test file with --stsb")
     with FileSystems.open(path, compression_type="uncompressed") as fh:
         raw = fh.read()
     try:

@@ -8,7 +8,7 @@ from apache_beam.io.filesystems import FileSystems
 from pipeline.errors import InputError
 from pipeline.rundir import fingerprint
 from pipeline.stsb_context.generate import STAGE as GENERATIONS
-from pipeline.stsb_context.stage import finish_stage, stage_identity, write_file
+from pipeline.stsb_context.stage import finish_stage, require, stage_identity, write_file
 
 STAGE = "validation"
 ANNOTATORS = ("annotator-1", "annotator-2")
@@ -80,7 +80,7 @@ def xlsx_bytes(rows):
 def export_validation(run, *, force=False, partial=False):
     """Write stage `validation`: a CSV and an XLSX sheet per annotator plus guidelines; returns its manifest."""
     started = time.time()
-    generations = run.require(GENERATIONS)
+    generations = require(run, GENERATIONS)
     if not generations.get("complete", False) and not partial:
         raise InputError(
             f"{run.stage_dir(GENERATIONS)}: {generations.get('pending')} pairs have no answer yet (budget, offline "
@@ -174,12 +174,20 @@ def validated_items(kept, answers_by_annotator):
     return [r for r in kept if all(a[r["pair_id"]] == "N" for a in answers_by_annotator.values())]
 
 
-def read_validation(run, sheet_paths):
-    """{annotator: answers} from exactly two filled sheets of this run's exported items."""
+def check_sheet_paths(sheet_paths):
+    """InputError unless there is one existing sheet per annotator."""
     if len(sheet_paths) != len(ANNOTATORS):
         raise InputError(f"{', '.join(sheet_paths) or 'no sheet'}: give exactly {len(ANNOTATORS)} filled sheets, "
                          "one per annotator")
-    run.require(STAGE)
+    for path in sheet_paths:
+        if not FileSystems.exists(path):
+            raise InputError(f"{path}: no such sheet; give the paths of the two filled sheets")
+
+
+def read_validation(run, sheet_paths):
+    """{annotator: answers} from exactly two filled sheets of this run's exported items."""
+    check_sheet_paths(sheet_paths)
+    require(run, STAGE)
     kept_ids = [r["pair_id"] for r in run.iter_records(GENERATIONS, columns=["pair_id", "status"])
                 if r["status"] == "kept"]
     by_annotator = {}

@@ -108,17 +108,6 @@ def real_client():
                         aws_secret_access_key="testing")
 
 
-def run_cli(monkeypatch, argv, client=None):
-    """`picforge ARGV` with the annotate commands registered; MTurk calls go to `client` (stubbed)."""
-    import pipeline.cli
-    from annotation import mturk
-
-    monkeypatch.setattr(pipeline.cli, "COMMAND_MODULES", ("annotation.cli",))
-    if client is not None:
-        monkeypatch.setattr(mturk, "mturk_client", lambda live, profile=None: client)
-    return pipeline.cli.main(argv)
-
-
 def record_calls(client):
     """A list that fills with (operation, params) of every request the client builds."""
     calls = []

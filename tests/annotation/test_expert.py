@@ -3,8 +3,9 @@ import openpyxl
 import pytest
 from openpyxl.cell.rich_text import CellRichText
 
-from annotation import expert, guidelines
-from annotation.ledger import ROUND_EXPERT
+import schemas
+from annotation import expert, guidelines, sheets
+from annotation.ledger import ROUND_EXPERT, Ledger
 from pipeline.errors import InputError
 from tests.annotation.conftest import good_answers, read_csv, write_csv
 
@@ -34,6 +35,7 @@ def test_export_writes_one_sheet_per_annotator_and_records_batches(annotate, run
     sheet = openpyxl.load_workbook(f"{out}/expert-alice-001.xlsx", rich_text=True)["annotations"]
     cell = sheet.cell(row=2, column=expert.SHEET_COLUMNS.index("passage1") + 1).value
     assert isinstance(cell, CellRichText)
+    assert sheet.cell(row=2, column=2).number_format == "@"          # ids stay text in Excel
     bold = [part for part in cell if not isinstance(part, str)]
     assert [b.text for b in bold] == ["cold reception"] and bold[0].font.b
     assert "<script>alert(1)</script>" in str(sheet.cell(row=3, column=5).value)   # kept as text
@@ -172,3 +174,35 @@ def test_xlsx_returned_sheet_is_read(annotate, run_dir, ledger, tmp_path):
                     csv_copy) == 0
     with ledger.read() as q:
         assert [a["triplet_id"] for a in q.expert_annotations()] == ["00001", "00002"]
+
+
+def test_ledger_option_points_at_any_sqlalchemy_url(annotate, run_dir, tmp_path):
+    url = f"sqlite:///{tmp_path / 'elsewhere.sqlite'}"
+    assert annotate("export", "expert", "--run", run_dir, "--ledger", url, "--annotators", "alice",
+                    "--per-annotator", "1") == 0
+    assert (tmp_path / "elsewhere.sqlite").exists()
+    assert not (tmp_path / "run" / "ledger.sqlite").exists()
+    other = Ledger(url)
+    with other.read() as q:
+        assert [b["batch_id"] for b in q.batches()] == ["expert-alice-001"]
+    other.dispose()
+
+
+def test_expert_annotation_records_match_their_schema(annotate, run_dir, ledger, tmp_path):
+    out = export(annotate, run_dir, names="alice", per=2)
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar",
+                    write_csv(tmp_path / "a.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
+    with ledger.read() as q:
+        stored = q.expert_annotations()
+    for row in stored:
+        record = {k: row[k] for k in ("triplet_id", "annotator", "q1", "q2", "same_meaning")}
+        assert schemas.errors("expert_annotation", record) == []
+    assert schemas.errors("expert_annotation", {"triplet_id": "1", "annotator": "a", "q1": "", "q2": "x y",
+                                                "same_meaning": "N"}) != []
+
+
+def test_read_sheet_finds_columns_whatever_their_case(tmp_path):
+    path = write_csv(tmp_path / "s.csv", [{" BATCH_ID ": "b", "q1": "x y", "Endorse": "Y", "note": "kept"}])
+    sheet = sheets.read_sheet(path, ["batch_id", "Q1"], optional=["endorse", "correction"])
+    assert sheet.rows == [(2, {"BATCH_ID": "b", "q1": "x y", "Endorse": "Y", "note": "kept", "batch_id": "b",
+                               "Q1": "x y", "endorse": "Y"})]

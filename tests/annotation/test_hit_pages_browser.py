@@ -131,7 +131,7 @@ def test_html_question_page_posts_what_mturk_save_parses(browser, server, batch)
     from selenium.webdriver.common.by import By
 
     plan = _plan(batch, round1.API_BATCH)
-    pages = round1.hit_pages_of(batch["ledger"], batch["run"], plan)
+    pages = round1.hit_pages_of(batch["run"], plan)
     hit = next(h for h in plan["hits"] if "T1/q2" in h["slots"] or "T1/q3" in h["slots"])   # shows {SCRIPT}
     questions = mturk.question_xmls(plan, pages)
     # The page exactly as MTurk will serve it: the HTMLContent of the Question sent to create_hit_with_hit_type.
@@ -198,8 +198,7 @@ def test_requester_ui_template_posts_what_mturk_ingest_parses(browser, server, b
     from selenium.webdriver.common.by import By
 
     plan = _plan(batch, round1.MANUAL_BATCH)
-    csv_path, template_path = mturk_manual.export_batch(batch["ledger"], batch["run"], "b1", plan,
-                                                        str(batch["tmp"] / "export"))
+    csv_path, template_path = mturk_manual.export_batch(batch["run"], "b1", plan, str(batch["tmp"] / "export"))
     with open(csv_path, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     template = open(template_path, encoding="utf-8").read()

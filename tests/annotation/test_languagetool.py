@@ -8,7 +8,6 @@ import urllib.parse
 import pytest
 
 from annotation.languagetool import GrammarChecker
-from pipeline.errors import InputError
 from tests.annotation.conftest import read_csv, write_csv
 from tests.annotation.test_expert import export, filled
 

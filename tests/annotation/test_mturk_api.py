@@ -9,7 +9,7 @@ from botocore.stub import ANY, Stubber
 from annotation import hit_pages, mturk, round1
 from annotation import ledger as L
 
-from mturk_support import SCRIPT, answer_xml, gold_bank, make_run, real_client, record_calls, run_cli, write_gold
+from mturk_support import SCRIPT, answer_xml, gold_bank, make_run, real_client, record_calls, write_gold
 
 BATCH = "b1"
 NOW = datetime.datetime(2026, 5, 1, 12, 0, tzinfo=datetime.timezone.utc)
@@ -30,17 +30,18 @@ def _hit(n, token, status="Assignable", completed=0):
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
+def env(tmp_path, monkeypatch, annotate):
     run_dir, ledger = make_run(tmp_path)
     gold = write_gold(tmp_path / "gold.jsonl")
     client = real_client()
+    monkeypatch.setattr(mturk, "mturk_client", lambda live, profile=None: client)
     stubber = Stubber(client)
     stubber.activate()
     create = ["annotate", "mturk", "create", "--run", run_dir, "--batch", BATCH, "--gold", gold,
               "--questions-per-hit", "4", "--assignments", "3", "--reward", "0.50"]
     yield {"run": run_dir, "gold": gold, "ledger": ledger, "client": client, "stubber": stubber, "create": create,
            "batch_args": ["--run", run_dir, "--batch", BATCH],
-           "cli": lambda argv: run_cli(monkeypatch, argv, client)}
+           "cli": lambda argv: annotate(*argv[1:])}
     stubber.deactivate()
     ledger.dispose()
 
@@ -66,10 +67,14 @@ def expect_hit_type(stubber):
         "Keywords": ANY, "Description": ANY, "QualificationRequirements": ANY})
 
 
+def create_params(token):
+    """What create_hit_with_hit_type must be sent for the HIT with this request token."""
+    return {"HITTypeId": "HT1", "MaxAssignments": 3, "LifetimeInSeconds": ANY, "Question": ANY,
+            "RequesterAnnotation": token, "UniqueRequestToken": token}
+
+
 def expect_create(stubber, token, n):
-    stubber.add_response("create_hit_with_hit_type", {"HIT": _hit(n, token)}, {
-        "HITTypeId": "HT1", "MaxAssignments": 3, "LifetimeInSeconds": ANY, "Question": ANY,
-        "RequesterAnnotation": token, "UniqueRequestToken": token})
+    stubber.add_response("create_hit_with_hit_type", {"HIT": _hit(n, token)}, create_params(token))
 
 
 def create_batch(env):
@@ -127,9 +132,7 @@ def test_create_retried_after_a_failure_reuses_tokens_and_never_duplicates(env, 
     expect_create(stubber, first, 1)
     stubber.add_client_error("create_hit_with_hit_type", service_error_code="ServiceFault", http_status_code=500,
                              service_message="We encountered an internal error. Please try again.",
-                             expected_params={"HITTypeId": "HT1", "MaxAssignments": 3, "LifetimeInSeconds": ANY,
-                                              "Question": ANY, "RequesterAnnotation": second,
-                                              "UniqueRequestToken": second})
+                             expected_params=create_params(second))
     assert env["cli"](env["create"]) == 1
     assert "1 new HIT(s) are recorded; run the same command again" in capsys.readouterr().err
     with env["ledger"].read() as q:
@@ -140,9 +143,7 @@ def test_create_retried_after_a_failure_reuses_tokens_and_never_duplicates(env, 
     stubber.add_client_error("create_hit_with_hit_type", service_error_code="RequestError", http_status_code=400,
                              service_message=f'The HIT with ID "{hit_id(2)}" already exists.',
                              modeled_fields={"TurkErrorCode": "AWS.MechanicalTurk.HitAlreadyExists"},
-                             expected_params={"HITTypeId": "HT1", "MaxAssignments": 3, "LifetimeInSeconds": ANY,
-                                              "Question": ANY, "RequesterAnnotation": second,
-                                              "UniqueRequestToken": second})
+                             expected_params=create_params(second))
     stubber.add_response("get_hit", {"HIT": _hit(2, second)}, {"HITId": hit_id(2)})
     expect_create(stubber, third, 3)
     assert env["cli"](env["create"]) == 0
@@ -164,7 +165,8 @@ def test_used_token_without_hit_id_is_resolved_by_paging_through_hits(env):
     expect_hit_type(stubber)
     expect_create(stubber, first, 1)
     stubber.add_client_error("create_hit_with_hit_type", service_error_code="ServiceFault", http_status_code=400,
-                             service_message=f'The idempotency token "{second}" has already been processed.')
+                             service_message=f'The idempotency token "{second}" has already been processed.',
+                             expected_params=create_params(second))
     stubber.add_response("list_hits", {"NextToken": "page-2", "NumResults": 1, "HITs": [_hit(9, "someone-else")]}, {})
     stubber.add_response("list_hits", {"NumResults": 1, "HITs": [_hit(2, second)]}, {"NextToken": "page-2"})
     expect_create(stubber, third, 3)
@@ -192,7 +194,7 @@ def test_live_batch_within_budget_checks_the_account_balance_first(env, capsys):
     calls = record_calls(env["client"])
     env["stubber"].add_response("get_account_balance", {"AvailableBalance": "3.00"}, {})
     assert env["cli"](env["create"] + ["--live", "--max-spend", "10"]) == 2
-    assert "holds $3.00, less than this batch's $5.40" in capsys.readouterr().err
+    assert "holds $3.00, less than the $5.40 the 3 HIT(s) still to create cost" in capsys.readouterr().err
     assert [op for op, _ in calls] == ["GetAccountBalance"]
 
 
@@ -319,6 +321,12 @@ def test_review_approves_rejects_by_gold_and_decides_by_majority(env, capsys):
     with env["ledger"].read() as q:
         assert q.dump(with_times=True) == before
 
+    # Round 2 (the other half of annotate) takes exactly the round-1 rejection to the expert verifiers.
+    assert env["cli"](["annotate", "export", "verify2", "--run", env["run"], "--verifiers", "vera"]) == 0
+    with env["ledger"].read() as q:
+        assert [i["item_id"] for b in q.batches(kind="verify2") for i in q.items(batch_id=b["batch_id"])] == [
+            first_item]
+
 
 def test_review_records_the_real_status_when_mturk_already_approved(env):
     create_batch(env)
@@ -382,3 +390,21 @@ def test_status_expire_and_delete(env, capsys):
 ])
 def test_batch_cost_includes_mturk_fees(reward, assignments, hits, total):
     assert str(mturk.batch_cost(reward, assignments, hits)["total"]) == total
+
+
+def test_a_tampered_answer_is_kept_unusable_and_rejected_without_blocking_the_save(env):
+    create_batch(env)
+    assignments, _ = _worker_assignments(env)
+    tampered = _assignment("A19", "W9", hit_id(1), {"answer_1": "yes", "answer_99": "yes"})
+    expect_save(env["stubber"], {h: ([tampered] if h == hit_id(1) else a[:1]) for h, a in assignments.items()})
+    assert env["cli"](["annotate", "mturk", "save", *env["batch_args"]]) == 0
+    with env["ledger"].read() as q:
+        saved = {a["assignment_id"]: a for a in q.assignments(batch_id=BATCH)}
+        assert q.answers(assignment_id="A19") == [] and len(q.answers(assignment_id="A21")) == 5
+    assert "answer_99: the HIT has only 4 questions" in saved["A19"]["meta"]["answer_error"]
+    env["stubber"].add_response("reject_assignment", {}, {
+        "AssignmentId": "A19", "RequesterFeedback": "The form came back without usable answers."})
+    for aid in ("A21", "A31"):
+        env["stubber"].add_response("approve_assignment", {}, {"AssignmentId": aid, "RequesterFeedback": ANY})
+    assert env["cli"](["annotate", "mturk", "review", *env["batch_args"]]) == 0
+    env["stubber"].assert_no_pending_responses()

@@ -221,3 +221,8 @@ def test_cache_key_and_atomic_entries(tmp_path):
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == [f"{key}.json"]
     open(cache.path(key), "w").write("{not json")
     assert cache.get(key) is None
+
+
+def test_command_is_registered_with_picforge():
+    from pipeline import cli
+    assert "pipeline.stsb_context.cli" in cli.COMMAND_MODULES

@@ -140,3 +140,15 @@ def test_export_guards_unfinished_generations_and_filled_sheets(picforge, small_
     assert len(read_csv(out / "validation" / "annotator-1.csv")) == 4  # 5 answered, 1 without the phrase
     assert picforge("stsb-context", "export-validation", "--out", out, "--force") == 0
     assert len(read_csv(out / "validation" / "annotator-1.csv")) == 13
+
+
+def test_steps_out_of_order_say_what_to_run_first(picforge, tmp_path, capsys):
+    empty = tmp_path / "empty"
+    assert picforge("stsb-context", "export-validation", "--out", empty) == 2
+    assert "stage 'generations' has not completed" in capsys.readouterr().err
+    assert picforge("stsb-context", "eval", "--out", empty) == 2
+    assert "run `picforge stsb-context ingest-validation --out RUN_DIR SHEET SHEET` first" in capsys.readouterr().err
+    assert picforge("stsb-context", "ingest-validation", "--out", empty, tmp_path / "a.csv", tmp_path / "b.csv") == 2
+    assert "a.csv: no such sheet" in capsys.readouterr().err
+    assert picforge("stsb-context", "--stsb", tmp_path / "missing.tsv", "--out", empty, "--offline") == 2
+    assert "missing.tsv: no such file; give the STS Benchmark test file with --stsb" in capsys.readouterr().err
