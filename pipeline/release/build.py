@@ -198,11 +198,11 @@ def build_release(triplets, seed):
     for config, examples in proposed.items():
         kept = []
         release.skipped[config] = dict(Counter(e.skip for e in examples if e.skip))
-        for example in examples:
-            reason = example.error or (example.record and "; ".join(checks.problems(config, example.record)))
+        for example in (e for e in examples if not e.skip):
+            reason = example.error or "; ".join(checks.problems(config, example.record))
             if reason:
                 release.rejected.append((config, example.key, reason))
-            elif example.record:
+            else:
                 kept.append(example)
         if config == "PS":
             kept = balance_classes(kept, seed)

@@ -17,6 +17,14 @@ def build_args(run, out, seed=42, force=False):
     return argparse.Namespace(run=str(run), out=str(out), seed=seed, force=force)
 
 
+@pytest.fixture(autouse=True)
+def offline_hub(monkeypatch):
+    """Keep `datasets` off the network even when another test area imported it before this conftest ran."""
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+
+
 @pytest.fixture
 def picforge(monkeypatch):
     """Run `picforge ARGS…` in-process with the release verbs registered; returns the exit code."""
