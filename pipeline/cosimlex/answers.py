@@ -24,7 +24,7 @@ def mturk_answer_fields(answer_xml, where):
     except ET.ParseError as err:
         raise InputError(f"{where}: the Answer XML does not parse ({err}); save the assignment again") from None
     fields = {}
-    for answer in root.iter("{*}Answer"):
+    for answer in root.findall("{*}Answer"):
         name = answer.findtext("{*}QuestionIdentifier")
         value = answer.findtext("{*}FreeText")
         if value is None:
