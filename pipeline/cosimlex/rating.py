@@ -42,6 +42,14 @@ def rating_forms(selections, pairs_per_form, seed=0):
     return forms
 
 
+def annotator_assignments(forms, annotators):
+    """Which forms each recruited annotator fills: annotators alternate between the A and B forms of every
+    chunk, so each rates one context of every pair and both contexts get the same number of annotators."""
+    return [{"annotator": name, "variant": VARIANTS[number % 2],
+             "forms": [f["form_id"] for f in forms if f["variant"] == VARIANTS[number % 2]]}
+            for number, name in enumerate(annotators)]
+
+
 def bold_targets(item):
     """The item's text, HTML-escaped, with the two target words in <b>."""
     text = item["text"]

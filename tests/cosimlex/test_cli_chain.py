@@ -81,8 +81,10 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     assert cli("ingest-selection", sheet, "--out", run_copy, "--expert", "ana") == 0
     assert list(run.iter_records(SELECTION)) == selections
 
-    assert cli("export-rating", "--out", run_copy, "--pairs-per-form", 2) == 0
+    assert cli("export-rating", "--out", run_copy, "--pairs-per-form", 2, "--annotators", "ann,bea") == 0
     forms = sorted(run.iter_records(FORMS), key=lambda f: f["form_id"])
+    assignments = pathlib.Path(run.join("cosimlex-exports", "rating", "assignments.csv")).read_text()
+    assert assignments == "annotator,variant,forms\nann,A,0001A 0002A\nbea,B,0001B 0002B\n"
     assert cli("export-rating", "--out", run_copy, "--pairs-per-form", 2) == 0
     assert cli("export-rating", "--out", run_copy, "--pairs-per-form", 3) == 2
     assert "pass --force only if none was posted" in capsys.readouterr().err

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pipeline.cosimlex.answers import read_submissions, submission_ratings
-from pipeline.cosimlex.rating import html_question, rating_forms, render_form
+from pipeline.cosimlex.rating import annotator_assignments, html_question, rating_forms, render_form
 
 HOSTILE = "Tom & Jerry wrote <script>alert(1)</script> near the bank; the money was gone."
 
@@ -42,6 +42,10 @@ def test_forms_come_in_complementary_couples():
         pairs = [i["pair_id"] for i in form["items"]]
         assert len(pairs) == len(set(pairs))
     assert rating_forms(SELECTIONS, 2, seed=0) == forms
+    plan = annotator_assignments(forms, ["ann", "bea", "cy"])
+    assert plan == [{"annotator": "ann", "variant": "A", "forms": ["0001A", "0002A"]},
+                    {"annotator": "bea", "variant": "B", "forms": ["0001B", "0002B"]},
+                    {"annotator": "cy", "variant": "A", "forms": ["0001A", "0002A"]}]
 
 
 def test_pages_escape_the_text_and_the_question_xml_holds_the_page():

@@ -8,6 +8,9 @@ from pipeline.cosimlex.store import identity
 from pipeline.errors import InputError
 from pipeline.options import pipeline_options
 from pipeline.rundir import RunDir, run_stages
+from pipeline.stages.clean import CleanPages
+from pipeline.stages.read_dump import ReadDump
+from pipeline.stages.sentences import SplitSentences
 
 
 def register(verbs):
@@ -36,10 +39,6 @@ def register(verbs):
 
 
 def run(args, beam_args):
-    from pipeline.stages.clean import CleanPages
-    from pipeline.stages.read_dump import ReadDump
-    from pipeline.stages.sentences import SplitSentences
-
     pairs = read_simlex(args.pairs)
     spacy_model = args.spacy_model or default_spacy_model(args.lang)
     encoders = [spec.strip() for spec in args.encoders.split(",") if spec.strip()]

@@ -1,9 +1,11 @@
 """`picforge cosimlex export-rating`: the two-page rating forms, for MTurk and as standalone pages."""
+import csv
+import io
 import json
 
 from apache_beam.io.filesystems import FileSystems
 
-from pipeline.cosimlex.rating import html_question, rating_forms, render_form
+from pipeline.cosimlex.rating import annotator_assignments, html_question, rating_forms, render_form
 from pipeline.cosimlex.stages import CANDIDATES
 from pipeline.cosimlex.store import EXPORTS, FORMS, SELECTION, replace_stage, required_records, stage_records
 from pipeline.errors import InputError
@@ -21,6 +23,8 @@ def register(verbs):
     parser.add_argument("--pairs-per-form", type=int, default=DEFAULT_PAIRS_PER_FORM,
                         help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the item order inside each form")
+    parser.add_argument("--annotators", help="comma-separated codes of recruited annotators: writes "
+                                             "assignments.csv saying which standalone forms each one fills")
     parser.add_argument("--force", action="store_true",
                         help="replace forms already exported with different ones (only before they are posted)")
     parser.set_defaults(func=run)
@@ -52,5 +56,12 @@ def run(args):
                      "question_xml": question, "standalone_html": standalone})
     plan_path = run_dir.join(EXPORTS, "rating", "plan.json")
     _write_text(plan_path, json.dumps({"forms": plan}, indent=2))
+    if args.annotators:
+        table = io.StringIO()
+        writer = csv.writer(table, lineterminator="\n")
+        writer.writerow(["annotator", "variant", "forms"])
+        for assignment in annotator_assignments(forms, [a.strip() for a in args.annotators.split(",") if a.strip()]):
+            writer.writerow([assignment["annotator"], assignment["variant"], " ".join(assignment["forms"])])
+        _write_text(run_dir.join(EXPORTS, "rating", "assignments.csv"), table.getvalue())
     print(f"{len(forms)} forms ({sum(p['items'] for p in plan)} items): {plan_path}")
     return 0
