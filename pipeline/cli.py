@@ -10,6 +10,8 @@ from pipeline.errors import InputError
 # Each module defines register(subparsers), adding its parser with set_defaults(func=...).
 COMMAND_MODULES = (
     "pipeline.mine",
+    "annotation.cli",
+    "pipeline.stsb_context.cli",
     "pipeline.cosimlex.cli",
 )
 

@@ -12,6 +12,7 @@ from apache_beam.metrics.metric import MetricsFilter
 
 import schemas
 from pipeline import __version__
+from pipeline.errors import InputError
 
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
@@ -22,7 +23,7 @@ def input_identity(path):
     """How an input file is recognised across runs: sha256 for small files, size and mtime for large ones."""
     meta = FileSystems.match([path])[0].metadata_list
     if not meta:
-        raise FileNotFoundError(f"{path}: no such file; check the path or glob")
+        raise InputError(f"{path}: no file matches; check the path or glob")
     files = []
     for m in sorted(meta, key=lambda m: m.path):
         entry = {"path": m.path, "bytes": m.size_in_bytes}
@@ -65,7 +66,7 @@ class RunDir:
         """The manifest of a completed stage, or a clear error saying which command produces it."""
         manifest = self.read_manifest(stage)
         if manifest is None:
-            raise FileNotFoundError(
+            raise InputError(
                 f"{self.stage_dir(stage)}: stage '{stage}' has not completed in this run directory; "
                 "run the command that produces it first (see `picforge --help`)"
             )

@@ -9,6 +9,8 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
+from pipeline.errors import InputError
+
 STAGE = "read-dump"
 CHUNK_BYTES = 1 << 20
 DEFAULT_MAX_PAGE_BYTES = 4 * 1024 * 1024  # MediaWiki caps articles at 2 MiB; larger is a broken dump
@@ -164,7 +166,6 @@ def expand_inputs(pattern):
     """The sorted files matching a path or glob (local, gs://, s3://); a clear error when none match."""
     files = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
     if not files:
-        from pipeline.errors import InputError
         raise InputError(f"{pattern}: no dump file matches; pass a pages-articles .xml or .xml.bz2 path or glob")
     return files
 

@@ -1,0 +1,101 @@
+"""`picforge annotate …`: one module per verb; each declares GROUP (export, ingest, mturk or None) and register()."""
+import argparse
+import functools
+import importlib
+import re
+
+from annotation.ledger import Ledger
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+# Sub-commands grouped under `annotate <group> <target>`; modules with GROUP = None sit at `annotate <verb>`.
+GROUPS = {
+    "export": "write sheets/files for annotators, or the final annotations",
+    "ingest": "read annotators' returned sheets into the ledger",
+    "mturk": "MTurk round-1 verification HITs (sandbox unless --live)",
+}
+CORE_VERBS = (
+    "annotation.cli.export_expert",
+    "annotation.cli.ingest_expert",
+    "annotation.cli.export_verify2",
+    "annotation.cli.ingest_verify2",
+    "annotation.cli.export_ps_verify",
+    "annotation.cli.ingest_ps_verify",
+    "annotation.cli.export_final",
+    "annotation.cli.report",
+)
+# Verb modules of the MTurk half (annotation.cli.mturk_*); kept apart from CORE_VERBS.
+MTURK_VERBS = (
+    "annotation.cli.mturk_create",
+    "annotation.cli.mturk_status",
+    "annotation.cli.mturk_save",
+    "annotation.cli.mturk_review",
+    "annotation.cli.mturk_expire",
+    "annotation.cli.mturk_delete",
+    "annotation.cli.mturk_export",
+    "annotation.cli.mturk_ingest",
+)
+
+
+def register(subparsers):
+    annotate = subparsers.add_parser("annotate", help="annotation round-trips over the ledger",
+                                     description="Expert sheets, MTurk and expert verification, PS "
+                                                 "verification and the final export, recorded in one ledger.")
+    verbs = annotate.add_subparsers(dest="verb", required=True, metavar="VERB")
+    groups = {name: verbs.add_parser(name, help=text, description=text).add_subparsers(
+        dest="target", required=True, metavar="TARGET") for name, text in GROUPS.items()}
+    for name in CORE_VERBS + MTURK_VERBS:
+        module = importlib.import_module(name)
+        module.register(groups[module.GROUP] if module.GROUP else verbs)
+
+
+def add_ledger_options(parser):
+    """--run RUN_DIR (required) and --ledger URL, shared by every annotate verb."""
+    parser.add_argument("--run", required=True, metavar="RUN_DIR",
+                        help="run directory of `picforge mine` (holds ledger.sqlite by default)")
+    parser.add_argument("--ledger", metavar="URL",
+                        help="SQLAlchemy URL of the ledger (default: sqlite:///RUN_DIR/ledger.sqlite)")
+
+
+def open_ledger(args):
+    """The ledger named by --ledger, or the run directory's SQLite file."""
+    return Ledger.for_run(args.run, args.ledger)
+
+
+def add_grammar_options(parser):
+    """--languagetool URL, --no-grammar and --strict-grammar for verbs that check paraphrases."""
+    parser.add_argument("--languagetool", metavar="URL",
+                        help="LanguageTool server (default $LANGUAGETOOL_URL), e.g. http://localhost:8010")
+    parser.add_argument("--no-grammar", action="store_true", help="skip the LanguageTool check")
+    parser.add_argument("--strict-grammar", action="store_true",
+                        help="LanguageTool issues block a row (default: reported in the fix-list only)")
+
+
+def csv_list(text):
+    """argparse type for `A,B,C` → ['A', 'B', 'C'] (blank entries dropped)."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected a comma-separated list of names")
+    return names
+
+
+def annotator_names(text, count=None):
+    """argparse type for `A,B,C`: distinct names usable in file names and batch ids (exactly `count`)."""
+    names = csv_list(text)
+    bad = [n for n in names if not NAME.fullmatch(n)]
+    if bad or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(
+            f"expected distinct comma-separated names of letters, digits, '-', '_' or '.', got {text!r}")
+    if count is not None and len(names) != count:
+        raise argparse.ArgumentTypeError(f"expected exactly {count} name(s), got {text!r}")
+    return names
+
+
+def name_list(count):
+    """argparse type: exactly `count` annotator names."""
+    return functools.partial(annotator_names, count=count)
+
+
+def print_batches(written, unit):
+    """One line per exported batch: person, batch id, size, files."""
+    for name, batch_id, count, csv_path, xlsx_path in written:
+        print(f"{name}: batch {batch_id}, {count} {unit} → {csv_path}, {xlsx_path}")

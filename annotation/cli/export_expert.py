@@ -1,0 +1,26 @@
+"""`picforge annotate export expert`: one sheet (CSV + XLSX) per annotator, plus the guidelines."""
+import os
+
+from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
+from annotation.expert import export_expert
+
+GROUP = "export"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("expert", help="per-annotator sheets of triplets to paraphrase (Q1/Q2/Q3)")
+    add_ledger_options(parser)
+    parser.add_argument("--annotators", required=True, type=annotator_names, metavar="A,B,…",
+                        help="annotator names (letters, digits, - _ .); one sheet each")
+    parser.add_argument("--per-annotator", required=True, type=int, metavar="N",
+                        help="triplets per annotator (the next unassigned ones, in select-stage order)")
+    parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/annotation/expert)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    out_dir = args.out or os.path.join(args.run, "annotation", "expert")
+    print_batches(export_expert(open_ledger(args), args.run, out_dir, args.annotators, args.per_annotator),
+                  "triplets")
+    print(f"guidelines → {os.path.join(out_dir, 'expert_guidelines.md')} (.html)")
+    return 0

@@ -1,0 +1,33 @@
+"""`picforge annotate export ps-verify`: PS pairs for A1 and A2, or the tie-break sheet for A3."""
+import os
+
+from annotation.cli import add_ledger_options, name_list, open_ledger, print_batches
+from annotation.ps_verify import export_first_pass, export_tiebreak
+
+GROUP = "export"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("ps-verify", help="PS verification sheets (A1 and A2, or --tiebreak for A3)")
+    add_ledger_options(parser)
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument("--experts", type=name_list(2), metavar="A1,A2",
+                     help="the two first-pass verifiers; both get every pair not yet verified")
+    who.add_argument("--tiebreak", type=name_list(1), metavar="A3",
+                     help="the third verifier: gets the pairs A1 and A2 disagree on or corrected")
+    parser.add_argument("--balance", action="store_true",
+                        help="sample as many positive pairs as there are negatives (seeded)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the --balance sample (default 0)")
+    parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/annotation/ps-verify)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    out_dir = args.out or os.path.join(args.run, "annotation", "ps-verify")
+    ledger = open_ledger(args)
+    if args.tiebreak:
+        written = export_tiebreak(ledger, args.run, out_dir, args.tiebreak[0])
+    else:
+        written = export_first_pass(ledger, args.run, out_dir, args.experts, args.balance, args.seed)
+    print_batches(written, "pairs")
+    return 0

@@ -1,0 +1,24 @@
+"""`picforge annotate export verify2`: round-1 rejections to expert verifiers (one sheet each)."""
+import os
+
+from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
+from annotation.verify2 import export_verify2
+
+GROUP = "export"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("verify2", help="sheets of round-1 rejections for expert verifiers (round 2)")
+    add_ledger_options(parser)
+    parser.add_argument("--verifiers", required=True, type=annotator_names, metavar="V1,V2,…",
+                        help="expert verifiers; items are dealt to them in turn")
+    parser.add_argument("--per-verifier", type=int, metavar="N", help="at most N items each (default: all)")
+    parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/annotation/verify2)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    out_dir = args.out or os.path.join(args.run, "annotation", "verify2")
+    print_batches(export_verify2(open_ledger(args), args.run, out_dir, args.verifiers, args.per_verifier), "items")
+    print(f"guidelines → {os.path.join(out_dir, 'verify2_guidelines.md')} (.html)")
+    return 0

@@ -1,0 +1,35 @@
+"""`picforge annotate ingest expert SHEETS…`: validate, grammar-check, record; write fix-lists."""
+import os
+
+from annotation.cli import add_grammar_options, add_ledger_options, open_ledger
+from annotation.expert import ingest_expert
+from annotation.languagetool import checker_from_options
+
+GROUP = "ingest"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("expert", help="read returned expert sheets (CSV or XLSX) into the ledger")
+    add_ledger_options(parser)
+    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="returned sheets (.csv or .xlsx)")
+    add_grammar_options(parser)
+    parser.add_argument("--fixlists", metavar="DIR",
+                        help="where fix-lists go (default RUN_DIR/annotation/expert/fixlists)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    checker = checker_from_options(args.languagetool, args.no_grammar)
+    fix_dir = args.fixlists or os.path.join(args.run, "annotation", "expert", "fixlists")
+    try:
+        counts, fixlists = ingest_expert(open_ledger(args), args.run, args.sheets, fix_dir, checker,
+                                         args.strict_grammar)
+    finally:
+        if checker is not None:
+            checker.close()
+    for annotator, tally in sorted(counts.items()):
+        print(f"{annotator}: {tally['rows']} rows, {tally['accepted']} accepted, {tally['to_fix']} to fix, "
+              f"{tally['checks']} with checks, {tally['blank']} blank")
+    for path in fixlists:
+        print(f"fix-list → {path}")
+    return 0

@@ -1,0 +1,24 @@
+"""`picforge annotate ingest ps-verify SHEETS…`: A1/A2/A3 answers in; pairs decided when ≥2 endorse."""
+from annotation.cli import add_ledger_options, open_ledger
+from annotation.ps_verify import agreement, ingest_ps_verify
+
+GROUP = "ingest"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("ps-verify", help="read returned PS verification sheets; decide the pairs")
+    add_ledger_options(parser)
+    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="returned sheets (.csv or .xlsx)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    ledger = open_ledger(args)
+    counts = ingest_ps_verify(ledger, args.sheets)
+    with ledger.read() as q:
+        agree = agreement(q)
+    kappa = "n/a" if agree["kappa"] is None else f"{agree['kappa']:.3f}"
+    print(f"{counts['answered']} rows recorded: {counts['accepted']} pairs accepted, {counts['rejected']} rejected, "
+          f"{counts['tiebreak']} need A3, {counts['pending']} wait for A1 or A2")
+    print(f"A1–A2: {agree['agree']} of {agree['pairs']} agree, Cohen's kappa {kappa}")
+    return 0

@@ -1,0 +1,19 @@
+"""`picforge annotate ingest verify2 SHEETS…`: round-2 answers in, round-2 decisions out."""
+from annotation.cli import add_ledger_options, open_ledger
+from annotation.verify2 import ingest_verify2
+
+GROUP = "ingest"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("verify2", help="read returned round-2 sheets; decide each item")
+    add_ledger_options(parser)
+    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="returned sheets (.csv or .xlsx)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    counts = ingest_verify2(open_ledger(args), args.sheets)
+    print(f"{counts['answered']} answers: {counts['accepted']} items endorsed, {counts['rejected']} rejected; "
+          f"{counts['blank']} rows left blank")
+    return 0

@@ -1,0 +1,18 @@
+"""`annotate mturk expire`: take the batch's HITs off the market now (submitted work stays)."""
+from annotation import mturk
+from annotation.cli import mturk_options
+
+GROUP = "mturk"
+
+
+def register(subparsers):
+    mturk_options.batch_verb(subparsers, "expire", "expire the batch's HITs now",
+                             "Set every HIT's expiration to the past; workers already working may still submit.",
+                             run)
+
+
+@mturk_options.reports_mturk_errors
+def run(args):
+    ledger, _, client = mturk_options.api_batch(args)
+    print(f"batch {args.batch}: {mturk.expire_hits(client, ledger, args.batch)} HIT(s) expired")
+    return 0

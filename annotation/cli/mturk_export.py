@@ -1,0 +1,33 @@
+"""`annotate mturk export`: the requester-UI batch CSV and crowd-form template, for uploading by hand."""
+import os
+
+from annotation import mturk_manual, round1
+from annotation.cli import mturk_options, open_ledger
+
+GROUP = "mturk"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "export", help="write the requester-UI batch CSV and HTML template",
+        description="Plan a round-1 batch as for `mturk create` and write BATCH_input.csv (one row per HIT) and "
+                    "BATCH_template.html (crowd-form, ${question_N} variables) to upload on the requester site.")
+    mturk_options.add_batch_options(parser, endpoint=False)
+    parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/mturk/BATCH)")
+    mturk_options.add_plan_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    ledger = open_ledger(args)
+    plan, new = round1.plan_batch(ledger, args.batch, round1.MANUAL_BATCH, args.gold,
+                                  mturk_options.round1_settings(args), {}, limit=args.limit)
+    if new:
+        round1.hit_pages_of(args.run, plan)  # every passage resolves before the plan is kept
+        round1.store_plan(ledger, args.batch, plan)
+    out = args.out or os.path.join(args.run, "mturk", args.batch)
+    csv_path, template_path = mturk_manual.export_batch(args.run, args.batch, plan, out)
+    print(f"batch {args.batch}: {len(plan['hits'])} HIT row(s), {len(plan['items'])} questions")
+    print(f"wrote {csv_path} and {template_path}; in the requester UI set {plan['settings']['assignments']} "
+          "assignment(s) per HIT and a qualification requirement equivalent to `mturk create`'s")
+    return 0

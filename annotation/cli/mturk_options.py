@@ -1,0 +1,116 @@
+"""Options and error reporting shared by the `picforge annotate mturk …` verbs."""
+import functools
+import sys
+
+from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+
+from annotation import mturk, round1
+from annotation.cli import add_ledger_options, csv_list, open_ledger
+
+DEFAULT_HIT_TYPE = mturk.HitTypeSettings()
+DEFAULT_ROUND1 = round1.Round1Settings()
+
+
+def add_batch_options(parser, endpoint=True):
+    """--run/--ledger, --batch and (for verbs that call MTurk) --live and --profile."""
+    add_ledger_options(parser)
+    parser.add_argument("--batch", required=True, metavar="NAME", help="round-1 batch name (its id in the ledger)")
+    if endpoint:
+        add_endpoint_options(parser)
+
+
+def add_endpoint_options(parser):
+    parser.add_argument("--live", action="store_true",
+                        help="use the production MTurk endpoint (real money); the sandbox otherwise")
+    parser.add_argument("--profile", metavar="NAME",
+                        help="AWS profile to take credentials from (default: boto3's standard chain)")
+
+
+def add_plan_options(parser):
+    """Options fixing how a new batch is laid out; an existing batch must be given the same ones."""
+    plan = parser.add_argument_group("batch plan (fixed once the batch exists)")
+    plan.add_argument("--gold", metavar="GOLD.jsonl",
+                      help="bank of verified questions with known answers (schemas/gold_question.schema.json); "
+                           "needed when the batch is new")
+    plan.add_argument("--limit", type=int, metavar="N", help="verify at most N expert annotations in this batch")
+    plan.add_argument("--questions-per-hit", type=int, default=DEFAULT_ROUND1.questions_per_hit, metavar="N",
+                      help="questions on one HIT page, gold checks included (default %(default)s)")
+    plan.add_argument("--gold-per-hit", type=int, default=DEFAULT_ROUND1.gold_per_hit, metavar="N",
+                      help="gold check questions mixed into each HIT (default %(default)s)")
+    plan.add_argument("--practice", type=int, default=DEFAULT_ROUND1.practice, metavar="N",
+                      help="practice questions with feedback shown above the questions (default %(default)s)")
+    plan.add_argument("--qualification-pass", type=int, default=DEFAULT_ROUND1.qualification_pass, metavar="N",
+                      help=f"right answers needed out of the {DEFAULT_ROUND1.qualification_questions} "
+                           "qualification questions (default %(default)s)")
+    plan.add_argument("--assignments", type=int, default=DEFAULT_ROUND1.assignments, metavar="N",
+                      help="workers per HIT (default %(default)s, as in PiC: each annotation verified once)")
+    plan.add_argument("--max-gold-errors", type=int, default=DEFAULT_ROUND1.max_gold_errors, metavar="N",
+                      help="wrong gold answers an assignment may have and still count (default %(default)s)")
+
+
+def round1_settings(args):
+    return round1.Round1Settings(
+        questions_per_hit=args.questions_per_hit, gold_per_hit=args.gold_per_hit, practice=args.practice,
+        qualification_pass=args.qualification_pass, assignments=args.assignments,
+        max_gold_errors=args.max_gold_errors)
+
+
+def add_hit_type_options(parser):
+    hit_type = parser.add_argument_group("HIT type")
+    hit_type.add_argument("--reward", default=DEFAULT_HIT_TYPE.reward, metavar="USD",
+                          help="reward per HIT (default %(default)s: PiC paid about $5.6 per 30 answers, fees included)")
+    hit_type.add_argument("--duration", type=int, default=DEFAULT_HIT_TYPE.assignment_duration, metavar="SECONDS",
+                          help="time a worker has for one HIT (default %(default)s)")
+    hit_type.add_argument("--lifetime", type=int, default=DEFAULT_HIT_TYPE.lifetime, metavar="SECONDS",
+                          help="how long HITs stay on offer (default %(default)s)")
+    hit_type.add_argument("--auto-approve", type=int, default=DEFAULT_HIT_TYPE.auto_approval_delay, metavar="SECONDS",
+                          help="MTurk approves unreviewed work after this delay (default %(default)s)")
+    hit_type.add_argument("--locales", type=csv_list, default=",".join(DEFAULT_HIT_TYPE.locales), metavar="CC,CC",
+                          help="worker countries allowed (default %(default)s)")
+    hit_type.add_argument("--min-approval-rate", type=int, default=DEFAULT_HIT_TYPE.min_approval_rate, metavar="PCT",
+                          help="minimum approval rate of workers, 0 for none (default %(default)s)")
+    hit_type.add_argument("--min-approved-hits", type=int, default=DEFAULT_HIT_TYPE.min_approved_hits, metavar="N",
+                          help="minimum approved HITs of workers, 0 for none (default %(default)s)")
+
+
+def hit_type_settings(args):
+    return mturk.HitTypeSettings(
+        reward=args.reward, assignment_duration=args.duration, lifetime=args.lifetime,
+        auto_approval_delay=args.auto_approve, locales=tuple(args.locales),
+        min_approval_rate=args.min_approval_rate, min_approved_hits=args.min_approved_hits)
+
+
+def batch_verb(subparsers, name, help, description, run):
+    """The parser of a verb acting on one batch's HITs (--run/--ledger, --batch, --live, --profile)."""
+    parser = subparsers.add_parser(name, help=help, description=description)
+    add_batch_options(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def api_batch(args):
+    """(ledger, plan, client) of an API batch, checked to live on the endpoint --live selects."""
+    ledger = open_ledger(args)
+    plan = round1.stored_plan(ledger, args.batch, kinds=(round1.API_BATCH,))
+    mturk.require_environment(plan, args.live, args.batch)
+    return ledger, plan, client(args)
+
+
+def client(args):
+    return mturk.mturk_client(args.live, args.profile)
+
+
+def reports_mturk_errors(run):
+    """Turn MTurk/AWS failures into one `picforge: error:` line and exit status 1 (no traceback)."""
+    @functools.wraps(run)
+    def wrapper(args):
+        try:
+            return run(args)
+        except NoCredentialsError:
+            print("picforge: error: no AWS credentials found; provide them the way boto3 looks for them "
+                  "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials, or --profile NAME)", file=sys.stderr)
+            return 1
+        except (mturk.MTurkFailure, ClientError, BotoCoreError) as err:
+            print(f"picforge: error: {err}", file=sys.stderr)
+            return 1
+    return wrapper

@@ -1,0 +1,41 @@
+"""`annotate mturk review`: approve/reject assignments by their gold checks and write round-1 decisions."""
+from annotation import mturk, mturk_manual, round1
+from annotation.cli import mturk_options, open_ledger
+from pipeline.errors import InputError
+
+GROUP = "mturk"
+
+
+def register(subparsers):
+    parser = mturk_options.batch_verb(
+        subparsers, "review", "approve/reject saved assignments and decide each item of round 1",
+        "Check every saved assignment (all questions answered, gold checks right), approve or reject it with the "
+        "reason as feedback (API batches) or write the Approve/Reject file to upload (requester-UI batches), then "
+        "record each item's round-1 decision: accepted when more than half of the valid assignments agree with "
+        "the expert.", run)
+    parser.add_argument("--approve-all", action="store_true",
+                        help="pay every worker; answers failing the checks still do not count")
+    parser.add_argument("--final", action="store_true",
+                        help="decide items even when their HIT has fewer assignments than planned (after expire)")
+    parser.add_argument("--out", metavar="FILE.csv",
+                        help="requester-UI batches: where to write the Approve/Reject file to upload")
+
+
+@mturk_options.reports_mturk_errors
+def run(args):
+    ledger = open_ledger(args)
+    plan = round1.stored_plan(ledger, args.batch)
+    if plan["kind"] == round1.MANUAL_BATCH:
+        if not args.out:
+            raise InputError(f"batch {args.batch!r} was uploaded by hand: pass --out FILE.csv for the "
+                             "Approve/Reject file to upload on the requester site")
+        counts = mturk_manual.write_review_file(ledger, args.batch, plan, args.out, args.approve_all)
+        print(f"wrote {args.out}: {counts['approved']} to approve, {counts['rejected']} to reject")
+    else:
+        mturk.require_environment(plan, args.live, args.batch)
+        counts = mturk.review_assignments(mturk_options.client(args), ledger, args.batch, plan, args.approve_all)
+        print(f"approved {counts[mturk.APPROVED]}, rejected {counts[mturk.REJECTED]} assignment(s)")
+    decided = round1.record_decisions(ledger, args.batch, plan, final=args.final)
+    print(f"round 1: {decided['accepted']} item(s) accepted, {decided['rejected']} rejected (go to round 2), "
+          f"{decided['undecided']} waiting for assignments")
+    return 0

@@ -1,0 +1,21 @@
+"""`annotate mturk save`: page through every HIT's assignments into the ledger (safe to re-poll)."""
+from annotation import mturk
+from annotation.cli import mturk_options
+
+GROUP = "mturk"
+
+
+def register(subparsers):
+    mturk_options.batch_verb(subparsers, "save", "save the batch's submitted assignments into the ledger",
+                             "List every assignment of every HIT (all pages) and record it with its answers; "
+                             "re-polling only updates statuses.", run)
+
+
+@mturk_options.reports_mturk_errors
+def run(args):
+    ledger, _, client = mturk_options.api_batch(args)
+    seen = mturk.save_assignments(client, ledger, args.batch)
+    with ledger.read() as q:
+        stored = len(q.assignments(batch_id=args.batch))
+    print(f"batch {args.batch}: {seen} assignment(s) on MTurk, {stored} in the ledger")
+    return 0

@@ -1,0 +1,29 @@
+"""`picforge annotate report`: funnel through every round, acceptance rates, PS agreement, workers."""
+import json
+
+from annotation.cli import add_ledger_options, open_ledger
+from annotation.report import build_report, render_markdown
+
+GROUP = None
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("report", help="funnel and acceptance rates (PiC Table A1), per-worker stats")
+    add_ledger_options(parser)
+    parser.add_argument("--json", metavar="PATH", help="also write the report as JSON")
+    parser.add_argument("--out", metavar="PATH", help="write the Markdown here instead of standard output")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    report = build_report(open_ledger(args), args.run)
+    text = render_markdown(report)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        print(text, end="")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=2, sort_keys=True)
+    return 0

@@ -1,0 +1,211 @@
+"""Expert round (PiC Sec. 3.2): per-annotator sheets out; validated annotations and fix-lists back in."""
+import csv
+import dataclasses
+import os
+
+import schemas
+from annotation.guidelines import write_guidelines
+from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, item_id
+from annotation.roundtrip import record_sheet, resolve_rows, write_batches
+from annotation.text import YES, highlight, locate_phrase, normalize, replace_span, shared_words, words, yes_no
+from annotation.triplets import iter_triplets, load_triplets
+from pipeline.errors import InputError
+
+KIND = "expert"
+SCHEMA = "expert_annotation"
+SHEET_COLUMNS = ["batch_id", "triplet_id", "phrase", "passage1", "passage2", "Q1", "Q2", "Q3"]
+ANSWER_COLUMNS = ("Q1", "Q2", "Q3")
+REQUIRED_COLUMNS = ["batch_id", "triplet_id", *ANSWER_COLUMNS]
+FIX, CHECK = "fix", "check"          # fix: row not accepted until corrected; check: reported only
+MIN_PARAPHRASE_WORDS = 2
+FIXLIST_COLUMNS = ["batch_id", "triplet_id", "file", "row", "column", "severity", "problem"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    column: str
+    severity: str
+    message: str
+
+
+def validate_answers(phrase, q1, q2, q3):
+    """Rule problems of one row's answers (PiC Sec. 3.2): ≥2-word paraphrases unlike p and each other, Y/N."""
+    problems = []
+    for column, paraphrase in (("Q1", q1), ("Q2", q2)):
+        if not paraphrase:
+            problems.append(Problem(column, FIX, f"{column} is empty; write a paraphrase of the phrase"))
+        elif len(words(paraphrase)) < MIN_PARAPHRASE_WORDS:
+            problems.append(Problem(column, FIX, f"{column} '{paraphrase}' has fewer than "
+                                                 f"{MIN_PARAPHRASE_WORDS} words; use at least {MIN_PARAPHRASE_WORDS}"))
+        elif normalize(paraphrase) == normalize(phrase):
+            problems.append(Problem(column, FIX, f"{column} repeats the phrase '{phrase}'; rephrase it"))
+        elif shared_words(paraphrase, phrase):
+            problems.append(Problem(column, CHECK, f"{column} '{paraphrase}' reuses "
+                                                   f"{', '.join(shared_words(paraphrase, phrase))} from the phrase"))
+    if q1 and q2 and normalize(q1) != normalize(q2) and shared_words(q1, q2):
+        problems.append(Problem("Q2", CHECK, f"Q1 and Q2 share {', '.join(shared_words(q1, q2))}"))
+    if yes_no(q3) is None:
+        problems.append(Problem("Q3", FIX, f"Q3 must be Y or N, not '{q3}'" if q3 else "Q3 is empty; answer Y or N"))
+    return problems
+
+
+def sheet_row(triplet):
+    """One sheet row for a triplet: both passages with the phrase marked, answer columns empty."""
+    phrase = triplet["phrase"]
+    row = {"triplet_id": triplet["triplet_id"], "phrase": phrase, "Q1": "", "Q2": "", "Q3": ""}
+    for n in (1, 2):
+        page = triplet[f"page{n}"]
+        row[f"passage{n}"] = highlight(page["passage"], locate_phrase(page, phrase))
+    return row
+
+
+def export_expert(ledger, run_dir, out_dir, annotators, per_annotator):
+    """Give each annotator the next `per_annotator` unassigned triplets: one batch and sheet each.
+
+    Returns [(annotator, batch_id, n_triplets, csv_path, xlsx_path)].
+    """
+    with ledger.read() as q:
+        assigned = {item["triplet_id"] for item in q.items(kind="triplet")}
+    wanted = per_annotator * len(annotators)
+    chosen = []
+    for triplet in iter_triplets(run_dir):
+        if triplet["triplet_id"] not in assigned:
+            chosen.append(triplet)
+            if len(chosen) == wanted:
+                break
+    if not chosen:
+        raise InputError(f"{run_dir}: every triplet of stage select is already in an expert batch; "
+                         "nothing to export")
+    write_guidelines("expert_guidelines", out_dir)
+    shares = [(annotator, {"annotator": annotator},
+               [((t["triplet_id"], "triplet"), sheet_row(t)) for t in chosen[i * per_annotator:(i + 1) * per_annotator]])
+              for i, annotator in enumerate(annotators)]
+    return write_batches(ledger, KIND, ROUND_EXPERT, out_dir, SHEET_COLUMNS, [s for s in shares if s[2]])
+
+
+@dataclasses.dataclass
+class SheetRow:
+    """One returned row resolved against the ledger."""
+    path: str
+    row_no: int
+    batch_id: str
+    annotator: str
+    triplet_id: str
+    q1: str
+    q2: str
+    q3: str
+    problems: list = dataclasses.field(default_factory=list)
+
+    @property
+    def blank(self):
+        return not (self.q1 or self.q2 or self.q3)
+
+    @property
+    def accepted(self):
+        return not self.blank and not any(p.severity == FIX for p in self.problems)
+
+
+def grammar_problems(checker, triplet, column, paraphrase, severity):
+    """LanguageTool issues of the passage with the phrase replaced by `paraphrase`, as Problems."""
+    page = triplet["page1" if column == "Q1" else "page2"]
+    text, span = replace_span(page["passage"], locate_phrase(page, triplet["phrase"]), paraphrase)
+    problems = []
+    for issue in checker.issues_in_span(text, span):
+        hint = f" (suggestions: {', '.join(issue['replacements'])})" if issue["replacements"] else ""
+        problems.append(Problem(column, severity, f"LanguageTool {issue['rule']}: {issue['message']} "
+                                                  f"at '{issue['text']}'{hint}"))
+    return problems
+
+
+def check_rows(ledger, run_dir, paths, checker=None, strict_grammar=False):
+    """Resolve, validate and grammar-check returned expert sheets (nothing is written)."""
+    resolved = resolve_rows(ledger, paths, KIND, "triplet_id", REQUIRED_COLUMNS, ANSWER_COLUMNS, item_kind="triplet")
+    triplets = load_triplets(run_dir, {tid for *_, tid, _ in resolved})
+    rows = []
+    for path, row_no, batch, triplet_id, row in resolved:
+        checked = SheetRow(path, row_no, batch["batch_id"], batch["meta"]["annotator"], triplet_id,
+                           row["Q1"], row["Q2"], row["Q3"])
+        if not checked.blank:
+            triplet = triplets[triplet_id]
+            checked.problems = validate_answers(triplet["phrase"], checked.q1, checked.q2, checked.q3)
+            if checker is not None:
+                for column, paraphrase in (("Q1", checked.q1), ("Q2", checked.q2)):
+                    if paraphrase and not any(p.column == column and p.severity == FIX for p in checked.problems):
+                        checked.problems += grammar_problems(checker, triplet, column, paraphrase,
+                                                             FIX if strict_grammar else CHECK)
+        rows.append(checked)
+    return rows, triplets
+
+
+def expert_annotation(row):
+    """The ExpertAnnotation record of an accepted row (checked against its JSON Schema)."""
+    record = {"triplet_id": row.triplet_id, "annotator": row.annotator, "q1": row.q1, "q2": row.q2,
+              "same_meaning": yes_no(row.q3) == YES}
+    problems = schemas.errors(SCHEMA, record)
+    if problems:
+        raise ValueError(f"{row.path}: row {row.row_no}: not a valid {SCHEMA}: {problems}")
+    return record
+
+
+def record_rows(ledger, rows, triplets):
+    """Write checked rows in ONE transaction: answers, round-0 decisions, accepted ExpertAnnotations."""
+    with ledger.transaction() as tx:
+        for row in rows:
+            if row.blank:
+                continue
+            assignment_id = record_sheet(tx, row.batch_id, row.annotator, row.path)
+            iid = item_id(row.triplet_id, "triplet")
+            tx.record_answers(assignment_id, {f"{row.triplet_id}/{c}": (iid, v)
+                                              for c, v in (("Q1", row.q1), ("Q2", row.q2), ("Q3", row.q3))},
+                              replace=True)
+            fixes = [p.message for p in row.problems if p.severity == FIX]
+            tx.record_decision(iid, ROUND_EXPERT, ACCEPTED if row.accepted else REJECTED,
+                               reason="; ".join(fixes), decided_by="ingest expert",
+                               detail={"problems": [dataclasses.asdict(p) for p in row.problems]})
+            if row.accepted:
+                tx.record_expert_annotation(expert_annotation(row), row.batch_id, triplets[row.triplet_id]["phrase"])
+
+
+def write_fixlists(rows, out_dir):
+    """One fix-list per annotator (CSV and Markdown) listing every row with a problem; returns the paths."""
+    by_annotator = {row.annotator: [] for row in rows}
+    for row in rows:
+        for problem in row.problems:
+            by_annotator.setdefault(row.annotator, []).append({
+                "batch_id": row.batch_id, "triplet_id": row.triplet_id, "file": os.path.basename(row.path),
+                "row": row.row_no, "column": problem.column, "severity": problem.severity,
+                "problem": problem.message})
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    for annotator, entries in sorted(by_annotator.items()):
+        base = os.path.join(out_dir, f"fixes-{annotator}")
+        with open(base + ".csv", "w", encoding="utf-8-sig", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=FIXLIST_COLUMNS)
+            writer.writeheader()
+            writer.writerows(entries)
+        with open(base + ".md", "w", encoding="utf-8") as fh:
+            fh.write(f"# Fix-list for {annotator}\n\n`fix` rows are not accepted until corrected; "
+                     "`check` rows are accepted but worth a second look.\n\n"
+                     "| file | row | triplet | column | severity | problem |\n| --- | --- | --- | --- | --- | --- |\n")
+            for e in entries:
+                problem = e["problem"].replace("|", "\\|")
+                fh.write(f"| {e['file']} | {e['row']} | {e['triplet_id']} | {e['column']} | "
+                         f"{e['severity']} | {problem} |\n")
+        written += [base + ".csv", base + ".md"]
+    return written
+
+
+def ingest_expert(ledger, run_dir, paths, fix_dir, checker=None, strict_grammar=False):
+    """Validate, grammar-check and record returned expert sheets; write fix-lists; return counts per annotator."""
+    rows, triplets = check_rows(ledger, run_dir, paths, checker, strict_grammar)
+    record_rows(ledger, rows, triplets)
+    fixlists = write_fixlists(rows, fix_dir)
+    counts = {}
+    for row in rows:
+        tally = counts.setdefault(row.annotator, {"rows": 0, "accepted": 0, "to_fix": 0, "checks": 0, "blank": 0})
+        tally["rows"] += 1
+        tally["blank"] += row.blank
+        tally["accepted"] += row.accepted
+        tally["to_fix"] += not row.blank and not row.accepted
+        tally["checks"] += any(p.severity == CHECK for p in row.problems)
+    return counts, fixlists

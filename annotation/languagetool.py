@@ -1,0 +1,71 @@
+"""Grammar check of paraphrases in context, through `language-tool-python` and a LanguageTool HTTP server."""
+import os
+import re
+
+import language_tool_python
+from language_tool_python.exceptions import LanguageToolError
+import requests
+
+from pipeline.errors import InputError
+
+URL_ENV = "LANGUAGETOOL_URL"
+_WORD_BEFORE = re.compile(r"\S+\s*$")
+_WORD_AFTER = re.compile(r"\s*\S+")
+
+
+def neighbourhood(text, span):
+    """The span widened by one word on each side, where errors caused by a replacement show
+    (a wrong article before it, agreement after it)."""
+    start, end = span
+    before = _WORD_BEFORE.search(text[:start])
+    after = _WORD_AFTER.match(text, end)
+    return (before.start() if before else start), (after.end() if after else end)
+
+
+class GrammarChecker:
+    """Checks text against the LanguageTool server at `url` (never starts a local Java server)."""
+
+    def __init__(self, url, language="en-US"):
+        self.url = url
+        self.language = language
+        self._tool = None
+
+    def _client(self):
+        if self._tool is None:
+            try:
+                self._tool = language_tool_python.LanguageTool(self.language, remote_server=self.url)
+            except (LanguageToolError, requests.RequestException, OSError) as err:
+                raise InputError(f"LanguageTool server {self.url}: not reachable ({err}); start it with "
+                                 "docker/languagetool/docker-compose.yml or pass --no-grammar") from err
+        return self._tool
+
+    def issues_in_span(self, text, span):
+        """LanguageTool matches of `text` touching `span` (the replaced paraphrase) or its neighbouring
+        words, as dicts."""
+        start, end = neighbourhood(text, span)
+        try:
+            matches = self._client().check(text)
+        except (LanguageToolError, requests.RequestException) as err:
+            raise InputError(f"LanguageTool server {self.url}: check failed ({err}); "
+                             "is it a LanguageTool /v2 server?") from err
+        return [
+            {"rule": m.rule_id, "message": m.message, "replacements": list(m.replacements[:3]),
+             "offset": m.offset, "length": m.error_length, "text": text[m.offset:m.offset + m.error_length]}
+            for m in matches
+            if m.offset < end and m.offset + m.error_length > start
+        ]
+
+    def close(self):
+        if self._tool is not None:
+            self._tool.close()
+
+
+def checker_from_options(url, disabled):
+    """The GrammarChecker for --languagetool URL (or $LANGUAGETOOL_URL); None with --no-grammar."""
+    if disabled:
+        return None
+    url = url or os.environ.get(URL_ENV)
+    if not url:
+        raise InputError(f"no LanguageTool server: pass --languagetool URL (or set {URL_ENV}), "
+                         "e.g. http://localhost:8010 from docker/languagetool, or --no-grammar to skip the check")
+    return GrammarChecker(url)

@@ -1,0 +1,469 @@
+"""The annotation ledger: every batch, item, assignment, answer and decision, in one SQL database.
+
+Natural keys make every write idempotent: adding a batch, item, assignment or answer that is already
+there changes nothing, so re-importing a file, importing overlapping files or re-polling MTurk is safe.
+All writes go through `Ledger.transaction()`: one import is one transaction, so a crash mid-import
+leaves the ledger exactly as it was. SQLite (the default, `RUN_DIR/ledger.sqlite`) or any SQLAlchemy URL.
+"""
+import contextlib
+import datetime
+import functools
+import json
+import os
+
+import sqlalchemy as sa
+
+LEDGER_FILE = "ledger.sqlite"
+
+# Decision rounds: 0 expert sheet accepted, 1 MTurk verification, 2 expert verification of round-1
+# rejections, 3 PS verification by three experts.
+ROUND_EXPERT, ROUND_MTURK, ROUND_VERIFY2, ROUND_PS = 0, 1, 2, 3
+ACCEPTED, REJECTED = "accepted", "rejected"
+# Item kinds: a whole triplet (expert round), its three annotations (verification rounds), PS pairs.
+ITEM_KINDS = ("triplet", "q1", "q2", "q3", "ps_pos", "ps_neg")
+
+metadata = sa.MetaData()
+
+batches = sa.Table(
+    "batches", metadata,
+    sa.Column("batch_id", sa.String(200), primary_key=True),
+    sa.Column("kind", sa.String(40), nullable=False),     # expert | mturk | mturk-manual | verify2 | ps-verify
+    sa.Column("round", sa.Integer),
+    sa.Column("status", sa.String(40), nullable=False, default="open"),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("meta", sa.Text, nullable=False, default="{}"),  # JSON: annotator, role, HIT type, files…
+)
+
+items = sa.Table(
+    "items", metadata,
+    sa.Column("item_id", sa.String(250), primary_key=True),  # item_id(triplet_id, kind)
+    sa.Column("triplet_id", sa.String(200), nullable=False, index=True),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.UniqueConstraint("triplet_id", "kind", name="uq_items_triplet_kind"),
+)
+
+batch_items = sa.Table(
+    "batch_items", metadata,
+    sa.Column("batch_id", sa.String(200), sa.ForeignKey("batches.batch_id"), primary_key=True),
+    sa.Column("item_id", sa.String(250), sa.ForeignKey("items.item_id"), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False),
+)
+
+workers = sa.Table(
+    "workers", metadata,
+    sa.Column("worker_id", sa.String(200), primary_key=True),
+    sa.Column("source", sa.String(20), nullable=False),     # mturk | expert
+    sa.Column("first_seen", sa.String(40), nullable=False),
+)
+
+hits = sa.Table(
+    "hits", metadata,
+    sa.Column("hit_id", sa.String(200), primary_key=True),
+    sa.Column("batch_id", sa.String(200), sa.ForeignKey("batches.batch_id"), nullable=False, index=True),
+    sa.Column("request_token", sa.String(64), unique=True),
+    sa.Column("hit_type_id", sa.String(200)),
+    sa.Column("status", sa.String(40), nullable=False, default="Assignable"),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("meta", sa.Text, nullable=False, default="{}"),
+)
+
+hit_items = sa.Table(
+    "hit_items", metadata,
+    sa.Column("hit_id", sa.String(200), sa.ForeignKey("hits.hit_id"), primary_key=True),
+    sa.Column("item_id", sa.String(250), sa.ForeignKey("items.item_id"), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False),
+)
+
+assignments = sa.Table(
+    "assignments", metadata,
+    sa.Column("assignment_id", sa.String(200), primary_key=True),
+    sa.Column("batch_id", sa.String(200), sa.ForeignKey("batches.batch_id"), nullable=False, index=True),
+    sa.Column("worker_id", sa.String(200), sa.ForeignKey("workers.worker_id"), nullable=False, index=True),
+    sa.Column("hit_id", sa.String(200)),
+    sa.Column("status", sa.String(40), nullable=False),   # Submitted | Approved | Rejected | Ingested
+    sa.Column("submitted_at", sa.String(40)),
+    sa.Column("meta", sa.Text, nullable=False, default="{}"),
+)
+
+answers = sa.Table(
+    "answers", metadata,
+    sa.Column("assignment_id", sa.String(200), sa.ForeignKey("assignments.assignment_id"), primary_key=True),
+    sa.Column("field", sa.String(250), primary_key=True),
+    sa.Column("item_id", sa.String(250), sa.ForeignKey("items.item_id"), index=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+decisions = sa.Table(
+    "decisions", metadata,
+    sa.Column("item_id", sa.String(250), sa.ForeignKey("items.item_id"), primary_key=True),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("decision", sa.String(20), nullable=False),   # accepted | rejected
+    sa.Column("reason", sa.Text, nullable=False, default=""),
+    sa.Column("decided_by", sa.String(200), nullable=False, default=""),
+    sa.Column("decided_at", sa.String(40), nullable=False),
+    sa.Column("detail", sa.Text, nullable=False, default="{}"),  # JSON: votes, corrected text, …
+)
+
+expert_annotations = sa.Table(
+    "expert_annotations", metadata,
+    sa.Column("triplet_id", sa.String(200), primary_key=True),
+    sa.Column("annotator", sa.String(200), nullable=False),
+    sa.Column("batch_id", sa.String(200), sa.ForeignKey("batches.batch_id"), nullable=False),
+    sa.Column("phrase", sa.Text, nullable=False),
+    sa.Column("q1", sa.Text, nullable=False),
+    sa.Column("q2", sa.Text, nullable=False),
+    sa.Column("same_meaning", sa.Boolean, nullable=False),
+)
+
+# Columns that record when, not what: left out when comparing two ledgers' contents.
+TIME_COLUMNS = {"created_at", "first_seen", "decided_at"}
+
+
+def item_id(triplet_id, kind):
+    """The natural id of one item: the triplet and what about it is annotated or verified."""
+    if kind not in ITEM_KINDS:
+        raise ValueError(f"unknown item kind {kind!r}; expected one of {', '.join(ITEM_KINDS)}")
+    return f"{triplet_id}/{kind}"
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def default_url(run_dir):
+    """`sqlite:///RUN_DIR/ledger.sqlite` (the run directory must be local for the default ledger)."""
+    if "://" in str(run_dir):
+        raise ValueError(f"{run_dir}: the default SQLite ledger needs a local run directory; "
+                         "pass --ledger with an SQLAlchemy URL (e.g. postgresql://…)")
+    os.makedirs(run_dir, exist_ok=True)
+    return "sqlite:///" + os.path.abspath(os.path.join(run_dir, LEDGER_FILE))
+
+
+def _row(mapping):
+    row = dict(mapping)
+    for key in ("meta", "detail"):
+        if key in row and isinstance(row[key], str):
+            row[key] = json.loads(row[key])
+    return row
+
+
+def _json(value):
+    return json.dumps(value or {}, sort_keys=True, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=None)
+def _select_by_key(table, key_columns):
+    """SELECT of one row by its key (built once per table and key, then reused with parameters)."""
+    return sa.select(table).where(*(table.c[k] == sa.bindparam(k) for k in key_columns))
+
+
+@functools.lru_cache(maxsize=None)
+def _insert(table):
+    return sa.insert(table)
+
+
+@functools.lru_cache(maxsize=None)
+def _update_by_key(table, key_columns, changed_columns):
+    """UPDATE of some columns of one row by its key (key parameters are named key_<column>)."""
+    return (sa.update(table).where(*(table.c[k] == sa.bindparam(f"key_{k}") for k in key_columns))
+            .values({c: sa.bindparam(c) for c in changed_columns}))
+
+
+class Ledger:
+    """Handle on one ledger database; tables are created on first use."""
+
+    def __init__(self, url):
+        self.url = url
+        self.engine = sa.create_engine(url, future=True)
+        if self.engine.dialect.name == "sqlite":
+            _sqlite_transactions(self.engine)
+        metadata.create_all(self.engine)
+
+    @classmethod
+    def for_run(cls, run_dir, url=None):
+        """The ledger at `url`, or the default SQLite file in `run_dir`."""
+        return cls(url or default_url(run_dir))
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """One all-or-nothing unit of work: commits on success, rolls back on any exception or crash."""
+        with self.engine.begin() as conn:
+            yield LedgerSession(conn)
+
+    @contextlib.contextmanager
+    def read(self):
+        """A session for queries only."""
+        with self.engine.connect() as conn:
+            yield LedgerSession(conn)
+
+    def dispose(self):
+        self.engine.dispose()
+
+
+def _sqlite_transactions(engine):
+    """Make pysqlite start a real transaction (BEGIN IMMEDIATE) so a whole import is atomic."""
+    @sa.event.listens_for(engine, "connect")
+    def _connect(dbapi_conn, _record):
+        dbapi_conn.isolation_level = None
+        dbapi_conn.execute("PRAGMA foreign_keys=ON")
+        dbapi_conn.execute("PRAGMA busy_timeout=30000")
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(conn):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+class LedgerSession:
+    """Reads and idempotent writes over one connection (inside `Ledger.transaction()` or `.read()`)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    # -- generic keyed writes ------------------------------------------------------------------
+
+    def _get(self, table, key):
+        found = self.conn.execute(_select_by_key(table, tuple(key)), key).mappings().first()
+        return dict(found) if found is not None else None
+
+    def _insert_or_ignore(self, table, key, values):
+        """Insert the row unless its key exists; True when inserted."""
+        if self._get(table, key) is not None:
+            return False
+        self.conn.execute(_insert(table), {**key, **values})
+        return True
+
+    def _upsert(self, table, key, values):
+        """Insert, or update the given fields where they differ; True when anything changed."""
+        found = self._get(table, key)
+        if found is None:
+            self.conn.execute(_insert(table), {**key, **values})
+            return True
+        changed = {k: v for k, v in values.items() if found.get(k) != v}
+        if not changed:
+            return False
+        statement = _update_by_key(table, tuple(key), tuple(sorted(changed)))
+        self.conn.execute(statement, {**{f"key_{k}": v for k, v in key.items()}, **changed})
+        return True
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def add_batch(self, batch_id, kind, round=None, meta=None):
+        """Register a batch (no-op if it exists); True when new."""
+        return self._insert_or_ignore(batches, {"batch_id": batch_id}, {
+            "kind": kind, "round": round, "status": "open", "created_at": now(), "meta": _json(meta)})
+
+    def next_batch_id(self, kind, name):
+        """`<kind>-<name>-NNN`, numbered after the batches of that kind and name already recorded."""
+        prefix = f"{kind}-{name}-"
+        taken = self.conn.execute(sa.select(sa.func.count()).select_from(batches).where(
+            batches.c.kind == kind, batches.c.batch_id.startswith(prefix, autoescape=True))).scalar_one()
+        return f"{prefix}{taken + 1:03d}"
+
+    def update_batch(self, batch_id, status=None, meta=None):
+        """Set a batch's status and/or merge keys into its meta; True when anything changed."""
+        found = self.batch(batch_id)
+        if found is None:
+            raise KeyError(f"no batch {batch_id!r} in the ledger")
+        values = {}
+        if status is not None:
+            values["status"] = status
+        if meta:
+            values["meta"] = _json({**found["meta"], **meta})
+        values = {k: v for k, v in values.items() if v != (_json(found[k]) if k == "meta" else found[k])}
+        if values:
+            self.conn.execute(sa.update(batches).where(batches.c.batch_id == batch_id).values(**values))
+        return bool(values)
+
+    def add_items(self, batch_id, keys):
+        """Create the items `(triplet_id, kind)` if needed and link them to the batch in order.
+
+        Returns the item ids (in the given order); linking an item twice changes nothing.
+        """
+        ids = []
+        position = self.conn.execute(
+            sa.select(sa.func.count()).select_from(batch_items).where(batch_items.c.batch_id == batch_id)
+        ).scalar_one()
+        for triplet_id, kind in keys:
+            iid = item_id(triplet_id, kind)
+            self._insert_or_ignore(items, {"item_id": iid}, {"triplet_id": triplet_id, "kind": kind})
+            if self._insert_or_ignore(batch_items, {"batch_id": batch_id, "item_id": iid},
+                                      {"position": position}):
+                position += 1
+            ids.append(iid)
+        return ids
+
+    def add_worker(self, worker_id, source):
+        """Register a worker (MTurk worker id or expert name); True when new."""
+        return self._insert_or_ignore(workers, {"worker_id": worker_id},
+                                      {"source": source, "first_seen": now()})
+
+    def add_hit(self, hit_id, batch_id, item_ids, request_token=None, hit_type_id=None, status="Assignable",
+                meta=None):
+        """Register a HIT and the items it shows (in order); True when new."""
+        new = self._insert_or_ignore(hits, {"hit_id": hit_id}, {
+            "batch_id": batch_id, "request_token": request_token, "hit_type_id": hit_type_id,
+            "status": status, "created_at": now(), "meta": _json(meta)})
+        for position, iid in enumerate(item_ids):
+            self._insert_or_ignore(hit_items, {"hit_id": hit_id, "item_id": iid}, {"position": position})
+        return new
+
+    def update_hit(self, hit_id, status):
+        """Record a HIT's latest status; True when it changed."""
+        return self._upsert(hits, {"hit_id": hit_id}, {"status": status})
+
+    def record_assignment(self, assignment_id, batch_id, worker_id, status, hit_id=None, submitted_at=None,
+                          meta=None, source="mturk"):
+        """Insert an assignment, or update its status/time/meta if they changed; True when anything changed."""
+        self.add_worker(worker_id, source)
+        return self._upsert(assignments, {"assignment_id": assignment_id}, {
+            "batch_id": batch_id, "worker_id": worker_id, "hit_id": hit_id, "status": status,
+            "submitted_at": submitted_at, "meta": _json(meta)})
+
+    def record_answers(self, assignment_id, answers_by_field, replace=False):
+        """Store an assignment's answers `{field: (item_id or None, value)}`.
+
+        Existing (assignment, field) answers are kept unless `replace` (a corrected expert sheet).
+        Returns the number of answers inserted or changed.
+        """
+        write = self._upsert if replace else self._insert_or_ignore
+        changed = 0
+        for field, (iid, value) in answers_by_field.items():
+            changed += write(answers, {"assignment_id": assignment_id, "field": field},
+                             {"item_id": iid, "value": str(value)})
+        return changed
+
+    def record_decision(self, item_id_, round, decision, reason="", decided_by="", detail=None):
+        """The decision on an item in a round (one per (item, round)); re-recording the same changes
+        nothing, a different outcome replaces it. True when anything changed."""
+        if decision not in (ACCEPTED, REJECTED):
+            raise ValueError(f"decision must be {ACCEPTED!r} or {REJECTED!r}, not {decision!r}")
+        found = self._get(decisions, {"item_id": item_id_, "round": round})
+        values = {"decision": decision, "reason": reason, "decided_by": decided_by, "detail": _json(detail)}
+        if found is not None and all(found[k] == v for k, v in values.items()):
+            return False
+        return self._upsert(decisions, {"item_id": item_id_, "round": round}, {**values, "decided_at": now()})
+
+    def record_expert_annotation(self, annotation, batch_id, phrase):
+        """Store an accepted `ExpertAnnotation` (a corrected sheet replaces it); True when changed."""
+        return self._upsert(expert_annotations, {"triplet_id": annotation["triplet_id"]}, {
+            "annotator": annotation["annotator"], "batch_id": batch_id, "phrase": phrase,
+            "q1": annotation["q1"], "q2": annotation["q2"], "same_meaning": annotation["same_meaning"]})
+
+    # -- reads -------------------------------------------------------------------------------------
+
+    def batch(self, batch_id):
+        found = self._get(batches, {"batch_id": batch_id})
+        return _row(found) if found else None
+
+    def batches(self, kind=None):
+        query = sa.select(batches).order_by(batches.c.created_at, batches.c.batch_id)
+        if kind is not None:
+            query = query.where(batches.c.kind == kind)
+        return [_row(r) for r in self.conn.execute(query).mappings()]
+
+    def items(self, batch_id=None, kind=None, triplet_id=None):
+        """Items (item_id, triplet_id, kind[, batch_id, position]), optionally of one batch, kind or triplet."""
+        if batch_id is not None:
+            query = (sa.select(items, batch_items.c.batch_id, batch_items.c.position)
+                     .join(batch_items, batch_items.c.item_id == items.c.item_id)
+                     .where(batch_items.c.batch_id == batch_id).order_by(batch_items.c.position))
+        else:
+            query = sa.select(items).order_by(items.c.item_id)
+        if kind is not None:
+            query = query.where(items.c.kind == kind)
+        if triplet_id is not None:
+            query = query.where(items.c.triplet_id == triplet_id)
+        return [dict(r) for r in self.conn.execute(query).mappings()]
+
+    def item_batches(self, item_id_, kind=None):
+        """Batches that contain an item, optionally only of one batch kind."""
+        query = (sa.select(batches).join(batch_items, batch_items.c.batch_id == batches.c.batch_id)
+                 .where(batch_items.c.item_id == item_id_).order_by(batches.c.created_at, batches.c.batch_id))
+        if kind is not None:
+            query = query.where(batches.c.kind == kind)
+        return [_row(r) for r in self.conn.execute(query).mappings()]
+
+    def memberships(self, kind):
+        """{item_id: [batch_id, …]} for the items in batches of one kind."""
+        query = (sa.select(batch_items.c.item_id, batch_items.c.batch_id)
+                 .join(batches, batches.c.batch_id == batch_items.c.batch_id)
+                 .where(batches.c.kind == kind).order_by(batch_items.c.batch_id))
+        found = {}
+        for iid, batch_id in self.conn.execute(query):
+            found.setdefault(iid, []).append(batch_id)
+        return found
+
+    def hit_items(self, hit_id):
+        query = sa.select(hit_items.c.item_id).where(hit_items.c.hit_id == hit_id).order_by(hit_items.c.position)
+        return list(self.conn.execute(query).scalars())
+
+    def hits(self, batch_id=None):
+        query = sa.select(hits).order_by(hits.c.created_at, hits.c.hit_id)
+        if batch_id is not None:
+            query = query.where(hits.c.batch_id == batch_id)
+        return [_row(r) for r in self.conn.execute(query).mappings()]
+
+    def workers(self):
+        return [dict(r) for r in self.conn.execute(sa.select(workers).order_by(workers.c.worker_id)).mappings()]
+
+    def assignments(self, batch_id=None, worker_id=None):
+        query = sa.select(assignments).order_by(assignments.c.assignment_id)
+        if batch_id is not None:
+            query = query.where(assignments.c.batch_id == batch_id)
+        if worker_id is not None:
+            query = query.where(assignments.c.worker_id == worker_id)
+        return [_row(r) for r in self.conn.execute(query).mappings()]
+
+    def answers(self, assignment_id=None, item_id_=None, batch_id=None, batch_kind=None):
+        """Answers joined with their assignment's worker, batch and status (optionally of one batch kind)."""
+        query = (sa.select(answers, assignments.c.worker_id, assignments.c.batch_id, assignments.c.status)
+                 .join(assignments, assignments.c.assignment_id == answers.c.assignment_id)
+                 .order_by(answers.c.assignment_id, answers.c.field))
+        if assignment_id is not None:
+            query = query.where(answers.c.assignment_id == assignment_id)
+        if item_id_ is not None:
+            query = query.where(answers.c.item_id == item_id_)
+        if batch_id is not None:
+            query = query.where(assignments.c.batch_id == batch_id)
+        if batch_kind is not None:
+            query = query.join(batches, batches.c.batch_id == assignments.c.batch_id).where(
+                batches.c.kind == batch_kind)
+        return [dict(r) for r in self.conn.execute(query).mappings()]
+
+    def decisions(self, round=None, decision=None, kind=None, item_id_=None):
+        """Decisions joined with their item's triplet and kind."""
+        query = (sa.select(decisions, items.c.triplet_id, items.c.kind)
+                 .join(items, items.c.item_id == decisions.c.item_id)
+                 .order_by(decisions.c.item_id, decisions.c.round))
+        if round is not None:
+            query = query.where(decisions.c.round == round)
+        if decision is not None:
+            query = query.where(decisions.c.decision == decision)
+        if kind is not None:
+            query = query.where(items.c.kind == kind)
+        if item_id_ is not None:
+            query = query.where(decisions.c.item_id == item_id_)
+        return [_row(r) for r in self.conn.execute(query).mappings()]
+
+    def decision_map(self, round):
+        """{item_id: decision dict} of one round."""
+        return {d["item_id"]: d for d in self.decisions(round=round)}
+
+    def expert_annotations(self, accepted_only=True):
+        """ExpertAnnotation rows (plus batch_id, phrase); by default only those whose latest sheet row
+        was accepted (round-0 decision `accepted`)."""
+        query = sa.select(expert_annotations).order_by(expert_annotations.c.triplet_id)
+        if accepted_only:
+            query = query.join(decisions, sa.and_(
+                decisions.c.item_id == expert_annotations.c.triplet_id + "/triplet",
+                decisions.c.round == ROUND_EXPERT, decisions.c.decision == ACCEPTED))
+        return [dict(r) for r in self.conn.execute(query).mappings()]
+
+    def dump(self, with_times=False):
+        """Every table's rows, sorted, as {table: [row, …]} (for comparing ledgers)."""
+        out = {}
+        for table in metadata.sorted_tables:
+            cols = [c for c in table.c if with_times or c.name not in TIME_COLUMNS]
+            rows = [tuple(r) for r in self.conn.execute(sa.select(*cols))]
+            out[table.name] = sorted(rows, key=repr)
+        return out

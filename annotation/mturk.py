@@ -1,0 +1,397 @@
+"""MTurk API work for round 1 through boto3's `mturk` client: qualification test, HIT type, HITs
+created idempotently, status, saving assignments, review, expire and delete.
+
+The sandbox endpoint unless `live`; credentials come only from boto3's standard chain (environment,
+shared files, profile, instance role) and are never logged or stored. Every result is written to the
+ledger as soon as MTurk returns it, so any verb can be interrupted and run again.
+"""
+import dataclasses
+import datetime
+import hashlib
+import logging
+import re
+import xml.etree.ElementTree as ET
+from decimal import ROUND_HALF_UP, Decimal
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from annotation import hit_pages, round1
+from pipeline.errors import InputError
+
+log = logging.getLogger(__name__)
+
+REGION = "us-east-1"
+SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
+LIVE_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
+SANDBOX, LIVE = "sandbox", "live"
+# MTurk system qualification types.
+LOCALE_QUALIFICATION = "00000000000000000071"
+APPROVAL_RATE_QUALIFICATION = "000000000000000000L0"
+APPROVED_HITS_QUALIFICATION = "00000000000000000040"
+ASSIGNMENT_STATUSES = ["Submitted", "Approved", "Rejected"]
+SUBMITTED, APPROVED, REJECTED = ASSIGNMENT_STATUSES
+# MTurk's commission: 20% of the reward (at least $0.01) per assignment, 40% for HITs with 10+ assignments.
+FEE_RATE, LARGE_HIT_FEE_RATE, LARGE_HIT_ASSIGNMENTS, MIN_FEE = Decimal("0.20"), Decimal("0.40"), 10, Decimal("0.01")
+CENT = Decimal("0.01")
+PAST = datetime.datetime(2015, 1, 1, tzinfo=datetime.timezone.utc)  # ExpireAt in the past expires a HIT now
+HIT_ID_RE = re.compile(r"\b[A-Z0-9]{30}\b")
+QUALIFICATION_TEST_SECONDS = 20 * 60
+
+
+class MTurkFailure(RuntimeError):
+    """An MTurk call failed; the message says what is already recorded and how to resume."""
+
+
+@dataclasses.dataclass(frozen=True)
+class HitTypeSettings:
+    """The HIT type workers see: reward (USD per HIT), timing and worker requirements."""
+    reward: str = "1.56"
+    assignment_duration: int = 60 * 60
+    lifetime: int = 7 * 24 * 60 * 60
+    auto_approval_delay: int = 3 * 24 * 60 * 60
+    locales: tuple = ("US", "GB", "CA", "AU", "NZ", "IE")
+    min_approval_rate: int = 98
+    min_approved_hits: int = 1000
+    title: str = "Do these phrases mean the same? (Wikipedia passages)"
+    description: str = ("Read short Wikipedia passages and say whether a phrase can be replaced by another, "
+                        "or whether it means the same in two passages.")
+    keywords: str = "language, meaning, paraphrase, reading, English"
+
+    def __post_init__(self):
+        try:
+            reward = Decimal(self.reward)
+        except ArithmeticError:
+            raise InputError(f"--reward {self.reward!r} is not an amount in USD (e.g. 1.50)") from None
+        if reward < CENT or reward != reward.quantize(CENT):
+            raise InputError(f"--reward {self.reward} must be at least 0.01 USD, in whole cents")
+
+    def as_meta(self):
+        return {**dataclasses.asdict(self), "locales": list(self.locales)}
+
+
+# -- money -----------------------------------------------------------------------------------------
+
+def batch_cost(reward, assignments, hits):
+    """{'rewards', 'fees', 'total'} in USD (Decimal) of `hits` HITs with `assignments` assignments each."""
+    reward = Decimal(reward)
+    rate = LARGE_HIT_FEE_RATE if assignments >= LARGE_HIT_ASSIGNMENTS else FEE_RATE
+    fee = max(MIN_FEE, (reward * rate).quantize(CENT, rounding=ROUND_HALF_UP))
+    count = assignments * hits
+    return {"rewards": reward * count, "fees": fee * count, "total": (reward + fee) * count}
+
+
+def describe_cost(cost, hits, assignments, reward):
+    return (f"{hits} HIT(s) x {assignments} assignment(s) x ${Decimal(reward):.2f} = ${cost['rewards']:.2f} "
+            f"+ MTurk fees ${cost['fees']:.2f} = ${cost['total']:.2f}")
+
+
+def check_budget(cost, max_spend, live):
+    """Refuse (InputError) a live run without a cap, or any run whose total exceeds the cap."""
+    if live and max_spend is None:
+        raise InputError("--live spends real money: give --max-spend USD (the most this batch may cost)")
+    if max_spend is not None and cost["total"] > Decimal(str(max_spend)):
+        raise InputError(f"this batch costs ${cost['total']:.2f}, above --max-spend ${Decimal(str(max_spend)):.2f}; "
+                         "raise the cap or plan fewer HITs (--limit, --questions-per-hit)")
+
+
+# -- client and answers ----------------------------------------------------------------------------
+
+def mturk_client(live, profile=None):
+    """A boto3 MTurk client on the sandbox (default) or production endpoint, credentials from boto3's chain."""
+    session = boto3.Session(profile_name=profile)
+    return session.client("mturk", region_name=REGION, endpoint_url=LIVE_ENDPOINT if live else SANDBOX_ENDPOINT,
+                          config=Config(retries={"mode": "standard", "max_attempts": 5}))
+
+
+def environment(live):
+    return LIVE if live else SANDBOX
+
+
+def require_environment(plan, live, batch_id):
+    """Refuse to touch a batch's HITs on the other endpoint than the one it was created on."""
+    if plan.get("environment") != environment(live):
+        flag = "with --live" if plan.get("environment") == LIVE else "without --live"
+        raise InputError(f"batch {batch_id!r} lives in the MTurk {plan.get('environment')}; run this verb {flag}")
+
+
+def fields_from_answer_xml(xml):
+    """{QuestionIdentifier: value} of an MTurk QuestionFormAnswers document (one per posted form field)."""
+    fields = {}
+    for answer in ET.fromstring(xml):
+        if answer.tag.rsplit("}", 1)[-1] != "Answer":
+            continue
+        parts = {child.tag.rsplit("}", 1)[-1]: (child.text or "") for child in answer}
+        fields[parts.get("QuestionIdentifier", "")] = parts.get("FreeText", parts.get("SelectionIdentifier", ""))
+    return fields
+
+
+def _iso(value):
+    return value.isoformat() if isinstance(value, datetime.datetime) else value
+
+
+def _error_text(err):
+    error = err.response.get("Error", {})
+    return f"{error.get('Code', 'error')}: {error.get('Message', '')}".strip()
+
+
+# -- create ----------------------------------------------------------------------------------------
+
+def qualification_type_name(test_xml):
+    """A name that identifies the test's content, so the same test is found again instead of re-created."""
+    return "PiC phrase verification test " + hashlib.sha256(test_xml.encode("utf-8")).hexdigest()[:12]
+
+
+def ensure_qualification_type(client, plan, settings):
+    """Id of the qualification type whose test is the plan's gold questions (found by name, else created)."""
+    gold = plan["gold"]
+    test_xml = hit_pages.qualification_test_xml(
+        [(g, round1.gold_question(gold[g])) for g in plan["qualification"]], settings.qualification_pass)
+    name = qualification_type_name(test_xml)
+    for page in client.get_paginator("list_qualification_types").paginate(
+            Query=name, MustBeRequestable=True, MustBeOwnedByCaller=True):
+        for found in page["QualificationTypes"]:
+            if found["Name"] == name:
+                return found["QualificationTypeId"]
+    created = client.create_qualification_type(
+        Name=name, Keywords="language, meaning, paraphrase",
+        Description=f"Answer at least {settings.qualification_pass} of {len(plan['qualification'])} questions "
+                    "about phrases in Wikipedia passages correctly.",
+        QualificationTypeStatus="Active", Test=test_xml, TestDurationInSeconds=QUALIFICATION_TEST_SECONDS,
+        AnswerKey=hit_pages.answer_key_xml([(g, gold[g]["answer"]) for g in plan["qualification"]]))
+    return created["QualificationType"]["QualificationTypeId"]
+
+
+def qualification_requirements(hit_type, test_qualification_id, settings):
+    """Locale, approval-rate and approved-HIT requirements plus the passed qualification test."""
+    requirements = []
+    if hit_type.locales:
+        requirements.append({"QualificationTypeId": LOCALE_QUALIFICATION, "Comparator": "In",
+                             "LocaleValues": [{"Country": c} for c in hit_type.locales],
+                             "ActionsGuarded": "DiscoverPreviewAndAccept"})
+    if hit_type.min_approval_rate:
+        requirements.append({"QualificationTypeId": APPROVAL_RATE_QUALIFICATION, "Comparator": "GreaterThanOrEqualTo",
+                             "IntegerValues": [hit_type.min_approval_rate], "ActionsGuarded": "PreviewAndAccept"})
+    if hit_type.min_approved_hits:
+        requirements.append({"QualificationTypeId": APPROVED_HITS_QUALIFICATION, "Comparator": "GreaterThanOrEqualTo",
+                             "IntegerValues": [hit_type.min_approved_hits], "ActionsGuarded": "PreviewAndAccept"})
+    requirements.append({"QualificationTypeId": test_qualification_id, "Comparator": "GreaterThanOrEqualTo",
+                         "IntegerValues": [settings.qualification_pass], "ActionsGuarded": "Accept"})
+    return requirements
+
+
+def ensure_hit_type(client, hit_type, test_qualification_id, settings):
+    """The HIT type id (MTurk returns the same id for the same properties, so this is idempotent)."""
+    return client.create_hit_type(
+        AutoApprovalDelayInSeconds=hit_type.auto_approval_delay,
+        AssignmentDurationInSeconds=hit_type.assignment_duration, Reward=hit_type.reward,
+        Title=hit_type.title, Keywords=hit_type.keywords, Description=hit_type.description,
+        QualificationRequirements=qualification_requirements(hit_type, test_qualification_id, settings),
+    )["HITTypeId"]
+
+
+def ensure_hit_type_for_plan(client, ledger, batch_id, plan):
+    """{qualification_type_id, hit_type_id} of the batch, made (idempotently) and kept in its ledger meta."""
+    settings = round1.settings_of(plan)
+    ids = {"qualification_type_id": plan.get("qualification_type_id")
+           or ensure_qualification_type(client, plan, settings)}
+    ids["hit_type_id"] = ensure_hit_type(client, HitTypeSettings(**plan["hit_type"]),
+                                         ids["qualification_type_id"], settings)
+    with ledger.transaction() as tx:
+        tx.update_batch(batch_id, meta=ids)
+    return ids
+
+
+def worker_url(live, group_id):
+    """Where workers find the batch's HITs."""
+    site = "https://worker.mturk.com" if live else "https://workersandbox.mturk.com"
+    return f"{site}/projects/{group_id}/tasks"
+
+
+def token_already_used(err):
+    """Whether MTurk refused a create because its UniqueRequestToken was already used."""
+    error = err.response.get("Error", {})
+    text = f"{error.get('Message', '')} {err.response.get('TurkErrorCode', '')} {error.get('TurkErrorCode', '')}"
+    return bool(re.search(r"HitAlreadyExists|idempotency token|already (been processed|exists)", text, re.I))
+
+
+def find_hit_by_token(client, token, message):
+    """The HIT created earlier with this token: the id MTurk names in its error, else a search by annotation."""
+    for hit_id in HIT_ID_RE.findall(message):
+        try:
+            hit = client.get_hit(HITId=hit_id)["HIT"]
+        except ClientError:
+            continue
+        if hit.get("RequesterAnnotation") == token:
+            return hit
+    for page in client.get_paginator("list_hits").paginate():
+        for hit in page["HITs"]:
+            if hit.get("RequesterAnnotation") == token:
+                return hit
+    raise MTurkFailure(f"MTurk says request token {token} was used, but no HIT of this account carries it; "
+                       "check the MTurk requester site before retrying")
+
+
+def question_xmls(plan, pages):
+    """{token: HTMLQuestion XML} of every HIT in the plan (all checked against MTurk's size limit first)."""
+    practice = round1.practice_of(plan)
+    try:
+        return {token: hit_pages.html_question_xml(hit_pages.html_question_page(questions, practice))
+                for token, questions in pages.items()}
+    except ValueError as err:
+        raise InputError(str(err)) from None
+
+
+def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
+    """Create the plan's HITs that the ledger does not have yet; returns how many were created or found.
+
+    Each HIT is sent with its deterministic UniqueRequestToken and recorded in the ledger at once, so a
+    retried create never makes a duplicate: a token MTurk has already seen is resolved to its HIT.
+    """
+    settings, hit_type = round1.settings_of(plan), HitTypeSettings(**plan["hit_type"])
+    with ledger.read() as q:
+        done = {hit["request_token"] for hit in q.hits(batch_id)}
+    created = 0
+    for number, planned in enumerate(plan["hits"], start=1):
+        token, slots = planned["token"], planned["slots"]
+        if token in done:
+            continue
+        try:
+            hit = client.create_hit_with_hit_type(
+                HITTypeId=hit_type_id, MaxAssignments=settings.assignments, LifetimeInSeconds=hit_type.lifetime,
+                Question=questions[token], RequesterAnnotation=token, UniqueRequestToken=token)["HIT"]
+        except ClientError as err:
+            if not token_already_used(err):
+                raise MTurkFailure(f"creating HIT {number} of {len(plan['hits'])} failed ({_error_text(err)}); "
+                                   f"{created} new HIT(s) are recorded; run the same command again to resume "
+                                   "(request tokens make retries safe)") from None
+            log.info("request token of HIT %d was already used; looking the HIT up", number)
+            hit = find_hit_by_token(client, token, err.response.get("Error", {}).get("Message", ""))
+        with ledger.transaction() as tx:
+            tx.add_hit(hit["HITId"], batch_id, [s for s in slots if not s.startswith(round1.GOLD_PREFIX)],
+                       request_token=token, hit_type_id=hit["HITTypeId"], status=hit["HITStatus"],
+                       meta={"slots": slots, "group_id": hit.get("HITGroupId")})
+        created += 1
+    return created
+
+
+# -- status, save, review, expire, delete ----------------------------------------------------------
+
+def hit_statuses(client, ledger, batch_id):
+    """[{hit_id, status, available, pending, completed}] from MTurk, with each status recorded."""
+    with ledger.read() as q:
+        hit_ids = [hit["hit_id"] for hit in q.hits(batch_id)]
+    rows = []
+    for hit_id in hit_ids:
+        hit = client.get_hit(HITId=hit_id)["HIT"]
+        with ledger.transaction() as tx:
+            tx.update_hit(hit_id, hit["HITStatus"])
+        rows.append({"hit_id": hit_id, "status": hit["HITStatus"],
+                     "available": hit.get("NumberOfAssignmentsAvailable", 0),
+                     "pending": hit.get("NumberOfAssignmentsPending", 0),
+                     "completed": hit.get("NumberOfAssignmentsCompleted", 0)})
+    return rows
+
+
+def assignment_meta(assignment):
+    """What the ledger keeps of an MTurk assignment besides its id, worker, status and answers."""
+    keys = ("AcceptTime", "AutoApprovalTime", "ApprovalTime", "RejectionTime", "RequesterFeedback")
+    return {key: _iso(assignment[key]) for key in keys if assignment.get(key) is not None}
+
+
+def save_assignments(client, ledger, batch_id, page_size=100):
+    """Page through every HIT's assignments into the ledger (one transaction per HIT); re-polling
+    updates statuses and adds nothing twice. Returns the number of assignments seen."""
+    with ledger.read() as q:
+        hits = q.hits(batch_id)
+        known = {a["assignment_id"]: a["meta"] for a in q.assignments(batch_id=batch_id)}
+    seen = 0
+    for hit in hits:
+        pages = client.get_paginator("list_assignments_for_hit").paginate(
+            HITId=hit["hit_id"], AssignmentStatuses=ASSIGNMENT_STATUSES, PaginationConfig={"PageSize": page_size})
+        assignments = [a for page in pages for a in page["Assignments"]]
+        with ledger.transaction() as tx:
+            for assignment in assignments:
+                aid, meta = assignment["AssignmentId"], {**known.get(assignment["AssignmentId"], {}),
+                                                         **assignment_meta(assignment)}
+                try:
+                    answers = round1.answers_by_field(fields_from_answer_xml(assignment["Answer"]),
+                                                      hit["meta"]["slots"])
+                except (ValueError, ET.ParseError) as err:   # a tampered form: kept, answers unusable
+                    log.warning("assignment %s of HIT %s: %s", aid, hit["hit_id"], err)
+                    answers, meta = {}, {**meta, "answer_error": str(err)}
+                tx.record_assignment(aid, batch_id, assignment["WorkerId"], assignment["AssignmentStatus"],
+                                     hit_id=hit["hit_id"], submitted_at=_iso(assignment.get("SubmitTime")), meta=meta)
+                tx.record_answers(aid, answers)
+        seen += len(assignments)
+    return seen
+
+
+def review_assignments(client, ledger, batch_id, plan, approve_all=False):
+    """Approve or reject each submitted assignment by its gold checks, with the reason as feedback.
+
+    With `approve_all` every worker is paid, but failed checks still keep the answers out of the
+    decisions. Returns {approved, rejected}.
+    """
+    counts = {APPROVED: 0, REJECTED: 0}
+    for verdict in round1.assignment_verdicts(ledger, batch_id, plan):
+        if verdict["status"] != SUBMITTED:
+            continue
+        approve = verdict["valid"] or approve_all
+        try:
+            if approve:
+                client.approve_assignment(AssignmentId=verdict["assignment_id"],
+                                          RequesterFeedback=verdict["reason"][:1024])
+            else:
+                client.reject_assignment(AssignmentId=verdict["assignment_id"],
+                                         RequesterFeedback=verdict["reason"][:1024])
+            status = APPROVED if approve else REJECTED
+        except ClientError as err:
+            status = client.get_assignment(AssignmentId=verdict["assignment_id"])["Assignment"]["AssignmentStatus"]
+            if status == SUBMITTED:
+                raise MTurkFailure(f"reviewing assignment {verdict['assignment_id']} failed ({_error_text(err)}); "
+                                   "run review again") from None
+        round1.record_review(ledger, verdict, status)
+        counts[status] = counts.get(status, 0) + 1
+    return counts
+
+
+def expire_hits(client, ledger, batch_id):
+    """Stop every HIT of the batch from taking new workers (submitted work stays); returns the count."""
+    with ledger.read() as q:
+        hit_ids = [hit["hit_id"] for hit in q.hits(batch_id)]
+    for hit_id in hit_ids:
+        client.update_expiration_for_hit(HITId=hit_id, ExpireAt=PAST)
+    hit_statuses(client, ledger, batch_id)
+    return len(hit_ids)
+
+
+def delete_hits(client, ledger, batch_id):
+    """Delete the batch's finished HITs from MTurk, refusing any whose assignments are not all saved.
+
+    Returns {hit_id: outcome}.
+    """
+    with ledger.read() as q:
+        hits = q.hits(batch_id)
+        saved = {}
+        for assignment in q.assignments(batch_id=batch_id):
+            saved[assignment["hit_id"]] = saved.get(assignment["hit_id"], 0) + 1
+    outcomes = {}
+    for hit in hits:
+        if hit["status"] == "Disposed":
+            outcomes[hit["hit_id"]] = "already deleted"
+            continue
+        found = client.get_hit(HITId=hit["hit_id"])["HIT"]
+        if found.get("NumberOfAssignmentsCompleted", 0) > saved.get(hit["hit_id"], 0):
+            outcomes[hit["hit_id"]] = "kept: it has assignments not saved yet (run `mturk save` first)"
+            continue
+        try:
+            client.delete_hit(HITId=hit["hit_id"])
+        except ClientError as err:
+            outcomes[hit["hit_id"]] = f"kept: {_error_text(err)}"
+            continue
+        with ledger.transaction() as tx:
+            tx.update_hit(hit["hit_id"], "Disposed")
+        outcomes[hit["hit_id"]] = "deleted"
+    return outcomes

@@ -1,0 +1,136 @@
+"""The requester-UI path of round 1: export the batch CSV and crowd-form template for a team that
+uploads HITs by hand, ingest the `Batch_*_batch_results.csv` it downloads, and write the
+Approve/Reject file it uploads after review. Same plan, checks and ledger as the API path.
+"""
+import csv
+import os
+import tempfile
+
+from annotation import hit_pages, round1
+from annotation.sheets import read_sheet
+from pipeline.errors import InputError
+
+ROW_KEY = "row_key"
+RESULT_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "Input." + ROW_KEY)
+ASSIGNMENT_STATUSES = ("Submitted", "Approved", "Rejected")
+
+
+def _write_atomically(path, write):
+    """Write a file through a temporary sibling and rename it, so a crash never leaves half a file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def csv_cell(fragment):
+    """An HTML fragment as a one-line CSV value (newlines become the equivalent `&#10;`)."""
+    return fragment.replace("\r", "").replace("\n", "&#10;")
+
+
+def export_batch(run_dir, batch_id, plan, out_dir):
+    """Write `<batch>_input.csv` (one row per HIT) and `<batch>_template.html`; returns their paths.
+
+    Each `question_<n>` cell holds that slot's question HTML, already escaped, because the requester
+    UI pastes `${question_<n>}` values into the template verbatim.
+    """
+    settings = round1.settings_of(plan)
+    pages = round1.hit_pages_of(run_dir, plan)
+    columns = [ROW_KEY] + [hit_pages.question_variable(n) for n in range(1, settings.questions_per_hit + 1)]
+    csv_path = os.path.join(out_dir, f"{batch_id}_input.csv")
+    template_path = os.path.join(out_dir, f"{batch_id}_template.html")
+
+    def write_rows(fh):
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        for hit in plan["hits"]:
+            row = {ROW_KEY: hit["token"]}
+            for slot, question in enumerate(pages[hit["token"]], start=1):
+                row[hit_pages.question_variable(slot)] = csv_cell(hit_pages.question_section(slot, question))
+            writer.writerow(row)
+
+    _write_atomically(csv_path, write_rows)
+    template = hit_pages.crowd_template(settings.questions_per_hit, round1.practice_of(plan))
+    _write_atomically(template_path, lambda fh: fh.write(template))
+    return csv_path, template_path
+
+
+def _manual_plans(q):
+    """{row_key: (batch_id, slots)} over every requester-UI batch in the ledger."""
+    keys = {}
+    for batch in q.batches(kind=round1.MANUAL_BATCH):
+        for hit in batch["meta"].get("hits", []):
+            keys[hit["token"]] = (batch["batch_id"], hit["slots"])
+    return keys
+
+
+def ingest_results(ledger, paths):
+    """Ingest requester-UI results files; each file is one transaction, and rows already in the ledger
+    change nothing (statuses are updated). Returns {batch_id: assignments in the files}."""
+    seen = {}
+    for path in paths:
+        rows = read_sheet(path, RESULT_COLUMNS).rows
+        with ledger.transaction() as tx:
+            plans, hits_by_token = _manual_plans(tx), {}
+            for batch_id in {b for b, _ in plans.values()}:
+                hits_by_token.update({hit["request_token"]: hit["hit_id"] for hit in tx.hits(batch_id)})
+            for number, row in rows:
+                batch_id = _ingest_row(tx, path, number, row, plans, hits_by_token)
+                seen[batch_id] = seen.get(batch_id, 0) + 1
+    return seen
+
+
+def _ingest_row(tx, path, number, row, plans, hits_by_token):
+    where = f"{path}: row {number}"
+    key = (row.get("Input." + ROW_KEY) or "").strip()
+    if key not in plans:
+        raise InputError(f"{where}, column Input.{ROW_KEY}: {key!r} is not a row of any exported batch; "
+                         "ingest only results of CSVs written by `picforge annotate mturk export`")
+    for column in RESULT_COLUMNS[:4]:
+        if not (row.get(column) or "").strip():
+            raise InputError(f"{where}, column {column}: empty; ingest the file as downloaded")
+    status = row["AssignmentStatus"].strip()
+    if status not in ASSIGNMENT_STATUSES:
+        raise InputError(f"{where}, column AssignmentStatus: {status!r} is not one of {', '.join(ASSIGNMENT_STATUSES)}")
+    batch_id, slots = plans[key]
+    hit_id = row["HITId"].strip()
+    if hits_by_token.setdefault(key, hit_id) != hit_id:
+        raise InputError(f"{where}, column HITId: row key {key} already belongs to HIT {hits_by_token[key]}; "
+                         "was the batch CSV uploaded twice? Ingest only one of the two batches")
+    fields = {name[len("Answer."):]: value for name, value in row.items() if name and name.startswith("Answer.")}
+    try:
+        answers = round1.answers_by_field(fields, slots)
+    except ValueError as err:
+        raise InputError(f"{where}, column Answer.{str(err).removeprefix('field ')}") from None
+    tx.add_hit(hit_id, batch_id, [s for s in slots if not s.startswith(round1.GOLD_PREFIX)],
+               request_token=key, meta={"slots": slots})
+    tx.record_assignment(row["AssignmentId"].strip(), batch_id, row["WorkerId"].strip(), status, hit_id=hit_id,
+                         submitted_at=(row.get("SubmitTime") or "").strip() or None,
+                         meta={"accept_time": (row.get("AcceptTime") or "").strip()})
+    tx.record_answers(row["AssignmentId"].strip(), answers)
+    return batch_id
+
+
+def write_review_file(ledger, batch_id, plan, path, approve_all=False):
+    """Write the Approve/Reject CSV to upload on the requester site for the batch's submitted
+    assignments (`x` in Approve, or the reason in Reject); returns {approved, rejected}."""
+    verdicts = [v for v in round1.assignment_verdicts(ledger, batch_id, plan) if v["status"] == "Submitted"]
+    counts = {"approved": 0, "rejected": 0}
+
+    def write_rows(fh):
+        writer = csv.writer(fh)
+        writer.writerow(["HITId", "AssignmentId", "WorkerId", "Approve", "Reject"])
+        for verdict in verdicts:
+            approve = verdict["valid"] or approve_all
+            counts["approved" if approve else "rejected"] += 1
+            writer.writerow([verdict["hit_id"], verdict["assignment_id"], verdict["worker_id"],
+                             "x" if approve else "", "" if approve else verdict["reason"]])
+
+    _write_atomically(path, write_rows)
+    return counts

@@ -1,0 +1,137 @@
+"""`annotate report`: the funnel through every round (PiC Table A1, lower half), PS verification, workers."""
+import collections
+
+from annotation import ps_verify
+from annotation.final import annotation_outcomes
+from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
+from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
+from annotation.triplets import SELECT_STAGE
+from pipeline.rundir import RunDir
+
+GROUPS = {"paraphrases": ("q1", "q2"), "labels": ("q3",)}
+
+
+def _rate(part, whole):
+    return round(100.0 * part / whole, 2) if whole else None
+
+
+def funnel(outcomes):
+    """Counts per group (paraphrases, Y/N labels) through rounds 1 and 2, from per-kind outcomes."""
+    rows = {}
+    for group, kinds in GROUPS.items():
+        states = collections.Counter(per_kind[k] for _, per_kind, _ in outcomes for k in kinds)
+        annotated = sum(states.values())
+        verified1 = annotated - states[UNVERIFIED]
+        rejected1 = verified1 - states[ROUND1]
+        decided2 = states[ROUND2] + states[DROPPED]
+        rows[group] = {
+            "annotated": annotated, "round1_verified": verified1, "round1_accepted": states[ROUND1],
+            "round1_accept_rate": _rate(states[ROUND1], verified1), "round1_rejected": rejected1,
+            "round2_verified": decided2, "round2_endorsed": states[ROUND2],
+            "round2_endorse_rate": _rate(states[ROUND2], decided2), "awaiting_round2": states[PENDING],
+            "kept": states[ROUND1] + states[ROUND2], "dropped": states[DROPPED],
+        }
+    return rows
+
+
+def worker_stats(q):
+    """Per worker: source, assignments by status, answers, and expert-sheet rows accepted/rejected."""
+    stats = {}
+    for assignment in q.assignments():
+        entry = stats.setdefault(assignment["worker_id"], collections.Counter())
+        entry["assignments"] += 1
+        entry[assignment["status"].lower()] += 1
+    for answer in q.answers():
+        stats[answer["worker_id"]]["answers"] += 1
+    round0 = q.decision_map(ROUND_EXPERT)
+    for batch in q.batches(kind="expert"):
+        entry = stats.get(batch["meta"]["annotator"])
+        if entry is None:
+            continue
+        for item in q.items(batch_id=batch["batch_id"]):
+            decision = round0.get(item["item_id"])
+            if decision is not None:
+                entry["rows_" + decision["decision"]] += 1
+    sources = {a["worker_id"]: a["source"] for a in q.workers()}
+    return {w: {"source": sources.get(w, ""), **dict(c)} for w, c in sorted(stats.items())}
+
+
+def ps_summary(q):
+    """PS verification per pair kind: decided (original/corrected), rejected, awaiting tie-break; kappa A1–A2."""
+    decisions = q.decisions(round=ROUND_PS)
+    summary = {}
+    for kind, (label, _, _) in ps_verify.PAIRS.items():
+        mine = [d for d in decisions if d["kind"] == kind]
+        summary[label] = {
+            "exported": sum(1 for iid in q.memberships(ps_verify.KIND) if iid.endswith("/" + kind)),
+            "accepted": sum(d["decision"] == ACCEPTED and not d["detail"].get("corrected") for d in mine),
+            "accepted_corrected": sum(d["decision"] == ACCEPTED and bool(d["detail"].get("corrected")) for d in mine),
+            "rejected": sum(d["decision"] == REJECTED for d in mine),
+        }
+    summary["agreement_A1_A2"] = ps_verify.agreement(q)
+    return summary
+
+
+def build_report(ledger, run_dir):
+    """The whole report as a dict (what `annotate report --json` writes)."""
+    manifest = RunDir(run_dir).read_manifest(SELECT_STAGE)
+    with ledger.read() as q:
+        outcomes = annotation_outcomes(q)
+        round0 = collections.Counter(d["decision"] for d in q.decisions(round=ROUND_EXPERT))
+        return {
+            "selected_triplets": manifest.get("records") if manifest else None,
+            "expert": {"batches": len(q.batches(kind="expert")), "triplets_sent": len(q.items(kind="triplet")),
+                       "rows_accepted": round0[ACCEPTED], "rows_to_fix": round0[REJECTED],
+                       "annotations": len(outcomes)},
+            "funnel": funnel(outcomes),
+            "final_rule": dict(sorted(collections.Counter(o for _, _, o in outcomes).items())),
+            "final_triplets": sum(o in KEPT for _, _, o in outcomes),
+            "ps_verification": ps_summary(q),
+            "workers": worker_stats(q),
+        }
+
+
+def _cell(value, rate=None):
+    text = "–" if value is None else f"{value:,}"
+    return f"{text} ({rate:.2f}%)" if rate is not None else text
+
+
+def render_markdown(report):
+    """The report as Markdown tables."""
+    expert, funnel_rows = report["expert"], report["funnel"]
+    para, label = funnel_rows["paraphrases"], funnel_rows["labels"]
+    lines = ["# Annotation report", "",
+             f"Triplets selected for annotation: {_cell(report['selected_triplets'])}; sent to experts: "
+             f"{expert['triplets_sent']:,} in {expert['batches']} batches; sheet rows accepted: "
+             f"{expert['rows_accepted']:,}, waiting for fixes: {expert['rows_to_fix']:,}.", "",
+             "## Funnel (PiC Table A1, lower half)", "",
+             "| step | paraphrases (p, d, q) | Y/N labels (p, d1, d2, l) |", "| --- | --- | --- |"]
+    steps = [("Expert annotation", "annotated", None), ("Round 1: verified by MTurk", "round1_verified", None),
+             ("Round 1: accepted", "round1_accepted", "round1_accept_rate"),
+             ("Round 2: verified by experts", "round2_verified", None),
+             ("Round 2: endorsed", "round2_endorsed", "round2_endorse_rate"),
+             ("Awaiting round 2", "awaiting_round2", None), ("Dropped (round 2 agrees with round 1)", "dropped", None),
+             ("Kept (round 1 or round 2)", "kept", None)]
+    for title, key, rate in steps:
+        lines.append(f"| {title} | {_cell(para[key], para[rate] if rate else None)} | "
+                     f"{_cell(label[key], label[rate] if rate else None)} |")
+    lines += ["", "## Final rule (triplets: q1, q2 and q3 all kept)", "", "| outcome | triplets |", "| --- | --- |"]
+    lines += [f"| {rule} | {count:,} |" for rule, count in report["final_rule"].items()]
+    lines += [f"| **kept** | **{report['final_triplets']:,}** |", "", "## PS verification", "",
+              "| pairs | exported | accepted | accepted after correction | rejected |", "| --- | --- | --- | --- | --- |"]
+    ps = report["ps_verification"]
+    for label_name in ("positive", "negative"):
+        row = ps[label_name]
+        lines.append(f"| {label_name} | {row['exported']:,} | {row['accepted']:,} | {row['accepted_corrected']:,} | "
+                     f"{row['rejected']:,} |")
+    agreement = ps["agreement_A1_A2"]
+    kappa = "n/a" if agreement["kappa"] is None else f"{agreement['kappa']:.3f}"
+    lines += ["", f"A1–A2 agreement: {agreement['agree']:,} of {agreement['pairs']:,} pairs; Cohen's kappa {kappa}.",
+              "", "## Workers", "",
+              "| worker | source | assignments | approved | rejected | answers | sheet rows accepted | rows to fix |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for worker, s in report["workers"].items():
+        lines.append(f"| {worker} | {s['source']} | {s.get('assignments', 0)} | {s.get('approved', 0)} | "
+                     f"{s.get('rejected', 0)} | {s.get('answers', 0)} | {s.get('rows_' + ACCEPTED, 0)} | "
+                     f"{s.get('rows_' + REJECTED, 0)} |")
+    return "\n".join(lines) + "\n"

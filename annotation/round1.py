@@ -1,0 +1,377 @@
+"""MTurk round 1 (PiC Section 3.3, Appendix J): questions, HIT layout, gold checks and the decision rule.
+
+Shared by the API path (`annotation.mturk`) and the requester-UI path (`annotation.mturk_manual`).
+Each accepted `ExpertAnnotation` gives three ledger items verified by workers who never see the
+expert's answers: `q1`/`q2` (type 1: can the expert's paraphrase replace p in passage 1/2?) and `q3`
+(type 2: does p mean the same in both passages? — agreeing means answering as the expert did).
+A batch's plan (which items and gold checks each HIT shows, in which slot) is stored in the batch's
+ledger meta before any HIT exists, so every later step and every retry sees the same HITs.
+"""
+import dataclasses
+import hashlib
+import json
+import random
+
+import schemas
+from annotation import hit_pages, rules, text
+from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
+from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, item_id
+from annotation.triplets import load_triplets
+from pipeline.errors import InputError
+
+API_BATCH, MANUAL_BATCH = "mturk", "mturk-manual"
+ITEM_KINDS = ("q1", "q2", "q3")
+GOLD_PREFIX = "gold:"
+# What a plan keeps of each expert annotation: its HITs and decisions use this copy, so a corrected
+# sheet ingested later cannot change what workers were shown or what their answers mean.
+ANNOTATION_FIELDS = ("annotator", "q1", "q2", "same_meaning")
+
+
+@dataclasses.dataclass(frozen=True)
+class Round1Settings:
+    """How a round-1 batch is laid out and checked (stored with the batch; fixed once planned)."""
+    questions_per_hit: int = 10
+    gold_per_hit: int = 1
+    practice: int = 3
+    qualification_questions: int = 6
+    qualification_pass: int = 5
+    assignments: int = 1
+    max_gold_errors: int = 0
+
+    def __post_init__(self):
+        if not 0 <= self.gold_per_hit < self.questions_per_hit:
+            raise InputError(f"--gold-per-hit {self.gold_per_hit} must be at least 0 and below "
+                             f"--questions-per-hit {self.questions_per_hit}")
+        if not 0 < self.qualification_pass <= self.qualification_questions:
+            raise InputError(f"--qualification-pass {self.qualification_pass} must be between 1 and "
+                             f"the {self.qualification_questions} qualification questions")
+        if self.assignments < 1:
+            raise InputError(f"--assignments {self.assignments} must be at least 1")
+
+
+# -- gold bank -------------------------------------------------------------------------------------
+
+def load_gold_bank(path):
+    """The gold questions of a JSON-lines file, validated; errors name the file, line and fix."""
+    bank, seen = [], {}
+    with open(path, encoding="utf-8-sig") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}: line {line_no}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(f"{where}: not valid JSON ({err.msg}); write one JSON object per line") from None
+            problems = schemas.errors("gold_question", record)
+            if problems:
+                raise InputError(f"{where}: {problems[0]}; see schemas/gold_question.schema.json")
+            if record["gold_id"] in seen:
+                raise InputError(f"{where}: gold_id {record['gold_id']!r} already used on line "
+                                 f"{seen[record['gold_id']]}; give every gold question its own id")
+            seen[record["gold_id"]] = line_no
+            try:
+                gold_question(record)
+            except ValueError as err:
+                raise InputError(f"{where}: {err}") from None
+            bank.append(record)
+    return bank
+
+
+def _gold_passage(passage, phrase, field):
+    span = hit_pages.find_phrase(passage, phrase)
+    if span is None:
+        raise ValueError(f"phrase {phrase!r} does not occur in {field}; fix the phrase or the passage")
+    return Passage(passage, *span)
+
+
+def gold_question(record):
+    """The PageQuestion of a gold record (raises ValueError when its fields do not fit its kind)."""
+    phrase, kind = record["phrase"], record["kind"]
+    if kind == PARAPHRASE:
+        if not (record.get("paraphrase") or "").strip():
+            raise ValueError("a paraphrase question needs a non-empty 'paraphrase'")
+        return PageQuestion(kind, phrase, (_gold_passage(record["passage1"], phrase, "passage1"),),
+                            record["paraphrase"])
+    if not (record.get("passage2") or "").strip():
+        raise ValueError("a same_meaning question needs a non-empty 'passage2'")
+    return PageQuestion(kind, phrase, (_gold_passage(record["passage1"], phrase, "passage1"),
+                                       _gold_passage(record["passage2"], phrase, "passage2")))
+
+
+def split_gold(bank, settings, batch_id):
+    """Disjoint gold ids for the qualification test, the practice questions and the in-HIT checks."""
+    need = settings.qualification_questions + settings.practice + (1 if settings.gold_per_hit else 0)
+    if len(bank) < need:
+        raise InputError(f"the gold bank has {len(bank)} questions but this batch needs at least {need} "
+                         f"({settings.qualification_questions} for the qualification test, {settings.practice} "
+                         "for practice and 1+ for checks); add verified questions to the gold file")
+    ids = sorted(record["gold_id"] for record in bank)
+    random.Random(f"gold:{batch_id}").shuffle(ids)
+    cut = settings.qualification_questions + settings.practice
+    return {"qualification": ids[:settings.qualification_questions],
+            "practice": ids[settings.qualification_questions:cut], "checks": ids[cut:]}
+
+
+# -- triplet questions -----------------------------------------------------------------------------
+
+def page_passage(page, phrase, where):
+    """The page's passage with the span of `phrase` that the Triplet points at."""
+    try:
+        return Passage(page["passage"], *text.locate_phrase(page, phrase))
+    except ValueError as err:
+        raise InputError(f"{where}: {err}; re-run stage select of `picforge mine` or leave this triplet out") from None
+
+
+def triplet_question(triplet, annotation, kind, where):
+    """The question a worker sees for item `kind` (q1, q2, q3) of an annotated triplet."""
+    phrase = triplet["phrase"]
+    if kind == "q3":
+        return PageQuestion(SAME_MEANING, phrase, (page_passage(triplet["page1"], phrase, where),
+                                                   page_passage(triplet["page2"], phrase, where)))
+    page = triplet["page1"] if kind == "q1" else triplet["page2"]
+    return PageQuestion(PARAPHRASE, phrase, (page_passage(page, phrase, where),), annotation[kind])
+
+
+# -- batch plan ------------------------------------------------------------------------------------
+
+def request_token(batch_id, slots):
+    """The UniqueRequestToken (≤ 64 characters) of the HIT showing `slots` in batch `batch_id`."""
+    digest = hashlib.sha256("\n".join([batch_id, *slots]).encode("utf-8")).hexdigest()
+    return "picforge-" + digest[:55]
+
+
+def layout_hits(batch_id, item_ids, check_ids, settings):
+    """Slots of every HIT: items shuffled (seeded by the batch id), gold checks at seeded positions."""
+    rng = random.Random(f"layout:{batch_id}")
+    items = list(item_ids)
+    rng.shuffle(items)
+    per_hit = settings.questions_per_hit - settings.gold_per_hit
+    checks = [GOLD_PREFIX + gold_id for gold_id in check_ids]
+    rng.shuffle(checks)
+    hits = []
+    for number, start in enumerate(range(0, len(items), per_hit)):
+        slots = items[start:start + per_hit]
+        for k in range(settings.gold_per_hit):
+            slots.insert(rng.randrange(len(slots) + 1), checks[(number * settings.gold_per_hit + k) % len(checks)])
+        hits.append({"token": request_token(batch_id, slots), "slots": slots})
+    return hits
+
+
+def unverified_annotations(q, limit=None):
+    """Accepted expert annotations whose items are in no round-1 batch yet (in triplet id order)."""
+    taken = {item["item_id"] for kind in (API_BATCH, MANUAL_BATCH) for batch in q.batches(kind=kind)
+             for item in q.items(batch_id=batch["batch_id"])}
+    chosen = [annotation for annotation in q.expert_annotations()
+              if not any(item_id(annotation["triplet_id"], kind) in taken for kind in ITEM_KINDS)]
+    return chosen if limit is None else chosen[:limit]
+
+
+def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=None):
+    """(plan, is_new): the batch's stored plan, or a new one drafted from the ledger and not yet stored.
+
+    A batch that exists must have been planned with the same kind, settings and extra meta. Store a
+    new plan with `store_plan` once its cost is accepted.
+    """
+    with ledger.read() as q:
+        found = q.batch(batch_id)
+        if found is not None:
+            _check_same_plan(found, kind, settings, extra_meta)
+            return found["meta"], False
+        if gold_path is None:
+            raise InputError(f"batch {batch_id!r} is new: pass --gold GOLD.jsonl (the verified question bank)")
+        bank = {record["gold_id"]: record for record in load_gold_bank(gold_path)}
+        annotations = unverified_annotations(q, limit)
+    if not annotations:
+        raise InputError("no accepted expert annotation is waiting for MTurk verification; run "
+                         "`picforge annotate ingest expert` first (or every one is already in a batch)")
+    gold = split_gold(list(bank.values()), settings, batch_id)
+    used = gold["qualification"] + gold["practice"] + gold["checks"]
+    item_ids = [item_id(a["triplet_id"], kind_) for a in annotations for kind_ in ITEM_KINDS]
+    plan = {**extra_meta, "kind": kind, "settings": dataclasses.asdict(settings),
+            "gold": {gold_id: bank[gold_id] for gold_id in used}, **gold, "items": item_ids,
+            "annotations": {a["triplet_id"]: {k: a[k] for k in ANNOTATION_FIELDS} for a in annotations},
+            "hits": layout_hits(batch_id, item_ids, gold["checks"], settings)}
+    return plan, True
+
+
+def store_plan(ledger, batch_id, plan):
+    """Record a new batch, its items and its plan in one transaction."""
+    with ledger.transaction() as tx:
+        tx.add_batch(batch_id, plan["kind"], round=ROUND_MTURK, meta=plan)
+        tx.add_items(batch_id, [tuple(iid.rsplit("/", 1)) for iid in plan["items"]])
+
+
+def _check_same_plan(found, kind, settings, extra_meta):
+    batch_id, meta = found["batch_id"], found["meta"]
+    if found["kind"] != kind:
+        raise InputError(f"batch {batch_id!r} is a {found['kind']} batch, not {kind}; use another --batch name")
+    wanted = {"settings": dataclasses.asdict(settings), **extra_meta}
+    changed = sorted(key for key, value in wanted.items() if meta.get(key) != value)
+    if changed:
+        raise InputError(f"batch {batch_id!r} was planned with other {', '.join(changed)} "
+                         f"(stored: {json.dumps({k: meta.get(k) for k in changed}, sort_keys=True)}); "
+                         "repeat the original options or start a new --batch")
+
+
+def stored_plan(ledger, batch_id, kinds=(API_BATCH, MANUAL_BATCH)):
+    """The plan (meta) of an existing round-1 batch, or a clear error."""
+    with ledger.read() as q:
+        found = q.batch(batch_id)
+    if found is None or found["kind"] not in kinds:
+        raise InputError(f"no round-1 batch {batch_id!r} ({' or '.join(kinds)}) in the ledger; "
+                         "check --batch and --run/--ledger")
+    return found["meta"]
+
+
+def settings_of(plan):
+    return Round1Settings(**plan["settings"])
+
+
+def hit_pages_of(run_dir, plan):
+    """{token: [PageQuestion per slot]} for every HIT of the plan (no expert answer in them)."""
+    annotations = plan["annotations"]
+    slot_ids = {slot for hit in plan["hits"] for slot in hit["slots"] if not slot.startswith(GOLD_PREFIX)}
+    triplets = load_triplets(run_dir, {slot.rsplit("/", 1)[0] for slot in slot_ids})
+    pages = {}
+    for hit in plan["hits"]:
+        questions = []
+        for slot in hit["slots"]:
+            if slot.startswith(GOLD_PREFIX):
+                questions.append(gold_question(plan["gold"][slot[len(GOLD_PREFIX):]]))
+                continue
+            triplet_id, kind = slot.rsplit("/", 1)
+            questions.append(triplet_question(triplets[triplet_id], annotations[triplet_id], kind,
+                                              f"triplet {triplet_id}"))
+        pages[hit["token"]] = questions
+    return pages
+
+
+def practice_of(plan):
+    """[(PageQuestion, answer, explanation)] of the batch's practice questions."""
+    return [(gold_question(plan["gold"][g]), plan["gold"][g]["answer"], plan["gold"][g].get("explanation", ""))
+            for g in plan["practice"]]
+
+
+# -- answers, checks and decisions -----------------------------------------------------------------
+
+def answers_by_field(fields, slots):
+    """Ledger answers {field: (item_id or None, value)} of one assignment's posted fields.
+
+    Raises ValueError naming the field for an answer that is not yes/no or a slot the HIT lacks.
+    """
+    found = {}
+    for slot, answer in hit_pages.slot_answers(fields).items():
+        if not 1 <= slot <= len(slots):
+            raise ValueError(f"field answer_{slot}: the HIT has only {len(slots)} questions")
+        target = slots[slot - 1]
+        found[hit_pages.ANSWER_FIELD.format(slot=slot)] = (
+            None if target.startswith(GOLD_PREFIX) else target, hit_pages.YES if answer else hit_pages.NO)
+    comments = (fields.get(hit_pages.COMMENTS_FIELD) or "").strip()
+    if comments:
+        found[hit_pages.COMMENTS_FIELD] = (None, comments)
+    return found
+
+
+def check_assignment(answers, slots, gold, settings):
+    """(valid, reason) for one assignment: every question answered, gold checks within the allowed errors.
+
+    `answers` is {field: value} as stored in the ledger.
+    """
+    unanswered = [n for n in range(1, len(slots) + 1) if hit_pages.ANSWER_FIELD.format(slot=n) not in answers]
+    if len(unanswered) == len(slots):
+        return False, "The form came back without usable answers."
+    if unanswered:
+        return False, f"Unanswered question(s): {', '.join(map(str, unanswered))}."
+    wrong = [n for n, slot in enumerate(slots, start=1) if slot.startswith(GOLD_PREFIX)
+             and (answers[hit_pages.ANSWER_FIELD.format(slot=n)] == YES) != gold[slot[len(GOLD_PREFIX):]]["answer"]]
+    checks = sum(slot.startswith(GOLD_PREFIX) for slot in slots)
+    if len(wrong) > settings.max_gold_errors:
+        return False, (f"{len(wrong)} of the {checks} check question(s) with known answers were answered wrongly "
+                       f"(question {', '.join(map(str, wrong))}); please read the instructions and passages "
+                       "carefully.")
+    return True, f"Thank you: {checks - len(wrong)} of {checks} check question(s) right."
+
+
+def decide(votes):
+    """Round-1 decision from the valid votes (list of bools, True = agrees with the expert).
+
+    Accepted when more than half of the valid assignments agree; with one assignment per question (as
+    in PiC, where each annotation was verified once) that worker's verdict decides. Ties are rejected,
+    which sends the item to the round-2 expert verifiers.
+    """
+    agree = sum(votes)
+    decision = ACCEPTED if agree * 2 > len(votes) else REJECTED
+    return decision, f"{agree} of {len(votes)} valid assignment(s) agree with the expert"
+
+
+REJECTED_ASSIGNMENT = "Rejected"
+
+
+def _answers_by_assignment(q, batch_id):
+    found = {}
+    for answer in q.answers(batch_id=batch_id):
+        found.setdefault(answer["assignment_id"], {})[answer["field"]] = (answer["item_id"], answer["value"])
+    return found
+
+
+def assignment_verdicts(ledger, batch_id, plan):
+    """Every saved assignment of the batch with `valid` and `reason` from `check_assignment`."""
+    settings = settings_of(plan)
+    with ledger.read() as q:
+        slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch_id)}
+        answers = _answers_by_assignment(q, batch_id)
+        assignments = q.assignments(batch_id=batch_id)
+    verdicts = []
+    for assignment in assignments:
+        given = {field: value for field, (_, value) in answers.get(assignment["assignment_id"], {}).items()}
+        valid, reason = check_assignment(given, slots[assignment["hit_id"]], plan["gold"], settings)
+        verdicts.append({**assignment, "valid": valid, "reason": reason,
+                         "answers": answers.get(assignment["assignment_id"], {})})
+    return verdicts
+
+
+def record_review(ledger, verdict, status):
+    """Store an assignment's reviewed status with the check result and the reason given to the worker."""
+    with ledger.transaction() as tx:
+        tx.record_assignment(verdict["assignment_id"], verdict["batch_id"], verdict["worker_id"], status,
+                             hit_id=verdict["hit_id"], submitted_at=verdict["submitted_at"],
+                             meta={**verdict["meta"], "valid": verdict["valid"], "review": verdict["reason"]})
+
+
+def record_decisions(ledger, batch_id, plan, final=False):
+    """Write the round-1 decision of every item whose HIT has all its assignments (or any, with `final`).
+
+    Only valid assignments vote (all questions answered, gold checks passed, not rejected). Returns
+    {accepted, rejected, undecided}; undecided items wait for more (valid) assignments.
+    """
+    settings = settings_of(plan)
+    verdicts = assignment_verdicts(ledger, batch_id, plan)
+    annotations = plan["annotations"]
+    with ledger.read() as q:
+        item_ids = [item["item_id"] for item in q.items(batch_id=batch_id)]
+    by_hit = {}
+    for verdict in verdicts:
+        by_hit.setdefault(verdict["hit_id"], []).append(verdict)
+    votes = {}
+    for hit_verdicts in by_hit.values():
+        if len(hit_verdicts) < settings.assignments and not final:
+            continue
+        for verdict in hit_verdicts:
+            if not verdict["valid"] or verdict["status"] == REJECTED_ASSIGNMENT:
+                continue
+            for field, (iid, value) in sorted(verdict["answers"].items()):
+                if iid is None or field == hit_pages.COMMENTS_FIELD:
+                    continue
+                triplet_id, kind = iid.rsplit("/", 1)
+                votes.setdefault(iid, []).append({
+                    "worker": verdict["worker_id"], "assignment": verdict["assignment_id"], "answer": value,
+                    "agrees": rules.endorses(kind, text.yes_no(value), annotations[triplet_id]["same_meaning"])})
+    counts = {ACCEPTED: 0, REJECTED: 0, "undecided": len(set(item_ids) - set(votes))}
+    with ledger.transaction() as tx:
+        for iid, item_votes in sorted(votes.items()):
+            decision, reason = decide([vote["agrees"] for vote in item_votes])
+            tx.record_decision(iid, ROUND_MTURK, decision, reason=reason, decided_by=f"mturk:{batch_id}",
+                               detail={"votes": item_votes})
+            counts[decision] += 1
+    return counts

@@ -1,0 +1,56 @@
+"""Time the four STS-B-Context evaluation setups on real STS-B rows placed in a fixed template context.
+
+    python bench/stsb_context_eval.py --stsb ../shared/data/stsb/sts-test-subset.csv --rows 64 --max-span 20
+
+Prints, per setup: rows, candidate spans scored, seconds, rows per second and the Pearson/Spearman
+correlations (no API calls: the context is "<Letter>ccording to the local paper, <phrase>, as everyone heard.").
+"""
+import argparse
+import time
+
+from pipeline.stsb_context import evaluate, prompts, spans
+from pipeline.stsb_context.stsb import read_pairs
+
+
+def template_rows(path, count):
+    """The first `count` pairs with their target sentence inside a fixed sentence."""
+    rows = []
+    for pair in read_pairs(path)[:count]:
+        core = pair["sentence2"].rstrip(".")
+        letter = prompts.start_letter(0, pair["pair_id"])
+        rows.append({"origin_phrase": pair["sentence1"], "score": pair["score"],
+                     "context": f"{letter}ccording to the local paper, {core[0].lower()}{core[1:]}, as everyone heard."})
+    return rows
+
+
+def candidate_count(setup, rows, min_size, max_size):
+    if setup not in evaluate.SPAN_SETUPS:
+        return len(rows)
+    return sum(len(spans.word_spans(len(spans.word_offsets(r["context"])), min_size, max_size)) for r in rows)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stsb", required=True)
+    parser.add_argument("--rows", type=int, default=64)
+    parser.add_argument("--min-span", type=int, default=1)
+    parser.add_argument("--max-span", type=int, default=20)
+    parser.add_argument("--device")
+    args = parser.parse_args()
+    rows = template_rows(args.stsb, args.rows)
+    encoder = evaluate.Encoder(evaluate.default_model(), device=args.device)
+    started = time.perf_counter()
+    encoder.model
+    print(f"model load {time.perf_counter() - started:.1f}s ({encoder.name})")
+    print(f"{'setup':<14} {'rows':>5} {'spans':>7} {'seconds':>8} {'rows/s':>8} {'pearson':>8} {'spearman':>8}")
+    for setup in evaluate.SETUPS:
+        started = time.perf_counter()
+        scored = evaluate.score_rows(setup, rows, encoder, args.min_span, args.max_span)
+        seconds = time.perf_counter() - started
+        metrics = spans.correlations([r["score"] for r in rows], [s for s, _, _ in scored])
+        print(f"{setup:<14} {len(rows):>5} {candidate_count(setup, rows, args.min_span, args.max_span):>7} "
+              f"{seconds:>8.2f} {len(rows) / seconds:>8.1f} {metrics['pearson']:>8.3f} {metrics['spearman']:>8.3f}")
+
+
+if __name__ == "__main__":
+    main()

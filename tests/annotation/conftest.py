@@ -1,0 +1,110 @@
+"""A small mining run directory (stage select) and helpers shared by the annotation tests."""
+import csv
+import functools
+
+import pytest
+
+import pipeline.cli
+from annotation.ledger import Ledger
+from pipeline.rundir import RunDir
+
+# (phrase, [five sentences of page 1], [five of page 2]); the phrase is in the middle sentence.
+TRIPLETS = [
+    ("cold reception",
+     ["The film opened in March.", "Critics had high hopes.", "It met a cold reception from the press.",
+      "Ticket sales fell quickly.", "The studio cut its budget."],
+     ["The lodge sits at 2,000 metres.", "Guests arrive by cable car.", "A cold reception hall greets them.",
+      "A stove heats the dining room.", "The lodge closes in May."]),
+    ("massive figure",
+     ["The census was taken in 1901.", "Officials counted every household.", "The total was a massive figure for the time.",
+      "Later counts were lower.", "The records survive in the archive."],
+     ["The temple stands on a hill.", "Pilgrims climb its steps.", "A massive figure of stone guards the gate.",
+      "It was carved in the 12th century.", "Visitors <script>alert(1)</script> photograph it."]),
+    ("sharp turn",
+     ["The road climbs the pass.", "Drivers slow near the top.", "A sharp turn follows the bridge.",
+      "Accidents are common there.", "Signs warn of ice."],
+     ["The company grew for a decade.", "Then markets changed.", "Its policy took a sharp turn in 2008.",
+      "Many staff left.", "The firm recovered later."]),
+    ("light touch",
+     ["The pianist trained in Vienna.", "Her teachers praised her.", "She played with a light touch on the keys.",
+      "Audiences loved the softness.", "She toured widely."],
+     ["The regulator was new.", "Banks feared strict rules.", "It chose a light touch instead.",
+      "Few fines were issued.", "Critics called it lax."]),
+    ("rough draft",
+     ["The author wrote quickly.", "Ideas came in bursts.", "A rough draft was ready in a week.",
+      "Editing took a year.", "The book sold well."],
+     ["The treaty talks were slow.", "Each side proposed text.", "A rough draft circulated in June.",
+      "It was revised twice.", "The final version was signed."]),
+    ("deep cut",
+     ["The surgeon worked for hours.", "The wound was serious.", "A deep cut ran along the arm.",
+      "Stitches closed it.", "The patient recovered."],
+     ["The album had many hits.", "Fans also loved the rest.", "Its deep cut tracks found a cult following.",
+      "Radio ignored them.", "Collectors still seek them."]),
+]
+
+
+def _page(page_id, sentences, phrase):
+    passage = " ".join(sentences)
+    sentence = sentences[2]
+    start = sentence.lower().index(phrase)
+    return {"page_id": page_id, "title": f"Page {page_id}", "url": f"https://en.wikipedia.org/wiki?curid={page_id}",
+            "passage": passage, "sentence": sentence, "char_span": [start, start + len(phrase)]}
+
+
+def triplet_records():
+    return [{"triplet_id": f"{n:05d}", "phrase": phrase, "page1": _page(100 + n, s1, phrase),
+             "page2": _page(200 + n, s2, phrase), "semantic_score": -0.1, "domain_score": 0.05 * n,
+             "wic_words": [phrase.split()[0]]}
+            for n, (phrase, s1, s2) in enumerate(TRIPLETS, start=1)]
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    """A run directory holding a completed `select` stage of six triplets."""
+    root = str(tmp_path / "run")
+    run = RunDir(root)
+    records = triplet_records()
+    run.write_records("select", records, "triplet")
+    run.write_manifest("select", {"stage": "select", "fingerprint": "test", "records": len(records)})
+    return root
+
+
+@pytest.fixture
+def ledger(run_dir):
+    led = Ledger.for_run(run_dir)
+    yield led
+    led.dispose()
+
+
+@pytest.fixture
+def annotate(monkeypatch):
+    """Run `picforge annotate …` through pipeline.cli.main with only the annotation commands registered."""
+    monkeypatch.setattr(pipeline.cli, "COMMAND_MODULES", ("annotation.cli",))
+    return lambda *argv: pipeline.cli.main(["annotate", *argv])
+
+
+def read_csv(path):
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def write_csv(path, rows, columns=None, encoding="utf-8", delimiter=","):
+    columns = columns or list(rows[0])
+    with open(path, "w", encoding=encoding, newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns, delimiter=delimiter, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return str(path)
+
+
+@functools.lru_cache(maxsize=None)
+def good_answers():
+    """Valid expert answers per triplet id: (Q1, Q2, Q3)."""
+    return {
+        "00001": ("unenthusiastic response", "chilly entrance room", "N"),
+        "00002": ("huge number", "giant statue", "N"),
+        "00003": ("abrupt bend", "sudden change", "N"),
+        "00004": ("gentle playing style", "lenient oversight", "N"),
+        "00005": ("first version", "preliminary text", "Y"),
+        "00006": ("serious wound", "lesser-known song", "N"),
+    }

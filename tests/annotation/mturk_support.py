@@ -1,0 +1,119 @@
+"""Test data for the MTurk round-1 tests: a run directory with a `select` stage, a ledger holding
+accepted expert annotations (as the expert round leaves it), a gold bank, and MTurk's Answer XML."""
+import json
+import xml.sax.saxutils
+
+import boto3
+
+from annotation import ledger as L
+from pipeline.rundir import RunDir
+
+SCRIPT = "<script>alert(1)</script>"
+ANSWER_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
+
+
+def _page(page_id, title, before, sentence, after, phrase):
+    passage = " ".join(part for part in (before, sentence, after) if part)
+    start = sentence.lower().index(phrase)
+    return {"page_id": page_id, "title": title, "url": f"https://en.wikipedia.org/wiki?curid={page_id}",
+            "passage": passage, "sentence": sentence, "char_span": [start, start + len(phrase)]}
+
+
+TRIPLETS = [
+    {"triplet_id": "T1", "phrase": "massive figure",
+     "page1": _page(11, "Colossus", "The statue stood in the harbour. It was made of bronze.",
+                    "Visitors described a massive figure towering over the port.",
+                    "It fell in an earthquake. Its remains lay on the ground for centuries.", "massive figure"),
+     "page2": _page(12, "Budget", "The report was published in May. It covered ten years.",
+                    "The deficit reached a massive figure of four billion dollars.",
+                    f"Critics wrote {SCRIPT} in blogs. Costs & fees rose by $5.", "massive figure")},
+    {"triplet_id": "T2", "phrase": "open field",
+     "page1": _page(21, "Battle", "The armies met at dawn. Rain had fallen all night.",
+                    "The cavalry charged across the open field.", "Many horses fell. The battle ended at noon.",
+                    "open field"),
+     "page2": _page(22, "Research", "New methods appeared in the 1990s. Funding grew quickly.",
+                    "Quantum computing remained an open field for young researchers.",
+                    "Several groups competed. Results were ${question_2} uncertain.", "open field")},
+    {"triplet_id": "T3", "phrase": "cold case",
+     "page1": _page(31, "Police", "The detective retired in 2001. She kept her notes.",
+                    "Her last cold case was solved by DNA evidence.", "The suspect confessed. The family was relieved.",
+                    "cold case"),
+     "page2": _page(32, "Drinks", "The bar opened in 1950. It sold local beer.",
+                    "A cold case of beer stood by the door.", "Guests helped themselves. Nobody paid.", "cold case")},
+]
+ANNOTATIONS = [
+    {"triplet_id": "T1", "annotator": "ann1", "q1": "huge statue", "q2": "large number", "same_meaning": False},
+    {"triplet_id": "T2", "annotator": "ann1", "q1": "grassy meadow", "q2": "unsettled research area",
+     "same_meaning": False},
+    {"triplet_id": "T3", "annotator": "ann2", "q1": "unsolved crime", "q2": "chilled crate", "same_meaning": False},
+]
+
+
+def gold_bank():
+    """Twelve verified questions with known answers (both kinds, both answers)."""
+    bank = []
+    for n in range(12):
+        if n % 2:
+            bank.append({"gold_id": f"g{n:02d}", "kind": "paraphrase", "phrase": "river bank",
+                         "passage1": f"Case {n}: they fished from the river bank all day.",
+                         "paraphrase": "shore of the stream" if n % 4 == 1 else "savings institution",
+                         "answer": n % 4 == 1, "explanation": "A river bank is the land beside a river."})
+        else:
+            bank.append({"gold_id": f"g{n:02d}", "kind": "same_meaning", "phrase": "hard drive",
+                         "passage1": f"Case {n}: the hard drive stored every photo.",
+                         "passage2": "It was a hard drive through the snow." if n % 4 == 0
+                         else "He replaced the hard drive of the laptop.",
+                         "answer": n % 4 == 2, "explanation": "Compare what the phrase refers to."})
+    return bank
+
+
+def write_gold(path):
+    path.write_text("".join(json.dumps(record) + "\n" for record in gold_bank()), encoding="utf-8")
+    return str(path)
+
+
+def make_run(root):
+    """A run directory whose `select` stage holds TRIPLETS, and its ledger with ANNOTATIONS accepted."""
+    run_dir = str(root / "run")
+    run = RunDir(run_dir)
+    records = [{**t, "semantic_score": -0.1, "domain_score": 0.05, "wic_words": t["phrase"].split()[-1:]}
+               for t in TRIPLETS]
+    run.write_records("select", records, "triplet")
+    run.write_manifest("select", {"stage": "select", "fingerprint": "test", "records": len(records)})
+    ledger = L.Ledger.for_run(run_dir)
+    with ledger.transaction() as tx:
+        for annotation in ANNOTATIONS:
+            batch_id = f"expert-{annotation['annotator']}-001"
+            tx.add_batch(batch_id, "expert", round=L.ROUND_EXPERT)
+            [iid] = tx.add_items(batch_id, [(annotation["triplet_id"], "triplet")])
+            phrase = next(t["phrase"] for t in TRIPLETS if t["triplet_id"] == annotation["triplet_id"])
+            tx.record_expert_annotation(annotation, batch_id, phrase)
+            tx.record_decision(iid, L.ROUND_EXPERT, L.ACCEPTED, decided_by=annotation["annotator"])
+    return run_dir, ledger
+
+
+def answer_xml(fields):
+    """The QuestionFormAnswers document MTurk returns for an HTMLQuestion form's posted fields."""
+    parts = [f'<QuestionFormAnswers xmlns="{ANSWER_NS}">']
+    for name, value in fields.items():
+        parts.append(f"<Answer><QuestionIdentifier>{xml.sax.saxutils.escape(name)}</QuestionIdentifier>"
+                     f"<FreeText>{xml.sax.saxutils.escape(value)}</FreeText></Answer>")
+    parts.append("</QuestionFormAnswers>")
+    return "".join(parts)
+
+
+def real_client():
+    """A real boto3 MTurk client (requests validated against the API model); only ever used stubbed."""
+    return boto3.client("mturk", region_name="us-east-1", aws_access_key_id="testing",
+                        aws_secret_access_key="testing")
+
+
+def record_calls(client):
+    """A list that fills with (operation, params) of every request the client builds."""
+    calls = []
+
+    def remember(params, model, **_):
+        calls.append((model.name, dict(params)))
+
+    client.meta.events.register("before-parameter-build.mturk", remember)
+    return calls

@@ -1,0 +1,88 @@
+"""An import killed half-way (SIGKILL in a subprocess) leaves the ledger as it was; re-running it gives
+exactly the ledger of one clean import: nothing lost, nothing doubled."""
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+
+from annotation.ledger import Ledger
+from tests.annotation.conftest import write_csv
+from tests.annotation.test_expert import export, filled
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+# Runs `picforge annotate …`, killing itself with SIGKILL inside the import transaction once
+# `record_answers` has been called CRASH_AFTER times.
+DYING_IMPORT = """
+import os, signal, sys
+from annotation.ledger import LedgerSession
+import pipeline.cli
+
+crash_after, calls = int(os.environ["CRASH_AFTER"]), []
+record_answers = LedgerSession.record_answers
+
+def record_then_die(self, *args, **kwargs):
+    calls.append(1)
+    if len(calls) > crash_after:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return record_answers(self, *args, **kwargs)
+
+LedgerSession.record_answers = record_then_die
+pipeline.cli.COMMAND_MODULES = ("annotation.cli",)
+sys.exit(pipeline.cli.main(sys.argv[1:]))
+"""
+
+
+def run_import(argv, crash_after):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CRASH_AFTER=str(crash_after))
+    return subprocess.run([sys.executable, "-c", DYING_IMPORT, *argv], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def dump(run_dir, with_times=False):
+    ledger = Ledger.for_run(run_dir)
+    with ledger.read() as q:
+        rows = q.dump(with_times=with_times)
+    ledger.dispose()
+    return rows
+
+
+def test_killed_import_leaves_ledger_unchanged_and_rerun_matches_clean_import(annotate, run_dir, tmp_path):
+    out = export(annotate, run_dir)
+    sheet = write_csv(tmp_path / "alice.csv", filled(f"{out}/expert-alice-001.csv"))
+    clean_run = str(tmp_path / "clean-run")
+    shutil.copytree(run_dir, clean_run)
+    before = dump(run_dir, with_times=True)
+    argv = ["annotate", "ingest", "expert", "--run", run_dir, "--no-grammar", sheet]
+
+    killed = run_import(argv, crash_after=2)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert dump(run_dir, with_times=True) == before          # the two rows written before the kill are gone
+
+    assert run_import(argv, crash_after=10**6).returncode == 0
+    assert annotate("ingest", "expert", "--run", clean_run, "--no-grammar", sheet) == 0
+    after = dump(run_dir)
+    assert after == dump(clean_run)
+    assert len(after["answers"]) == 9 and len(after["expert_annotations"]) == 3
+    with_times = dump(run_dir, with_times=True)
+    assert annotate(*argv[1:]) == 0                               # and once more: nothing changes
+    assert dump(run_dir, with_times=True) == with_times
+
+
+def test_overlapping_sheets_give_the_same_ledger_as_one_sheet(annotate, run_dir, tmp_path):
+    out = export(annotate, run_dir)
+    rows = filled(f"{out}/expert-alice-001.csv")
+    whole_run = str(tmp_path / "whole-run")
+    shutil.copytree(run_dir, whole_run)
+    first = write_csv(tmp_path / "first.csv", rows[:2])
+    second = write_csv(tmp_path / "second.csv", rows[1:])
+    whole = write_csv(tmp_path / "whole.csv", rows)
+    for sheet in (first, second, first):
+        assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", sheet) == 0
+    assert annotate("ingest", "expert", "--run", whole_run, "--no-grammar", whole) == 0
+    overlapping, single = dump(run_dir), dump(whole_run)
+    # The assignment remembers the last file name; everything else is identical.
+    for rows_ in (overlapping, single):
+        rows_["assignments"] = [r[:-1] for r in rows_["assignments"]]
+    assert overlapping == single

@@ -1,0 +1,184 @@
+"""The requester-UI path: `mturk export`, `mturk ingest` of Batch_*_batch_results.csv, and the
+Approve/Reject file of `mturk review`, through the CLI on a real SQLite ledger."""
+import csv
+import json
+
+import pytest
+
+from annotation import ledger as L
+from annotation import mturk_manual, round1
+from pipeline.errors import InputError
+
+from mturk_support import gold_bank, make_run, write_gold
+
+RESULT_HEADER = ["HITId", "HITTypeId", "AssignmentId", "WorkerId", "AssignmentStatus", "SubmitTime",
+                 "Input.row_key", "Answer.answer_1", "Answer.answer_2", "Answer.answer_3", "Answer.answer_4",
+                 "Answer.comments", "Approve", "Reject"]
+
+
+@pytest.fixture
+def manual(tmp_path, annotate):
+    run_dir, ledger = make_run(tmp_path)
+    gold = write_gold(tmp_path / "gold.jsonl")
+    cli = lambda argv: annotate(*argv[1:])  # noqa: E731
+    assert cli(["annotate", "mturk", "export", "--run", run_dir, "--batch", "m1", "--gold", gold,
+                "--questions-per-hit", "4", "--assignments", "2"]) == 0
+    with ledger.read() as q:
+        plan = q.batch("m1")["meta"]
+    yield {"run": run_dir, "ledger": ledger, "plan": plan, "tmp": tmp_path, "cli": cli}
+    ledger.dispose()
+
+
+def _row(plan, n, assignment, worker, wrong_gold=False, status="Submitted", **overrides):
+    """A results row of HIT n whose worker agrees with the experts (and fails the gold check if asked)."""
+    hit = plan["hits"][n]
+    bank = {g["gold_id"]: g for g in gold_bank()}
+    row = {"HITId": f"3MAN{n}", "HITTypeId": "TYPE", "AssignmentId": assignment, "WorkerId": worker,
+           "AssignmentStatus": status, "SubmitTime": "Fri May 01 10:09:00 PDT 2026", "Input.row_key": hit["token"],
+           "Answer.comments": "", "Approve": "", "Reject": ""}
+    for slot_no, slot in enumerate(hit["slots"], start=1):
+        if slot.startswith(round1.GOLD_PREFIX):
+            yes = bank[slot[len(round1.GOLD_PREFIX):]]["answer"] != wrong_gold
+        else:
+            yes = not slot.endswith("/q3")       # the experts all said Q3 = N
+        row[f"Answer.answer_{slot_no}"] = "yes" if yes else "no"
+    return {**row, **overrides}
+
+
+def _write(path, rows, header=RESULT_HEADER, encoding="utf-8", delimiter=","):
+    with open(path, "w", encoding=encoding, newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=header, delimiter=delimiter, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return str(path)
+
+
+def test_export_writes_one_row_per_hit_and_the_crowd_template(manual):
+    out = manual["tmp"] / "run" / "mturk" / "m1"
+    with open(out / "m1_input.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["row_key"] for r in rows] == [h["token"] for h in manual["plan"]["hits"]]
+    assert list(rows[0]) == ["row_key", "question_1", "question_2", "question_3", "question_4"]
+    assert all("\n" not in value for r in rows for value in r.values())
+    assert all("<script>" not in value for r in rows for value in r.values())
+    template = (out / "m1_template.html").read_text(encoding="utf-8")
+    assert "<crowd-form" in template and "${question_4}" in template and "${question_5}" not in template
+
+
+def test_ingest_is_idempotent_across_repeats_overlaps_and_status_updates(manual, capsys):
+    plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
+    first = _write(tmp / "Batch_1_batch_results.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 1, "A2", "W1")],
+                   encoding="utf-8-sig")
+    overlap = _write(tmp / "Batch_1_later.csv", [_row(plan, 1, "A2", "W1"), _row(plan, 2, "A3", "W2")])
+    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"]]
+    assert cli(ingest + [first]) == 0
+    assert cli(ingest + [first, overlap]) == 0
+    assert "batch m1: 4 row(s) read, 3 assignment(s) in the ledger" in capsys.readouterr().out
+    with manual["ledger"].read() as q:
+        once = q.dump()
+    assert cli(ingest + [overlap, first]) == 0
+    with manual["ledger"].read() as q:
+        assert q.dump() == once
+        assert sorted(h["hit_id"] for h in q.hits("m1")) == ["3MAN0", "3MAN1", "3MAN2"]
+        assert len(q.answers(batch_id="m1")) == 3 * 4
+
+    approved = _write(tmp / "Batch_1_approved.csv", [_row(plan, 0, "A1", "W1", status="Approved")])
+    assert cli(ingest + [approved]) == 0
+    with manual["ledger"].read() as q:
+        assert {a["assignment_id"]: a["status"] for a in q.assignments(batch_id="m1")}["A1"] == "Approved"
+        assert len(q.answers(batch_id="m1")) == 3 * 4
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda rows, plan: (rows, [h for h in RESULT_HEADER if h != "AssignmentId"], ","),
+     "row 1: missing column(s) AssignmentId"),
+    (lambda rows, plan: ([rows[0], {**rows[1], "Input.row_key": "picforge-unknown"}], RESULT_HEADER, ","),
+     "row 3, column Input.row_key: 'picforge-unknown' is not a row of any exported batch"),
+    (lambda rows, plan: ([{**rows[0], "Answer.answer_3": "maybe"}], RESULT_HEADER, ","),
+     "row 2, column Answer.answer_3: answer 'maybe' is neither 'yes' nor 'no'"),
+    (lambda rows, plan: ([{**rows[0], "WorkerId": " "}], RESULT_HEADER, ","), "row 2, column WorkerId: empty"),
+    (lambda rows, plan: ([{**rows[0], "AssignmentStatus": "Done"}], RESULT_HEADER, ","),
+     "row 2, column AssignmentStatus: 'Done' is not one of"),
+    (lambda rows, plan: ([rows[0], {**rows[0], "HITId": "3OTHER", "AssignmentId": "A9"}], RESULT_HEADER, ","),
+     "row 3, column HITId: row key"),
+])
+def test_bad_results_files_name_file_row_and_column_and_change_nothing(manual, capsys, change, message):
+    plan = manual["plan"]
+    good = _write(manual["tmp"] / "Batch_ok.csv", [_row(plan, 2, "A0", "W0")])
+    assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], good]) == 0
+    with manual["ledger"].read() as q:
+        before = q.dump(with_times=True)
+    rows, header, delimiter = change([_row(plan, 0, "A1", "W1"), _row(plan, 1, "A2", "W1")], plan)
+    bad = _write(manual["tmp"] / "Batch_bad.csv", rows, header=header, delimiter=delimiter)
+    capsys.readouterr()
+    assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], bad]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: {message}" in err and err.count("\n") == 1
+    with manual["ledger"].read() as q:
+        assert q.dump(with_times=True) == before
+
+
+def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_path, annotate):
+    """Windows-1252 text and ';' separators (a spreadsheet in a European locale) read the same."""
+    plan = manual["plan"]
+    rows = [_row(plan, 0, "A1", "W1", **{"Answer.comments": "café crème"}), _row(plan, 1, "A2", "W2")]
+    download = _write(manual["tmp"] / "Batch_1_batch_results.csv", rows, encoding="utf-8-sig")
+    assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], download]) == 0
+    with manual["ledger"].read() as q:
+        expected = q.dump()
+    other_run, other_ledger = make_run(tmp_path / "other")
+    gold = write_gold(tmp_path / "gold.jsonl")
+    assert annotate("mturk", "export", "--run", other_run, "--batch", "m1", "--gold", gold,
+                    "--questions-per-hit", "4", "--assignments", "2") == 0
+    resaved = _write(tmp_path / "Batch_1_excel.csv", rows, encoding="cp1252", delimiter=";")
+    assert annotate("mturk", "ingest", "--run", other_run, resaved) == 0
+    with other_ledger.read() as q:
+        assert q.dump() == expected
+        assert [a["value"] for a in q.answers(assignment_id="A1") if a["field"] == "comments"] == ["café crème"]
+    other_ledger.dispose()
+
+
+def test_review_writes_the_approve_reject_file_and_decides(manual, capsys):
+    plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
+    rows = [_row(plan, n, f"A{n}{w}", f"W{w}", wrong_gold=(w == 2)) for n in range(len(plan["hits"])) for w in (1, 2)]
+    assert cli(["annotate", "mturk", "ingest", "--run", manual["run"], _write(tmp / "Batch_r.csv", rows)]) == 0
+    review = ["annotate", "mturk", "review", "--run", manual["run"], "--batch", "m1"]
+    assert cli(review) == 2
+    assert "pass --out FILE.csv" in capsys.readouterr().err
+    out_file = tmp / "upload.csv"
+    assert cli(review + ["--out", str(out_file)]) == 0
+    out = capsys.readouterr().out
+    assert "3 to approve, 3 to reject" in out
+    assert "round 1: 9 item(s) accepted, 0 rejected (go to round 2), 0 waiting" in out
+    with open(out_file, encoding="utf-8", newline="") as fh:
+        upload = {r["AssignmentId"]: r for r in csv.DictReader(fh)}
+    assert {a: (r["Approve"], bool(r["Reject"])) for a, r in upload.items()} == {
+        f"A{n}{w}": ("x", False) if w == 1 else ("", True) for n in range(3) for w in (1, 2)}
+    assert "check question(s) with known answers were answered wrongly" in upload["A02"]["Reject"]
+    with manual["ledger"].read() as q:
+        votes = q.decision_map(L.ROUND_MTURK)["T1/q3"]["detail"]["votes"]
+    assert [v["worker"] for v in votes] == ["W1"]           # the gold-failing worker does not vote
+
+
+def test_export_refuses_a_changed_plan_and_a_second_batch_takes_nothing(manual, capsys):
+    cli, run = manual["cli"], manual["run"]
+    assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m1", "--questions-per-hit", "5",
+                "--assignments", "2"]) == 2
+    assert "batch 'm1' was planned with other settings" in capsys.readouterr().err
+    assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m1", "--questions-per-hit", "4",
+                "--assignments", "2"]) == 0     # same options: the same files again
+    assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold",
+                str(manual["tmp"] / "gold.jsonl")]) == 2
+    assert "no accepted expert annotation is waiting for MTurk verification" in capsys.readouterr().err
+
+
+def test_gold_bank_errors_name_the_line(tmp_path):
+    path = tmp_path / "gold.jsonl"
+    record = gold_bank()[1]
+    path.write_text("\n" + json.dumps({**record, "phrase": "stock market"}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"gold.jsonl: line 2: phrase 'stock market' does not occur in passage1"):
+        round1.load_gold_bank(str(path))
+    path.write_text('{"gold_id": "g1", "kind": "paraphrase"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 1: <record>: 'phrase' is a required property"):
+        round1.load_gold_bank(str(path))
+    assert mturk_manual.csv_cell("<p>a\r\nb</p>\n") == "<p>a&#10;b</p>&#10;"

@@ -1,0 +1,175 @@
+"""Rounds 1–2, PS verification, the final export and the report, end to end through the CLI."""
+import json
+
+import pytest
+
+from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
+from pipeline.errors import InputError
+from pipeline.rundir import RunDir
+from tests.annotation.conftest import read_csv, write_csv
+from tests.annotation.test_expert import export, filled
+
+# Round-1 (MTurk) rejections per triplet; everything else is accepted in round 1.
+ROUND1_REJECTED = {"00002": ["q1"], "00003": ["q3"], "00004": ["q1", "q2"], "00006": ["q2"]}
+# Round-2 answers: 00002/q1 endorsed; 00003/q3 N endorses the expert's N; 00004/q1 endorsed but q2 not;
+# 00006/q2 left blank (still pending).
+ROUND2_ANSWERS = {"00002/q1": "Y", "00003/q3": "n", "00004/q1": "Y", "00004/q2": "N", "00006/q2": ""}
+
+
+@pytest.fixture
+def annotated(annotate, run_dir, ledger, tmp_path):
+    """Six accepted expert annotations and round-1 decisions written through the ledger API."""
+    out = export(annotate, run_dir)
+    sheets = [write_csv(tmp_path / f"{n}.csv", filled(f"{out}/expert-{n}-001.csv")) for n in ("alice", "bob")]
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", *sheets) == 0
+    with ledger.transaction() as tx:
+        tx.add_batch("mturk-test", "mturk", round=ROUND_MTURK)
+        for triplet_id in ("00001", "00002", "00003", "00004", "00005", "00006"):
+            for iid in tx.add_items("mturk-test", [(triplet_id, k) for k in ("q1", "q2", "q3")]):
+                rejected = iid.rsplit("/", 1)[1] in ROUND1_REJECTED.get(triplet_id, [])
+                tx.record_decision(iid, ROUND_MTURK, REJECTED if rejected else ACCEPTED,
+                                   reason="2 of 3 workers disagree" if rejected else "", decided_by="review")
+    return run_dir
+
+
+def answer_sheet(path, answers, tmp_path, name):
+    rows = read_csv(path)
+    for row in rows:
+        row.update(answers[row["item_id"]])
+    return write_csv(tmp_path / name, rows)
+
+
+def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, capsys):
+    run_dir = annotated
+    assert annotate("export", "verify2", "--run", run_dir, "--verifiers", "vera,victor") == 0
+    out = f"{run_dir}/annotation/verify2"
+    vera, victor = read_csv(f"{out}/verify2-vera-001.csv"), read_csv(f"{out}/verify2-victor-001.csv")
+    assert [r["item_id"] for r in vera] == ["00002/q1", "00004/q1", "00006/q2"]
+    assert [r["item_id"] for r in victor] == ["00003/q3", "00004/q2"]
+    type2 = victor[0]
+    assert type2["question"].startswith("Type 2") and type2["paraphrase"] == ""
+    assert "**sharp turn**" in type2["passage"] and "**sharp turn**" in type2["other_passage"]
+    assert vera[0]["paraphrase"] == "huge number" and vera[0]["passage"].count("**massive figure**") == 1
+    with pytest.raises(InputError, match="no round-1 rejections left"):   # nothing is exported twice
+        from annotation.verify2 import export_verify2
+        export_verify2(ledger, run_dir, out, ["vera"])
+
+    bad = answer_sheet(f"{out}/verify2-vera-001.csv", {k: {"answer": "maybe"} for k in ROUND2_ANSWERS},
+                       tmp_path, "bad.csv")
+    assert annotate("ingest", "verify2", "--run", run_dir, bad) == 2
+    assert "bad.csv: row 2, column answer: 'maybe' is not Y or N" in capsys.readouterr().err
+
+    answers = {k: {"answer": v} for k, v in ROUND2_ANSWERS.items()}
+    sheets = [answer_sheet(f"{out}/verify2-{n}-001.csv", answers, tmp_path, f"{n}.csv") for n in ("vera", "victor")]
+    assert annotate("ingest", "verify2", "--run", run_dir, *sheets) == 0
+    with ledger.read() as q:
+        round2 = {d["item_id"]: (d["decision"], d["reason"]) for d in q.decisions(round=ROUND_VERIFY2)}
+    assert round2 == {"00002/q1": (ACCEPTED, "endorsed by vera"), "00003/q3": (ACCEPTED, "endorsed by victor"),
+                      "00004/q1": (ACCEPTED, "endorsed by vera"), "00004/q2": (REJECTED, "not endorsed by victor")}
+
+    assert annotate("report", "--run", run_dir, "--json", str(tmp_path / "report.json")) == 0
+    text = capsys.readouterr().out
+    report = json.load(open(tmp_path / "report.json"))
+    # 12 paraphrases: 4 rejected in round 1 (00002/q1, 00004/q1, 00004/q2, 00006/q2), 2 endorsed in round 2,
+    # 1 dropped, 1 pending. 6 labels: 1 rejected (00003/q3), endorsed in round 2.
+    assert report["funnel"]["paraphrases"] == {
+        "annotated": 12, "round1_verified": 12, "round1_accepted": 8, "round1_accept_rate": 66.67,
+        "round1_rejected": 4, "round2_verified": 3, "round2_endorsed": 2, "round2_endorse_rate": 66.67,
+        "awaiting_round2": 1, "kept": 10, "dropped": 1}
+    assert report["funnel"]["labels"]["kept"] == 6 and report["funnel"]["labels"]["round1_accepted"] == 5
+    assert report["final_rule"] == {"pending": 1, "rejected": 1, "round1": 2, "round2": 2}
+    assert report["final_triplets"] == 4
+    assert "| Round 1: accepted | 8 (66.67%) | 5 (83.33%) |" in text
+    assert report["workers"]["alice"] == {"source": "expert", "assignments": 1, "ingested": 1, "answers": 9,
+                                          "rows_accepted": 3}
+    assert report["workers"]["victor"]["answers"] == 2
+
+    assert annotate("export", "final", "--run", run_dir) == 0
+    records = {r["triplet_id"]: r for r in RunDir(run_dir).iter_records("final_annotations")}
+    assert {t: r["rule"] for t, r in records.items()} == {"00001": "round1", "00002": "round2",
+                                                         "00003": "round2", "00005": "round1"}
+    assert records["00002"] == {"triplet_id": "00002", "phrase": "massive figure", "annotator": "alice",
+                                "q1": "huge number", "q2": "giant statue", "same_meaning": False,
+                                "rule": "round2", "ps_q1": None, "ps_q2": None}
+    manifest = RunDir(run_dir).read_manifest("final_annotations")
+    assert manifest["records"] == 4 and manifest["counters"]["final_annotations/rule_round2"] == 2
+    assert annotate("export", "final", "--run", run_dir) == 0
+    assert "4 records up to date" in capsys.readouterr().out
+
+
+# First-pass answers per PS item (A1, A2) and tie-break answers (A3); kept triplets are 00001, 00002,
+# 00003 and 00005, so the pairs are 4 positives and 3 negatives (00005 has Q3 = Y).
+A1 = {"00001/ps_pos": ("Y", ""), "00001/ps_neg": ("Y", ""), "00002/ps_pos": ("N", "large total"),
+      "00002/ps_neg": ("N", ""), "00003/ps_pos": ("Y", ""), "00003/ps_neg": ("N", "policy reversal"),
+      "00005/ps_pos": ("Y", "")}
+A2 = {"00001/ps_pos": ("Y", ""), "00001/ps_neg": ("N", ""), "00002/ps_pos": ("N", "large total"),
+      "00002/ps_neg": ("N", ""), "00003/ps_pos": ("N", "quick bend"), "00003/ps_neg": ("Y", ""),
+      "00005/ps_pos": ("Y", "")}
+A3 = {"00001/ps_neg": ("Y", "", ""), "00003/ps_pos": ("N", "", "Y"), "00003/ps_neg": ("N", "N", "")}
+
+
+def test_ps_verification_kappa_and_final_flags(annotate, annotated, ledger, tmp_path, capsys):
+    run_dir = annotated
+    with ledger.transaction() as tx:        # round 2 endorses 00002/q1 and 00003/q3: four triplets kept
+        for iid in ("00002/q1", "00003/q3"):
+            tx.add_batch("verify2-manual", "verify2", round=ROUND_VERIFY2)
+            tx.record_decision(iid, ROUND_VERIFY2, ACCEPTED, reason="endorsed by vera")
+    assert annotate("export", "ps-verify", "--run", run_dir, "--experts", "ann,ben") == 0
+    out = f"{run_dir}/annotation/ps-verify"
+    first = read_csv(f"{out}/ps-verify-A1-ann-001.csv")
+    assert [r["item_id"] for r in first] == sorted(A1)
+    assert [r["item_id"] for r in read_csv(f"{out}/ps-verify-A2-ben-001.csv")] == sorted(A1)
+    negative = next(r for r in first if r["item_id"] == "00003/ps_neg")
+    assert (negative["pair"], negative["paraphrase"]) == ("negative", "sudden change")
+    assert negative["sentence"] == "A **sharp turn** follows the bridge." and "**sharp turn**" in negative["passage2"]
+
+    def votes(answers):
+        return {k: {"endorse": e, "correction": c} for k, (e, c) in answers.items()}
+
+    sheets = [answer_sheet(f"{out}/ps-verify-A1-ann-001.csv", votes(A1), tmp_path, "a1.csv"),
+              answer_sheet(f"{out}/ps-verify-A2-ben-001.csv", votes(A2), tmp_path, "a2.csv")]
+    assert annotate("ingest", "ps-verify", "--run", run_dir, *sheets) == 0
+    printed = capsys.readouterr().out
+    # Decided without A3: 00001/ps_pos, 00005/ps_pos (both Y), 00002/ps_pos (same correction), 00002/ps_neg
+    # (both N, no correction). Kappa on endorse, items in sheet order: A1 = YYNNNYY, A2 = NYNNYNY;
+    # p_o = 4/7, p_e = 4/7·3/7 + 3/7·4/7 = 24/49, kappa = (4/7 − 24/49) / (1 − 24/49) = 4/25.
+    assert "14 rows recorded: 3 pairs accepted, 1 rejected, 3 need A3" in printed
+    assert "A1–A2: 4 of 7 agree, Cohen's kappa 0.160" in printed
+
+    assert annotate("export", "ps-verify", "--run", run_dir, "--tiebreak", "cyd") == 0
+    tiebreak = read_csv(f"{out}/ps-verify-A3-cyd-001.csv")
+    assert [r["item_id"] for r in tiebreak] == sorted(A3)
+    assert tiebreak[2]["correction_A2"] == "quick bend" and tiebreak[2]["correction_A1"] == ""
+    bad = answer_sheet(f"{out}/ps-verify-A3-cyd-001.csv", {
+        k: {"endorse_original": "Y", "endorse_correction_A1": "Y", "endorse_correction_A2": ""} for k in A3},
+        tmp_path, "bad-a3.csv")
+    assert annotate("ingest", "ps-verify", "--run", run_dir, bad) == 2
+    err = capsys.readouterr().err
+    assert "bad-a3.csv: row 2, column endorse_correction_A1: A1 made no correction; leave it empty" in err
+    assert "bad-a3.csv: row 4, column endorse_correction_A2: '' is not Y or N" in err
+    a3 = answer_sheet(f"{out}/ps-verify-A3-cyd-001.csv", {
+        k: {"endorse_original": o, "endorse_correction_A1": c1, "endorse_correction_A2": c2}
+        for k, (o, c1, c2) in A3.items()}, tmp_path, "a3.csv")
+    assert annotate("ingest", "ps-verify", "--run", run_dir, a3) == 0
+    with ledger.read() as q:
+        ps = {d["item_id"]: (d["decision"], d["detail"]["text"], d["detail"]["endorsed_by"])
+              for d in q.decisions(round=ROUND_PS)}
+    assert ps == {
+        "00001/ps_pos": (ACCEPTED, "unenthusiastic response", ["A1", "A2"]),
+        "00001/ps_neg": (ACCEPTED, "chilly entrance room", ["A1", "A3"]),
+        "00002/ps_pos": (ACCEPTED, "large total", ["A1", "A2"]),
+        "00002/ps_neg": (REJECTED, "", []),
+        "00003/ps_pos": (ACCEPTED, "quick bend", ["A2", "A3"]),
+        "00003/ps_neg": (REJECTED, "", []),
+        "00005/ps_pos": (ACCEPTED, "first version", ["A1", "A2"]),
+    }
+    assert annotate("report", "--run", run_dir) == 0
+    report = capsys.readouterr().out
+    assert "| positive | 4 | 2 | 2 | 0 |" in report and "| negative | 3 | 1 | 0 | 2 |" in report
+    assert "Cohen's kappa 0.160" in report
+
+    assert annotate("export", "final", "--run", run_dir) == 0
+    records = {r["triplet_id"]: r for r in RunDir(run_dir).iter_records("final_annotations")}
+    assert (records["00002"]["q1"], records["00002"]["ps_q1"], records["00002"]["ps_q2"]) == ("large total", True, False)
+    assert (records["00003"]["q1"], records["00003"]["ps_q1"], records["00003"]["ps_q2"]) == ("quick bend", True, False)
+    assert (records["00005"]["ps_q1"], records["00005"]["ps_q2"]) == (True, None)

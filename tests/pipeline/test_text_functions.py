@@ -1,0 +1,134 @@
+"""Pure text functions of the mining stages, on real markup and hand-made cases."""
+import bz2
+
+import pytest
+
+from pipeline.resources import read_wic_words, stopwords
+from pipeline.stages.clean import clean_wikitext, has_residue, tidy
+from pipeline.stages.phrases import extract_phrases, load_spacy, normalise_phrase, trim_span
+from pipeline.stages.read_dump import classify_page, iter_pages
+from pipeline.stages.select import passage_window
+from pipeline.stages.sentences import split_sentences
+
+RESIDUE_MARKERS = ("[[", "]]", "{{", "}}", "&amp;", "&quot;", "&nbsp;", "<ref", "Category:", ". .")
+
+
+@pytest.fixture(scope="module")
+def real_pages(enwiki_sample):
+    with bz2.open(enwiki_sample) as fh:
+        return [(fields, wikitext) for fields, wikitext, _ in iter_pages(fh, str(enwiki_sample))]
+
+
+def test_real_dump_pages_are_read_with_ids_and_titles(real_pages):
+    assert [f["page_id"] for f, _ in real_pages] == [217916, 3277686, 316, 9391, 4702]
+    assert all(classify_page(f, w, False) == "" for f, w in real_pages)
+
+
+def test_cleaning_real_pages_leaves_no_markup_residue(real_pages):
+    for fields, wikitext in real_pages:
+        cleaned = clean_wikitext(wikitext)
+        assert cleaned.paragraphs, fields["title"]
+        for paragraph in cleaned.paragraphs:
+            for marker in RESIDUE_MARKERS:
+                assert marker not in paragraph, (fields["title"], marker, paragraph[:200])
+            assert not has_residue(paragraph)
+
+
+def test_cleaning_keeps_prose_and_link_text_and_reads_categories(real_pages):
+    wikitext = dict((f["title"], w) for f, w in real_pages)["Constructive vote of no confidence"]
+    cleaned = clean_wikitext(wikitext)
+    assert cleaned.paragraphs[0].startswith("The constructive vote of no confidence (in German: konstruktives")
+    assert "a variation on the motion of no confidence which allows a parliament" in cleaned.paragraphs[0]
+    assert cleaned.categories == ["German constitutional law", "Motions of no confidence"]
+    assert not any("Forty-eight hours" in p and "Cite web" in p for p in cleaned.paragraphs)
+
+
+def test_cleaning_drops_tables_refs_files_templates_and_unescapes_entities():
+    wikitext = (
+        "Intro with a [[Link|shown text]] and [[File:x.jpg|thumb|caption]] here.<ref>{{cite web|url=x}}</ref> "
+        "Price was {{convert|5|km}} long &amp; wide.\n{| class=wikitable\n|-\n| cell || cell\n|}\n"
+        "== See also ==\n* [[Other]]\n[[Category:Real topic]]\n[[Category:Articles with dead external links]]\n[[de:Thema]]"
+    )
+    cleaned = clean_wikitext(wikitext)
+    assert cleaned.paragraphs == ["Intro with a shown text and here. Price was 5 km long & wide."]
+    assert cleaned.categories == ["Real topic"]
+    assert cleaned.missing_words == 0
+
+
+def test_unknown_inline_template_is_counted_as_missing_words():
+    cleaned = clean_wikitext("The river is {{Unknown template|x}} long and very deep.")
+    assert cleaned.missing_words == 1
+    assert cleaned.paragraphs == ["The river is long and very deep."]
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("word ( ) word", "word word"),
+    ("end . . next", "end. next"),
+    ("a , , b", "a, b"),
+    ("x&nbsp;y &amp; z", "x y & z"),
+])
+def test_tidy_removes_punctuation_debris(raw, expected):
+    assert tidy(raw) == expected
+
+
+def test_sentence_split_keeps_abbreviations():
+    assert split_sentences("Dr. Smith met the U.S. envoy on Jan. 5 in Washington. It was cold.") == [
+        "Dr. Smith met the U.S. envoy on Jan. 5 in Washington.", "It was cold."]
+
+
+def test_stopword_list_is_nltks_179():
+    assert len(stopwords()) == 179 and {"the", "of", "wouldn't"} <= stopwords()
+
+
+@pytest.mark.parametrize("tokens, span", [
+    (["the", "massive", "figure"], (1, 3)),
+    (["massive", "figure", "'s"], (0, 2)),
+    (["(", "the", "red", "apple", ")"], (2, 4)),
+    (["of", "the"], (2, 2)),
+])
+def test_trim_span_strips_stopwords_and_symbols_at_both_ends(tokens, span):
+    assert trim_span(tokens) == span
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Massive Figure", ("massive figure", 0, 14)),
+    ('"red  apple".', ("red apple", 1, 11)),
+    ("figure", None),
+    ("déjà vu", None),
+])
+def test_normalise_phrase_drops_unigrams_and_non_ascii(text, expected):
+    assert normalise_phrase(text) == expected
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_spacy()
+
+
+def test_extract_phrases_noun_chunks_and_proper_noun_runs(nlp):
+    text = "Isaac Newton's head hit the red apple in the Woolsthorpe Manor garden."
+    found = {(p, k) for p, s, e, k in extract_phrases(nlp(text))}
+    assert ("red apple", "NOUN") in found
+    assert ("isaac newton", "PROPN") in found
+    for phrase, start, end, _ in extract_phrases(nlp(text)):
+        assert text[start:end].lower() == phrase
+
+
+def test_spacy_runs_only_needed_components(nlp):
+    assert "ner" not in nlp.pipe_names and "lemmatizer" not in nlp.pipe_names
+    assert {"tagger", "parser"} <= set(nlp.pipe_names)
+
+
+@pytest.mark.parametrize("idx, n, window", [
+    (10, 20, (8, 13)),  # two before, two after
+    (0, 20, (0, 5)),
+    (19, 20, (15, 20)),
+    (1, 3, (0, 3)),
+])
+def test_passage_window_is_centred_with_two_after(idx, n, window):
+    assert passage_window(idx, n) == window
+
+
+def test_wic_words_from_official_zip(wic_zip):
+    words = read_wic_words(str(wic_zip))
+    assert len(words) == 2345 and "figure" in words and "bank" in words
