@@ -7,9 +7,6 @@ from importlib import resources
 
 SCALE = range(0, 7)
 VARIANTS = ("A", "B")
-HTML_QUESTION = ('<HTMLQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
-                 '2011-11-11/HTMLQuestion.xsd">\n<HTMLContent><![CDATA[\n{page}\n]]></HTMLContent>\n'
-                 '<FrameHeight>0</FrameHeight>\n</HTMLQuestion>\n')
 
 
 def rating_item(selection, context_no):
@@ -101,10 +98,3 @@ def render_form(form, mode, lang="en"):
     return template.substitute(
         lang=html.escape(lang), mode=mode, form_id=html.escape(form["form_id"]),
         hidden=MTURK_HIDDEN if mode == "mturk" else "", pages="\n".join(pages))
-
-
-def html_question(page):
-    """The MTurk HTMLQuestion XML wrapping an HTML page."""
-    if "]]>" in page:
-        raise ValueError("an HTML page for MTurk may not contain ']]>'")
-    return HTML_QUESTION.format(page=page)

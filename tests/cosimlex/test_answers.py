@@ -29,7 +29,8 @@ def test_mturk_assignments_from_list_assignments_for_hit():
     assert rating == {"assignment_id": "A1", "worker_id": "W1", "submitted_at": "2024-05-01T08:00:00+00:00",
                       "source": "mturk", "form_id": "0001A", "item_id": "cup|mug#1", "pair_id": "cup|mug",
                       "context_no": 1, "inspired1": "tea", "inspired2": "table", "rating": 5, "status": "ok"}
-    assert mturk_answer_fields(ANSWER_XML, "x")["item1_rating"] == "5"
+    with pytest.raises(InputError, match="x: the Answer XML does not parse"):
+        mturk_answer_fields(ANSWER_XML[:-5], "x")
 
 
 def test_batch_results_csv_and_invalid_ratings():

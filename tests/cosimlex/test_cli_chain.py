@@ -90,6 +90,8 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     assert "pass --force only if none was posted" in capsys.readouterr().err
     plan = json.loads(pathlib.Path(run.join("cosimlex-exports", "rating", "plan.json")).read_text())
     assert [f["form_id"] for f in plan["forms"]] == [f["form_id"] for f in forms]
+    tokens = {entry["request_token"] for entry in plan["forms"]}
+    assert len(tokens) == len(forms) and all(len(t) <= 64 for t in tokens)  # MTurk's UniqueRequestToken
     for entry in plan["forms"]:
         assert pathlib.Path(entry["question_xml"]).read_text().startswith("<HTMLQuestion")
         assert 'data-mode="standalone"' in pathlib.Path(entry["standalone_html"]).read_text()

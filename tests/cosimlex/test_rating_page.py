@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pipeline.cosimlex.answers import read_submissions, submission_ratings
-from pipeline.cosimlex.rating import annotator_assignments, html_question, rating_forms, render_form
+from annotation.hit_pages import html_question_xml
+from pipeline.cosimlex.rating import annotator_assignments, rating_forms, render_form
 
 HOSTILE = "Tom & Jerry wrote <script>alert(1)</script> near the bank; the money was gone."
 
@@ -53,11 +54,9 @@ def test_pages_escape_the_text_and_the_question_xml_holds_the_page():
     page = render_form(form, "mturk")
     assert "<script>alert(1)</script>" not in page
     assert "Tom &amp; Jerry wrote &lt;script&gt;alert(1)&lt;/script&gt;" in page
-    root = ET.fromstring(html_question(page))
+    root = ET.fromstring(html_question_xml(page))  # the MTurk tooling's HTMLQuestion wrapper takes the page
     content = root.find("{*}HTMLContent").text
     assert content.strip() == page.strip()
-    with pytest.raises(ValueError):
-        html_question(page + "]]>")
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,8 @@ import json
 
 from apache_beam.io.filesystems import FileSystems
 
-from pipeline.cosimlex.rating import annotator_assignments, html_question, rating_forms, render_form
+from annotation.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
+from pipeline.cosimlex.rating import annotator_assignments, rating_forms, render_form
 from pipeline.cosimlex.stages import CANDIDATES
 from pipeline.cosimlex.store import EXPORTS, FORMS, SELECTION, replace_stage, required_records, stage_records
 from pipeline.errors import InputError
@@ -42,8 +43,8 @@ def run(args):
     if existing and existing != forms and not args.force:
         raise InputError(f"{run_dir.stage_dir(FORMS)}: forms were already exported and would change; answers "
                          "to posted forms stay valid, but pass --force only if none was posted yet")
-    replace_stage(run_dir, FORMS, "cosimlex_rating_form", forms, upstream(run_dir, SELECTION),
-                  {"pairs_per_form": args.pairs_per_form, "seed": args.seed})
+    manifest = replace_stage(run_dir, FORMS, "cosimlex_rating_form", forms, upstream(run_dir, SELECTION),
+                             {"pairs_per_form": args.pairs_per_form, "seed": args.seed})
     lang = (run_dir.read_manifest(CANDIDATES) or {}).get("options", {}).get("lang", "en")
     plan = []
     for form in forms:
@@ -51,8 +52,13 @@ def run(args):
         standalone = run_dir.join(EXPORTS, "rating", "standalone", f"{form_id}.html")
         question = run_dir.join(EXPORTS, "rating", "mturk", f"{form_id}.question.xml")
         _write_text(standalone, render_form(form, "standalone", lang))
-        _write_text(question, html_question(render_form(form, "mturk", lang)))
+        try:
+            _write_text(question, html_question_xml(render_form(form, "mturk", lang)))
+        except ValueError:
+            raise InputError(f"form {form_id} is over MTurk's {HTML_QUESTION_LIMIT}-byte Question limit; "
+                             "export again with a smaller --pairs-per-form (and --force)") from None
         plan.append({"form_id": form_id, "exclusive_with": form["exclusive_with"], "items": len(form["items"]),
+                     "request_token": f"cosimlex-{manifest['fingerprint'][:16]}-{form_id}",
                      "question_xml": question, "standalone_html": standalone})
     plan_path = run_dir.join(EXPORTS, "rating", "plan.json")
     _write_text(plan_path, json.dumps({"forms": plan}, indent=2))
