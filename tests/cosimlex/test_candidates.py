@@ -2,7 +2,6 @@
 import json
 
 import apache_beam as beam
-import pytest
 import spacy
 from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
@@ -139,8 +138,7 @@ def test_low_resource_filters_drop_malformed_contexts():
             assert_that(found, equal_to(expected))
 
 
-@pytest.mark.parametrize("spec", ["hf:/nonexistent-model-folder"])
-def test_unknown_local_model_is_reported_before_the_pipeline(spec, tmp_path, simlex_file, capsys):
+def test_unknown_local_model_is_reported_before_the_pipeline(tmp_path, simlex_file, capsys):
     code = main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--input", str(simlex_file),
-                 "--out", str(tmp_path), "--encoders", spec])
+                 "--out", str(tmp_path), "--encoders", "hf:/nonexistent-model-folder"])
     assert code == 2 and "hf:LOCAL_FOLDER" in capsys.readouterr().err
