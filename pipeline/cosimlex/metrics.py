@@ -1,5 +1,6 @@
 """The CoSimLex task metrics: subtask 1 (change of similarity between contexts), subtask 2 (ratings)."""
 import math
+import warnings
 
 from scipy import stats
 
@@ -15,7 +16,8 @@ def uncentered_pearson(xs, ys):
 
 def evaluate(predictions, gold, where="predictions"):
     """{subtask1, subtask2, pairs} for predictions {(word1, word2): {"sim1", "sim2"} or {"change"}} against
-    gold rows; subtask 1 compares changes sim2 - sim1, subtask 2 (None without sim1/sim2) the ratings."""
+    gold rows; subtask 1 compares changes sim2 - sim1, subtask 2 (None without sim1/sim2) the ratings
+    (0.0 for constant predictions, where Spearman is undefined)."""
     missing = [f"{g['word1']} {g['word2']}" for g in gold if (g["word1"], g["word2"]) not in predictions]
     if missing:
         raise InputError(f"{where}: no prediction for {len(missing)} gold pair(s), e.g. {missing[0]}; "
@@ -27,5 +29,8 @@ def evaluate(predictions, gold, where="predictions"):
     if all("sim1" in p for p, _ in rows):
         predicted = [s for p, _ in rows for s in (p["sim1"], p["sim2"])]
         expected = [s for _, g in rows for s in (g["sim1"], g["sim2"])]
-        result["subtask2"] = float(stats.spearmanr(predicted, expected).statistic)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", stats.ConstantInputWarning)
+            rho = float(stats.spearmanr(predicted, expected).statistic)
+        result["subtask2"] = 0.0 if math.isnan(rho) else rho
     return result

@@ -1,6 +1,7 @@
 """Post-processing of the ratings after SimLex-999: engagement check, dropping annotators who disagree
 with the others, calibration, and per-context means, deviations and Mann-Whitney U p-values."""
 import collections
+import math
 import re
 import statistics
 import warnings
@@ -65,9 +66,9 @@ def agreement_with_others(ratings, min_items=MIN_ITEMS_TO_JUDGE):
             scores[worker] = None
             continue
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            rho = stats.spearmanr(own, others).statistic
-        scores[worker] = 0.0 if rho != rho else float(rho)
+            warnings.simplefilter("ignore", stats.ConstantInputWarning)
+            rho = float(stats.spearmanr(own, others).statistic)
+        scores[worker] = 0.0 if math.isnan(rho) else rho
     return scores
 
 

@@ -7,9 +7,6 @@ from importlib import resources
 
 SCALE = range(0, 7)
 VARIANTS = ("A", "B")
-HTML_QUESTION = ('<HTMLQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
-                 '2011-11-11/HTMLQuestion.xsd">\n<HTMLContent><![CDATA[\n{page}\n]]></HTMLContent>\n'
-                 '<FrameHeight>0</FrameHeight>\n</HTMLQuestion>\n')
 
 
 def rating_item(selection, context_no):
@@ -40,6 +37,14 @@ def rating_forms(selections, pairs_per_form, seed=0):
             forms.append({"form_id": form_id, "chunk": chunk, "variant": variant,
                           "exclusive_with": f"{chunk:04d}{other}", "items": items})
     return forms
+
+
+def annotator_assignments(forms, annotators):
+    """Which forms each recruited annotator fills: annotators alternate between the A and B forms of every
+    chunk, so each rates one context of every pair and both contexts get the same number of annotators."""
+    return [{"annotator": name, "variant": VARIANTS[number % 2],
+             "forms": [f["form_id"] for f in forms if f["variant"] == VARIANTS[number % 2]]}
+            for number, name in enumerate(annotators)]
 
 
 def bold_targets(item):
@@ -93,10 +98,3 @@ def render_form(form, mode, lang="en"):
     return template.substitute(
         lang=html.escape(lang), mode=mode, form_id=html.escape(form["form_id"]),
         hidden=MTURK_HIDDEN if mode == "mturk" else "", pages="\n".join(pages))
-
-
-def html_question(page):
-    """The MTurk HTMLQuestion XML wrapping an HTML page."""
-    if "]]>" in page:
-        raise ValueError("an HTML page for MTurk may not contain ']]>'")
-    return HTML_QUESTION.format(page=page)

@@ -12,18 +12,23 @@ def score_of(context, encoder):
 def select_candidates(contexts, encoders, per_encoder):
     """Candidate records: for each encoder in turn, its `per_encoder` most and least similar contexts.
 
-    A context already picked is not picked again, so a pair gets up to 2 * per_encoder * len(encoders)
-    distinct candidates; `picked_by` says which encoder and end ("minilm:most") chose each one.
+    A context is not picked when a picked one holds the same two word occurrences (an overlapping window),
+    so a pair gets up to 2 * per_encoder * len(encoders) distinct candidates; `picked_by` says which
+    encoder and end ("minilm:most") chose each one.
     """
-    picked = {}
+    candidates, taken = [], set()
     for encoder in encoders:
         scored = [c for c in contexts if score_of(c, encoder) is not None]
         for end, sign in (("most", -1), ("least", 1)):
             ranked = sorted(scored, key=lambda c: (sign * score_of(c, encoder), c["context_id"]))
-            fresh = [c for c in ranked if c["context_id"] not in picked][:per_encoder]
-            for context in fresh:
-                picked[context["context_id"]] = dict(context, picked_by=f"{encoder}:{end}")
-    candidates = list(picked.values())
+            chosen = 0
+            for context in ranked:
+                if chosen == per_encoder:
+                    break
+                if tuple(context["occurrences"]) not in taken:
+                    taken.add(tuple(context["occurrences"]))
+                    candidates.append(dict(context, picked_by=f"{encoder}:{end}"))
+                    chosen += 1
     for number, candidate in enumerate(candidates, start=1):
         candidate["candidate_no"] = number
     return candidates

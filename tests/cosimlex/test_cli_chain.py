@@ -1,0 +1,135 @@
+"""The whole CoSimLex round-trip through the CLI on a real candidates run: survey, forms, answers,
+post-processing and evaluation; every step re-run safely."""
+import csv
+import json
+import pathlib
+
+import openpyxl
+import pytest
+
+import schemas
+from pipeline.cli import main
+from pipeline.cosimlex.stages import CANDIDATES
+from pipeline.cosimlex.store import FINAL, FORMS, RATINGS, SELECTION
+from pipeline.rundir import RunDir
+
+SHORTENED = "Schools group their pupils by age. A child learns to read in the first years. " \
+            "Teachers meet an adult from each family."
+
+
+def cli(*args):
+    return main(["cosimlex", *map(str, args)])
+
+
+def fill_selection_xlsx(path):
+    """Answer the exported XLSX like an expert: two contexts of every pair, the child|adult candidate of
+    page 102 among them and shortened by deleting text."""
+    book = openpyxl.load_workbook(path)
+    sheet = book.active
+    header = [c.value for c in sheet[1]]
+    col = {name: header.index(name) + 1 for name in header}
+    rows_of = {}
+    for row in range(2, sheet.max_row + 1):
+        rows_of.setdefault(sheet.cell(row, col["pair_id"]).value, []).append(row)
+    for rows in rows_of.values():
+        rows.sort(key=lambda r: sheet.cell(r, col["candidate_id"]).value != "child|adult@102:0")
+        if len(rows) >= 2:
+            sheet.cell(rows[0], col["choice"]).value = "most"
+            sheet.cell(rows[0], col["expected_difference"]).value = 2
+            sheet.cell(rows[1], col["choice"]).value = "least"
+    edited = next(r for rows in rows_of.values() for r in rows
+                  if sheet.cell(r, col["candidate_id"]).value == "child|adult@102:0")
+    sheet.cell(edited, col["edited_context"]).value = SHORTENED
+    book.save(path)
+
+
+def answers_file(folder, form, worker, base_rating):
+    """The JSON a standalone form downloads (see test_rating_page), from one annotator."""
+    answers = {"form_id": form["form_id"], "worker_id": worker}
+    for number, item in enumerate(form["items"], start=1):
+        letters = "".join(chr(97 + int(d)) if d.isdigit() else d for d in f"{form['form_id']}{number}")
+        answers |= {f"item{number}_id": item["item_id"], f"item{number}_inspired1": f"idea{letters}{worker}",
+                    f"item{number}_inspired2": "picture",
+                    f"item{number}_rating": str(min(6, base_rating + item["context_no"] + number % 2))}
+    path = folder / f"cosimlex-{form['form_id']}-{worker}.json"
+    path.write_text(json.dumps({"form_id": form["form_id"], "worker_id": worker,
+                                "submitted_at": f"2024-03-0{len(worker)}T10:00:00Z", "answers": answers}))
+    return path
+
+
+def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
+    run = RunDir(str(run_copy))
+    assert cli("export-selection", "--out", run_copy, "--expert", "ana") == 0
+    export = pathlib.Path(run.join("cosimlex-exports", "selection"))
+    assert {p.name for p in export.iterdir()} == {"selection-ana.csv", "selection-ana.xlsx", "guidelines.md"}
+    with open(export / "selection-ana.csv", encoding="utf-8-sig") as fh:
+        exported = list(csv.DictReader(fh))
+    assert len(exported) == run.count_rows(CANDIDATES)
+    sheet = tmp_path / "selection-ana-filled.xlsx"
+    sheet.write_bytes((export / "selection-ana.xlsx").read_bytes())
+    fill_selection_xlsx(sheet)
+
+    assert cli("ingest-selection", sheet, "--out", run_copy, "--expert", "ana") == 0
+    selections = list(run.iter_records(SELECTION))
+    pairs_with_two = {r["pair_id"] for r in exported if r["option"] == "2"}
+    assert {s["pair_id"] for s in selections} == pairs_with_two
+    child = next(s for s in selections if s["pair_id"] == "child|adult")
+    (edited,) = [c for c in (child["context1"], child["context2"]) if c["candidate_id"] == "child|adult@102:0"]
+    assert edited["text"] == SHORTENED and edited["edited"]
+    assert edited["text"][edited["word2_start"]:edited["word2_end"]] == "adult"
+    assert child[f"context{child['expected_more_similar']}"] == edited
+    assert cli("ingest-selection", sheet, "--out", run_copy, "--expert", "ana") == 0
+    assert list(run.iter_records(SELECTION)) == selections
+
+    assert cli("export-rating", "--out", run_copy, "--pairs-per-form", 2, "--annotators", "ann,bea") == 0
+    forms = sorted(run.iter_records(FORMS), key=lambda f: f["form_id"])
+    assignments = pathlib.Path(run.join("cosimlex-exports", "rating", "assignments.csv")).read_text()
+    variant_forms = {v: " ".join(f["form_id"] for f in forms if f["variant"] == v) for v in "AB"}
+    assert assignments == f"annotator,variant,forms\nann,A,{variant_forms['A']}\nbea,B,{variant_forms['B']}\n"
+    assert cli("export-rating", "--out", run_copy, "--pairs-per-form", 2) == 0
+    assert cli("export-rating", "--out", run_copy, "--pairs-per-form", 1) == 2
+    assert "pass --force only if none was posted" in capsys.readouterr().err
+    plan = json.loads(pathlib.Path(run.join("cosimlex-exports", "rating", "plan.json")).read_text())
+    assert [f["form_id"] for f in plan["forms"]] == [f["form_id"] for f in forms]
+    tokens = {entry["request_token"] for entry in plan["forms"]}
+    assert len(tokens) == len(forms) and all(len(t) <= 64 for t in tokens)  # MTurk's UniqueRequestToken
+    for entry in plan["forms"]:
+        assert pathlib.Path(entry["question_xml"]).read_text().startswith("<HTMLQuestion")
+        assert 'data-mode="standalone"' in pathlib.Path(entry["standalone_html"]).read_text()
+
+    files = []
+    for form in forms:
+        for worker, base in (("ann", 1), ("bea", 1), ("cyrus", 2)):
+            files.append(answers_file(tmp_path, form, f"{worker}{form['variant']}", base))
+    twice = answers_file(tmp_path, next(f for f in forms if f["variant"] == "B"), "annA", 0)  # both contexts
+    assert cli("ingest-rating", *files, twice, "--out", run_copy) == 0
+    ratings = list(run.iter_records(RATINGS))
+    repeat = {r["item_id"] for r in ratings if r["status"] == "repeat-pair"}
+    assert repeat and all(r["worker_id"] == "annA" for r in ratings if r["status"] == "repeat-pair")
+    capsys.readouterr()
+    assert cli("ingest-rating", *files, "--out", run_copy) == 0
+    assert capsys.readouterr().out.startswith("0 new ratings")
+    assert list(run.iter_records(RATINGS)) == ratings
+
+    assert cli("postprocess", "--out", run_copy, "--min-correlation", "-1") == 0
+    report = json.loads(capsys.readouterr().out)
+    final = list(run.iter_records(FINAL))
+    assert report["pairs"] == len(final) == len(selections)
+    for row in final:
+        assert schemas.errors("cosimlex_final", row) == []
+        assert 0 <= row["sim1"] <= 10 and 0 <= row["sim2"] <= 10 and 0 <= row["p_value"] <= 1
+    assert run.read_manifest(FINAL)["report"] == report
+
+    predictions = tmp_path / "predictions.tsv"
+    predictions.write_text("word1\tword2\tsim1\tsim2\n" + "".join(
+        f"{r['word1']}\t{r['word2']}\t{r['sim1'] / 10}\t{r['sim2'] / 10}\n" for r in final))
+    assert cli("eval", predictions, "--gold", run_copy) == 0
+    scores = json.loads(capsys.readouterr().out)
+    assert scores["pairs"] == len(final) and scores["subtask1"] == pytest.approx(1.0)
+
+
+def test_steps_out_of_order_say_which_command_comes_first(tmp_path, capsys):
+    assert cli("export-selection", "--out", tmp_path) == 2
+    assert "run `picforge cosimlex candidates` with this --out first" in capsys.readouterr().err
+    assert cli("postprocess", "--out", tmp_path) == 2
+    assert "run `picforge cosimlex ingest-rating`" in capsys.readouterr().err

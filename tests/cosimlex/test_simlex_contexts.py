@@ -1,0 +1,94 @@
+"""SimLex reading, lemma matching, windows and the low-resource filters, without Beam."""
+import pytest
+import spacy
+
+from pipeline.cosimlex.contexts import (context_windows, malformed_reasons, pairs_by_first_word, sentence_targets,
+                                        window_contexts)
+from pipeline.cosimlex.simlex import parse_simlex, read_simlex
+from pipeline.errors import InputError
+from tests.cosimlex.conftest import SPACY_MODEL
+
+OFFICIAL = """word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\tSimAssoc333\tSD(SimLex)
+old\tnew\tA\t1.58\t2.72\t2.81\t2\t7.25\t1\t0.41
+smart\tintelligent\tA\t9.2\t1.75\t2.46\t1\t7.11\t1\t0.67
+"""
+
+
+def test_official_layout_keeps_pos_and_score(tmp_path):
+    path = tmp_path / "SimLex-999.txt"
+    path.write_text(OFFICIAL, encoding="utf-8")
+    pairs = read_simlex(str(path))
+    assert [(p.pair_no, p.word1, p.word2, p.pos, p.simlex) for p in pairs] == [
+        (0, "old", "new", "A", 1.58), (1, "smart", "intelligent", "A", 9.2)]
+    assert pairs[1].pair_id == "smart|intelligent"
+
+
+@pytest.mark.parametrize("lines", [
+    ["word1 word2 score", "Cup mug 9.5", "", "coffee cup 2.1"],
+    ["\ufeffcup\tmug\t9.5", "coffee\tcup\t2.1"],
+    ["cup,mug,9.5", "# a comment", "coffee,cup,2.1"],
+])
+def test_three_column_layouts(lines):
+    assert [(p.word1, p.word2, p.simlex, p.pos) for p in parse_simlex(lines)] == [
+        ("cup", "mug", 9.5, None), ("coffee", "cup", 2.1, None)]
+
+
+@pytest.mark.parametrize("lines, message", [
+    (["cup mug 9.5 1"], "line 1: 4 columns"),
+    (["cup mug 9.5", "coffee cup"], "line 2: 2 columns where the file's first line has 3"),
+    (["cup mug 9.5", "cup mug 8"], "line 2: pair cup mug already given on line 1"),
+    (["cup cup 9"], "line 1: both words are 'cup'"),
+    (["cup\tcoffee mug\t9"], "line 1: 'coffee mug' is not a single word"),
+    (["word1 word2 score"], "no word pairs found"),
+])
+def test_bad_simlex_lines_name_the_line(lines, message):
+    with pytest.raises(InputError, match=message):
+        parse_simlex(lines, "pairs.txt")
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy.load(SPACY_MODEL, exclude=["parser", "ner"])
+
+
+def annotated(nlp, texts, vocabulary, paragraphs=None, page_id=7):
+    paragraphs = paragraphs or [0] * len(texts)
+    return [{"sentence_id": f"{page_id}:{i}", "page_id": page_id, "idx": i, "paragraph": p, "text": t,
+             "targets": sentence_targets(nlp(t), vocabulary)} for i, (t, p) in enumerate(zip(texts, paragraphs))]
+
+
+def test_inflected_forms_match_through_lemmas(nlp):
+    targets = sentence_targets(nlp("The children ran home while two mice watched."), {"child", "run", "mouse"})
+    assert targets == [["child", 4, 12], ["run", 13, 16], ["mouse", 32, 36]]
+
+
+def test_window_needs_each_word_exactly_once(nlp):
+    pairs = pairs_by_first_word(parse_simlex(["child adult 5"]))
+    once = annotated(nlp, ["A child plays.", "The adult reads.", "It rains."], {"child", "adult"})
+    (window,) = context_windows(once)
+    (context,) = window_contexts(window, pairs)
+    assert context["context"] == "A child plays. The adult reads. It rains."
+    assert context["context"][context["word1_start"]:context["word1_end"]] == "child"
+    assert context["context"][context["word2_start"]:context["word2_end"]] == "adult"
+    assert context["occurrences"] == ["7:0+2", "7:1+4"]
+    twice = annotated(nlp, ["A child plays.", "The adult reads.", "Another child sleeps."], {"child", "adult"})
+    assert list(window_contexts(next(context_windows(twice)), pairs)) == []
+    inflected_twice = annotated(nlp, ["A child plays.", "The adult reads.", "The children sleep."], {"child", "adult"})
+    assert list(window_contexts(next(context_windows(inflected_twice)), pairs)) == []
+
+
+def test_windows_stay_inside_a_paragraph_and_follow_idx():
+    sentences = [{"idx": i, "paragraph": p} for i, p in [(0, 0), (1, 0), (2, 0), (3, 1), (4, 1), (5, 1), (7, 1)]]
+    windows = [[s["idx"] for s in w] for w in context_windows(reversed(sentences))]
+    assert windows == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_malformed_reasons():
+    good = ["The river runs north.", "Boats carry timber along it.", "“Quotes” are fine too!"]
+    assert malformed_reasons(good) == []
+    assert malformed_reasons(["thumb|left|Map", "lowercase start here, no end", "1990 2001 2004 12 14 15.",
+                              "Fine sentence is here."]) == [
+        "bad-start", "few-letters", "markup", "no-final-punctuation", "short-sentence"]
+    assert malformed_reasons(["Same sentence again here.", "Same sentence again here.", "Other words are here."]) \
+        == ["repeated-sentence"]
+    assert malformed_reasons([" ".join(["word"] * 61).capitalize() + "."]) == ["long-sentence"]
