@@ -247,7 +247,7 @@ def print_comparison(picforge, original):
 
 
 def print_scale(results):
-    print(f"\npicforge side at {'/'.join(f'{s}x' for s in SCALES)} the input (pages streamed again; phrases counted, "
+    print(f"\npicforge side at {'/'.join(f'{s}x' for s in SCALES)} the input (pages streamed again; phrases extracted, "
           "not kept):")
     print(f"{'scale':<7}{'words':>10}{'CPU s':>9}{'words/s/core':>14}{'RSS at start':>14}{'peak RSS':>10}")
     for scale, r in zip(SCALES, results):

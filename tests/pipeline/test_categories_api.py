@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import apache_beam as beam
 import pytest
-from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.categories_api import (BATCH_SIZE, CategoriesApiError, CategoryClient, FetchCategories,
@@ -205,6 +205,6 @@ def test_a_cache_line_cut_short_by_a_crash_is_fetched_again(api, tmp_path):
 def test_fetch_categories_dofn_yields_each_page_of_each_batch(api, tmp_path):
     page_ids = sorted(api.pages)[:60] + [MISSING_ID]
     batches = [page_ids[:BATCH_SIZE], page_ids[BATCH_SIZE:]]
-    with TestPipeline() as p:
+    with test_pipeline.TestPipeline() as p:
         fetched = p | beam.Create(batches) | beam.ParDo(FetchCategories(api.url, str(tmp_path)))
         assert_that(fetched, equal_to(list(expected_categories(api, page_ids).items())))
