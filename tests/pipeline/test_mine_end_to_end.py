@@ -14,7 +14,7 @@ from pipeline.rundir import RunDir
 from pipeline.stages.clean import CleanPages
 from pipeline.stages.read_dump import ReadDump
 from pipeline.stages.sentences import SplitSentences
-from tests.pipeline.dump_factory import dump_bytes, planted_pages, write_dump
+from tests.pipeline.dump_factory import dump_xml, planted_pages, write_dump
 
 STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
 
@@ -131,7 +131,7 @@ def _counters(out):
 
 
 def test_truncated_bz2_keeps_pages_before_the_cut_and_counts_the_file(tmp_path, wic_zip):
-    data = bz2.compress(dump_bytes(planted_pages() * 1))
+    data = bz2.compress(dump_xml(planted_pages()).encode())
     path = tmp_path / "cut.xml.bz2"
     path.write_bytes(data[: len(data) * 2 // 3])
     out = str(tmp_path / "run")
@@ -141,7 +141,7 @@ def test_truncated_bz2_keeps_pages_before_the_cut_and_counts_the_file(tmp_path, 
 
 
 def test_malformed_xml_keeps_earlier_pages(tmp_path, wic_zip):
-    good = dump_bytes(planted_pages()[:2]).decode()
+    good = dump_xml(planted_pages()[:2])
     broken = good.replace("</mediawiki>", "  <page><title>Bad</title><ns>0</ns><id>9</id><revision><text>oops</page>")
     path = tmp_path / "bad.xml"
     path.write_text(broken)
@@ -153,9 +153,8 @@ def test_malformed_xml_keeps_earlier_pages(tmp_path, wic_zip):
 
 def test_invalid_utf8_and_huge_pages_are_counted_skips(tmp_path, wic_zip):
     pages = planted_pages()
-    xml = dump_bytes(pages + [{"title": "Huge", "page_id": 900, "wikitext": "word " * (10 * 1024 * 1024)}])
-    xml = xml.replace("Rates newsletter</title>".encode(), "Rates newsletter</title>".encode()).replace(
-        b"Mortgage lenders", b"Mortgage \xff\xfe lenders")
+    xml = dump_xml(pages + [{"title": "Huge", "page_id": 900, "wikitext": "word " * (10 * 1024 * 1024)}]).encode()
+    xml = xml.replace(b"Mortgage lenders", b"Mortgage \xff\xfe lenders")
     path = tmp_path / "mixed.xml.bz2"
     path.write_bytes(bz2.compress(xml))
     out = str(tmp_path / "run")

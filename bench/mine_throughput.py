@@ -1,0 +1,301 @@
+"""Words per second per core of the `sentences` + `phrases` stages, beside the original PiC extraction loop.
+
+Both sides read the same dump slice through `iter_pages` + `clean_wikitext` (not timed) and split the same
+Punkt sentences; picforge then runs spaCy with only the components it needs over `nlp.pipe` batches
+(as `ExtractPhrases` does), while the original loop (PiC `extract_wiki_phrases.py`) calls the full spaCy
+pipeline plus `merge_noun_chunks` once per sentence. Each side runs in its own process, so CPU time and
+peak RSS are its own. The final candidate phrases (≥2 contexts + WiC word, `group_phrase`) are compared.
+
+    python bench/mine_throughput.py [--input DUMP] [--wic WIC_ZIP] [--max-pages N] [--scale] [--components]
+"""
+import argparse
+import collections
+import multiprocessing
+import os
+import re
+import resource
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
+DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-5pages.xml.bz2")
+DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
+SCALES = (1, 2, 4)
+REPEATS = 2
+PAGE_ID_STRIDE = 10 ** 9  # repeated pages get distinct ids: page_id + repeat * stride
+EDGE_SYMBOLS = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
+
+
+class Stopwatch:
+    """CPU and wall seconds, per named part, with the time spent inside `excluded` iterators left out."""
+
+    def __init__(self):
+        self.cpu = collections.defaultdict(float)
+        self.wall = collections.defaultdict(float)
+
+    def timed(self, part, fn, *args):
+        cpu, wall = time.process_time(), time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            self.cpu[part] += time.process_time() - cpu
+            self.wall[part] += time.perf_counter() - wall
+
+    def excluded(self, iterable):
+        """Yield from `iterable`, booking the time it takes to produce each item as 'untimed'."""
+        iterator = iter(iterable)
+        while True:
+            try:
+                item = self.timed("untimed", next, iterator)
+            except StopIteration:
+                return
+            yield item
+
+
+def iter_clean_pages(dump, max_pages=None, repeat=1):
+    """Cleaned pages {page_id, paragraphs} of the dump's articles, streamed `repeat` times (constant memory)."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from pipeline.stages.clean import clean_wikitext
+    from pipeline.stages.read_dump import classify_page, iter_pages
+
+    for copy in range(repeat):
+        kept = 0
+        with FileSystems.open(dump) as stream:
+            for fields, wikitext, is_redirect in iter_pages(stream, dump):
+                if classify_page(fields, wikitext, is_redirect):
+                    continue
+                paragraphs = clean_wikitext(wikitext).paragraphs
+                if paragraphs:
+                    yield {"page_id": fields["page_id"] + copy * PAGE_ID_STRIDE, "paragraphs": paragraphs}
+                    kept += 1
+                    if max_pages and kept >= max_pages:
+                        break
+
+
+def start_clock():
+    """CPU and wall time now, and the peak RSS so far (imports + model), where the timed part starts."""
+    return time.process_time(), time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def picforge_side(pages, watch, occurrences, model_name, batch_size):
+    """The project's stages: page_sentences, then nlp.pipe (needed components only) and extract_phrases."""
+    from pipeline.stages.phrases import extract_phrases, load_spacy
+    from pipeline.stages.sentences import page_sentences
+
+    nlp = load_spacy(model_name)
+    words = sentences = 0
+
+    def sentence_stream():
+        for page in watch.excluded(pages):
+            for sentence in watch.timed("split", list, page_sentences(page)):
+                yield sentence["text"], sentence
+
+    started = start_clock()
+    for doc, sentence in nlp.pipe(sentence_stream(), as_tuples=True, batch_size=batch_size):
+        words += sentence["n_words"]
+        sentences += 1
+        for phrase, _, _, kind in watch.timed("extract", extract_phrases, doc):
+            if occurrences is not None:
+                occurrences[phrase].append({"sentence_id": sentence["sentence_id"], "kind": kind})
+    return words, sentences, started
+
+
+def _trimmable(token, stop):
+    core = EDGE_SYMBOLS.sub("", token)
+    return not core or core in stop
+
+
+def original_phrase(text, stop):
+    """PiC's normalisation: lower-case, stopwords and symbols off both ends; None for unigrams/non-ASCII."""
+    tokens = text.lower().replace("\n", " ").split()
+    while tokens and _trimmable(tokens[0], stop):
+        tokens.pop(0)
+    while tokens and _trimmable(tokens[-1], stop):
+        tokens.pop()
+    phrase = EDGE_SYMBOLS.sub("", " ".join(tokens))
+    if len(phrase.split()) < 2 or not phrase.isascii():
+        return None
+    return phrase
+
+
+def original_side(pages, watch, occurrences, model_name, batch_size):
+    """The PiC loop: spaCy's full pipeline + merge_noun_chunks called once per sentence."""
+    import spacy
+
+    from pipeline.resources import stopwords
+    from pipeline.stages.phrases import default_spacy_model
+    from pipeline.stages.sentences import split_sentences
+
+    nlp = spacy.load(model_name or default_spacy_model())
+    nlp.add_pipe("merge_noun_chunks")
+    stop = stopwords()
+    words = sentences = 0
+
+    def extract(doc):
+        noun_phrases = [chunk.text.lower() for chunk in doc.noun_chunks]
+        proper_nouns = [t.text.lower() for t in doc if t.pos_ == "PROPN"]
+        nouns = [t.text.lower() for t in doc if t.pos_ == "NOUN"]
+        found = []
+        for candidate in set(noun_phrases + proper_nouns + nouns):
+            phrase = original_phrase(candidate, stop)
+            if phrase:
+                found.append((phrase, "PROPN" if candidate in proper_nouns else "NOUN"))
+        return found
+
+    started = start_clock()
+    for page in watch.excluded(pages):
+        idx = 0
+        for paragraph in page["paragraphs"]:
+            for text in watch.timed("split", split_sentences, paragraph):
+                doc = nlp(text)
+                words += len(text.split())
+                sentences += 1
+                for phrase, kind in watch.timed("extract", extract, doc):
+                    if occurrences is not None:
+                        occurrences[phrase].append({"sentence_id": f"{page['page_id']}:{idx}", "kind": kind})
+                idx += 1
+    return words, sentences, started
+
+
+SIDES = {"picforge": picforge_side, "original": original_side}
+
+
+def measure(side, dump, max_pages, repeat, model_name, batch_size, wic_path):
+    """Run one side in this (fresh) process; figures plus the final candidate phrases when wic_path is given."""
+    from pipeline.resources import read_wic_words
+    from pipeline.stages.group import group_phrase
+
+    watch = Stopwatch()
+    occurrences = collections.defaultdict(list) if wic_path else None
+    words, sentences, (cpu0, wall0, rss_before) = SIDES[side](
+        iter_clean_pages(dump, max_pages, repeat), watch, occurrences, model_name, batch_size)
+    cpu = time.process_time() - cpu0 - watch.cpu["untimed"]
+    wall = time.perf_counter() - wall0 - watch.wall["untimed"]
+    figures = {
+        "side": side, "words": words, "sentences": sentences, "cpu_s": cpu, "wall_s": wall,
+        "split_cpu_s": watch.cpu["split"], "extract_cpu_s": watch.cpu["extract"],
+        "spacy_cpu_s": cpu - watch.cpu["split"] - watch.cpu["extract"], "untimed_cpu_s": watch.cpu["untimed"],
+        "rss_before_mib": rss_before, "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    if wic_path:
+        wic_words = frozenset(read_wic_words(wic_path))
+        figures["candidates"] = sorted(
+            phrase for phrase, occs in occurrences.items() if group_phrase(phrase, occs, wic_words, seed=0)[1])
+    return figures
+
+
+def cpu_seconds(fn):
+    started = time.process_time()
+    fn()
+    return time.process_time() - started
+
+
+def component_costs(dump, max_pages, model_name, batch_size):
+    """Cumulative CPU seconds (best of REPEATS) of spaCy with its first n components (full pipeline +
+    merge_noun_chunks) over the slice's sentences: in nlp.pipe batches and with one call per sentence."""
+    import spacy
+
+    from pipeline.stages.phrases import default_spacy_model
+    from pipeline.stages.sentences import page_sentences
+
+    texts = [s["text"] for page in iter_clean_pages(dump, max_pages) for s in page_sentences(page)]
+    nlp = spacy.load(model_name or default_spacy_model())
+    nlp.add_pipe("merge_noun_chunks")
+    collections.deque(nlp.pipe(texts, batch_size=batch_size), maxlen=0)  # warm-up: lazy init, tokenizer cache
+    rows = []
+    for n in range(len(nlp.pipe_names) + 1):
+        with nlp.select_pipes(enable=nlp.pipe_names[:n]):
+            batched = min(cpu_seconds(lambda: collections.deque(nlp.pipe(texts, batch_size=batch_size), maxlen=0))
+                          for _ in range(REPEATS))
+            one_by_one = min(cpu_seconds(lambda: collections.deque(map(nlp, texts), maxlen=0)) for _ in range(REPEATS))
+        rows.append((nlp.pipe_names[n - 1] if n else "tokenizer", batched, one_by_one))
+    return rows
+
+
+def run_isolated(fn, *args):
+    """fn(*args) in a fresh spawned process, so CPU time and peak RSS belong to that run alone."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(fn, args)
+
+
+def print_sides(results):
+    header = (f"{'side':<10}{'words':>9}{'sentences':>10}{'CPU s':>9}{'wall s':>9}{'words/s/core':>14}"
+              f"{'words/s wall':>14}{'split':>8}{'spaCy':>8}{'extract':>9}{'RSS at start':>14}{'peak RSS':>10}")
+    print(header)
+    for r in results:
+        print(f"{r['side']:<10}{r['words']:>9,}{r['sentences']:>10,}{r['cpu_s']:>9.2f}{r['wall_s']:>9.2f}"
+              f"{r['words'] / r['cpu_s']:>14,.0f}{r['words'] / r['wall_s']:>14,.0f}{r['split_cpu_s']:>8.2f}"
+              f"{r['spacy_cpu_s']:>8.2f}{r['extract_cpu_s']:>9.2f}{r['rss_before_mib']:>14,.0f}{r['peak_rss_mib']:>10,.0f}")
+    print("(split / spaCy / extract: CPU seconds of the timed part; reading + cleaning the dump is not timed;\n"
+          " RSS in MiB: peak after imports + model load, where timing starts, and peak at the end)")
+
+
+def print_comparison(picforge, original):
+    per_core = (picforge["words"] / picforge["cpu_s"]) / (original["words"] / original["cpu_s"])
+    wall = (picforge["words"] / picforge["wall_s"]) / (original["words"] / original["wall_s"])
+    print(f"\nspeed-up per core (CPU time): {per_core:.2f}x   speed-up (wall): {wall:.2f}x   target: >= 5x")
+    ours, theirs = set(picforge["candidates"]), set(original["candidates"])
+    union = ours | theirs
+    jaccard = len(ours & theirs) / len(union) if union else 1.0
+    print(f"final candidate phrases (>= 2 contexts + WiC word): picforge {len(ours)}, original {len(theirs)}, "
+          f"both {len(ours & theirs)}, Jaccard {jaccard:.3f}")
+    print(f"  only picforge ({len(ours - theirs)}): {', '.join(sorted(ours - theirs)) or '-'}")
+    print(f"  only original ({len(theirs - ours)}): {', '.join(sorted(theirs - ours)) or '-'}")
+
+
+def print_scale(results):
+    print(f"\npicforge side at {'/'.join(f'{s}x' for s in SCALES)} the input (pages streamed again; phrases extracted, "
+          "not kept):")
+    print(f"{'scale':<7}{'words':>10}{'CPU s':>9}{'words/s/core':>14}{'RSS at start':>14}{'peak RSS':>10}")
+    for scale, r in zip(SCALES, results):
+        print(f"{scale:<7}{r['words']:>10,}{r['cpu_s']:>9.2f}{r['words'] / r['cpu_s']:>14,.0f}"
+              f"{r['rss_before_mib']:>14,.0f}{r['peak_rss_mib']:>10,.0f}")
+
+
+def print_components(rows):
+    from pipeline.stages.phrases import PIPES_NEEDED
+
+    print("\nCPU seconds each spaCy component adds (cumulative pipeline, same sentences; picforge runs "
+          f"{', '.join(PIPES_NEEDED)}):")
+    print(f"{'component':<20}{'nlp.pipe batches':>18}{'one call per sentence':>23}")
+    previous = (0.0, 0.0)
+    for name, batched, one_by_one in rows:
+        print(f"{('+ ' if name != 'tokenizer' else '') + name:<20}{batched - previous[0]:>18.2f}{one_by_one - previous[1]:>23.2f}")
+        previous = (batched, one_by_one)
+    print(f"{'total':<20}{rows[-1][1]:>18.2f}{rows[-1][2]:>23.2f}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--input", default=DEFAULT_INPUT, help="pages-articles dump (default: the shared enwiki sample)")
+    parser.add_argument("--wic", default=DEFAULT_WIC, help="the official WiC_dataset.zip")
+    parser.add_argument("--max-pages", type=int, help="read at most N articles")
+    parser.add_argument("--spacy-model", help="spaCy model (default: picforge's default)")
+    parser.add_argument("--batch-size", type=int, default=256, help="nlp.pipe batch size (ExtractPhrases' default)")
+    parser.add_argument("--scale", action="store_true", help="also measure peak RSS at 1x/2x/4x the input")
+    parser.add_argument("--components", action="store_true", help="also time each spaCy component, batched and per sentence")
+    args = parser.parse_args(argv)
+    for path in (args.input, args.wic):
+        if not os.path.exists(path) and "://" not in path:
+            parser.error(f"{path}: not found (set PICFORGE_SHARED_DATA or pass --input/--wic)")
+
+    import spacy
+    print(f"input: {args.input}  max pages: {args.max_pages or 'all'}  spaCy {spacy.__version__} "
+          f"model: {args.spacy_model or 'default'}  batch: {args.batch_size}  CPUs: {os.cpu_count()}\n")
+    results = [run_isolated(measure, side, args.input, args.max_pages, 1, args.spacy_model, args.batch_size, args.wic)
+               for side in SIDES]
+    print_sides(results)
+    print_comparison(*results)
+    if args.scale:
+        print_scale([run_isolated(measure, "picforge", args.input, args.max_pages, scale, args.spacy_model, args.batch_size, None)
+                     for scale in SCALES])
+    if args.components:
+        print_components(run_isolated(component_costs, args.input, args.max_pages, args.spacy_model, args.batch_size))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

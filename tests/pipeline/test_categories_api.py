@@ -1,0 +1,210 @@
+"""Categories from the MediaWiki API, against a local api.php on 127.0.0.1 that speaks formatversion=2 JSON."""
+import json
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import apache_beam as beam
+import pytest
+from apache_beam.testing import test_pipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from pipeline.categories_api import (BATCH_SIZE, CategoriesApiError, CategoryClient, FetchCategories,
+                                     fetch_categories)
+
+HIDDEN = ("Articles with short description", "All articles with unsourced statements")
+MISSING_ID = 999_999
+
+
+def wiki_pages(n=120):
+    """page id → (title, [category titles]) with 1–4 visible categories and every tenth page hidden ones too."""
+    pages = {}
+    for i in range(n):
+        page_id = 1000 + 7 * i
+        visible = [f"Topic {i % 13} in science", f"Born in {1800 + i}", "Living people", f"Place {i}"][: 1 + i % 4]
+        pages[page_id] = (f"Article {i}", visible + (list(HIDDEN) if i % 10 == 0 else []))
+    return pages
+
+
+class LocalApi(ThreadingHTTPServer):
+    """api.php for prop=categories: `cllimit=max` means `max_categories` per answer, then `continue`."""
+
+    def __init__(self, pages, max_categories=7):
+        super().__init__(("127.0.0.1", 0), _ApiHandler)
+        self.pages = pages
+        self.max_categories = max_categories
+        self.requests = []  # query parameters of every request received
+        self.script = []  # (status, headers, body) answered, in order, before normal answers
+        self.url = f"http://127.0.0.1:{self.server_address[1]}/w/api.php"
+
+    def answer(self, params, user_agent):
+        """(status, headers, JSON body) for one request."""
+        problem = self._invalid(params, user_agent)
+        if problem:
+            return 200, {}, {"error": {"code": "badvalue", "info": problem}, "servedby": "mw-local"}
+        ids = [int(p) for p in params["pageids"].split("|")]
+        visible = [(p, t) for p in ids if p in self.pages for t in sorted(self.pages[p][1]) if t not in HIDDEN]
+        start = 0
+        if "clcontinue" in params:
+            page, title = params["clcontinue"].split("|", 1)
+            start = visible.index((int(page), title.replace("_", " "))) + 1
+        chunk = visible[start:start + self.max_categories]
+        body = {"batchcomplete": True, "query": {"pages": []}}
+        for page_id in ids:
+            if page_id not in self.pages:
+                body["query"]["pages"].append({"pageid": page_id, "missing": True})
+                continue
+            entry = {"pageid": page_id, "ns": 0, "title": self.pages[page_id][0]}
+            categories = [{"ns": 14, "title": "Category:" + t} for p, t in chunk if p == page_id]
+            if categories:
+                entry["categories"] = categories
+            body["query"]["pages"].append(entry)
+        if start + self.max_categories < len(visible):
+            page, title = visible[start + self.max_categories - 1]
+            body.pop("batchcomplete")
+            body["continue"] = {"clcontinue": f"{page}|{title.replace(' ', '_')}", "continue": "||"}
+        return 200, {}, body
+
+    @staticmethod
+    def _invalid(params, user_agent):
+        expected = {"action": "query", "prop": "categories", "clshow": "!hidden", "cllimit": "max",
+                    "format": "json", "formatversion": "2"}
+        wrong = {k: params.get(k) for k, v in expected.items() if params.get(k) != v}
+        if wrong:
+            return f"unexpected parameters {wrong}"
+        if not params.get("maxlag", "").isdigit():
+            return "maxlag missing"
+        if len(params.get("pageids", "").split("|")) > BATCH_SIZE:
+            return f'Too many values supplied for parameter "pageids". The limit is {BATCH_SIZE}.'
+        if not (user_agent.startswith("picforge/") and "(" in user_agent and "python-requests/" in user_agent):
+            return f"User-Agent {user_agent!r} does not follow the policy"
+        return ""
+
+
+class _ApiHandler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        server = self.server
+        params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
+        server.requests.append(params)
+        if server.script:
+            status, headers, body = server.script.pop(0)
+        else:
+            status, headers, body = server.answer(params, self.headers.get("User-Agent", ""))
+        data = json.dumps(body).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def api():
+    server = LocalApi(wiki_pages())
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def expected_categories(api, page_ids):
+    return {p: [t for t in sorted(api.pages[p][1]) if t not in HIDDEN] if p in api.pages else [] for p in page_ids}
+
+
+def test_fetches_visible_categories_in_batches_of_50_following_continue(api, tmp_path):
+    page_ids = sorted(api.pages)
+    client = CategoryClient(str(tmp_path), api.url, contact="picforge-tests@example.org")
+
+    assert client.categories(page_ids) == expected_categories(api, page_ids)
+    batches = {r["pageids"] for r in api.requests}
+    assert sorted(len(b.split("|")) for b in batches) == [20, 50, 50]
+    continued = [r for r in api.requests if "clcontinue" in r]
+    assert continued and all(r["continue"] == "||" for r in continued)
+    assert client.requests_sent == len(api.requests)
+
+
+def test_a_missing_page_gets_no_categories_and_the_second_call_is_answered_from_the_cache(api, tmp_path):
+    page_ids = sorted(api.pages)[:5] + [MISSING_ID]
+    first = fetch_categories(page_ids, str(tmp_path), api.url)
+    sent = len(api.requests)
+
+    client = CategoryClient(str(tmp_path), api.url)
+    assert client.categories(page_ids) == first == expected_categories(api, page_ids)
+    assert first[MISSING_ID] == []
+    assert client.requests_sent == 0 and len(api.requests) == sent
+
+
+def test_429_with_retry_after_is_waited_out_then_succeeds(api, tmp_path):
+    api.script.append((429, {"Retry-After": "1"}, {"error": {"code": "too-many-requests", "info": "slow down"}}))
+    page_ids = sorted(api.pages)[:3]
+    started = time.monotonic()
+
+    assert fetch_categories(page_ids, str(tmp_path), api.url) == expected_categories(api, page_ids)
+    assert time.monotonic() - started >= 1.0
+    assert len(api.requests) == 2
+
+
+def test_maxlag_error_is_retried_after_the_servers_delay(api, tmp_path):
+    lagged = {"error": {"code": "maxlag", "info": "Waiting for 10.64.48.5: 7 seconds lagged.", "host": "10.64.48.5",
+                        "lag": 7, "type": "db"}, "servedby": "mw-local"}
+    api.script.append((200, {"Retry-After": "1", "X-Database-Lag": "7"}, lagged))
+    page_ids = sorted(api.pages)[:2]
+
+    assert fetch_categories(page_ids, str(tmp_path), api.url) == expected_categories(api, page_ids)
+    assert len(api.requests) == 2 and api.requests[0]["maxlag"] == "5"
+
+
+def test_server_errors_are_retried_with_backoff_then_reported_with_the_fix(api, tmp_path):
+    api.script.extend([(503, {}, {"error": "unavailable"})] * 3)
+    client = CategoryClient(str(tmp_path), api.url, max_attempts=3, backoff=0.01)
+    page_ids = sorted(api.pages)[:4]
+
+    with pytest.raises(CategoriesApiError, match=r"page ids 1000…1021.*3 attempts \(HTTP 503\).*re-run"):
+        client.categories(page_ids)
+    assert len(api.requests) == 3
+    assert client.categories(page_ids) == expected_categories(api, page_ids)  # the next run succeeds
+
+
+def test_a_refused_connection_is_retried_then_reported(tmp_path):
+    with ThreadingHTTPServer(("127.0.0.1", 0), _ApiHandler) as closed:
+        url = f"http://127.0.0.1:{closed.server_address[1]}/w/api.php"
+    client = CategoryClient(str(tmp_path), url, max_attempts=2, backoff=0.01)
+
+    with pytest.raises(CategoriesApiError, match="connection failed"):
+        client.categories([1000])
+    assert client.requests_sent == 0
+
+
+def test_an_api_error_other_than_lag_is_not_retried(api, tmp_path):
+    api.script.append((200, {}, {"error": {"code": "badinteger", "info": 'Invalid value "x" for integer parameter'}}))
+
+    with pytest.raises(CategoriesApiError, match="API error badinteger"):
+        fetch_categories([1000], str(tmp_path), api.url)
+    assert len(api.requests) == 1
+
+
+def test_a_cache_line_cut_short_by_a_crash_is_fetched_again(api, tmp_path):
+    page_ids = sorted(api.pages)[:2]
+    fetch_categories(page_ids, str(tmp_path), api.url)
+    (cache_file,) = tmp_path.glob("categories-*.jsonl")
+    lines = cache_file.read_text().splitlines()
+    cache_file.write_text(lines[0] + "\n" + lines[1][: len(lines[1]) // 2])
+    sent = len(api.requests)
+
+    assert fetch_categories(page_ids, str(tmp_path), api.url) == expected_categories(api, page_ids)
+    assert len(api.requests) == sent + 1
+
+
+def test_fetch_categories_dofn_yields_each_page_of_each_batch(api, tmp_path):
+    page_ids = sorted(api.pages)[:60] + [MISSING_ID]
+    batches = [page_ids[:BATCH_SIZE], page_ids[BATCH_SIZE:]]
+    with test_pipeline.TestPipeline() as p:
+        fetched = p | beam.Create(batches) | beam.ParDo(FetchCategories(api.url, str(tmp_path)))
+        assert_that(fetched, equal_to(list(expected_categories(api, page_ids).items())))
