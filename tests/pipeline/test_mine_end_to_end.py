@@ -173,7 +173,7 @@ def test_empty_dump_is_a_clear_error(tmp_path, wic_zip):
 
 
 def test_missing_dump_is_a_clear_error(tmp_path, wic_zip):
-    with pytest.raises(InputError, match="no dump file matches"):
+    with pytest.raises(InputError, match="no file matches"):
         mine(str(tmp_path / "nope-*.xml.bz2"), str(wic_zip), str(tmp_path / "run"))
 
 
