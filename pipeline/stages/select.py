@@ -93,32 +93,37 @@ def candidates_csv(triplets):
     return out.getvalue()
 
 
-class _KeepWanted(beam.DoFn):
-    """Keep elements whose key is in a side-input list (turned into a set once per side input)."""
+class _SideInputSetDoFn(beam.DoFn):
+    """A DoFn that looks elements up in a side-input list, turned into a set once per side input."""
+
+    def __init__(self):
+        self._source = self._set = None
+
+    def as_set(self, side_input):
+        if self._source is not side_input:
+            self._source, self._set = side_input, {tuple(w) if isinstance(w, list) else w for w in side_input}
+        return self._set
+
+
+class _KeepWanted(_SideInputSetDoFn):
+    """Keep elements whose key is in a side-input list."""
 
     def __init__(self, key):
+        super().__init__()
         self.key = key
-        self._source = self._wanted = None
 
     def process(self, element, wanted):
-        if self._source is not wanted:
-            self._source, self._wanted = wanted, {tuple(w) if isinstance(w, list) else w for w in wanted}
-        if self.key(element) in self._wanted:
+        if self.key(element) in self.as_set(wanted):
             yield element
 
 
-class _Step6Filter(beam.DoFn):
-    def __init__(self):
-        self._source = self._broken = None
-
+class _Step6Filter(_SideInputSetDoFn):
     def process(self, item, broken_pages):
         phrase, grouped = item
         if not grouped["contexts"]:
             return
         contexts = grouped["contexts"][0]
-        if self._source is not broken_pages:
-            self._source, self._broken = broken_pages, set(broken_pages)
-        broken = self._broken
+        broken = self.as_set(broken_pages)
         best = None
         for pair in grouped["pairs"]:
             Metrics.counter(STAGE, "pairs-in").inc()
