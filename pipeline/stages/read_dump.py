@@ -130,8 +130,8 @@ def iter_pages(stream, path="<stream>"):
         ) from err
 
 
-class _ReadDumpFile(beam.DoFn):
-    """Read one dump file into article records, counting every skipped page by reason."""
+class _ReadDumpFiles(beam.DoFn):
+    """Read a group of dump files, in order, into article records, counting every skipped page by reason."""
 
     def __init__(self, max_pages, max_page_bytes):
         self.max_pages = max_pages
@@ -140,8 +140,16 @@ class _ReadDumpFile(beam.DoFn):
         self.kept = Metrics.counter(STAGE, "articles")
         self.bad_files = Metrics.counter(STAGE, "files-unreadable")
 
-    def process(self, path):
+    def process(self, paths):
         kept = 0
+        for path in paths:
+            for record in self._read_file(path):
+                yield record
+                kept += 1
+                if self.max_pages and kept >= self.max_pages:
+                    return
+
+    def _read_file(self, path):
         try:
             with FileSystems.open(path) as stream:  # compression from the extension (.bz2, .gz)
                 for fields, wikitext, is_redirect in iter_pages(stream, path):
@@ -152,11 +160,8 @@ class _ReadDumpFile(beam.DoFn):
                         if reason in ("too-large", "invalid-utf8"):
                             log.warning("%s: page %s (%r) skipped: %s", path, fields["page_id"], fields["title"], reason)
                         continue
-                    yield article_record(fields, wikitext)
                     self.kept.inc()
-                    kept += 1
-                    if self.max_pages and kept >= self.max_pages:
-                        return
+                    yield article_record(fields, wikitext)
         except DumpFileError as err:
             self.bad_files.inc()
             log.error("%s", err)
@@ -171,7 +176,11 @@ def expand_inputs(pattern):
 
 
 class ReadDump(beam.PTransform):
-    """pages-articles XML(.bz2) files → article records (namespace 0, no redirects/disambiguation/empties)."""
+    """pages-articles XML(.bz2) files → article records (namespace 0, no redirects/disambiguation/empties).
+
+    Files are read in parallel; with `max_pages` they are read one after another, in sorted order, so the run
+    keeps the first N articles of the whole input.
+    """
 
     def __init__(self, file_pattern, max_pages=None, max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
         super().__init__()
@@ -182,7 +191,7 @@ class ReadDump(beam.PTransform):
     def expand(self, pbegin):
         return (
             pbegin
-            | "dump files" >> beam.Create(self.files)
-            | "parse pages" >> beam.ParDo(_ReadDumpFile(self.max_pages, self.max_page_bytes))
+            | "dump files" >> beam.Create([tuple(self.files)] if self.max_pages else [(path,) for path in self.files])
+            | "parse pages" >> beam.ParDo(_ReadDumpFiles(self.max_pages, self.max_page_bytes))
             | "spread pages" >> beam.Reshuffle()
         )

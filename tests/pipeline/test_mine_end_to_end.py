@@ -36,6 +36,15 @@ def test_testpipeline_reads_cleans_and_splits_real_sample(enwiki_sample):
         assert_that(per_page, equal_to([217916, 3277686, 316, 9391, 4702]))
 
 
+def test_max_pages_keeps_the_first_articles_of_split_files_in_order(tmp_path):
+    pages = planted_pages()
+    write_dump(tmp_path / "dump-part2.xml.bz2", pages[3:])
+    write_dump(tmp_path / "dump-part1.xml.bz2", pages[:3])
+    with TestPipeline() as p:
+        ids = p | ReadDump(str(tmp_path / "dump-part*.xml.bz2"), max_pages=4) | beam.Map(lambda a: a["page_id"])
+        assert_that(ids, equal_to([page["page_id"] for page in pages[:4]]))
+
+
 def test_real_sample_runs_every_stage_with_manifests(tmp_path, enwiki_sample, wic_zip):
     funnel = mine(str(enwiki_sample), str(wic_zip), str(tmp_path / "run"))
     run = RunDir(str(tmp_path / "run"))
