@@ -21,6 +21,7 @@ BATCH_SIZE = 50  # the API's limit on pageids for clients without the apihighlim
 SHARD_IDS = 100_000  # page ids per cache file (enwiki: ~10K articles, ~1 MB per file)
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 STAGE = "categories-api"
+DEFAULT_CACHE_DIR = "~/.cache/picforge/categories"  # expanded on each worker
 log = logging.getLogger(__name__)
 
 
@@ -217,18 +218,20 @@ def fetch_categories(page_ids, cache_dir, api_url=API_URL, **client_options):
 
 
 class FetchCategories(beam.DoFn):
-    """Batches of page ids → (page_id, [visible categories]) from the MediaWiki API, cached per worker."""
+    """Batches of page ids → (page_id, [visible categories]) from the MediaWiki API, cached per worker.
 
-    def __init__(self, api_url=API_URL, cache_dir=None, contact=None):
+    Counters go to the `namespace` given (a stage's name puts them in that stage's manifest)."""
+
+    def __init__(self, api_url=API_URL, cache_dir=None, contact=None, namespace=STAGE):
         self.api_url = api_url
         self.cache_dir = cache_dir
         self.contact = contact
-        self.pages = Metrics.counter(STAGE, "pages")
-        self.without = Metrics.counter(STAGE, "pages-without-categories")
-        self.requests = Metrics.counter(STAGE, "api-requests")
+        self.pages = Metrics.counter(namespace, "api-pages")
+        self.without = Metrics.counter(namespace, "api-pages-without-categories")
+        self.requests = Metrics.counter(namespace, "api-requests")
 
     def setup(self):
-        cache_dir = self.cache_dir or os.path.join(os.path.expanduser("~/.cache"), "picforge", "categories")
+        cache_dir = os.path.expanduser(self.cache_dir or DEFAULT_CACHE_DIR)
         self.client = CategoryClient(cache_dir, self.api_url, contact=self.contact)
 
     def process(self, page_ids):

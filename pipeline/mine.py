@@ -2,11 +2,12 @@
 import dataclasses
 import json
 import logging
+import os
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from pipeline import rundir
+from pipeline import categories_api, rundir
 from pipeline.download import fetch
 from pipeline.embeddings import BUNDLED_MODEL, POOLING_MODES
 from pipeline.errors import InputError
@@ -14,7 +15,7 @@ from pipeline.options import pipeline_options
 from pipeline.resources import read_wic_words
 from pipeline.stages import select as select_stage
 from pipeline.stages.clean import CleanPages
-from pipeline.stages.domains import ScoreDomains
+from pipeline.stages.domains import ApiCategoryTexts, PageCategoryTexts, ScoreDomains
 from pipeline.stages.group import GroupPhrases
 from pipeline.stages.pairs import PairContexts
 from pipeline.stages.phrases import ExtractPhrases
@@ -29,7 +30,8 @@ FUNNEL_JSON = "funnel.json"
 
 @dataclasses.dataclass(frozen=True)
 class MineOptions:
-    """Every option that changes what `mine` produces (all are recorded in the stage manifests)."""
+    """Every option of a mining run; those that change what it produces are recorded in the stage manifests
+    (not where the categories cache lives, nor the contact sent to the MediaWiki API)."""
 
     top_n: int = 19500
     max_pages: int | None = None
@@ -46,6 +48,10 @@ class MineOptions:
     min_words: int = 5
     max_words: int = 25
     max_contexts: int = 32
+    categories_from_api: bool = False
+    categories_api_url: str = categories_api.API_URL
+    categories_cache_dir: str = categories_api.DEFAULT_CACHE_DIR
+    categories_contact: str | None = None
 
 
 def read_stage(pipeline, run, stage):
@@ -66,6 +72,10 @@ def resolve_input(path, cache_dir=None):
 def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner="DirectRunner", force=False,
          cache_dir=None):
     """Run every mining stage into the run directory `out`, skipping stages that are up to date."""
+    if options.categories_from_api and "://" in options.categories_cache_dir:
+        raise InputError(
+            f"--categories-cache-dir {options.categories_cache_dir}: the categories cache appends to files under a "
+            "lock, which gs:// and s3:// do not offer; give a local path or a file system mounted on every worker")
     run = rundir.RunDir(out)
     dump = resolve_input(input_path, cache_dir)
     wic_words = read_wic_words(wic_path)
@@ -106,10 +116,9 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
                max_words=options.max_words, max_length_diff=options.max_length_diff,
                window=(options.min_similarity, options.max_similarity), threshold_mode=options.threshold_mode,
                quantile_window=options.quantile_window)})
-    stages({"domains": "candidate_pair"}, rundir.upstream(run, "pairs", "clean"),
-           {"embedding_model": options.embedding_model, "pooling": options.pooling},
+    stages({"domains": "candidate_pair"}, rundir.upstream(run, "pairs", "clean"), domain_options(options),
            lambda p: {"domains": read_stage(p, run, "pairs") | "domains" >> ScoreDomains(
-               read_stage(p, run, "clean"), options.embedding_model, options.pooling)})
+               category_source(p, run, options), options.embedding_model, options.pooling)})
     select_inputs = rundir.upstream(run, "domains", "group", "clean", "sentences", "phrases")
     stages({"select": "triplet"}, select_inputs, {"top_n": options.top_n},
            lambda p: {"select": read_stage(p, run, "domains") | "select" >> SelectTriplets(
@@ -121,6 +130,22 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     with FileSystems.create(run.join(FUNNEL_JSON), compression_type="uncompressed") as fh:
         fh.write(json.dumps(funnel, indent=2).encode("utf-8"))
     return funnel
+
+
+def domain_options(options):
+    """Options of the `domains` fingerprint; the API URL counts only when categories come from the API."""
+    chosen = {"embedding_model": options.embedding_model, "pooling": options.pooling}
+    if options.categories_from_api:
+        chosen.update(categories_from_api=True, categories_api_url=options.categories_api_url)
+    return chosen
+
+
+def category_source(pipeline, run, options):
+    """Where `domains` gets the categories of the pages it scores: the MediaWiki API or the `clean` Page records."""
+    if not options.categories_from_api:
+        return PageCategoryTexts(read_stage(pipeline, run, "clean"))
+    contact = options.categories_contact or os.environ.get("PICFORGE_CONTACT")
+    return ApiCategoryTexts(options.categories_api_url, options.categories_cache_dir, contact)
 
 
 def finalise_selection(run):
@@ -193,6 +218,16 @@ def register(subparsers):
     parser.add_argument("--min-words", type=int, default=MineOptions.min_words)
     parser.add_argument("--max-words", type=int, default=MineOptions.max_words)
     parser.add_argument("--max-contexts", type=int, default=MineOptions.max_contexts)
+    parser.add_argument("--categories-from-api", action="store_true",
+                        help="take the categories of the paired pages from the MediaWiki API instead of the dump's "
+                             "[[Category:…]] links")
+    parser.add_argument("--categories-api-url", default=categories_api.API_URL,
+                        help=f"MediaWiki api.php for --categories-from-api (default {categories_api.API_URL})")
+    parser.add_argument("--categories-cache-dir", default=categories_api.DEFAULT_CACHE_DIR,
+                        help="cache of fetched categories, on each worker: a local path or a file system mounted on "
+                             f"every worker (default {categories_api.DEFAULT_CACHE_DIR})")
+    parser.add_argument("--categories-contact",
+                        help="e-mail or URL sent in the User-Agent to the MediaWiki API (default $PICFORGE_CONTACT)")
     parser.add_argument("--cache-dir", help="where https:// dumps are downloaded (default ~/.cache/picforge/downloads)")
     parser.add_argument("--force", action="store_true", help="redo every stage even if its outputs are up to date")
     parser.set_defaults(func=run_command, beam_args=True)
@@ -209,7 +244,9 @@ def run_command(args, beam_args):
         spacy_batch_size=args.spacy_batch_size, embedding_model=args.embedding_model, pooling=args.pooling,
         min_similarity=args.min_similarity, max_similarity=args.max_similarity, threshold_mode=args.threshold_mode,
         quantile_window=tuple(args.quantile_window), max_length_diff=args.max_length_diff, min_words=args.min_words,
-        max_words=args.max_words, max_contexts=args.max_contexts)
+        max_words=args.max_words, max_contexts=args.max_contexts, categories_from_api=args.categories_from_api,
+        categories_api_url=args.categories_api_url, categories_cache_dir=args.categories_cache_dir,
+        categories_contact=args.categories_contact)
     funnel = mine(args.input, args.wic, args.out, options, beam_args, args.runner, args.force, args.cache_dir)
     print(format_funnel(funnel))
     print(f"\ntriplets: {args.out}/select/  candidates CSV: {args.out}/{CANDIDATES_CSV}")

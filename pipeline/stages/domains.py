@@ -3,6 +3,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
+from pipeline.categories_api import API_URL, BATCH_SIZE, FetchCategories
 from pipeline.embeddings import BUNDLED_MODEL, SentenceTransformerHandler, cosine
 
 STAGE = "domains"
@@ -17,26 +18,57 @@ def category_text(categories):
     return ", ".join(categories)
 
 
-class ScoreDomains(beam.PTransform):
-    """CandidatePair + Page records → pairs with domain_score (None when a page has no categories)."""
+class PageCategoryTexts(beam.PTransform):
+    """Page ids → (page_id, category text) from the Page records' [[Category:…]] links (stage `clean`)."""
 
-    def __init__(self, pages, model_name=None, pooling="model"):
+    def __init__(self, pages):
         super().__init__()
         self.pages = pages
+
+    def expand(self, page_ids):
+        texts = self.pages | "categories by page" >> beam.Map(lambda page: (page["page_id"], category_text(page["categories"])))
+        return (
+            {"used": page_ids | "key page ids" >> beam.Map(lambda page_id: (page_id, None)), "text": texts}
+            | "join used pages" >> beam.CoGroupByKey()
+            | "texts of used pages" >> beam.FlatMap(
+                lambda item: [(item[0], item[1]["text"][0])] if item[1]["used"] and item[1]["text"] else [])
+        )
+
+
+class ApiCategoryTexts(beam.PTransform):
+    """Page ids → (page_id, category text) from the MediaWiki API, 50 ids per request, through the cache."""
+
+    def __init__(self, api_url=API_URL, cache_dir=None, contact=None):
+        super().__init__()
+        self.fetch = FetchCategories(api_url, cache_dir, contact, namespace=STAGE)
+
+    def expand(self, page_ids):
+        return (
+            page_ids
+            | "batches of 50 ids" >> beam.BatchElements(min_batch_size=BATCH_SIZE, max_batch_size=BATCH_SIZE)
+            | "fetch categories" >> beam.ParDo(self.fetch)
+            | "category texts" >> beam.MapTuple(lambda page_id, categories: (page_id, category_text(categories)))
+        )
+
+
+class ScoreDomains(beam.PTransform):
+    """CandidatePair records → pairs with domain_score (None when a page has no categories).
+
+    `categories` turns the distinct page ids of the pairs into (page_id, category text): PageCategoryTexts
+    or ApiCategoryTexts."""
+
+    def __init__(self, categories, model_name=None, pooling="model"):
+        super().__init__()
+        self.categories = categories
         self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling)
 
     def expand(self, pairs):
-        pages_used = (
-            pairs
-            | "pages of pairs" >> beam.FlatMap(lambda p: [(page_of(p["sentence_id1"]), None), (page_of(p["sentence_id2"]), None)])
-            | "distinct pages" >> beam.CombinePerKey(lambda _: None)
-        )
-        categories = self.pages | "categories by page" >> beam.Map(lambda page: (page["page_id"], category_text(page["categories"])))
         texts = (
-            {"used": pages_used, "text": categories}
-            | "join used pages" >> beam.CoGroupByKey()
-            | "pages to embed" >> beam.FlatMap(
-                lambda item: [(item[0], item[1]["text"][0])] if item[1]["used"] and item[1]["text"] and item[1]["text"][0] else [])
+            pairs
+            | "pages of pairs" >> beam.FlatMap(lambda p: [page_of(p["sentence_id1"]), page_of(p["sentence_id2"])])
+            | "distinct pages" >> beam.Distinct()
+            | "categories of used pages" >> self.categories
+            | "pages with categories" >> beam.Filter(lambda page_text: page_text[1])
         )
         vectors = (
             texts

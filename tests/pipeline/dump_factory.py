@@ -111,3 +111,35 @@ def planted_pages():
             "Local cooks serve grilled sardines from long tables beside the water.",
         ], ["Festivals in Norway", "Maritime culture"]),
     ]
+
+
+def two_phrase_pages():
+    """Four pages where "massive figure" (pages 11, 12) and "perfect pitch" (13, 14) each join two pages of
+    unrelated categories in different senses."""
+    return [
+        dict(title="Temple of Ardos", page_id=11, wikitext=article_wikitext([
+            "The ruined sanctuary stands on a limestone hill above the olive groves. "
+            "Pilgrims climbed the stone stairs to leave small offerings at the altar.",
+            "The temple entrance holds a massive figure carved from white marble by ancient artisans. "
+            "Archaeologists uncovered painted pottery beneath the collapsed colonnade. "
+            "A bronze lamp once burned beside the goddess through the winter festivals."],
+            ["Ancient Greek sculpture", "Archaeological sites in Greece"])),
+        dict(title="Northwind Holdings", page_id=12, wikitext=article_wikitext([
+            "Northwind Holdings publishes its audited accounts every spring. "
+            "The central bank raised the interest rate by half a point in March.",
+            "Analysts reported a massive figure of four billion dollars in quarterly losses. "
+            "Traders sold the shares quickly once the dividend was suspended. "
+            "Auditors later questioned the valuation of its overseas subsidiaries."],
+            ["Corporate finance", "Stock market"])),
+        dict(title="St Cecilia's organ", page_id=13, wikitext=article_wikitext([
+            "The cathedral organ was rebuilt after a fire destroyed the old choir loft. "
+            "The singer with perfect pitch tuned the old church organ before the evening service. "
+            "Visitors may hear recitals on the first Sunday of each month."],
+            ["Church music", "Pipe organs"])),
+        dict(title="Westbury cricket ground", page_id=14, wikitext=article_wikitext([
+            "The ground opened in 1881 and hosted county matches every summer. "
+            "Groundskeepers mowed the perfect pitch before the national cricket final began. "
+            "The central bank lifted the interest rate by a quarter point in June. "
+            "A new pavilion replaced the wooden stand in 1994."],
+            ["Cricket grounds in England", "Sports venues"])),
+    ]

@@ -9,41 +9,12 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.mine import FUNNEL_JSON, MineOptions, mine
 from pipeline.rundir import RunDir
-from tests.pipeline.dump_factory import article_wikitext, write_dump
+from tests.pipeline.dump_factory import two_phrase_pages, write_dump
 
 distributed = pytest.importorskip("distributed", reason="DaskRunner needs apache-beam[dask] (dask.distributed)")
 
 # The alias `--runner DaskRunner` is Beam's stock runner, which loses data (see pipeline/dask_runner.py).
 DASK_RUNNER = "pipeline.dask_runner.DaskRunner"
-
-PLANTED_PAGES = [
-    dict(title="Temple of Ardos", page_id=11, wikitext=article_wikitext([
-        "The ruined sanctuary stands on a limestone hill above the olive groves. "
-        "Pilgrims climbed the stone stairs to leave small offerings at the altar.",
-        "The temple entrance holds a massive figure carved from white marble by ancient artisans. "
-        "Archaeologists uncovered painted pottery beneath the collapsed colonnade. "
-        "A bronze lamp once burned beside the goddess through the winter festivals."],
-        ["Ancient Greek sculpture", "Archaeological sites in Greece"])),
-    dict(title="Northwind Holdings", page_id=12, wikitext=article_wikitext([
-        "Northwind Holdings publishes its audited accounts every spring. "
-        "The central bank raised the interest rate by half a point in March.",
-        "Analysts reported a massive figure of four billion dollars in quarterly losses. "
-        "Traders sold the shares quickly once the dividend was suspended. "
-        "Auditors later questioned the valuation of its overseas subsidiaries."],
-        ["Corporate finance", "Stock market"])),
-    dict(title="St Cecilia's organ", page_id=13, wikitext=article_wikitext([
-        "The cathedral organ was rebuilt after a fire destroyed the old choir loft. "
-        "The singer with perfect pitch tuned the old church organ before the evening service. "
-        "Visitors may hear recitals on the first Sunday of each month."],
-        ["Church music", "Pipe organs"])),
-    dict(title="Westbury cricket ground", page_id=14, wikitext=article_wikitext([
-        "The ground opened in 1881 and hosted county matches every summer. "
-        "Groundskeepers mowed the perfect pitch before the national cricket final began. "
-        "The central bank lifted the interest rate by a quarter point in June. "
-        "A new pavilion replaced the wooden stand in 1994."],
-        ["Cricket grounds in England", "Sports venues"])),
-]
-
 
 SCORES = ("semantic_score", "domain_score")
 
@@ -70,7 +41,7 @@ def dask_options(address):
 
 @pytest.mark.slow
 def test_mine_gives_the_same_triplets_on_dask_and_direct_runners(tmp_path, wic_zip, dask_address):
-    dump = write_dump(tmp_path / "planted.xml.bz2", PLANTED_PAGES)
+    dump = write_dump(tmp_path / "planted.xml.bz2", two_phrase_pages())
     options = MineOptions(top_n=10)
     direct_funnel = mine(dump, str(wic_zip), str(tmp_path / "direct"), options)
     dask_funnel = mine(dump, str(wic_zip), str(tmp_path / "dask"), options,
