@@ -27,7 +27,8 @@ metadata = sa.MetaData()
 batches = sa.Table(
     "batches", metadata,
     sa.Column("batch_id", sa.String(200), primary_key=True),
-    sa.Column("kind", sa.String(40), nullable=False),     # expert | mturk | mturk-manual | verify2 | ps-verify
+    # expert | mturk | mturk-manual | mturk-questions | verify2 | ps-verify
+    sa.Column("kind", sa.String(40), nullable=False),
     sa.Column("round", sa.Integer),
     sa.Column("status", sa.String(40), nullable=False, default="open"),
     sa.Column("created_at", sa.String(40), nullable=False),

@@ -1,5 +1,6 @@
-"""MTurk API work for round 1 through boto3's `mturk` client: qualification test, HIT type, HITs
-created idempotently, status, saving assignments, review, expire and delete.
+"""MTurk API work through boto3's `mturk` client: qualification test (round 1), HIT type, HITs created
+idempotently, status, saving assignments, review, expire and delete, for round-1 batches and batches of
+prepared question files (kind QUESTIONS_BATCH, planned by `annotation.mturk_questions`).
 
 The sandbox endpoint unless `live`; credentials come only from boto3's standard chain (environment,
 shared files, profile, instance role) and are never logged or stored. Every result is written to the
@@ -8,6 +9,7 @@ ledger as soon as MTurk returns it, so any verb can be interrupted and run again
 import dataclasses
 import datetime
 import hashlib
+import json
 import logging
 import re
 import xml.etree.ElementTree as ET
@@ -18,6 +20,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from annotation import hit_pages, round1
+from annotation.mturk_manual import write_atomically
 from pipeline.errors import InputError
 
 log = logging.getLogger(__name__)
@@ -26,12 +29,16 @@ REGION = "us-east-1"
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 LIVE_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
 SANDBOX, LIVE = "sandbox", "live"
+QUESTIONS_BATCH = "mturk-questions"   # a batch of prepared question files (no gold checks, no decisions)
 # MTurk system qualification types.
 LOCALE_QUALIFICATION = "00000000000000000071"
 APPROVAL_RATE_QUALIFICATION = "000000000000000000L0"
 APPROVED_HITS_QUALIFICATION = "00000000000000000040"
 ASSIGNMENT_STATUSES = ["Submitted", "Approved", "Rejected"]
+ANSWER_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
 SUBMITTED, APPROVED, REJECTED = ASSIGNMENT_STATUSES
+# What the ledger keeps of an MTurk assignment in its meta (besides id, worker, HIT, status, submit time).
+ASSIGNMENT_META = ("AcceptTime", "AutoApprovalTime", "ApprovalTime", "RejectionTime", "RequesterFeedback")
 # MTurk's commission: 20% of the reward (at least $0.01) per assignment, 40% for HITs with 10+ assignments.
 FEE_RATE, LARGE_HIT_FEE_RATE, LARGE_HIT_ASSIGNMENTS, MIN_FEE = Decimal("0.20"), Decimal("0.40"), 10, Decimal("0.01")
 CENT = Decimal("0.01")
@@ -93,7 +100,23 @@ def check_budget(cost, max_spend, live):
         raise InputError("--live spends real money: give --max-spend USD (the most this batch may cost)")
     if max_spend is not None and cost["total"] > Decimal(str(max_spend)):
         raise InputError(f"this batch costs ${cost['total']:.2f}, above --max-spend ${Decimal(str(max_spend)):.2f}; "
-                         "raise the cap or plan fewer HITs (--limit, --questions-per-hit)")
+                         "raise the cap, or plan fewer HITs or assignments")
+
+
+def assignments_per_hit(plan):
+    """MaxAssignments of a batch's HITs (round-1 plans keep it in their settings)."""
+    return plan["assignments"] if plan["kind"] == QUESTIONS_BATCH else plan["settings"]["assignments"]
+
+
+def check_balance(client, ledger, batch_id, plan):
+    """Refuse (InputError) when the account holds less than the HITs still to create cost."""
+    with ledger.read() as q:
+        to_create = len(plan["hits"]) - len(q.hits(batch_id))
+    still = batch_cost(plan["hit_type"]["reward"], assignments_per_hit(plan), to_create)["total"]
+    balance = Decimal(client.get_account_balance()["AvailableBalance"])
+    if balance < still:
+        raise InputError(f"the MTurk account holds ${balance:.2f}, less than the ${still:.2f} the {to_create} "
+                         "HIT(s) still to create cost; prepay more on the requester site first")
 
 
 # -- client and answers ----------------------------------------------------------------------------
@@ -125,6 +148,16 @@ def fields_from_answer_xml(xml):
         parts = {child.tag.rsplit("}", 1)[-1]: (child.text or "") for child in answer}
         fields[parts.get("QuestionIdentifier", "")] = parts.get("FreeText", parts.get("SelectionIdentifier", ""))
     return fields
+
+
+def answer_xml(fields):
+    """The QuestionFormAnswers document of posted fields {name: value} (the inverse of fields_from_answer_xml)."""
+    root = ET.Element("QuestionFormAnswers", xmlns=ANSWER_NS)
+    for name, value in fields.items():
+        answer = ET.SubElement(root, "Answer")
+        ET.SubElement(answer, "QuestionIdentifier").text = name
+        ET.SubElement(answer, "FreeText").text = value
+    return ET.tostring(root, encoding="unicode")
 
 
 def _iso(value):
@@ -163,8 +196,9 @@ def ensure_qualification_type(client, plan, settings):
     return created["QualificationType"]["QualificationTypeId"]
 
 
-def qualification_requirements(hit_type, test_qualification_id, settings):
-    """Locale, approval-rate and approved-HIT requirements plus the passed qualification test."""
+def qualification_requirements(hit_type, test=None):
+    """Locale, approval-rate and approved-HIT requirements, plus the qualification test `test` =
+    (qualification type id, pass mark) when the batch has one."""
     requirements = []
     if hit_type.locales:
         requirements.append({"QualificationTypeId": LOCALE_QUALIFICATION, "Comparator": "In",
@@ -176,28 +210,34 @@ def qualification_requirements(hit_type, test_qualification_id, settings):
     if hit_type.min_approved_hits:
         requirements.append({"QualificationTypeId": APPROVED_HITS_QUALIFICATION, "Comparator": "GreaterThanOrEqualTo",
                              "IntegerValues": [hit_type.min_approved_hits], "ActionsGuarded": "PreviewAndAccept"})
-    requirements.append({"QualificationTypeId": test_qualification_id, "Comparator": "GreaterThanOrEqualTo",
-                         "IntegerValues": [settings.qualification_pass], "ActionsGuarded": "Accept"})
+    if test is not None:
+        requirements.append({"QualificationTypeId": test[0], "Comparator": "GreaterThanOrEqualTo",
+                             "IntegerValues": [test[1]], "ActionsGuarded": "Accept"})
     return requirements
 
 
-def ensure_hit_type(client, hit_type, test_qualification_id, settings):
+def ensure_hit_type(client, hit_type, test=None):
     """The HIT type id (MTurk returns the same id for the same properties, so this is idempotent)."""
+    keywords = {"Keywords": hit_type.keywords} if hit_type.keywords else {}
     return client.create_hit_type(
         AutoApprovalDelayInSeconds=hit_type.auto_approval_delay,
         AssignmentDurationInSeconds=hit_type.assignment_duration, Reward=hit_type.reward,
-        Title=hit_type.title, Keywords=hit_type.keywords, Description=hit_type.description,
-        QualificationRequirements=qualification_requirements(hit_type, test_qualification_id, settings),
+        Title=hit_type.title, Description=hit_type.description, **keywords,
+        QualificationRequirements=qualification_requirements(hit_type, test),
     )["HITTypeId"]
 
 
 def ensure_hit_type_for_plan(client, ledger, batch_id, plan):
-    """{qualification_type_id, hit_type_id} of the batch, made (idempotently) and kept in its ledger meta."""
-    settings = round1.settings_of(plan)
-    ids = {"qualification_type_id": plan.get("qualification_type_id")
-           or ensure_qualification_type(client, plan, settings)}
-    ids["hit_type_id"] = ensure_hit_type(client, HitTypeSettings(**plan["hit_type"]),
-                                         ids["qualification_type_id"], settings)
+    """{[qualification_type_id,] hit_type_id} of the batch, made (idempotently) and kept in its ledger meta.
+
+    Round-1 batches require their qualification test; question-file batches only the worker record."""
+    ids, test = {}, None
+    if plan["kind"] != QUESTIONS_BATCH:
+        settings = round1.settings_of(plan)
+        ids["qualification_type_id"] = (plan.get("qualification_type_id")
+                                        or ensure_qualification_type(client, plan, settings))
+        test = (ids["qualification_type_id"], settings.qualification_pass)
+    ids["hit_type_id"] = ensure_hit_type(client, HitTypeSettings(**plan["hit_type"]), test)
     with ledger.transaction() as tx:
         tx.update_batch(batch_id, meta=ids)
     return ids
@@ -246,20 +286,21 @@ def question_xmls(plan, pages):
 def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
     """Create the plan's HITs that the ledger does not have yet; returns how many were created or found.
 
-    Each HIT is sent with its deterministic UniqueRequestToken and recorded in the ledger at once, so a
-    retried create never makes a duplicate: a token MTurk has already seen is resolved to its HIT.
+    Each HIT is sent with its deterministic UniqueRequestToken and recorded in the ledger at once (with
+    its plan entry, less the token, as meta), so a retried create never makes a duplicate: a token MTurk
+    has already seen is resolved to its HIT.
     """
-    settings, hit_type = round1.settings_of(plan), HitTypeSettings(**plan["hit_type"])
+    assignments, hit_type = assignments_per_hit(plan), HitTypeSettings(**plan["hit_type"])
     with ledger.read() as q:
         done = {hit["request_token"] for hit in q.hits(batch_id)}
     created = 0
     for number, planned in enumerate(plan["hits"], start=1):
-        token, slots = planned["token"], planned["slots"]
+        token = planned["token"]
         if token in done:
             continue
         try:
             hit = client.create_hit_with_hit_type(
-                HITTypeId=hit_type_id, MaxAssignments=settings.assignments, LifetimeInSeconds=hit_type.lifetime,
+                HITTypeId=hit_type_id, MaxAssignments=assignments, LifetimeInSeconds=hit_type.lifetime,
                 Question=questions[token], RequesterAnnotation=token, UniqueRequestToken=token)["HIT"]
         except ClientError as err:
             if not token_already_used(err):
@@ -269,9 +310,10 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
             log.info("request token of HIT %d was already used; looking the HIT up", number)
             hit = find_hit_by_token(client, token, err.response.get("Error", {}).get("Message", ""))
         with ledger.transaction() as tx:
-            tx.add_hit(hit["HITId"], batch_id, [s for s in slots if not s.startswith(round1.GOLD_PREFIX)],
+            tx.add_hit(hit["HITId"], batch_id,
+                       [s for s in planned.get("slots", ()) if not s.startswith(round1.GOLD_PREFIX)],
                        request_token=token, hit_type_id=hit["HITTypeId"], status=hit["HITStatus"],
-                       meta={"slots": slots, "group_id": hit.get("HITGroupId")})
+                       meta={**{k: v for k, v in planned.items() if k != "token"}, "group_id": hit.get("HITGroupId")})
         created += 1
     return created
 
@@ -296,14 +338,22 @@ def hit_statuses(client, ledger, batch_id):
 
 def assignment_meta(assignment):
     """What the ledger keeps of an MTurk assignment besides its id, worker, status and answers."""
-    keys = ("AcceptTime", "AutoApprovalTime", "ApprovalTime", "RejectionTime", "RequesterFeedback")
-    return {key: _iso(assignment[key]) for key in keys if assignment.get(key) is not None}
+    return {key: _iso(assignment[key]) for key in ASSIGNMENT_META if assignment.get(key) is not None}
+
+
+def ledger_answers(kind, fields, hit):
+    """Ledger answers of one assignment's posted fields: round-1 answers tied to the HIT's items,
+    a question-file batch's fields as posted."""
+    if kind == QUESTIONS_BATCH:
+        return {field: (None, value) for field, value in fields.items()}
+    return round1.answers_by_field(fields, hit["meta"]["slots"])
 
 
 def save_assignments(client, ledger, batch_id, page_size=100):
     """Page through every HIT's assignments into the ledger (one transaction per HIT); re-polling
     updates statuses and adds nothing twice. Returns the number of assignments seen."""
     with ledger.read() as q:
+        kind = q.batch(batch_id)["kind"]
         hits = q.hits(batch_id)
         known = {a["assignment_id"]: a["meta"] for a in q.assignments(batch_id=batch_id)}
     seen = 0
@@ -316,8 +366,7 @@ def save_assignments(client, ledger, batch_id, page_size=100):
                 aid, meta = assignment["AssignmentId"], {**known.get(assignment["AssignmentId"], {}),
                                                          **assignment_meta(assignment)}
                 try:
-                    answers = round1.answers_by_field(fields_from_answer_xml(assignment["Answer"]),
-                                                      hit["meta"]["slots"])
+                    answers = ledger_answers(kind, fields_from_answer_xml(assignment["Answer"]), hit)
                 except (ValueError, ET.ParseError) as err:   # a tampered form: kept, answers unusable
                     log.warning("assignment %s of HIT %s: %s", aid, hit["hit_id"], err)
                     answers, meta = {}, {**meta, "answer_error": str(err)}
@@ -328,14 +377,36 @@ def save_assignments(client, ledger, batch_id, page_size=100):
     return seen
 
 
-def review_assignments(client, ledger, batch_id, plan, approve_all=False):
-    """Approve or reject each submitted assignment by its gold checks, with the reason as feedback.
+def assignment_records(ledger, batch_id):
+    """The batch's saved assignments as list_assignments_for_hit returns them (`Answer` rebuilt from the
+    ledger's answers), one per assignment id; those saved without usable answers are left out."""
+    with ledger.read() as q:
+        assignments = q.assignments(batch_id=batch_id)
+        fields = {}
+        for answer in q.answers(batch_id=batch_id):
+            fields.setdefault(answer["assignment_id"], {})[answer["field"]] = answer["value"]
+    return [{"AssignmentId": a["assignment_id"], "WorkerId": a["worker_id"], "HITId": a["hit_id"],
+             "AssignmentStatus": a["status"], "SubmitTime": a["submitted_at"],
+             **{key: a["meta"][key] for key in ASSIGNMENT_META if key in a["meta"]},
+             "Answer": answer_xml(fields.get(a["assignment_id"], {}))}
+            for a in assignments if "answer_error" not in a["meta"]]
 
-    With `approve_all` every worker is paid, but failed checks still keep the answers out of the
-    decisions. Returns {approved, rejected}.
+
+def write_assignments(ledger, batch_id, path):
+    """Write the batch's saved assignments to `path` as JSON Lines (replaced whole); returns how many."""
+    records = assignment_records(ledger, batch_id)
+    write_atomically(path, lambda fh: fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    return len(records)
+
+
+def review_assignments(client, ledger, verdicts, approve_all=False):
+    """Approve or reject each submitted assignment by its verdict (`valid`), with the `reason` as feedback.
+
+    Round-1 verdicts come from the gold checks (`round1.assignment_verdicts`); with `approve_all` every
+    worker is paid, but failed checks still keep the answers out of the decisions. Returns {approved, rejected}.
     """
     counts = {APPROVED: 0, REJECTED: 0}
-    for verdict in round1.assignment_verdicts(ledger, batch_id, plan):
+    for verdict in verdicts:
         if verdict["status"] != SUBMITTED:
             continue
         approve = verdict["valid"] or approve_all

@@ -15,7 +15,7 @@ RESULT_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "Inpu
 ASSIGNMENT_STATUSES = ("Submitted", "Approved", "Rejected")
 
 
-def _write_atomically(path, write):
+def write_atomically(path, write):
     """Write a file through a temporary sibling and rename it, so a crash never leaves half a file."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -55,9 +55,9 @@ def export_batch(run_dir, batch_id, plan, out_dir):
                 row[hit_pages.question_variable(slot)] = csv_cell(hit_pages.question_section(slot, question))
             writer.writerow(row)
 
-    _write_atomically(csv_path, write_rows)
+    write_atomically(csv_path, write_rows)
     template = hit_pages.crowd_template(settings.questions_per_hit, round1.practice_of(plan))
-    _write_atomically(template_path, lambda fh: fh.write(template))
+    write_atomically(template_path, lambda fh: fh.write(template))
     return csv_path, template_path
 
 
@@ -132,5 +132,5 @@ def write_review_file(ledger, batch_id, plan, path, approve_all=False):
             writer.writerow([verdict["hit_id"], verdict["assignment_id"], verdict["worker_id"],
                              "x" if approve else "", "" if approve else verdict["reason"]])
 
-    _write_atomically(path, write_rows)
+    write_atomically(path, write_rows)
     return counts

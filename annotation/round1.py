@@ -176,7 +176,7 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     with ledger.read() as q:
         found = q.batch(batch_id)
         if found is not None:
-            _check_same_plan(found, kind, settings, extra_meta)
+            check_same_plan(found, kind, {"settings": dataclasses.asdict(settings), **extra_meta})
             return found["meta"], False
         if gold_path is None:
             raise InputError(f"batch {batch_id!r} is new: pass --gold GOLD.jsonl (the verified question bank)")
@@ -202,11 +202,11 @@ def store_plan(ledger, batch_id, plan):
         tx.add_items(batch_id, [tuple(iid.rsplit("/", 1)) for iid in plan["items"]])
 
 
-def _check_same_plan(found, kind, settings, extra_meta):
+def check_same_plan(found, kind, wanted):
+    """Refuse an existing batch of another kind, or planned with other `wanted` meta (the options fixing it)."""
     batch_id, meta = found["batch_id"], found["meta"]
     if found["kind"] != kind:
         raise InputError(f"batch {batch_id!r} is a {found['kind']} batch, not {kind}; use another --batch name")
-    wanted = {"settings": dataclasses.asdict(settings), **extra_meta}
     changed = sorted(key for key, value in wanted.items() if meta.get(key) != value)
     if changed:
         raise InputError(f"batch {batch_id!r} was planned with other {', '.join(changed)} "
@@ -215,11 +215,11 @@ def _check_same_plan(found, kind, settings, extra_meta):
 
 
 def stored_plan(ledger, batch_id, kinds=(API_BATCH, MANUAL_BATCH)):
-    """The plan (meta) of an existing round-1 batch, or a clear error."""
+    """The plan (meta) of an existing batch of one of `kinds`, or a clear error."""
     with ledger.read() as q:
         found = q.batch(batch_id)
     if found is None or found["kind"] not in kinds:
-        raise InputError(f"no round-1 batch {batch_id!r} ({' or '.join(kinds)}) in the ledger; "
+        raise InputError(f"no batch {batch_id!r} of kind {' or '.join(kinds)} in the ledger; "
                          "check --batch and --run/--ledger")
     return found["meta"]
 

@@ -11,7 +11,7 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 GROUPS = {
     "export": "write sheets/files for annotators, or the final annotations",
     "ingest": "read annotators' returned sheets into the ledger",
-    "mturk": "MTurk round-1 verification HITs (sandbox unless --live)",
+    "mturk": "MTurk HITs: round-1 verification or prepared question files (sandbox unless --live)",
 }
 CORE_VERBS = (
     "annotation.cli.export_expert",
@@ -26,6 +26,7 @@ CORE_VERBS = (
 # Verb modules of the MTurk half (annotation.cli.mturk_*); kept apart from CORE_VERBS.
 MTURK_VERBS = (
     "annotation.cli.mturk_create",
+    "annotation.cli.mturk_create_questions",
     "annotation.cli.mturk_status",
     "annotation.cli.mturk_save",
     "annotation.cli.mturk_review",

@@ -1,6 +1,7 @@
 """Options and error reporting shared by the `picforge annotate mturk …` verbs."""
 import functools
 import sys
+from decimal import Decimal
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
@@ -9,12 +10,14 @@ from annotation.cli import add_ledger_options, csv_list, open_ledger
 
 DEFAULT_HIT_TYPE = mturk.HitTypeSettings()
 DEFAULT_ROUND1 = round1.Round1Settings()
+# Batches whose HITs were created through the API (the verbs that poll MTurk act on these).
+API_KINDS = (round1.API_BATCH, mturk.QUESTIONS_BATCH)
 
 
 def add_batch_options(parser, endpoint=True):
     """--run/--ledger, --batch and (for verbs that call MTurk) --live and --profile."""
     add_ledger_options(parser)
-    parser.add_argument("--batch", required=True, metavar="NAME", help="round-1 batch name (its id in the ledger)")
+    parser.add_argument("--batch", required=True, metavar="NAME", help="batch name (its id in the ledger)")
     if endpoint:
         add_endpoint_options(parser)
 
@@ -55,10 +58,29 @@ def round1_settings(args):
         max_gold_errors=args.max_gold_errors)
 
 
-def add_hit_type_options(parser):
+def add_budget_option(parser):
+    parser.add_argument("--max-spend", type=Decimal, metavar="USD",
+                        help="refuse the batch if rewards + MTurk fees exceed this (required with --live)")
+
+
+def add_hit_type_options(parser, round1_defaults=True):
+    """Reward, texts, timing and worker requirements; round 1 defaults reward and texts to PiC's, other
+    batches must give --reward, --title and --description."""
     hit_type = parser.add_argument_group("HIT type")
-    hit_type.add_argument("--reward", default=DEFAULT_HIT_TYPE.reward, metavar="USD",
-                          help="reward per HIT (default %(default)s: PiC paid about $5.6 per 30 answers, fees included)")
+    if round1_defaults:
+        hit_type.add_argument("--reward", default=DEFAULT_HIT_TYPE.reward, metavar="USD",
+                              help="reward per HIT (default %(default)s: PiC paid about $5.6 per 30 answers, "
+                                   "fees included)")
+    else:
+        hit_type.add_argument("--reward", required=True, metavar="USD", help="reward per HIT")
+    texts = {"title": "title workers see in the HIT list", "description": "what the task asks, shown with the title",
+             "keywords": "comma-separated words workers can search for"}
+    for name, text in texts.items():
+        if round1_defaults:
+            hit_type.add_argument(f"--{name}", default=getattr(DEFAULT_HIT_TYPE, name), metavar="TEXT",
+                                  help=f"{text} (default: round 1's)")
+        else:
+            hit_type.add_argument(f"--{name}", required=name != "keywords", default="", metavar="TEXT", help=text)
     hit_type.add_argument("--duration", type=int, default=DEFAULT_HIT_TYPE.assignment_duration, metavar="SECONDS",
                           help="time a worker has for one HIT (default %(default)s)")
     hit_type.add_argument("--lifetime", type=int, default=DEFAULT_HIT_TYPE.lifetime, metavar="SECONDS",
@@ -77,7 +99,32 @@ def hit_type_settings(args):
     return mturk.HitTypeSettings(
         reward=args.reward, assignment_duration=args.duration, lifetime=args.lifetime,
         auto_approval_delay=args.auto_approve, locales=tuple(args.locales),
-        min_approval_rate=args.min_approval_rate, min_approved_hits=args.min_approved_hits)
+        min_approval_rate=args.min_approval_rate, min_approved_hits=args.min_approved_hits,
+        title=args.title, description=args.description, keywords=args.keywords)
+
+
+def announce_cost(args, plan, what):
+    """Print the batch's full cost and refuse it above --max-spend (or --live without a cap), before any call."""
+    reward, assignments, hits = plan["hit_type"]["reward"], mturk.assignments_per_hit(plan), len(plan["hits"])
+    cost = mturk.batch_cost(reward, assignments, hits)
+    print(f"batch {args.batch} [{mturk.environment(args.live)}]: {what} in "
+          + mturk.describe_cost(cost, hits, assignments, reward))
+    mturk.check_budget(cost, args.max_spend, args.live)
+
+
+def create_planned_hits(args, ledger, plan, questions):
+    """Check the balance (--live), make the HIT type, create the HITs not recorded yet, say where workers find them."""
+    mturk_client = client(args)
+    if args.live:
+        mturk.check_balance(mturk_client, ledger, args.batch, plan)
+    ids = mturk.ensure_hit_type_for_plan(mturk_client, ledger, args.batch, plan)
+    created = mturk.create_hits(mturk_client, ledger, args.batch, plan, questions, ids["hit_type_id"])
+    test = f"qualification test {ids['qualification_type_id']}, " if "qualification_type_id" in ids else ""
+    print(f"{created} HIT(s) created now; {len(plan['hits'])} in the batch; {test}HIT type {ids['hit_type_id']}")
+    with ledger.read() as q:
+        groups = sorted({hit["meta"].get("group_id") for hit in q.hits(args.batch)} - {None})
+    for group_id in groups:
+        print(f"workers find them at {mturk.worker_url(args.live, group_id)}")
 
 
 def batch_verb(subparsers, name, help, description, run):
@@ -91,7 +138,7 @@ def batch_verb(subparsers, name, help, description, run):
 def api_batch(args):
     """(ledger, plan, client) of an API batch, checked to live on the endpoint --live selects."""
     ledger = open_ledger(args)
-    plan = round1.stored_plan(ledger, args.batch, kinds=(round1.API_BATCH,))
+    plan = round1.stored_plan(ledger, args.batch, kinds=API_KINDS)
     mturk.require_environment(plan, args.live, args.batch)
     return ledger, plan, client(args)
 

@@ -1,5 +1,6 @@
-"""`annotate mturk review`: approve/reject assignments by their gold checks and write round-1 decisions."""
-from annotation import mturk, mturk_manual, round1
+"""`annotate mturk review`: approve/reject assignments (round 1: by their gold checks, then round-1
+decisions; question-file batches: by --approve-all and a --reject list)."""
+from annotation import mturk, mturk_manual, mturk_questions, round1
 from annotation.cli import mturk_options, open_ledger
 from pipeline.errors import InputError
 
@@ -8,13 +9,17 @@ GROUP = "mturk"
 
 def register(subparsers):
     parser = mturk_options.batch_verb(
-        subparsers, "review", "approve/reject saved assignments and decide each item of round 1",
-        "Check every saved assignment (all questions answered, gold checks right), approve or reject it with the "
-        "reason as feedback (API batches) or write the Approve/Reject file to upload (requester-UI batches), then "
-        "record each item's round-1 decision: accepted when more than half of the valid assignments agree with "
-        "the expert.", run)
+        subparsers, "review", "approve/reject saved assignments (and decide each item of round 1)",
+        "Round 1: check every saved assignment (all questions answered, gold checks right), approve or reject it "
+        "with the reason as feedback (API batches) or write the Approve/Reject file to upload (requester-UI "
+        "batches), then record each item's round-1 decision: accepted when more than half of the valid "
+        "assignments agree with the expert. Batches of prepared question files have no checks: reject the "
+        "assignments listed in --reject and, with --approve-all, approve the rest.", run)
     parser.add_argument("--approve-all", action="store_true",
-                        help="pay every worker; answers failing the checks still do not count")
+                        help="pay every worker (round 1: answers failing the checks still do not count; "
+                             "question files: all but those in --reject)")
+    parser.add_argument("--reject", metavar="FILE.csv",
+                        help="question-file batches: assignments to reject, columns assignment_id,feedback")
     parser.add_argument("--final", action="store_true",
                         help="decide items even when their HIT has fewer assignments than planned (after expire)")
     parser.add_argument("--out", metavar="FILE.csv",
@@ -24,7 +29,10 @@ def register(subparsers):
 @mturk_options.reports_mturk_errors
 def run(args):
     ledger = open_ledger(args)
-    plan = round1.stored_plan(ledger, args.batch)
+    plan = round1.stored_plan(ledger, args.batch, kinds=(*mturk_options.API_KINDS, round1.MANUAL_BATCH))
+    if args.reject and plan["kind"] != mturk_questions.KIND:
+        raise InputError(f"--reject is for batches of prepared question files; round-1 batch {args.batch!r} is "
+                         "reviewed by its gold checks")
     if plan["kind"] == round1.MANUAL_BATCH:
         if not args.out:
             raise InputError(f"batch {args.batch!r} was uploaded by hand: pass --out FILE.csv for the "
@@ -33,8 +41,15 @@ def run(args):
         print(f"wrote {args.out}: {counts['approved']} to approve, {counts['rejected']} to reject")
     else:
         mturk.require_environment(plan, args.live, args.batch)
-        counts = mturk.review_assignments(mturk_options.client(args), ledger, args.batch, plan, args.approve_all)
+        if plan["kind"] == mturk_questions.KIND:
+            verdicts = mturk_questions.assignment_verdicts(ledger, args.batch, args.reject, args.approve_all)
+            approve_all = False   # --approve-all already chose the verdicts; listed rejections stand
+        else:
+            verdicts, approve_all = round1.assignment_verdicts(ledger, args.batch, plan), args.approve_all
+        counts = mturk.review_assignments(mturk_options.client(args), ledger, verdicts, approve_all)
         print(f"approved {counts[mturk.APPROVED]}, rejected {counts[mturk.REJECTED]} assignment(s)")
+    if plan["kind"] == mturk_questions.KIND:
+        return 0
     decided = round1.record_decisions(ledger, args.batch, plan, final=args.final)
     print(f"round 1: {decided['accepted']} item(s) accepted, {decided['rejected']} rejected (go to round 2), "
           f"{decided['undecided']} waiting for assignments")

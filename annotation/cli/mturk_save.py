@@ -6,9 +6,14 @@ GROUP = "mturk"
 
 
 def register(subparsers):
-    mturk_options.batch_verb(subparsers, "save", "save the batch's submitted assignments into the ledger",
-                             "List every assignment of every HIT (all pages) and record it with its answers; "
-                             "re-polling only updates statuses.", run)
+    parser = mturk_options.batch_verb(
+        subparsers, "save", "save the batch's submitted assignments into the ledger",
+        "List every assignment of every HIT (all pages) and record it with its answers; re-polling only updates "
+        "statuses. With --out, also write every saved assignment of the batch, from the ledger, as JSON Lines.",
+        run)
+    parser.add_argument("--out", metavar="FILE.jsonl",
+                        help="also write the batch's saved assignments here, one per line as "
+                             "list_assignments_for_hit returns them (replaced whole; for `cosimlex ingest-rating`)")
 
 
 @mturk_options.reports_mturk_errors
@@ -18,4 +23,6 @@ def run(args):
     with ledger.read() as q:
         stored = len(q.assignments(batch_id=args.batch))
     print(f"batch {args.batch}: {seen} assignment(s) on MTurk, {stored} in the ledger")
+    if args.out:
+        print(f"wrote {mturk.write_assignments(ledger, args.batch, args.out)} assignment(s) to {args.out}")
     return 0

@@ -1,5 +1,6 @@
 """Test data for the MTurk round-1 tests: a run directory with a `select` stage, a ledger holding
 accepted expert annotations (as the expert round leaves it), a gold bank, and MTurk's Answer XML."""
+import datetime
 import json
 import xml.sax.saxutils
 
@@ -10,6 +11,7 @@ from pipeline.rundir import RunDir
 
 SCRIPT = "<script>alert(1)</script>"
 ANSWER_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
+NOW = datetime.datetime(2026, 5, 1, 12, 0, tzinfo=datetime.timezone.utc)
 
 
 def _page(page_id, title, before, sentence, after, phrase):
@@ -100,6 +102,19 @@ def answer_xml(fields):
                      f"<FreeText>{xml.sax.saxutils.escape(value)}</FreeText></Answer>")
     parts.append("</QuestionFormAnswers>")
     return "".join(parts)
+
+
+def hit_id(n):
+    """The id of the n-th fake HIT (MTurk's 30-character form)."""
+    return f"3HIT{n:026d}"
+
+
+def hit_record(n, token, status="Assignable", completed=0):
+    """HIT n of type HT1 (3 assignments) as create_hit_with_hit_type and get_hit return it."""
+    return {"HITId": hit_id(n), "HITTypeId": "HT1", "HITGroupId": "GRP1", "HITStatus": status,
+            "RequesterAnnotation": token, "MaxAssignments": 3, "CreationTime": NOW,
+            "NumberOfAssignmentsAvailable": 3 - completed, "NumberOfAssignmentsPending": 0,
+            "NumberOfAssignmentsCompleted": completed}
 
 
 def real_client():

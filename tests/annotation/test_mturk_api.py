@@ -9,24 +9,13 @@ from botocore.stub import ANY, Stubber
 from annotation import hit_pages, mturk, round1
 from annotation import ledger as L
 
-from mturk_support import SCRIPT, answer_xml, gold_bank, make_run, real_client, record_calls, write_gold
+from mturk_support import (NOW, SCRIPT, answer_xml, gold_bank, hit_id, hit_record, make_run, real_client,
+                           record_calls, write_gold)
 
 BATCH = "b1"
-NOW = datetime.datetime(2026, 5, 1, 12, 0, tzinfo=datetime.timezone.utc)
 # The CLI options of `create` below, as library settings (for drafting the same deterministic plan).
 SETTINGS = round1.Round1Settings(questions_per_hit=4, assignments=3)
 HIT_TYPE = mturk.HitTypeSettings(reward="0.50")
-
-
-def hit_id(n):
-    return f"3HIT{n:026d}"
-
-
-def _hit(n, token, status="Assignable", completed=0):
-    return {"HITId": hit_id(n), "HITTypeId": "HT1", "HITGroupId": "GRP1", "HITStatus": status,
-            "RequesterAnnotation": token, "MaxAssignments": 3, "CreationTime": NOW,
-            "NumberOfAssignmentsAvailable": 3 - completed, "NumberOfAssignmentsPending": 0,
-            "NumberOfAssignmentsCompleted": completed}
 
 
 @pytest.fixture
@@ -74,7 +63,7 @@ def create_params(token):
 
 
 def expect_create(stubber, token, n):
-    stubber.add_response("create_hit_with_hit_type", {"HIT": _hit(n, token)}, create_params(token))
+    stubber.add_response("create_hit_with_hit_type", {"HIT": hit_record(n, token)}, create_params(token))
 
 
 def create_batch(env):
@@ -144,7 +133,7 @@ def test_create_retried_after_a_failure_reuses_tokens_and_never_duplicates(env, 
                              service_message=f'The HIT with ID "{hit_id(2)}" already exists.',
                              modeled_fields={"TurkErrorCode": "AWS.MechanicalTurk.HitAlreadyExists"},
                              expected_params=create_params(second))
-    stubber.add_response("get_hit", {"HIT": _hit(2, second)}, {"HITId": hit_id(2)})
+    stubber.add_response("get_hit", {"HIT": hit_record(2, second)}, {"HITId": hit_id(2)})
     expect_create(stubber, third, 3)
     assert env["cli"](env["create"]) == 0
 
@@ -167,8 +156,8 @@ def test_used_token_without_hit_id_is_resolved_by_paging_through_hits(env):
     stubber.add_client_error("create_hit_with_hit_type", service_error_code="ServiceFault", http_status_code=400,
                              service_message=f'The idempotency token "{second}" has already been processed.',
                              expected_params=create_params(second))
-    stubber.add_response("list_hits", {"NextToken": "page-2", "NumResults": 1, "HITs": [_hit(9, "someone-else")]}, {})
-    stubber.add_response("list_hits", {"NumResults": 1, "HITs": [_hit(2, second)]}, {"NextToken": "page-2"})
+    stubber.add_response("list_hits", {"NextToken": "page-2", "NumResults": 1, "HITs": [hit_record(9, "someone-else")]}, {})
+    stubber.add_response("list_hits", {"NumResults": 1, "HITs": [hit_record(2, second)]}, {"NextToken": "page-2"})
     expect_create(stubber, third, 3)
     assert env["cli"](env["create"]) == 0
     stubber.assert_no_pending_responses()
@@ -351,7 +340,7 @@ def test_status_expire_and_delete(env, capsys):
     tokens = planned_tokens(env)
     stubber = env["stubber"]
     for n, token in enumerate(tokens, start=1):
-        stubber.add_response("get_hit", {"HIT": _hit(n, token, completed=1)}, {"HITId": hit_id(n)})
+        stubber.add_response("get_hit", {"HIT": hit_record(n, token, completed=1)}, {"HITId": hit_id(n)})
     assert env["cli"](["annotate", "mturk", "status", *env["batch_args"]]) == 0
     assert "3 of 3 planned HIT(s) created; assignments available 6, pending 0, completed 3; 0 saved" in (
         capsys.readouterr().out)
@@ -359,7 +348,7 @@ def test_status_expire_and_delete(env, capsys):
     for n, token in enumerate(tokens, start=1):
         stubber.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(n), "ExpireAt": mturk.PAST})
     for n, token in enumerate(tokens, start=1):
-        stubber.add_response("get_hit", {"HIT": _hit(n, token, status="Reviewable", completed=3)},
+        stubber.add_response("get_hit", {"HIT": hit_record(n, token, status="Reviewable", completed=3)},
                              {"HITId": hit_id(n)})
     assert env["cli"](["annotate", "mturk", "expire", *env["batch_args"]]) == 0
     with env["ledger"].read() as q:
@@ -370,7 +359,7 @@ def test_status_expire_and_delete(env, capsys):
     expect_save(env["stubber"], {h: (a if h == hit_id(1) else []) for h, a in assignments.items()})
     assert env["cli"](["annotate", "mturk", "save", *env["batch_args"]]) == 0
     for n, token in enumerate(tokens, start=1):
-        stubber.add_response("get_hit", {"HIT": _hit(n, token, status="Reviewable", completed=3)},
+        stubber.add_response("get_hit", {"HIT": hit_record(n, token, status="Reviewable", completed=3)},
                              {"HITId": hit_id(n)})
         if n == 1:
             stubber.add_response("delete_hit", {}, {"HITId": hit_id(1)})

@@ -1,0 +1,38 @@
+"""`annotate mturk create-questions`: post prepared question files (e.g. CoSimLex rating forms) as HITs."""
+from annotation import mturk, mturk_questions
+from annotation.cli import mturk_options, open_ledger
+from pipeline.errors import InputError
+
+GROUP = "mturk"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "create-questions", help="create HITs from prepared question files (sandbox unless --live)",
+        description="Post one HIT per entry of a plan file (a JSON object whose 'hits' or 'forms' list holds "
+                    "{request_token, question_xml}, such as the plan.json of `cosimlex export-rating`): print the "
+                    "full cost, refuse it above --max-spend, then create the HIT type and the HITs. Re-running "
+                    "resumes: request tokens make retries safe.")
+    mturk_options.add_batch_options(parser)
+    parser.add_argument("--questions", required=True, metavar="PLAN.json",
+                        help="plan file naming each HIT's request token and question XML file")
+    parser.add_argument("--assignments", type=int, default=1, metavar="N", help="workers per HIT (default 1)")
+    mturk_options.add_budget_option(parser)
+    mturk_options.add_hit_type_options(parser, round1_defaults=False)
+    parser.set_defaults(func=run)
+
+
+@mturk_options.reports_mturk_errors
+def run(args):
+    if args.assignments < 1:
+        raise InputError(f"--assignments {args.assignments} must be at least 1")
+    hit_type = mturk_options.hit_type_settings(args)
+    ledger = open_ledger(args)
+    plan, questions, new = mturk_questions.plan_batch(
+        ledger, args.batch, args.questions, {"environment": mturk.environment(args.live),
+                                             "hit_type": hit_type.as_meta(), "assignments": args.assignments})
+    mturk_options.announce_cost(args, plan, f"the questions of {args.questions}")
+    if new:
+        mturk_questions.store_plan(ledger, args.batch, plan)
+    mturk_options.create_planned_hits(args, ledger, plan, questions)
+    return 0
