@@ -13,7 +13,7 @@ from pipeline.cosimlex.rating import SCALE
 from pipeline.errors import InputError
 
 ITEM_FIELD = re.compile(r"item(\d+)_id$")
-OK, INVALID, REPEAT = "ok", "invalid-rating", "repeat-pair"
+OK, INVALID, REPEAT, REJECTED = "ok", "invalid-rating", "repeat-pair", "rejected-assignment"
 US_ZONES = {"PST": -8, "PDT": -7, "MST": -7, "MDT": -6, "CST": -6, "CDT": -5, "EST": -5, "EDT": -4, "UTC": 0, "GMT": 0}
 MTURK_CSV_TIME = re.compile(r"(?P<clock>\w{3} \w{3} \d{2} \d{2}:\d{2}:\d{2}) (?P<zone>[A-Z]{3}) (?P<year>\d{4})")
 
@@ -43,9 +43,9 @@ def utc_time(text):
     return moment.astimezone(datetime.timezone.utc).isoformat()
 
 
-def _submission(source, assignment_id, worker_id, submitted_at, answers):
+def _submission(source, assignment_id, worker_id, submitted_at, answers, assignment_status=""):
     return {"source": source, "assignment_id": assignment_id, "worker_id": worker_id,
-            "submitted_at": utc_time(submitted_at), "answers": answers}
+            "submitted_at": utc_time(submitted_at), "answers": answers, "rejected": assignment_status == "Rejected"}
 
 
 def _json_submissions(record, where):
@@ -54,7 +54,7 @@ def _json_submissions(record, where):
             yield from _json_submissions(assignment, f"{where} assignment {number}")
     elif "Answer" in record and "AssignmentId" in record:
         yield _submission("mturk", record["AssignmentId"], record["WorkerId"], record.get("SubmitTime", ""),
-                          mturk_answer_fields(record["Answer"], where))
+                          mturk_answer_fields(record["Answer"], where), record.get("AssignmentStatus", ""))
     elif "answers" in record and record.get("worker_id") and record.get("form_id"):
         yield _submission("standalone", f"standalone:{record['form_id']}:{record['worker_id']}",
                           record["worker_id"], record.get("submitted_at", ""), record["answers"])
@@ -73,7 +73,8 @@ def read_submissions(path, data):
                 raise InputError(f"{path}: row 1: AssignmentId/WorkerId columns missing; give MTurk's "
                                  "Batch_*_batch_results.csv unchanged")
             answers = {k[len("Answer."):]: v for k, v in row.items() if k and k.startswith("Answer.")}
-            yield _submission("mturk-batch", row["AssignmentId"], row["WorkerId"], row.get("SubmitTime", ""), answers)
+            yield _submission("mturk-batch", row["AssignmentId"], row["WorkerId"], row.get("SubmitTime", ""), answers,
+                              row.get("AssignmentStatus", ""))
         return
     try:
         document = json.loads(text)
@@ -115,14 +116,14 @@ def submission_ratings(submission, known_items, where):
             "form_id": str(answers.get("form_id", "")), "item_id": item_id, "pair_id": pair_id,
             "context_no": int(context_no), "inspired1": str(answers.get(f"item{number}_inspired1", "")),
             "inspired2": str(answers.get(f"item{number}_inspired2", "")), "rating": rating,
-            "status": OK if rating is not None else INVALID,
+            "status": REJECTED if submission["rejected"] else OK if rating is not None else INVALID,
         })
     return ratings
 
 
 def merge_ratings(existing, new):
-    """All ratings keyed by (assignment, item): re-ingested answers add nothing, the first version stays.
-    Returns (ratings, number of new ratings)."""
+    """All ratings keyed by (assignment, item): re-ingested answers add nothing, the first version stays,
+    except that an assignment rejected since is marked so. Returns (ratings, number of new ratings)."""
     merged = {(r["assignment_id"], r["item_id"]): r for r in existing}
     added = 0
     for rating in new:
@@ -130,20 +131,22 @@ def merge_ratings(existing, new):
         if key not in merged:
             merged[key] = rating
             added += 1
+        elif rating["status"] == REJECTED:
+            merged[key] = dict(merged[key], status=REJECTED)
     return list(merged.values()), added
 
 
 def mark_repeat_pairs(ratings):
     """Statuses with one context per pair per annotator: only the annotator's earliest assignment that
-    shows the pair counts; their later ratings of the same pair become `repeat-pair`."""
+    shows the pair counts (rejected ones aside); their later ratings of the same pair become `repeat-pair`."""
     first = {}
     for rating in sorted(ratings, key=lambda r: (r["submitted_at"], r["assignment_id"])):
-        key = (rating["worker_id"], rating["pair_id"])
-        first.setdefault(key, rating["assignment_id"])
+        if rating["status"] != REJECTED:
+            first.setdefault((rating["worker_id"], rating["pair_id"]), rating["assignment_id"])
     marked = []
     for rating in ratings:
         status = rating["status"]
-        if first[(rating["worker_id"], rating["pair_id"])] != rating["assignment_id"]:
+        if status != REJECTED and first[(rating["worker_id"], rating["pair_id"])] != rating["assignment_id"]:
             status = REPEAT
         elif status == REPEAT:
             status = OK if rating["rating"] is not None else INVALID

@@ -290,6 +290,18 @@ def test_saved_assignments_are_ingested_as_ratings_and_re_polling_adds_nothing(t
     assert main(["cosimlex", "ingest-rating", str(saved), "--out", run.root]) == 0
     assert capsys.readouterr().out.startswith("0 new ratings")
 
+    # W1's first assignment is rejected later: its ratings stop counting, and W1's next form takes over its pairs.
+    expect_save(turk, {hit: [dict(a, AssignmentStatus="Rejected") if a["AssignmentId"] == "A11" else a for a in found]
+                       for hit, found in assignments.items()})
+    assert verb(run, "save", "--out", str(saved)) == 0
+    assert main(["cosimlex", "ingest-rating", str(saved), "--out", run.root]) == 0
+    assert "0 new ratings" in capsys.readouterr().out
+    after = {(r["assignment_id"], r["item_id"]): r["status"] for r in run.iter_records(RATINGS)}
+    assert {status for (assignment, _), status in after.items() if assignment == "A11"} == {"rejected-assignment"}
+    a11_pairs = {r["pair_id"] for r in ratings if r["assignment_id"] == "A11"}
+    assert {after[(r["assignment_id"], r["item_id"])] for r in ratings
+            if r["worker_id"] == "W1" and r["pair_id"] in a11_pairs and r["assignment_id"] != "A11"} == {"ok"}
+
 
 def test_review_status_expire_and_delete_work_on_a_question_batch(turk, rating_run, tmp_path, capsys):
     run, plan_path, forms = rating_run
