@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SHARED ?= ../shared/data
 RUN ?= runs/demo
 
-.PHONY: install demo test browser
+.PHONY: install demo test system-deps
 
 install: $(VENV)/.installed
 
@@ -13,19 +13,23 @@ $(VENV)/.installed: setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,postgres]'
 	touch $@
 
 demo: install
 	$(BIN)/picforge mine --input $(SHARED)/wiki/enwiki-sample-5pages.xml.bz2 \
 		--wic $(SHARED)/wic/WiC_dataset.zip --out $(RUN)
 
-# Headless Chromium for the annotation-page tests (Debian packages; needs root, skipped otherwise).
-browser:
-	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || \
-	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } || \
-	  echo "chromium not installed: browser tests will be skipped"
+# Debian packages the tests use: headless Chromium (annotation pages) and PostgreSQL (the ledger on a
+# real server), installed in one apt-get run when missing. Needs root; otherwise their tests are skipped.
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium-driver"; \
+	{ command -v pg_ctl || ls /usr/lib/postgresql/*/bin/pg_ctl; } >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	[ -z "$$missing" ] || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } || \
+	  echo "not installed:$$missing; the tests that need them will be skipped"
 
-test: install browser
+test: install system-deps
 	$(BIN)/python -m pytest -q

@@ -3,7 +3,8 @@
 Natural keys make every write idempotent: adding a batch, item, assignment or answer that is already
 there changes nothing, so re-importing a file, importing overlapping files or re-polling MTurk is safe.
 All writes go through `Ledger.transaction()`: one import is one transaction, so a crash mid-import
-leaves the ledger exactly as it was. SQLite (the default, `RUN_DIR/ledger.sqlite`) or any SQLAlchemy URL.
+leaves the ledger exactly as it was, and writers take turns. SQLite (the default, `RUN_DIR/ledger.sqlite`)
+or PostgreSQL (any SQLAlchemy URL).
 """
 import contextlib
 import datetime
@@ -12,6 +13,8 @@ import json
 import os
 
 import sqlalchemy as sa
+
+from pipeline.errors import InputError
 
 LEDGER_FILE = "ledger.sqlite"
 
@@ -118,6 +121,9 @@ expert_annotations = sa.Table(
 
 # Columns that record when, not what: left out when comparing two ledgers' contents.
 TIME_COLUMNS = {"created_at", "first_seen", "decided_at"}
+# PostgreSQL advisory lock every writing transaction holds until it ends, so writers take turns as
+# BEGIN IMMEDIATE makes them on SQLite (the key is arbitrary: "picf" in ASCII).
+WRITER_LOCK = sa.select(sa.func.pg_advisory_xact_lock(0x70696366))
 
 
 def item_id(triplet_id, kind):
@@ -152,6 +158,21 @@ def _json(value):
     return json.dumps(value or {}, sort_keys=True, ensure_ascii=False)
 
 
+def check_storable(table, row):
+    """Refuse, on every backend alike, text that PostgreSQL would refuse and SQLite would store: a value
+    longer than its column's length, or one holding a NUL character (ValueError naming the column)."""
+    for column, value in row.items():
+        if not isinstance(value, str):
+            continue
+        limit = getattr(table.c[column].type, "length", None)
+        too_long = limit is not None and len(value) > limit
+        if too_long or "\x00" in value:
+            shown = repr(value if len(value) <= 40 else value[:40] + "…")
+            raise ValueError(f"{column} {shown} is {len(value)} characters long; the ledger's {table.name}.{column} "
+                             f"holds at most {limit}" if too_long else
+                             f"{column} {shown} contains a NUL character, which the ledger cannot store")
+
+
 @functools.lru_cache(maxsize=None)
 def _select_by_key(table, key_columns):
     """SELECT of one row by its key (built once per table and key, then reused with parameters)."""
@@ -170,15 +191,32 @@ def _update_by_key(table, key_columns, changed_columns):
             .values({c: sa.bindparam(c) for c in changed_columns}))
 
 
+def create_engine(url):
+    """The engine of a ledger URL; a bare `postgresql://` means psycopg 3 (the `postgres` extra), not psycopg2."""
+    try:
+        parsed = sa.make_url(url)
+        if parsed.drivername == "postgresql":
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        return sa.create_engine(parsed, future=True)
+    except sa.exc.ArgumentError as err:
+        raise InputError(f"--ledger {url!r}: not an SQLAlchemy URL ({err}); write e.g. "
+                         "postgresql://USER@HOST/DATABASE or sqlite:///PATH") from None
+    except ModuleNotFoundError as err:
+        shown = sa.make_url(url).render_as_string(hide_password=True)
+        raise InputError(f"--ledger {shown}: the database driver is not installed ({err}); "
+                         "for PostgreSQL: pip install 'picforge[postgres]'") from None
+
+
 class Ledger:
     """Handle on one ledger database; tables are created on first use."""
 
     def __init__(self, url):
         self.url = url
-        self.engine = sa.create_engine(url, future=True)
+        self.engine = create_engine(url)
         if self.engine.dialect.name == "sqlite":
             _sqlite_transactions(self.engine)
-        metadata.create_all(self.engine)
+        with self._writing() as conn:
+            metadata.create_all(conn)
 
     @classmethod
     def for_run(cls, run_dir, url=None):
@@ -186,15 +224,25 @@ class Ledger:
         return cls(url or default_url(run_dir))
 
     @contextlib.contextmanager
+    def _writing(self):
+        """A connection in a transaction no other writer runs beside (the others wait until it ends)."""
+        with self.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(WRITER_LOCK)
+            yield conn
+
+    @contextlib.contextmanager
     def transaction(self):
         """One all-or-nothing unit of work: commits on success, rolls back on any exception or crash."""
-        with self.engine.begin() as conn:
+        with self._writing() as conn:
             yield LedgerSession(conn)
 
     @contextlib.contextmanager
     def read(self):
-        """A session for queries only."""
+        """A session for queries only; all its queries see the ledger as it was when the first one ran."""
         with self.engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execution_options(isolation_level="REPEATABLE READ")
             yield LedgerSession(conn)
 
     def dispose(self):
@@ -228,6 +276,7 @@ class LedgerSession:
 
     def _insert_or_ignore(self, table, key, values):
         """Insert the row unless its key exists; True when inserted."""
+        check_storable(table, {**key, **values})
         if self._get(table, key) is not None:
             return False
         self.conn.execute(_insert(table), {**key, **values})
@@ -235,6 +284,7 @@ class LedgerSession:
 
     def _upsert(self, table, key, values):
         """Insert, or update the given fields where they differ; True when anything changed."""
+        check_storable(table, {**key, **values})
         found = self._get(table, key)
         if found is None:
             self.conn.execute(_insert(table), {**key, **values})
@@ -271,6 +321,7 @@ class LedgerSession:
         if meta:
             values["meta"] = _json({**found["meta"], **meta})
         values = {k: v for k, v in values.items() if v != (_json(found[k]) if k == "meta" else found[k])}
+        check_storable(batches, values)
         if values:
             self.conn.execute(sa.update(batches).where(batches.c.batch_id == batch_id).values(**values))
         return bool(values)

@@ -108,12 +108,15 @@ def _ingest_row(tx, path, number, row, plans, hits_by_token):
         answers = round1.answers_by_field(fields, slots)
     except ValueError as err:
         raise InputError(f"{where}, column Answer.{str(err).removeprefix('field ')}") from None
-    tx.add_hit(hit_id, batch_id, [s for s in slots if not s.startswith(round1.GOLD_PREFIX)],
-               request_token=key, meta={"slots": slots})
-    tx.record_assignment(row["AssignmentId"].strip(), batch_id, row["WorkerId"].strip(), status, hit_id=hit_id,
-                         submitted_at=(row.get("SubmitTime") or "").strip() or None,
-                         meta={"accept_time": (row.get("AcceptTime") or "").strip()})
-    tx.record_answers(row["AssignmentId"].strip(), answers)
+    try:
+        tx.add_hit(hit_id, batch_id, [s for s in slots if not s.startswith(round1.GOLD_PREFIX)],
+                   request_token=key, meta={"slots": slots})
+        tx.record_assignment(row["AssignmentId"].strip(), batch_id, row["WorkerId"].strip(), status, hit_id=hit_id,
+                             submitted_at=(row.get("SubmitTime") or "").strip() or None,
+                             meta={"accept_time": (row.get("AcceptTime") or "").strip()})
+        tx.record_answers(row["AssignmentId"].strip(), answers)
+    except ValueError as err:
+        raise InputError(f"{where}: {err}; ingest the file as downloaded") from None
     return batch_id
 
 

@@ -123,12 +123,13 @@ def resolve_id(raw, known):
 
 
 def _clean(value):
-    """A cell as text: numbers Excel made of ids back to digits, whitespace (and NBSP) collapsed."""
+    """A cell as text: numbers Excel made of ids back to digits, whitespace (and NBSP) collapsed, NUL
+    characters (invisible in a spreadsheet; no PostgreSQL text holds them) dropped."""
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return " ".join(str(value).replace("\u00a0", " ").split())
+    return " ".join(str(value).replace("\u00a0", " ").replace("\x00", "").split())
 
 
 def _decode(raw, path):

@@ -2,11 +2,16 @@
 import argparse
 import functools
 import importlib
+import os
 import re
 
 from annotation.ledger import Ledger
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+# Longest annotator or batch name: batch ids built from it must fit the ledger's batch_id column.
+MAX_NAME_CHARS = 100
+# Environment variable naming the ledger's SQLAlchemy URL when --ledger is not given.
+LEDGER_VARIABLE = "PICFORGE_LEDGER"
 # Sub-commands grouped under `annotate <group> <target>`; modules with GROUP = None sit at `annotate <verb>`.
 GROUPS = {
     "export": "write sheets/files for annotators, or the final annotations",
@@ -54,12 +59,13 @@ def add_ledger_options(parser):
     parser.add_argument("--run", required=True, metavar="RUN_DIR",
                         help="run directory of `picforge mine` (holds ledger.sqlite by default)")
     parser.add_argument("--ledger", metavar="URL",
-                        help="SQLAlchemy URL of the ledger (default: sqlite:///RUN_DIR/ledger.sqlite)")
+                        help=f"SQLAlchemy URL of the ledger (default: ${LEDGER_VARIABLE}, "
+                             "else sqlite:///RUN_DIR/ledger.sqlite)")
 
 
 def open_ledger(args):
-    """The ledger named by --ledger, or the run directory's SQLite file."""
-    return Ledger.for_run(args.run, args.ledger)
+    """The ledger named by --ledger or $PICFORGE_LEDGER, or else the run directory's SQLite file."""
+    return Ledger.for_run(args.run, args.ledger or os.environ.get(LEDGER_VARIABLE))
 
 
 def add_grammar_options(parser):
@@ -82,13 +88,21 @@ def csv_list(text):
 def annotator_names(text, count=None):
     """argparse type for `A,B,C`: distinct names usable in file names and batch ids (exactly `count`)."""
     names = csv_list(text)
-    bad = [n for n in names if not NAME.fullmatch(n)]
+    bad = [n for n in names if not NAME.fullmatch(n) or len(n) > MAX_NAME_CHARS]
     if bad or len(set(names)) != len(names):
-        raise argparse.ArgumentTypeError(
-            f"expected distinct comma-separated names of letters, digits, '-', '_' or '.', got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected distinct comma-separated names of letters, digits, '-', '_' "
+                                         f"or '.' (at most {MAX_NAME_CHARS} each), got {text!r}")
     if count is not None and len(names) != count:
         raise argparse.ArgumentTypeError(f"expected exactly {count} name(s), got {text!r}")
     return names
+
+
+def batch_name(text):
+    """argparse type for --batch: the batch's id in the ledger (at most MAX_NAME_CHARS characters)."""
+    if not text.strip() or len(text) > MAX_NAME_CHARS:
+        raise argparse.ArgumentTypeError(f"expected a batch name of 1 to {MAX_NAME_CHARS} characters, "
+                                         f"got {len(text)}")
+    return text
 
 
 def name_list(count):

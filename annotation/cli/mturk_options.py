@@ -6,7 +6,7 @@ from decimal import Decimal
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from annotation import mturk, round1
-from annotation.cli import add_ledger_options, csv_list, open_ledger
+from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
 
 DEFAULT_HIT_TYPE = mturk.HitTypeSettings()
 DEFAULT_ROUND1 = round1.Round1Settings()
@@ -17,7 +17,8 @@ API_KINDS = (round1.API_BATCH, mturk.QUESTIONS_BATCH)
 def add_batch_options(parser, endpoint=True):
     """--run/--ledger, --batch and (for verbs that call MTurk) --live and --profile."""
     add_ledger_options(parser)
-    parser.add_argument("--batch", required=True, metavar="NAME", help="batch name (its id in the ledger)")
+    parser.add_argument("--batch", required=True, metavar="NAME", type=batch_name,
+                        help="batch name (its id in the ledger)")
     if endpoint:
         add_endpoint_options(parser)
 

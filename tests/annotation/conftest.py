@@ -1,12 +1,17 @@
-"""A small mining run directory (stage select) and helpers shared by the annotation tests."""
+"""A small mining run directory (stage select), the ledger backends (SQLite, PostgreSQL) and helpers
+shared by the annotation tests."""
+import contextlib
 import csv
 import functools
+import os
 
 import pytest
 
 import pipeline.cli
+from annotation.cli import LEDGER_VARIABLE
 from annotation.ledger import Ledger
 from pipeline.rundir import RunDir
+from tests.annotation.postgres_server import NOT_INSTALLED, URL_VARIABLE, find_bindir, fresh_schema, throwaway_server
 
 # (phrase, [five sentences of page 1], [five of page 2]); the phrase is in the middle sentence.
 TRIPLETS = [
@@ -69,16 +74,58 @@ def run_dir(tmp_path):
     return root
 
 
+@pytest.fixture(scope="session")
+def postgres_server():
+    """SQLAlchemy URL of the session's PostgreSQL server: $PICFORGE_TEST_POSTGRES_URL, or a throwaway cluster."""
+    if os.environ.get(URL_VARIABLE):
+        yield os.environ[URL_VARIABLE]
+        return
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip(NOT_INSTALLED)
+    with throwaway_server(bindir) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_ledger_url(request):
+    """Factory of empty ledgers on this test's backend: None for SQLite (the run directory's default file),
+    the URL of a fresh schema for PostgreSQL."""
+    if request.param == "sqlite":
+        yield lambda: None
+        return
+    server = request.getfixturevalue("postgres_server")
+    with contextlib.ExitStack() as schemas:
+        yield lambda: schemas.enter_context(fresh_schema(server))
+
+
 @pytest.fixture
-def ledger(run_dir):
-    led = Ledger.for_run(run_dir)
+def ledger_url(new_ledger_url, monkeypatch):
+    """This test's ledger (None: SQLite in the run directory); `picforge annotate` uses it via $PICFORGE_LEDGER."""
+    url = new_ledger_url()
+    if url is None:
+        monkeypatch.delenv(LEDGER_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(LEDGER_VARIABLE, url)
+    return url
+
+
+def ledger_option(url):
+    """`--ledger URL` for a ledger other than this test's default one (nothing for SQLite's run-dir file)."""
+    return ["--ledger", url] if url else []
+
+
+@pytest.fixture
+def ledger(run_dir, ledger_url):
+    led = Ledger.for_run(run_dir, ledger_url)
     yield led
     led.dispose()
 
 
 @pytest.fixture
-def annotate(monkeypatch):
-    """Run `picforge annotate …` through pipeline.cli.main with only the annotation commands registered."""
+def annotate(monkeypatch, ledger_url):
+    """Run `picforge annotate …` through pipeline.cli.main with only the annotation commands registered,
+    on this test's ledger backend."""
     monkeypatch.setattr(pipeline.cli, "COMMAND_MODULES", ("annotation.cli",))
     return lambda *argv: pipeline.cli.main(["annotate", *argv])
 

@@ -74,15 +74,16 @@ def write_gold(path):
     return str(path)
 
 
-def make_run(root):
-    """A run directory whose `select` stage holds TRIPLETS, and its ledger with ANNOTATIONS accepted."""
+def make_run(root, ledger_url=None):
+    """A run directory whose `select` stage holds TRIPLETS, and its ledger (at `ledger_url`, default the run
+    directory's SQLite file) with ANNOTATIONS accepted."""
     run_dir = str(root / "run")
     run = RunDir(run_dir)
     records = [{**t, "semantic_score": -0.1, "domain_score": 0.05, "wic_words": t["phrase"].split()[-1:]}
                for t in TRIPLETS]
     run.write_records("select", records, "triplet")
     run.write_manifest("select", {"stage": "select", "fingerprint": "test", "records": len(records)})
-    ledger = L.Ledger.for_run(run_dir)
+    ledger = L.Ledger.for_run(run_dir, ledger_url)
     with ledger.transaction() as tx:
         for annotation in ANNOTATIONS:
             batch_id = f"expert-{annotation['annotator']}-001"

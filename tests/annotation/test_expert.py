@@ -1,17 +1,21 @@
 """Expert round: sheets out (CSV, XLSX, guidelines), validated answers and fix-lists back in."""
+import os
+
 import openpyxl
 import pytest
 from openpyxl.cell.rich_text import CellRichText
 
 import schemas
 from annotation import expert, guidelines, sheets
+from annotation.cli import LEDGER_VARIABLE
 from annotation.ledger import ROUND_EXPERT, Ledger
 from pipeline.errors import InputError
-from tests.annotation.conftest import good_answers, read_csv, write_csv
+from tests.annotation.conftest import good_answers, ledger_option, read_csv, write_csv
 
 
-def export(annotate, run_dir, names="alice,bob", per=3):
-    assert annotate("export", "expert", "--run", run_dir, "--annotators", names, "--per-annotator", str(per)) == 0
+def export(annotate, run_dir, names="alice,bob", per=3, ledger_url=None):
+    assert annotate("export", "expert", "--run", run_dir, *ledger_option(ledger_url), "--annotators", names,
+                    "--per-annotator", str(per)) == 0
     return f"{run_dir}/annotation/expert"
 
 
@@ -147,14 +151,16 @@ def test_utf8_bom_excel_mangled_csv_and_xlsx_are_read(annotate, run_dir, ledger,
     lines.insert(2, ";;;;;")
     mangled = tmp_path / "alice-excel.csv"
     mangled.write_bytes("\r\n".join(lines).encode("cp1252") + b"\r\n")
-    # Bob's sheet with a UTF-8 BOM (Excel's "CSV UTF-8").
-    bom = write_csv(tmp_path / "bob-bom.csv", filled(f"{out}/expert-bob-001.csv"), encoding="utf-8-sig")
+    # Bob's sheet with a UTF-8 BOM (Excel's "CSV UTF-8") and a stray NUL character (which PostgreSQL refuses).
+    bob = filled(f"{out}/expert-bob-001.csv", **{"00004": ("gentle\x00 playing style", "lenient oversight", "N")})
+    bom = write_csv(tmp_path / "bob-bom.csv", bob, encoding="utf-8-sig")
     assert open(bom, "rb").read(3) == b"\xef\xbb\xbf"
     assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", str(mangled), bom) == 0
     with ledger.read() as q:
         annotations = {a["triplet_id"]: a for a in q.expert_annotations()}
     assert sorted(annotations) == ["00001", "00002", "00003", "00004", "00005", "00006"]
     assert annotations["00001"]["q1"] == "lukewarm café welcome"
+    assert annotations["00004"]["q1"] == "gentle playing style"
 
 
 def test_xlsx_returned_sheet_is_read(annotate, run_dir, ledger, tmp_path):
@@ -176,16 +182,32 @@ def test_xlsx_returned_sheet_is_read(annotate, run_dir, ledger, tmp_path):
         assert [a["triplet_id"] for a in q.expert_annotations()] == ["00001", "00002"]
 
 
-def test_ledger_option_points_at_any_sqlalchemy_url(annotate, run_dir, tmp_path):
+def test_ledger_option_points_at_any_sqlalchemy_url(annotate, run_dir, tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path / 'elsewhere.sqlite'}"
     assert annotate("export", "expert", "--run", run_dir, "--ledger", url, "--annotators", "alice",
-                    "--per-annotator", "1") == 0
+                    "--per-annotator", "1") == 0                 # --ledger wins over $PICFORGE_LEDGER too
     assert (tmp_path / "elsewhere.sqlite").exists()
     assert not (tmp_path / "run" / "ledger.sqlite").exists()
     other = Ledger(url)
     with other.read() as q:
         assert [b["batch_id"] for b in q.batches()] == ["expert-alice-001"]
     other.dispose()
+    monkeypatch.setenv(LEDGER_VARIABLE, f"sqlite:///{tmp_path / 'from-environment.sqlite'}")
+    assert annotate("export", "expert", "--run", run_dir, "--annotators", "bob", "--per-annotator", "1") == 0
+    assert (tmp_path / "from-environment.sqlite").exists()
+    assert not (tmp_path / "run" / "ledger.sqlite").exists()
+
+
+@pytest.mark.parametrize("verb, options, message", [
+    (["export", "expert"], ["--annotators", "a" * 101], "(at most 100 each)"),
+    (["mturk", "export"], ["--batch", "b" * 101, "--gold", "gold.jsonl"], "a batch name of 1 to 100 characters"),
+], ids=["annotator", "batch"])
+def test_names_too_long_for_a_batch_id_are_refused_before_anything_runs(annotate, run_dir, capsys, verb, options,
+                                                                        message):
+    with pytest.raises(SystemExit) as refused:
+        annotate(*verb, "--run", run_dir, *options)
+    assert refused.value.code == 2 and message in capsys.readouterr().err
+    assert not os.path.exists(os.path.join(run_dir, "ledger.sqlite"))
 
 
 def test_expert_annotation_records_match_their_schema(annotate, run_dir, ledger, tmp_path):

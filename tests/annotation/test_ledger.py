@@ -1,12 +1,19 @@
 """Ledger: natural keys make every write idempotent; a transaction is all-or-nothing."""
+import concurrent.futures
+import importlib.util
+import threading
+
 import pytest
+import sqlalchemy as sa
 
 from annotation import ledger as L
+from pipeline.errors import InputError
+from tests.annotation.postgres_server import fresh_schema
 
 
 @pytest.fixture
-def ledger(tmp_path):
-    led = L.Ledger.for_run(str(tmp_path / "run"))
+def ledger(tmp_path, ledger_url):
+    led = L.Ledger.for_run(str(tmp_path / "run"), ledger_url)
     yield led
     led.dispose()
 
@@ -87,3 +94,102 @@ def test_item_ids_and_kinds():
     assert L.item_id("T7", "q3") == "T7/q3"
     with pytest.raises(ValueError, match="unknown item kind"):
         L.item_id("T7", "q4")
+
+
+def test_concurrent_writers_take_turns(ledger):
+    """A second import started while the first is open waits for it, so each numbers a batch of its own."""
+    numbered = {}
+
+    def second_import():
+        try:
+            with ledger.transaction() as tx:
+                numbered["second"] = tx.next_batch_id("expert", "alice")
+                tx.add_batch(numbered["second"], "expert")
+        except Exception as err:  # noqa: BLE001 - reported by the assertion below
+            numbered["error"] = repr(err)
+
+    with ledger.transaction() as tx:
+        numbered["first"] = tx.next_batch_id("expert", "alice")
+        tx.add_batch(numbered["first"], "expert")
+        second = threading.Thread(target=second_import)
+        second.start()
+        second.join(timeout=1)
+        assert second.is_alive()                  # still waiting for the first import to commit
+    second.join(timeout=60)
+    assert numbered == {"first": "expert-alice-001", "second": "expert-alice-002"}
+    with ledger.read() as q:
+        assert [b["batch_id"] for b in q.batches()] == ["expert-alice-001", "expert-alice-002"]
+
+
+def test_commands_opening_a_new_ledger_at_once_all_find_its_tables(tmp_path, ledger_url):
+    """Several processes' first use of an empty ledger: one creates the tables, the others wait and use them."""
+    url = ledger_url or L.default_url(str(tmp_path / "run"))
+    everyone_ready = threading.Barrier(6)
+
+    def open_ledger():
+        everyone_ready.wait()
+        L.Ledger(url).dispose()
+
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        for opened in [pool.submit(open_ledger) for _ in range(6)]:
+            opened.result()
+
+
+@pytest.mark.parametrize("write, message", [
+    (lambda tx: tx.add_batch("b" * 201, "mturk"),
+     r"batch_id 'b{40}…' is 201 characters long; the ledger's batches.batch_id holds at most 200"),
+    (lambda tx: tx.record_assignment("A9", "mturk-1", "W9", "Submitted", submitted_at="Friday " * 6),
+     r"submitted_at 'Friday .*' is 42 characters long; the ledger's assignments.submitted_at holds at most 40"),
+    (lambda tx: tx.record_answers("A1", {"T1/q1.note": ("T1/q1", "a\x00b")}),
+     r"value 'a\\x00b' contains a NUL character"),
+], ids=["long-id", "long-time", "nul"])
+def test_text_postgresql_would_refuse_is_refused_on_every_backend(ledger, write, message):
+    _import_round1(ledger, ["A1"])
+    with ledger.read() as q:
+        before = q.dump(with_times=True)
+    with pytest.raises(ValueError, match=message):
+        with ledger.transaction() as tx:
+            tx.record_assignment("A8", "mturk-1", "W8", "Submitted")
+            write(tx)
+    with ledger.read() as q:
+        assert q.dump(with_times=True) == before
+
+
+def test_a_read_sees_one_state_of_the_ledger_throughout(ledger):
+    """A report's queries agree with each other even while an import commits beside them."""
+    _import_round1(ledger, ["A1"])
+
+    def another_import():
+        with ledger.transaction() as tx:
+            tx.add_batch("mturk-2", "mturk", round=L.ROUND_MTURK)
+
+    with ledger.read() as q:
+        before = q.dump(with_times=True)
+        writer = threading.Thread(target=another_import)
+        writer.start()
+        writer.join(timeout=1)                    # SQLite: waits for the read; PostgreSQL: commits beside it
+        assert q.dump(with_times=True) == before
+    writer.join(timeout=60)
+    with ledger.read() as q:
+        assert [b["batch_id"] for b in q.batches()] == ["mturk-1", "mturk-2"]
+
+
+def test_a_bare_postgresql_url_means_psycopg(postgres_server):
+    with fresh_schema(postgres_server) as url:
+        led = L.Ledger(sa.make_url(url).set(drivername="postgresql").render_as_string(hide_password=False))
+        with led.transaction() as tx:
+            tx.add_batch("b1", "expert")
+        assert led.engine.dialect.driver == "psycopg"
+        led.dispose()
+
+
+@pytest.mark.parametrize("url, message", [
+    ("ledger.sqlite", r"--ledger 'ledger.sqlite': not an SQLAlchemy URL .*; write e.g. postgresql://"),
+    pytest.param("mysql+mysqldb://picforge:secret@db/picforge",
+                 r"--ledger mysql\+mysqldb://picforge:\*\*\*@db/picforge: the database driver is not installed",
+                 marks=pytest.mark.skipif(importlib.util.find_spec("MySQLdb") is not None,
+                                          reason="MySQLdb is installed here")),
+], ids=["no-url", "no-driver"])
+def test_unusable_ledger_urls_are_clear_errors(url, message):
+    with pytest.raises(InputError, match=message):
+        L.Ledger(url)

@@ -19,8 +19,8 @@ HIT_TYPE = mturk.HitTypeSettings(reward="0.50")
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch, annotate):
-    run_dir, ledger = make_run(tmp_path)
+def env(tmp_path, monkeypatch, annotate, ledger_url):
+    run_dir, ledger = make_run(tmp_path, ledger_url)
     gold = write_gold(tmp_path / "gold.jsonl")
     client = real_client()
     monkeypatch.setattr(mturk, "mturk_client", lambda live, profile=None: client)

@@ -8,6 +8,7 @@ import pytest
 from annotation import ledger as L
 from annotation import mturk_manual, round1
 from pipeline.errors import InputError
+from tests.annotation.conftest import ledger_option
 
 from mturk_support import gold_bank, make_run, write_gold
 
@@ -17,8 +18,8 @@ RESULT_HEADER = ["HITId", "HITTypeId", "AssignmentId", "WorkerId", "AssignmentSt
 
 
 @pytest.fixture
-def manual(tmp_path, annotate):
-    run_dir, ledger = make_run(tmp_path)
+def manual(tmp_path, annotate, ledger_url):
+    run_dir, ledger = make_run(tmp_path, ledger_url)
     gold = write_gold(tmp_path / "gold.jsonl")
     cli = lambda argv: annotate(*argv[1:])  # noqa: E731
     assert cli(["annotate", "mturk", "export", "--run", run_dir, "--batch", "m1", "--gold", gold,
@@ -101,6 +102,10 @@ def test_ingest_is_idempotent_across_repeats_overlaps_and_status_updates(manual,
      "row 2, column AssignmentStatus: 'Done' is not one of"),
     (lambda rows, plan: ([rows[0], {**rows[0], "HITId": "3OTHER", "AssignmentId": "A9"}], RESULT_HEADER, ","),
      "row 3, column HITId: row key"),
+    (lambda rows, plan: ([rows[0], {**rows[1], "SubmitTime": "Friday, 1 May 2026, 10:09:00 Pacific Daylight Time"}],
+                         RESULT_HEADER, ","),
+     "row 3: submitted_at 'Friday, 1 May 2026, 10:09:00 Pacific Day…' is 50 characters long; "
+     "the ledger's assignments.submitted_at holds at most 40"),
 ])
 def test_bad_results_files_name_file_row_and_column_and_change_nothing(manual, capsys, change, message):
     plan = manual["plan"]
@@ -118,7 +123,7 @@ def test_bad_results_files_name_file_row_and_column_and_change_nothing(manual, c
         assert q.dump(with_times=True) == before
 
 
-def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_path, annotate):
+def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_path, annotate, new_ledger_url):
     """Windows-1252 text and ';' separators (a spreadsheet in a European locale) read the same."""
     plan = manual["plan"]
     rows = [_row(plan, 0, "A1", "W1", **{"Answer.comments": "café crème"}), _row(plan, 1, "A2", "W2")]
@@ -126,12 +131,13 @@ def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_p
     assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], download]) == 0
     with manual["ledger"].read() as q:
         expected = q.dump()
-    other_run, other_ledger = make_run(tmp_path / "other")
+    other_url = new_ledger_url()
+    other_run, other_ledger = make_run(tmp_path / "other", other_url)
     gold = write_gold(tmp_path / "gold.jsonl")
-    assert annotate("mturk", "export", "--run", other_run, "--batch", "m1", "--gold", gold,
-                    "--questions-per-hit", "4", "--assignments", "2") == 0
+    assert annotate("mturk", "export", "--run", other_run, *ledger_option(other_url), "--batch", "m1", "--gold",
+                    gold, "--questions-per-hit", "4", "--assignments", "2") == 0
     resaved = _write(tmp_path / "Batch_1_excel.csv", rows, encoding="cp1252", delimiter=";")
-    assert annotate("mturk", "ingest", "--run", other_run, resaved) == 0
+    assert annotate("mturk", "ingest", "--run", other_run, *ledger_option(other_url), resaved) == 0
     with other_ledger.read() as q:
         assert q.dump() == expected
         assert [a["value"] for a in q.answers(assignment_id="A1") if a["field"] == "comments"] == ["café crème"]
