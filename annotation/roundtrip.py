@@ -9,20 +9,19 @@ MAX_ERRORS_SHOWN = 20
 
 def write_batches(ledger, kind, round_, out_dir, columns, shares):
     """One batch and sheet (CSV + XLSX) per person; `shares` is [(name, batch meta, [((triplet_id,
-    item kind), row)])]. Sheets are written before the ledger records the batches (one transaction),
-    so a crash in between is repaired by re-running. Returns [(name, batch_id, n_rows, csv, xlsx)]."""
-    with ledger.read() as q:
-        batch_ids = [q.next_batch_id(kind, name) for name, _, _ in shares]
+    item kind), row)])]. Batch ids are chosen and recorded in one transaction (two exports at once take
+    turns, so they never pick the same id); sheets are written inside it, so a crash before the commit is
+    repaired by re-running. Returns [(name, batch_id, n_rows, csv, xlsx)]."""
     written = []
-    for (name, meta, entries), batch_id in zip(shares, batch_ids):
-        paths = sheets.write_sheet(os.path.join(out_dir, batch_id), columns,
-                                   [{"batch_id": batch_id, **row} for _, row in entries])
-        written.append((name, batch_id, len(entries), *paths))
     with ledger.transaction() as tx:
-        for (name, meta, entries), batch_id in zip(shares, batch_ids):
+        for name, meta, entries in shares:
+            batch_id = tx.next_batch_id(kind, name)
+            paths = sheets.write_sheet(os.path.join(out_dir, batch_id), columns,
+                                       [{"batch_id": batch_id, **row} for _, row in entries])
             tx.add_batch(batch_id, kind, round=round_, meta={**meta, "files": [
                 os.path.basename(os.path.join(out_dir, batch_id)) + ext for ext in (".csv", ".xlsx")]})
             tx.add_items(batch_id, [key for key, _ in entries])
+            written.append((name, batch_id, len(entries), *paths))
     return written
 
 

@@ -7,6 +7,7 @@ import pytest
 import sqlalchemy as sa
 
 from annotation import ledger as L
+from annotation.roundtrip import write_batches
 from pipeline.errors import InputError
 from tests.annotation.postgres_server import fresh_schema
 
@@ -119,6 +120,20 @@ def test_concurrent_writers_take_turns(ledger):
     assert numbered == {"first": "expert-alice-001", "second": "expert-alice-002"}
     with ledger.read() as q:
         assert [b["batch_id"] for b in q.batches()] == ["expert-alice-001", "expert-alice-002"]
+
+
+def test_two_exports_for_one_person_at_once_get_batches_of_their_own(ledger, tmp_path):
+    def export(triplet_id):
+        share = ("alice", {}, [((triplet_id, "q1"), {"triplet_id": triplet_id})])
+        return write_batches(ledger, "expert", 1, str(tmp_path), ["batch_id", "triplet_id"], [share])
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        results = [row for rows in pool.map(export, ["T1", "T2"]) for row in rows]
+    assert sorted(batch_id for _, batch_id, _, _, _ in results) == ["expert-alice-001", "expert-alice-002"]
+    with ledger.read() as q:
+        assert len(q.batches()) == 2
+    for _, batch_id, _, csv_path, _ in results:
+        assert batch_id in open(csv_path, encoding="utf-8-sig").read()
 
 
 def test_commands_opening_a_new_ledger_at_once_all_find_its_tables(tmp_path, ledger_url):
