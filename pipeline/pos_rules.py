@@ -1,4 +1,4 @@
-"""The coarse POS a spaCy model's `attribute_ruler` assigns, computed without its Matcher (about 10x cheaper).
+"""The coarse POS a spaCy model's `attribute_ruler` assigns, computed without its Matcher (over 10x cheaper).
 
 English pipelines tag with fine-grained Penn tags and let `attribute_ruler` map them (plus word and dependency
 exceptions) to POS; noun chunks need only that POS. `PosRules` compiles the ruler's POS patterns into plain
