@@ -4,25 +4,19 @@ pair scoring per context for each encoder (single process, no Beam overhead). Pr
     python bench/cosimlex_candidates.py DUMP.xml.bz2 PAIRS.txt [--encoders minilm,tok2vec]
 """
 import argparse
-import bz2
 import time
 
 from pipeline.cosimlex import contexts as ctx
 from pipeline.cosimlex.encoders import make_encoder, pair_similarities
 from pipeline.cosimlex.simlex import read_simlex
-from pipeline.stages.clean import clean_wikitext
-from pipeline.stages.read_dump import classify_page, iter_pages
+from pipeline.stages.clean import iter_clean_pages
 from pipeline.stages.sentences import page_sentences
 
 
 def dump_sentences(path):
-    """Sentence records of the dump's kept pages, grouped per page."""
-    opener = bz2.open if path.endswith(".bz2") else open
-    with opener(path, "rb") as stream:
-        for fields, wikitext, is_redirect in iter_pages(stream, path):
-            if not classify_page(fields, wikitext, is_redirect):
-                page = {"page_id": fields["page_id"], "paragraphs": clean_wikitext(wikitext).paragraphs}
-                yield list(page_sentences(page))
+    """Sentence records of the dump's pages with prose, grouped per page."""
+    for page in iter_clean_pages(path):
+        yield list(page_sentences(page))
 
 
 def main():

@@ -56,23 +56,11 @@ class Stopwatch:
 
 def iter_clean_pages(dump, max_pages=None, repeat=1):
     """Cleaned pages {page_id, paragraphs} of the dump's articles, streamed `repeat` times (constant memory)."""
-    from apache_beam.io.filesystems import FileSystems
-
-    from pipeline.stages.clean import clean_wikitext
-    from pipeline.stages.read_dump import classify_page, iter_pages
+    from pipeline.stages import clean
 
     for copy in range(repeat):
-        kept = 0
-        with FileSystems.open(dump) as stream:
-            for fields, wikitext, is_redirect in iter_pages(stream, dump):
-                if classify_page(fields, wikitext, is_redirect):
-                    continue
-                paragraphs = clean_wikitext(wikitext).paragraphs
-                if paragraphs:
-                    yield {"page_id": fields["page_id"] + copy * PAGE_ID_STRIDE, "paragraphs": paragraphs}
-                    kept += 1
-                    if max_pages and kept >= max_pages:
-                        break
+        for page in clean.iter_clean_pages(dump, max_pages):
+            yield dict(page, page_id=page["page_id"] + copy * PAGE_ID_STRIDE)
 
 
 def start_clock():

@@ -1,14 +1,12 @@
 """PosRules must give exactly the POS of the model's attribute_ruler."""
 import pytest
 import spacy
-from apache_beam.io.filesystems import FileSystems
 from spacy.pipeline import AttributeRuler
 from spacy.tokens import Doc
 
 from pipeline.pos_rules import PosRules, UnsupportedPattern, replace_attribute_ruler
-from pipeline.stages.clean import clean_wikitext
+from pipeline.stages.clean import iter_clean_pages
 from pipeline.stages.phrases import default_spacy_model, load_spacy
-from pipeline.stages.read_dump import classify_page, iter_pages
 from pipeline.stages.sentences import page_sentences
 
 PATTERNS = [
@@ -50,12 +48,7 @@ def test_unsupported_pattern_keeps_the_attribute_ruler():
 
 
 def test_same_pos_and_noun_chunks_as_the_full_model_on_the_real_sample(enwiki_sample):
-    texts = []
-    with FileSystems.open(str(enwiki_sample)) as stream:
-        for fields, wikitext, is_redirect in iter_pages(stream, enwiki_sample):
-            if not classify_page(fields, wikitext, is_redirect):
-                page = {"page_id": fields["page_id"], "paragraphs": clean_wikitext(wikitext).paragraphs}
-                texts += [s["text"] for s in page_sentences(page)]
+    texts = [s["text"] for page in iter_clean_pages(str(enwiki_sample)) for s in page_sentences(page)]
     full = spacy.load(default_spacy_model())
     ours = load_spacy()
     assert "picforge_pos_rules" in ours.pipe_names and "attribute_ruler" not in ours.pipe_names
