@@ -6,12 +6,13 @@ import os
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import StandardOptions
 
 from pipeline import categories_api, rundir
 from pipeline.download import fetch
-from pipeline.embeddings import BUNDLED_MODEL, POOLING_MODES
+from pipeline.embeddings import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, DEVICES, POOLING_MODES, resolve_device
 from pipeline.errors import InputError
-from pipeline.options import pipeline_options
+from pipeline.options import LOCAL_RUNNERS, pipeline_options
 from pipeline.resources import read_wic_words
 from pipeline.stages import select as select_stage
 from pipeline.stages.clean import CleanPages
@@ -40,6 +41,8 @@ class MineOptions:
     spacy_batch_size: int = 256
     embedding_model: str = BUNDLED_MODEL
     pooling: str = "model"
+    device: str = "auto"
+    encode_batch_size: int = DEFAULT_ENCODE_BATCH_SIZE
     min_similarity: float = -0.3
     max_similarity: float = 0.2
     threshold_mode: str = "fixed"
@@ -48,6 +51,7 @@ class MineOptions:
     min_words: int = 5
     max_words: int = 25
     max_contexts: int = 32
+    parse_all_sentences: bool = False
     categories_from_api: bool = False
     categories_api_url: str = categories_api.API_URL
     categories_cache_dir: str = categories_api.DEFAULT_CACHE_DIR
@@ -76,11 +80,12 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
         raise InputError(
             f"--categories-cache-dir {options.categories_cache_dir}: the categories cache appends to files under a "
             "lock, which gs:// and s3:// do not offer; give a local path or a file system mounted on every worker")
+    popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
+    check_device(options.device, popts())
     run = rundir.RunDir(out)
     dump = resolve_input(input_path, cache_dir)
     wic_words = read_wic_words(wic_path)
     opts = dataclasses.asdict(options)
-    popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
     manifests = {}
 
     def stages(names, inputs, stage_options, build):
@@ -99,10 +104,12 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
             "check that it is a non-empty pages-articles XML dump (see the log for unreadable files)")
     stages({"sentences": "sentence"}, rundir.upstream(run, "clean"), {},
            lambda p: {"sentences": read_stage(p, run, "clean") | "sentences" >> SplitSentences()})
+    word_window = parse_window(options)
     stages({"phrases": "occurrence"}, rundir.upstream(run, "sentences"),
-           {"spacy_model": options.spacy_model, "spacy_batch_size": options.spacy_batch_size},
+           {"spacy_model": options.spacy_model, "spacy_batch_size": options.spacy_batch_size,
+            "word_window": word_window},
            lambda p: {"phrases": read_stage(p, run, "sentences") | "phrases" >> ExtractPhrases(
-               options.spacy_model, options.spacy_batch_size)})
+               options.spacy_model, options.spacy_batch_size, word_window)})
     stages({"group": "phrase_contexts"}, dict(rundir.upstream(run, "phrases"), wic=rundir.input_identity(wic_path)),
            {"seed": options.seed},
            lambda p: {"group": read_stage(p, run, "phrases") | "group" >> GroupPhrases(wic_words, options.seed)})
@@ -115,10 +122,12 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
                pooling=options.pooling, max_contexts=options.max_contexts, min_words=options.min_words,
                max_words=options.max_words, max_length_diff=options.max_length_diff,
                window=(options.min_similarity, options.max_similarity), threshold_mode=options.threshold_mode,
-               quantile_window=options.quantile_window)})
+               quantile_window=options.quantile_window, device=options.device,
+               encode_batch_size=options.encode_batch_size)})
     stages({"domains": "candidate_pair"}, rundir.upstream(run, "pairs", "clean"), domain_options(options),
            lambda p: {"domains": read_stage(p, run, "pairs") | "domains" >> ScoreDomains(
-               category_source(p, run, options), options.embedding_model, options.pooling)})
+               category_source(p, run, options), options.embedding_model, options.pooling, options.device,
+               options.encode_batch_size)})
     select_inputs = rundir.upstream(run, "domains", "group", "clean", "sentences", "phrases")
     stages({"select": "triplet"}, select_inputs, {"top_n": options.top_n},
            lambda p: {"select": read_stage(p, run, "domains") | "select" >> SelectTriplets(
@@ -130,6 +139,21 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     with FileSystems.create(run.join(FUNNEL_JSON), compression_type="uncompressed") as fh:
         fh.write(json.dumps(funnel, indent=2).encode("utf-8"))
     return funnel
+
+
+def check_device(device, beam_options):
+    """`--device cuda` without a GPU fails before any stage when this machine runs the workers (local runners)."""
+    if beam_options.view_as(StandardOptions).runner not in LOCAL_RUNNERS:
+        return
+    try:
+        resolve_device(device)
+    except RuntimeError as error:
+        raise InputError(str(error)) from None
+
+
+def parse_window(options):
+    """(min, max) words of the sentences spaCy parses: the `pairs` window, or None with parse_all_sentences."""
+    return None if options.parse_all_sentences else (options.min_words, options.max_words)
 
 
 def domain_options(options):
@@ -174,6 +198,7 @@ def funnel_report(manifests):
         {"step": "1 articles (namespace 0, non-empty, no redirects)", "count": records("read-dump")},
         {"step": "1 pages with prose after cleaning", "count": records("clean")},
         {"step": "2 sentences", "count": records("sentences")},
+        {"step": "2 sentences parsed by spaCy (in the pairs word window)", "count": counter("phrases", "sentences-parsed")},
         {"step": "2 phrase occurrences (p, s)", "count": records("phrases")},
         {"step": "2 distinct phrases", "count": phrases_total},
         {"step": "3 phrases in >= 2 sentences", "count": phrases_total - counter("group", "single-context")},
@@ -207,6 +232,12 @@ def register(subparsers):
                         help="sentence-transformers model (default: bundled all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
     parser.add_argument("--pooling", choices=POOLING_MODES, default="model",
                         help="pooling: the model's own, or cls/mean on the raw encoder (SimCSE: cls)")
+    parser.add_argument("--device", choices=DEVICES, default=MineOptions.device,
+                        help="where the sentence encoder runs: auto = cuda when torch sees a GPU on the worker, else "
+                             "cpu (default auto)")
+    parser.add_argument("--encode-batch-size", type=int, default=MineOptions.encode_batch_size,
+                        help=f"sentences per encoder forward pass (default {DEFAULT_ENCODE_BATCH_SIZE}; "
+                             "raise it on GPU workers, e.g. 256)")
     parser.add_argument("--min-similarity", type=float, default=MineOptions.min_similarity)
     parser.add_argument("--max-similarity", type=float, default=MineOptions.max_similarity)
     parser.add_argument("--threshold-mode", choices=("fixed", "quantile"), default="fixed",
@@ -218,6 +249,9 @@ def register(subparsers):
     parser.add_argument("--min-words", type=int, default=MineOptions.min_words)
     parser.add_argument("--max-words", type=int, default=MineOptions.max_words)
     parser.add_argument("--max-contexts", type=int, default=MineOptions.max_contexts)
+    parser.add_argument("--parse-all-sentences", action="store_true",
+                        help="run spaCy on every sentence, not only those in the --min-words/--max-words window "
+                             "(slower; the triplets stay the same, see docs/mining-extras.md)")
     parser.add_argument("--categories-from-api", action="store_true",
                         help="take the categories of the paired pages from the MediaWiki API instead of the dump's "
                              "[[Category:…]] links")
@@ -242,9 +276,11 @@ def run_command(args, beam_args):
     options = MineOptions(
         top_n=args.top_n, max_pages=args.max_pages, seed=args.seed, spacy_model=args.spacy_model,
         spacy_batch_size=args.spacy_batch_size, embedding_model=args.embedding_model, pooling=args.pooling,
+        device=args.device, encode_batch_size=args.encode_batch_size,
         min_similarity=args.min_similarity, max_similarity=args.max_similarity, threshold_mode=args.threshold_mode,
         quantile_window=tuple(args.quantile_window), max_length_diff=args.max_length_diff, min_words=args.min_words,
-        max_words=args.max_words, max_contexts=args.max_contexts, categories_from_api=args.categories_from_api,
+        max_words=args.max_words, max_contexts=args.max_contexts, parse_all_sentences=args.parse_all_sentences,
+        categories_from_api=args.categories_from_api,
         categories_api_url=args.categories_api_url, categories_cache_dir=args.categories_cache_dir,
         categories_contact=args.categories_contact)
     funnel = mine(args.input, args.wic, args.out, options, beam_args, args.runner, args.force, args.cache_dir)

@@ -1,4 +1,8 @@
-"""Stage `phrases`: spaCy noun chunks (NOUN or PROPN by their root), trimmed of stopwords, as occurrences."""
+"""Stage `phrases`: spaCy noun chunks (NOUN or PROPN by their root), trimmed of stopwords, as occurrences.
+
+Only sentences inside the `pairs` word window are parsed (the rest can never be a pair's context), unless the
+window is None. The final triplets stay the same except where a phrase's out-of-window sentences would change
+its `kinds` (PROPN-only filter) or where it has over 1,000 contexts (group's seeded cap); see docs/mining-extras.md."""
 import importlib.util
 import re
 
@@ -82,6 +86,11 @@ def extract_phrases(doc):
     return sorted((occ for occ in occurrences if occ), key=lambda occ: (occ[1], occ[2]))
 
 
+def in_pair_window(n_words, word_window):
+    """Whether a sentence of n_words can be a pair's context: word_window is (min, max) words, None for any."""
+    return word_window is None or word_window[0] <= n_words <= word_window[1]
+
+
 class _ExtractPhrases(beam.DoFn):
     """Runs spaCy over batches of sentences (nlp.pipe) and emits Occurrence records."""
 
@@ -103,17 +112,34 @@ class _ExtractPhrases(beam.DoFn):
                 yield {"phrase": phrase, "sentence_id": sentence["sentence_id"], "start": start, "end": end, "kind": kind}
 
 
-class ExtractPhrases(beam.PTransform):
-    """Sentence records → Occurrence records (spaCy in batches, only the components needed)."""
+class _KeepInPairWindow(beam.DoFn):
+    """Pass sentences that can be a pair's context; count the others as `sentences-outside-window`."""
 
-    def __init__(self, model_name=None, batch_size=256):
+    def __init__(self, word_window):
+        self.word_window = word_window
+        self.outside = Metrics.counter(STAGE, "sentences-outside-window")
+
+    def process(self, sentence):
+        if in_pair_window(sentence["n_words"], self.word_window):
+            yield sentence
+        else:
+            self.outside.inc()
+
+
+class ExtractPhrases(beam.PTransform):
+    """Sentence records → Occurrence records (spaCy in batches, only the components needed, only on sentences
+    in `word_window`: (min, max) words, or None to parse every sentence)."""
+
+    def __init__(self, model_name=None, batch_size=256, word_window=None):
         super().__init__()
         self.model_name = model_name
         self.batch_size = batch_size
+        self.word_window = word_window
 
     def expand(self, sentences):
         return (
             sentences
+            | "keep pair window" >> beam.ParDo(_KeepInPairWindow(self.word_window))
             | "batch sentences" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size * 4)
             | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.model_name, self.batch_size))
         )
