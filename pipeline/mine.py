@@ -82,6 +82,7 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
             "lock, which gs:// and s3:// do not offer; give a local path or a file system mounted on every worker")
     popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
     check_device(options.device, popts())
+    FileSystems.set_options(popts())  # the run directory's own reads and writes see --s3_endpoint_url and the like
     run = rundir.RunDir(out)
     dump = resolve_input(input_path, cache_dir)
     wic_words = read_wic_words(wic_path)
