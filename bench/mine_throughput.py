@@ -3,7 +3,7 @@
 Both sides read the same dump slice through `iter_pages` + `clean_wikitext` (not timed) and split the same
 Punkt sentences; picforge then runs spaCy with only the components noun chunks need (the attribute_ruler's
 POS patterns compiled into `PosRules`) over `nlp.pipe` batches, and only on sentences in the pairs word window
-(as `ExtractPhrases` does; side `picforge-all` parses every sentence), while the original loop (PiC
+that can hold a WiC word (as `ExtractPhrases` does; side `picforge-all` parses every sentence), while the original loop (PiC
 `extract_wiki_phrases.py`) calls the full spaCy pipeline plus `merge_noun_chunks` once per sentence. Words are
 the input's words on every side. Each side runs in its own process, so CPU time and peak RSS are its own. The
 final candidate phrases (WiC word, >= 2 contexts in the word window: those that can form pairs) are compared.
@@ -71,10 +71,10 @@ def start_clock():
     return time.process_time(), time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def picforge_side(pages, watch, occurrences, model_name, batch_size, word_window=WORD_WINDOW):
+def picforge_side(pages, watch, occurrences, model_name, batch_size, wic_words, cuts=True):
     """The project's stages: page_sentences, then nlp.pipe (needed components only) on the sentences in the
-    word window (all with word_window None) and extract_phrases."""
-    from pipeline.stages.phrases import extract_phrases, in_pair_window, load_spacy
+    word window that can hold a WiC word (every sentence without the cuts) and extract_phrases."""
+    from pipeline.stages.phrases import extract_phrases, in_pair_window, load_spacy, may_hold_wic_phrase
     from pipeline.stages.sentences import page_sentences
 
     nlp = load_spacy(model_name)
@@ -85,8 +85,12 @@ def picforge_side(pages, watch, occurrences, model_name, batch_size, word_window
             for sentence in watch.timed("split", list, page_sentences(page)):
                 counts["words"] += sentence["n_words"]
                 counts["sentences"] += 1
-                if in_pair_window(sentence["n_words"], word_window):
+                if not cuts:
                     yield sentence["text"], sentence
+                elif in_pair_window(sentence["n_words"], WORD_WINDOW):
+                    doc = nlp.make_doc(sentence["text"])
+                    if may_hold_wic_phrase(doc, wic_words):
+                        yield doc, sentence
 
     started = start_clock()
     for doc, sentence in nlp.pipe(sentence_stream(), as_tuples=True, batch_size=batch_size):
@@ -98,9 +102,9 @@ def picforge_side(pages, watch, occurrences, model_name, batch_size, word_window
     return counts["words"], counts["sentences"], counts["parsed"], started
 
 
-def picforge_all_side(pages, watch, occurrences, model_name, batch_size):
-    """picforge with the word-window cut off (`mine --parse-all-sentences`)."""
-    return picforge_side(pages, watch, occurrences, model_name, batch_size, word_window=None)
+def picforge_all_side(pages, watch, occurrences, model_name, batch_size, wic_words):
+    """picforge with both cuts off (`mine --parse-all-sentences`)."""
+    return picforge_side(pages, watch, occurrences, model_name, batch_size, wic_words, cuts=False)
 
 
 def _trimmable(token, stop):
@@ -121,7 +125,7 @@ def original_phrase(text, stop):
     return phrase
 
 
-def original_side(pages, watch, occurrences, model_name, batch_size):
+def original_side(pages, watch, occurrences, model_name, batch_size, wic_words):
     """The PiC loop: spaCy's full pipeline + merge_noun_chunks called once per sentence."""
     import spacy
 
@@ -175,14 +179,15 @@ def pairable_candidates(occurrences, wic_words):
                                   wic_words, seed=0)[1])
 
 
-def measure(side, dump, max_pages, repeat, model_name, batch_size, wic_path):
-    """Run one side in this (fresh) process; figures plus the final candidate phrases when wic_path is given."""
+def measure(side, dump, max_pages, repeat, model_name, batch_size, wic_path, keep_candidates=True):
+    """Run one side in this (fresh) process; figures plus the final candidate phrases when keep_candidates."""
     from pipeline.resources import read_wic_words
 
     watch = Stopwatch()
-    occurrences = collections.defaultdict(list) if wic_path else None
+    wic_words = frozenset(read_wic_words(wic_path))
+    occurrences = collections.defaultdict(list) if keep_candidates else None
     words, sentences, parsed, (cpu0, wall0, rss_before) = SIDES[side](
-        iter_clean_pages(dump, max_pages, repeat), watch, occurrences, model_name, batch_size)
+        iter_clean_pages(dump, max_pages, repeat), watch, occurrences, model_name, batch_size, wic_words)
     cpu = time.process_time() - cpu0 - watch.cpu["untimed"]
     wall = time.perf_counter() - wall0 - watch.wall["untimed"]
     figures = {
@@ -191,8 +196,8 @@ def measure(side, dump, max_pages, repeat, model_name, batch_size, wic_path):
         "spacy_cpu_s": cpu - watch.cpu["split"] - watch.cpu["extract"], "untimed_cpu_s": watch.cpu["untimed"],
         "rss_before_mib": rss_before, "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
-    if wic_path:
-        figures["candidates"] = pairable_candidates(occurrences, frozenset(read_wic_words(wic_path)))
+    if keep_candidates:
+        figures["candidates"] = pairable_candidates(occurrences, wic_words)
     return figures
 
 
@@ -310,7 +315,8 @@ def main(argv=None):
     print_comparison(picforge_all, original)
     print_comparison(picforge, picforge_all)
     if args.scale:
-        print_scale([run_isolated(measure, "picforge", args.input, args.max_pages, scale, args.spacy_model, args.batch_size, None)
+        print_scale([run_isolated(measure, "picforge", args.input, args.max_pages, scale, args.spacy_model,
+                                  args.batch_size, args.wic, False)
                      for scale in SCALES])
     if args.components:
         print_components(run_isolated(component_costs, args.input, args.max_pages, args.spacy_model, args.batch_size))

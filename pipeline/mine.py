@@ -105,12 +105,15 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
             "check that it is a non-empty pages-articles XML dump (see the log for unreadable files)")
     stages({"sentences": "sentence"}, rundir.upstream(run, "clean"), {},
            lambda p: {"sentences": read_stage(p, run, "clean") | "sentences" >> SplitSentences()})
-    word_window = parse_window(options)
-    stages({"phrases": "occurrence"}, rundir.upstream(run, "sentences"),
+    word_window, parse_wic_words = parse_cuts(options, wic_words)
+    phrase_inputs = rundir.upstream(run, "sentences")
+    if parse_wic_words:
+        phrase_inputs["wic"] = rundir.input_identity(wic_path)
+    stages({"phrases": "occurrence"}, phrase_inputs,
            {"spacy_model": options.spacy_model, "spacy_batch_size": options.spacy_batch_size,
             "word_window": word_window},
            lambda p: {"phrases": read_stage(p, run, "sentences") | "phrases" >> ExtractPhrases(
-               options.spacy_model, options.spacy_batch_size, word_window)})
+               options.spacy_model, options.spacy_batch_size, word_window, parse_wic_words)})
     stages({"group": "phrase_contexts"}, dict(rundir.upstream(run, "phrases"), wic=rundir.input_identity(wic_path)),
            {"seed": options.seed},
            lambda p: {"group": read_stage(p, run, "phrases") | "group" >> GroupPhrases(wic_words, options.seed)})
@@ -152,9 +155,11 @@ def check_device(device, beam_options):
         raise InputError(str(error)) from None
 
 
-def parse_window(options):
-    """(min, max) words of the sentences spaCy parses: the `pairs` window, or None with parse_all_sentences."""
-    return None if options.parse_all_sentences else (options.min_words, options.max_words)
+def parse_cuts(options, wic_words):
+    """(word window, WiC words) that decide which sentences spaCy parses; (None, None) with parse_all_sentences."""
+    if options.parse_all_sentences:
+        return None, None
+    return (options.min_words, options.max_words), wic_words
 
 
 def domain_options(options):
@@ -199,7 +204,7 @@ def funnel_report(manifests):
         {"step": "1 articles (namespace 0, non-empty, no redirects)", "count": records("read-dump")},
         {"step": "1 pages with prose after cleaning", "count": records("clean")},
         {"step": "2 sentences", "count": records("sentences")},
-        {"step": "2 sentences parsed by spaCy (in the pairs word window)", "count": counter("phrases", "sentences-parsed")},
+        {"step": "2 sentences parsed by spaCy (pair word window, WiC word)", "count": counter("phrases", "sentences-parsed")},
         {"step": "2 phrase occurrences (p, s)", "count": records("phrases")},
         {"step": "2 distinct phrases", "count": phrases_total},
         {"step": "3 phrases in >= 2 sentences", "count": phrases_total - counter("group", "single-context")},
@@ -252,7 +257,7 @@ def register(subparsers):
     parser.add_argument("--max-contexts", type=int, default=MineOptions.max_contexts)
     parser.add_argument("--parse-all-sentences", action="store_true",
                         help="run spaCy on every sentence, not only those in the --min-words/--max-words window "
-                             "(slower; the triplets stay the same, see docs/mining-extras.md)")
+                             "that contain a WiC word (slower; same triplets, see docs/mining-extras.md)")
     parser.add_argument("--categories-from-api", action="store_true",
                         help="take the categories of the paired pages from the MediaWiki API instead of the dump's "
                              "[[Category:…]] links")
