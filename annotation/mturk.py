@@ -101,6 +101,14 @@ def check_budget(cost, max_spend, live):
                          "raise the cap, or plan fewer HITs or assignments")
 
 
+def announce_cost(batch_id, plan, what, live, max_spend, say=print):
+    """Say the batch's full cost, then refuse it above `max_spend` (or `live` without a cap), before any call."""
+    reward, assignments, hits = plan["hit_type"]["reward"], assignments_per_hit(plan), len(plan["hits"])
+    cost = batch_cost(reward, assignments, hits)
+    say(f"batch {batch_id} [{environment(live)}]: {what} in " + describe_cost(cost, hits, assignments, reward))
+    check_budget(cost, max_spend, live)
+
+
 def assignments_per_hit(plan):
     """MaxAssignments of a batch's HITs (round-1 plans keep it in their settings)."""
     return plan["assignments"] if plan["kind"] == QUESTIONS_BATCH else plan["settings"]["assignments"]
@@ -316,6 +324,20 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
                        meta={**{k: v for k, v in planned.items() if k != "token"}, "group_id": hit.get("HITGroupId")})
         created += 1
     return created
+
+
+def create_planned_hits(client, ledger, batch_id, plan, questions, live, say=print):
+    """Check the balance (`live`), make the HIT type, create the HITs not recorded yet, say where workers find them."""
+    if live:
+        check_balance(client, ledger, batch_id, plan)
+    ids = ensure_hit_type_for_plan(client, ledger, batch_id, plan)
+    created = create_hits(client, ledger, batch_id, plan, questions, ids["hit_type_id"])
+    test = f"qualification test {ids['qualification_type_id']}, " if "qualification_type_id" in ids else ""
+    say(f"{created} HIT(s) created now; {len(plan['hits'])} in the batch; {test}HIT type {ids['hit_type_id']}")
+    with ledger.read() as q:
+        groups = sorted({hit["meta"].get("group_id") for hit in q.hits(batch_id)} - {None})
+    for group_id in groups:
+        say(f"workers find them at {worker_url(live, group_id)}")
 
 
 # -- status, save, review, expire, delete ----------------------------------------------------------
