@@ -30,7 +30,6 @@ class Release:
     rejected: list = field(default_factory=list)
     skipped: dict = field(default_factory=dict)
     scores: list = field(default_factory=list)
-    triplet_splits: dict = field(default_factory=dict)
 
 
 def ps_record(sentence, start, end, paraphrase, label):
@@ -231,6 +230,5 @@ def build_release(triplets, seed):
     for records in release.splits["PS"].values():
         for idx, record in enumerate(records):
             record["idx"] = idx
-    release.triplet_splits = mapping
     release.scores = [(t.semantic_score, t.domain_score) for t in triplets if t.triplet_id in used]
     return release
