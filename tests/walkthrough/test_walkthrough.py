@@ -148,6 +148,8 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, wic_zip, enwi
             mistakes = set(annotators.first_draft_cells(RETURNED))
             assert len(mistakes) == len(annotators.FIRST_DRAFT)
             assert mistakes <= fix_list_cells() if nth == 0 else not mistakes & fix_list_cells()
+        elif "annotate mturk export" in line:
+            assert "aws mturk create-qualification-type" in out and os.path.exists(f"{RUN}/mturk/r1-ui/r1-ui_answer_key.xml")
         elif "annotate report" in line:
             # Every triplet's q1, q2 and q3 were annotated; round 2 dropped VERIFIER_REJECTS, the rest is kept,
             # each paraphrase and label on its own.
