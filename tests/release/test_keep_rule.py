@@ -3,8 +3,8 @@ against the old all-or-nothing rule (a triplet kept only when q1, q2 and q3 all 
 from annotation.final import final_record
 from annotation.ledger import ACCEPTED, REJECTED
 from annotation.rules import ANNOTATION_KINDS, item_outcome, kept_outcomes
-from pipeline.release.build import build_release
-from pipeline.release.inputs import load_run
+from release.build import build_release
+from release.inputs import load_run
 from tests.release.fixture_run import ANNOTATIONS, make_run
 
 # (round 1, round 2) per annotation that did not simply pass round 1; every other one round 1 accepted.

@@ -1,7 +1,7 @@
 """docs/walkthrough.md, run: every command of its fenced `sh` blocks in order, on the real 103-page sample, with the
 scripted people of tests/walkthrough/annotators.py filling the sheets between commands.
 
-`picforge …` runs in this process (the console script's entry point, pipeline.cli.main, with the same argv);
+`picforge …` runs in this process (the console script's entry point, picforge.cli.main, with the same argv);
 `python -c CODE` runs CODE here too. Two lines provision the machine and are replaced by what they provide:
 `make demo` (a virtualenv, then `picforge mine` of the sample into runs/demo: here the mine call itself) and
 `docker compose … languagetool … up` (a LanguageTool server: here a local server speaking its HTTP API, whose
@@ -24,9 +24,9 @@ from collections import Counter
 import pytest
 
 from annotation import mturk
-from pipeline import cli
+from picforge import cli
 from pipeline.mine import mine
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 from tests.annotation.test_languagetool import LanguageToolHandler
 from tests.conftest import ROOT
 from tests.walkthrough import annotators
