@@ -8,7 +8,6 @@ ledger as soon as MTurk returns it, so any verb can be interrupted and run again
 """
 import dataclasses
 import datetime
-import hashlib
 import json
 import logging
 import re
@@ -42,7 +41,6 @@ FEE_RATE, LARGE_HIT_FEE_RATE, LARGE_HIT_ASSIGNMENTS, MIN_FEE = Decimal("0.20"), 
 CENT = Decimal("0.01")
 PAST = datetime.datetime(2015, 1, 1, tzinfo=datetime.timezone.utc)  # ExpireAt in the past expires a HIT now
 HIT_ID_RE = re.compile(r"\b[A-Z0-9]{30}\b")
-QUALIFICATION_TEST_SECONDS = 20 * 60
 
 
 class MTurkFailure(RuntimeError):
@@ -179,28 +177,18 @@ def _error_text(err):
 
 # -- create ----------------------------------------------------------------------------------------
 
-def qualification_type_name(test_xml):
-    """A name that identifies the test's content, so the same test is found again instead of re-created."""
-    return "PiC phrase verification test " + hashlib.sha256(test_xml.encode("utf-8")).hexdigest()[:12]
-
-
-def ensure_qualification_type(client, plan, settings):
+def ensure_qualification_type(client, plan):
     """Id of the qualification type whose test is the plan's gold questions (found by name, else created)."""
-    gold = plan["gold"]
-    test_xml = hit_pages.qualification_test_xml(
-        [(g, round1.gold_question(gold[g])) for g in plan["qualification"]], settings.qualification_pass)
-    name = qualification_type_name(test_xml)
+    test = round1.qualification_test(plan)
     for page in client.get_paginator("list_qualification_types").paginate(
-            Query=name, MustBeRequestable=True, MustBeOwnedByCaller=True):
+            Query=test.name, MustBeRequestable=True, MustBeOwnedByCaller=True):
         for found in page["QualificationTypes"]:
-            if found["Name"] == name:
+            if found["Name"] == test.name:
                 return found["QualificationTypeId"]
     created = client.create_qualification_type(
-        Name=name, Keywords="language, meaning, paraphrase",
-        Description=f"Answer at least {settings.qualification_pass} of {len(plan['qualification'])} questions "
-                    "about phrases in Wikipedia passages correctly.",
-        QualificationTypeStatus="Active", Test=test_xml, TestDurationInSeconds=QUALIFICATION_TEST_SECONDS,
-        AnswerKey=hit_pages.answer_key_xml([(g, gold[g]["answer"]) for g in plan["qualification"]]))
+        Name=test.name, Keywords="language, meaning, paraphrase", Description=test.description,
+        QualificationTypeStatus="Active", Test=test.test_xml, TestDurationInSeconds=test.seconds,
+        AnswerKey=test.answer_key)
     return created["QualificationType"]["QualificationTypeId"]
 
 
@@ -243,7 +231,7 @@ def ensure_hit_type_for_plan(client, ledger, batch_id, plan):
     if plan["kind"] != QUESTIONS_BATCH:
         settings = round1.settings_of(plan)
         ids["qualification_type_id"] = (plan.get("qualification_type_id")
-                                        or ensure_qualification_type(client, plan, settings))
+                                        or ensure_qualification_type(client, plan))
         test = (ids["qualification_type_id"], settings.qualification_pass)
     ids["hit_type_id"] = ensure_hit_type(client, HitTypeSettings(**plan["hit_type"]), test)
     with ledger.transaction() as tx:
