@@ -6,10 +6,12 @@ setup(
     version="0.1.0",
     description="Build phrase-in-context NLP datasets from Wikipedia dumps with Apache Beam.",
     python_requires=">=3.10",
-    packages=find_packages(include=["pipeline", "pipeline.*", "annotation", "annotation.*", "schemas"]),
+    packages=find_packages(include=["picforge", "picforge.*", "pipeline", "pipeline.*", "annotation", "annotation.*",
+                                    "release", "release.*", "companions", "companions.*", "schemas"]),
     package_data={
         "schemas": ["*.schema.json"],
-        "pipeline": ["data/*"],
+        "picforge": ["data/*"],
+        "companions.cosimlex": ["data/*"],
         "annotation": ["templates/*", "data/*"],
     },
     install_requires=[
@@ -44,5 +46,5 @@ setup(
         # pipeline/dask_runner.py patches Beam internals: exactly the Beam it was checked against
         "dask": ["apache-beam[dask]==2.77.0"],
     },
-    entry_points={"console_scripts": ["picforge=pipeline.cli:main"]},
+    entry_points={"console_scripts": ["picforge=picforge.cli:main"]},
 )

@@ -129,7 +129,7 @@ def original_side(pages, watch, occurrences, model_name, batch_size, wic_words):
     """The PiC loop: spaCy's full pipeline + merge_noun_chunks called once per sentence."""
     import spacy
 
-    from pipeline.resources import stopwords
+    from picforge.resources import stopwords
     from pipeline.stages.phrases import default_spacy_model
     from pipeline.stages.sentences import split_sentences
 
@@ -181,7 +181,7 @@ def pairable_candidates(occurrences, wic_words):
 
 def measure(side, dump, max_pages, repeat, model_name, batch_size, wic_path, keep_candidates=True):
     """Run one side in this (fresh) process; figures plus the final candidate phrases when keep_candidates."""
-    from pipeline.resources import read_wic_words
+    from picforge.resources import read_wic_words
 
     watch = Stopwatch()
     wic_words = frozenset(read_wic_words(wic_path))

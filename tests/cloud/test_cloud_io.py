@@ -6,10 +6,10 @@ import pytest
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from pipeline.cli import main
+from picforge.cli import main
 from pipeline.mine import FUNNEL_JSON, mine
-from pipeline.release.write import read_manifest
-from pipeline.rundir import RunDir
+from release.write import read_manifest
+from picforge.rundir import RunDir
 from tests.cloud.emulators import gcs_emulator, s3_server
 
 STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
@@ -56,7 +56,7 @@ def mine_remote_and_read_back(root, beam_args, local_run, enwiki_sample, wic_zip
 
 
 def assert_published(release_dir, dest):
-    assert main(["publish", release_dir, "--to", dest, "--yes"]) == 0
+    assert main(["publish", release_dir, "--to", dest, "--live"]) == 0
     for relative, meta in read_manifest(release_dir)["files"].items():
         assert hashlib.sha256(read_url(f"{dest}/{relative}")).hexdigest() == meta["sha256"]
     assert json.loads(read_url(f"{dest}/MANIFEST.json")) == read_manifest(release_dir)
@@ -67,7 +67,7 @@ def release_dir(tmp_path_factory):
     """A release built by `picforge build` from the release tests' fixture run."""
     import argparse
 
-    from pipeline.release.cli import build
+    from release.cli import build
     from tests.release.fixture_run import make_run
 
     run = make_run(tmp_path_factory.mktemp("run"))

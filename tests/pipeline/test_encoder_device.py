@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import torch
 
-from pipeline.cli import main
-from pipeline.embeddings import BUNDLED_MODEL, encode, load_sentence_model, resolve_device, resolve_model_path
+from picforge.cli import main
+from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model, resolve_device, resolve_model_path
 
 TEXTS = ["The bank raised its interest rate.", "They walked along the river bank at dusk.", "A short one."]
 

@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 from pipeline.mine import MineOptions, mine
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 from pipeline.stages.phrases import in_pair_window, load_spacy, may_hold_wic_phrase, phrase_words
 
 PARSED = "2 sentences parsed by spaCy (pair word window, WiC word)"
