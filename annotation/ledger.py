@@ -119,6 +119,10 @@ expert_annotations = sa.Table(
     sa.Column("same_meaning", sa.Boolean, nullable=False),
 )
 
+# How far an assignment's status has come: a status of lower rank never replaces one of higher rank, so
+# an older results file or a re-poll cannot move Approved/Rejected back to Submitted (a rejection may
+# still be overridden by an approval: both rank the same).
+STATUS_RANK = {"Submitted": 0, "Ingested": 0, "Approved": 1, "Rejected": 1}
 # Columns that record when, not what: left out when comparing two ledgers' contents.
 TIME_COLUMNS = {"created_at", "first_seen", "decided_at"}
 # PostgreSQL advisory lock every writing transaction holds until it ends, so writers take turns as
@@ -365,8 +369,14 @@ class LedgerSession:
 
     def record_assignment(self, assignment_id, batch_id, worker_id, status, hit_id=None, submitted_at=None,
                           meta=None, source="mturk"):
-        """Insert an assignment, or update its status/time/meta if they changed; True when anything changed."""
+        """Insert an assignment, or update it: its status only moves forward (STATUS_RANK) and new meta keys
+        are merged into the stored ones. True when anything changed."""
         self.add_worker(worker_id, source)
+        found = self._get(assignments, {"assignment_id": assignment_id})
+        if found is not None:
+            if STATUS_RANK.get(status, 0) < STATUS_RANK.get(found["status"], 0):
+                status = found["status"]
+            meta = {**json.loads(found["meta"]), **(meta or {})}
         return self._upsert(assignments, {"assignment_id": assignment_id}, {
             "batch_id": batch_id, "worker_id": worker_id, "hit_id": hit_id, "status": status,
             "submitted_at": submitted_at, "meta": _json(meta)})

@@ -351,11 +351,10 @@ def ledger_answers(kind, fields, hit):
 
 def save_assignments(client, ledger, batch_id, page_size=100):
     """Page through every HIT's assignments into the ledger (one transaction per HIT); re-polling
-    updates statuses and adds nothing twice. Returns the number of assignments seen."""
+    moves statuses only forward and adds nothing twice. Returns the number of assignments seen."""
     with ledger.read() as q:
         kind = q.batch(batch_id)["kind"]
         hits = q.hits(batch_id)
-        known = {a["assignment_id"]: a["meta"] for a in q.assignments(batch_id=batch_id)}
     seen = 0
     for hit in hits:
         pages = client.get_paginator("list_assignments_for_hit").paginate(
@@ -363,8 +362,7 @@ def save_assignments(client, ledger, batch_id, page_size=100):
         assignments = [a for page in pages for a in page["Assignments"]]
         with ledger.transaction() as tx:
             for assignment in assignments:
-                aid, meta = assignment["AssignmentId"], {**known.get(assignment["AssignmentId"], {}),
-                                                         **assignment_meta(assignment)}
+                aid, meta = assignment["AssignmentId"], assignment_meta(assignment)
                 try:
                     answers = ledger_answers(kind, fields_from_answer_xml(assignment["Answer"]), hit)
                 except (ValueError, ET.ParseError) as err:   # a tampered form: kept, answers unusable

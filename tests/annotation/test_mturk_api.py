@@ -397,3 +397,21 @@ def test_a_tampered_answer_is_kept_unusable_and_rejected_without_blocking_the_sa
         env["stubber"].add_response("approve_assignment", {}, {"AssignmentId": aid, "RequesterFeedback": ANY})
     assert env["cli"](["annotate", "mturk", "review", *env["batch_args"]]) == 0
     env["stubber"].assert_no_pending_responses()
+
+
+def test_re_polling_never_moves_a_reviewed_status_back(env):
+    create_batch(env)
+    assignments, _ = _worker_assignments(env)
+    first = {h: a[:1] for h, a in assignments.items()}
+    expect_save(env["stubber"], first)
+    assert env["cli"](["annotate", "mturk", "save", *env["batch_args"]]) == 0
+    for n in (1, 2, 3):
+        env["stubber"].add_response("approve_assignment", {}, {"AssignmentId": f"A{n}1", "RequesterFeedback": ANY})
+    assert env["cli"](["annotate", "mturk", "review", *env["batch_args"], "--final"]) == 0
+    expect_save(env["stubber"], first)           # a stale answer still says Submitted
+    assert env["cli"](["annotate", "mturk", "save", *env["batch_args"]]) == 0
+    env["stubber"].assert_no_pending_responses()
+    with env["ledger"].read() as q:
+        saved = q.assignments(batch_id=BATCH)
+    assert {a["status"] for a in saved} == {"Approved"}
+    assert all(a["meta"]["review"].startswith("Thank you") for a in saved)     # the review is kept too

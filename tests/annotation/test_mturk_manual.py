@@ -90,6 +90,25 @@ def test_ingest_is_idempotent_across_repeats_overlaps_and_status_updates(manual,
         assert len(q.answers(batch_id="m1")) == 3 * 4
 
 
+def test_an_older_results_file_never_moves_a_status_back(manual):
+    plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
+    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"]]
+    older = _write(tmp / "Batch_1_monday.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 0, "A2", "W2", wrong_gold=True)])
+    newer = _write(tmp / "Batch_1_friday.csv", [_row(plan, 0, "A1", "W1", status="Approved"),
+                                                 _row(plan, 0, "A2", "W2", wrong_gold=True, status="Rejected")])
+    assert cli(ingest + [older]) == 0
+    assert cli(["annotate", "mturk", "review", "--run", manual["run"], "--batch", "m1",
+                "--out", str(tmp / "upload.csv")]) == 0
+    assert cli(ingest + [newer]) == 0
+    with manual["ledger"].read() as q:
+        reviewed = q.dump()
+    assert cli(ingest + [older]) == 0
+    with manual["ledger"].read() as q:
+        assert q.dump() == reviewed
+        statuses = {a["assignment_id"]: a["status"] for a in q.assignments(batch_id="m1")}
+    assert statuses == {"A1": "Approved", "A2": "Rejected"}
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda rows, plan: (rows, [h for h in RESULT_HEADER if h != "AssignmentId"], ","),
      "row 1: missing column(s) AssignmentId"),
