@@ -9,7 +9,7 @@ from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, item_id
 from annotation.roundtrip import record_sheet, resolve_rows, write_batches
 from annotation.text import YES, highlight, locate_phrase, normalize, replace_span, shared_words, words, yes_no
 from annotation.triplets import iter_triplets, load_triplets
-from pipeline.errors import InputError
+from pipeline.errors import NothingToDo
 
 KIND = "expert"
 SCHEMA = "expert_annotation"
@@ -74,8 +74,7 @@ def export_expert(ledger, run_dir, out_dir, annotators, per_annotator):
             if len(chosen) == wanted:
                 break
     if not chosen:
-        raise InputError(f"{run_dir}: every triplet of stage select is already in an expert batch; "
-                         "nothing to export")
+        raise NothingToDo(f"{run_dir}: nothing to export: every triplet of stage select is in an expert batch")
     write_guidelines("expert_guidelines", out_dir)
     shares = [(annotator, {"annotator": annotator},
                [((t["triplet_id"], "triplet"), sheet_row(t)) for t in chosen[i * per_annotator:(i + 1) * per_annotator]])

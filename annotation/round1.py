@@ -17,7 +17,7 @@ from annotation import hit_pages, rules, text
 from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, item_id
 from annotation.triplets import load_triplets
-from pipeline.errors import InputError
+from pipeline.errors import InputError, NothingToDo
 
 API_BATCH, MANUAL_BATCH = "mturk", "mturk-manual"
 ITEM_KINDS = ("q1", "q2", "q3")
@@ -183,7 +183,7 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
         bank = {record["gold_id"]: record for record in load_gold_bank(gold_path)}
         annotations = unverified_annotations(q, limit)
     if not annotations:
-        raise InputError("no accepted expert annotation is waiting for MTurk verification; run "
+        raise NothingToDo("no accepted expert annotation is waiting for MTurk verification; run "
                          "`picforge annotate ingest expert` first (or every one is already in a batch)")
     gold = split_gold(list(bank.values()), settings, batch_id)
     used = gold["qualification"] + gold["practice"] + gold["checks"]

@@ -5,7 +5,7 @@ import logging
 import sys
 
 from pipeline import __version__
-from pipeline.errors import InputError
+from pipeline.errors import InputError, NothingToDo
 
 # Each module defines register(subparsers), adding its parser with set_defaults(func=...).
 COMMAND_MODULES = (
@@ -39,6 +39,9 @@ def main(argv=None):
     except InputError as err:
         print(f"picforge: error: {err}", file=sys.stderr)
         return 2
+    except NothingToDo as done:
+        print(f"picforge: {done}")
+        return 0
 
 
 if __name__ == "__main__":

@@ -192,9 +192,12 @@ def test_export_refuses_a_changed_plan_and_a_second_batch_takes_nothing(manual, 
     assert "batch 'm1' was planned with other settings" in capsys.readouterr().err
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m1", "--questions-per-hit", "4",
                 "--assignments", "2"]) == 0     # same options: the same files again
+    capsys.readouterr()
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold",
-                str(manual["tmp"] / "gold.jsonl")]) == 2
-    assert "no accepted expert annotation is waiting for MTurk verification" in capsys.readouterr().err
+                str(manual["tmp"] / "gold.jsonl")]) == 0          # nothing to do is success
+    assert capsys.readouterr().out.startswith("picforge: no accepted expert annotation is waiting for MTurk")
+    with manual["ledger"].read() as q:
+        assert q.batch("m2") is None
 
 
 def test_gold_bank_errors_name_the_line(tmp_path):
