@@ -29,10 +29,15 @@ ANNOTATION_FIELDS = ("annotator", "q1", "q2", "same_meaning")
 
 @dataclasses.dataclass(frozen=True)
 class Round1Settings:
-    """How a round-1 batch is laid out and checked (stored with the batch; fixed once planned)."""
-    questions_per_hit: int = 10
+    """How a round-1 batch is laid out and checked (stored with the batch; fixed once planned).
+
+    Defaults follow PiC, Appendix J: workers get "5 practice samples", pass "an evaluation checkpoint
+    including 6 questions" from the verified bank, then work "with sets of 30 questions". The pass mark,
+    gold checks per HIT and assignments per HIT are not given there and stay options.
+    """
+    questions_per_hit: int = 30
     gold_per_hit: int = 1
-    practice: int = 3
+    practice: int = 5
     qualification_questions: int = 6
     qualification_pass: int = 5
     assignments: int = 1
