@@ -61,25 +61,46 @@ def sheet_row(triplet):
 
 def export_expert(ledger, run_dir, out_dir, annotators, per_annotator):
     """Give each annotator the next `per_annotator` unassigned triplets: one batch and sheet each.
-
     Returns [(annotator, batch_id, n_triplets, csv_path, xlsx_path)].
+
+    A triplet released from someone's batch (`annotate reassign`, `cancel-batch`) waits like a new one,
+    but never goes back to that person.
     """
     with ledger.read() as q:
-        assigned = {item["triplet_id"] for item in q.items(kind="triplet")}
-    wanted = per_annotator * len(annotators)
-    chosen = []
+        assigned = {iid.rsplit("/", 1)[0] for iid in q.memberships(KIND)}
+        released = released_from(q)
+    shares, kept_back = {annotator: [] for annotator in annotators}, 0
     for triplet in iter_triplets(run_dir):
-        if triplet["triplet_id"] not in assigned:
-            chosen.append(triplet)
-            if len(chosen) == wanted:
-                break
-    if not chosen:
-        raise NothingToDo(f"{run_dir}: nothing to export: every triplet of stage select is in an expert batch")
+        if triplet["triplet_id"] in assigned:
+            continue
+        taker = next((a for a in annotators if len(shares[a]) < per_annotator
+                      and a not in released.get(triplet["triplet_id"], ())), None)
+        if taker is None:
+            kept_back += 1
+        else:
+            shares[taker].append(triplet)
+        if all(len(chosen) == per_annotator for chosen in shares.values()):
+            break
+    if not any(shares.values()):
+        waiting = (f" but {kept_back} released from {', '.join(annotators)}, which go to someone else"
+                   if kept_back else "")
+        raise NothingToDo(f"{run_dir}: nothing to export: every triplet of stage select is in an expert batch"
+                          f"{waiting}")
     write_guidelines("expert_guidelines", out_dir)
-    shares = [(annotator, {"annotator": annotator},
-               [((t["triplet_id"], "triplet"), sheet_row(t)) for t in chosen[i * per_annotator:(i + 1) * per_annotator]])
-              for i, annotator in enumerate(annotators)]
-    return write_batches(ledger, KIND, ROUND_EXPERT, out_dir, SHEET_COLUMNS, [s for s in shares if s[2]])
+    return write_batches(ledger, KIND, ROUND_EXPERT, out_dir, SHEET_COLUMNS,
+                         [(annotator, {"annotator": annotator},
+                           [((t["triplet_id"], "triplet"), sheet_row(t)) for t in chosen])
+                          for annotator, chosen in shares.items() if chosen])
+
+
+def released_from(q):
+    """{triplet_id: {annotators it was released from}}."""
+    annotators = {b["batch_id"]: b["meta"]["annotator"] for b in q.batches(kind=KIND)}
+    found = {}
+    for release in q.releases():
+        if release["batch_id"] in annotators:
+            found.setdefault(release["item_id"].rsplit("/", 1)[0], set()).add(annotators[release["batch_id"]])
+    return found
 
 
 @dataclasses.dataclass

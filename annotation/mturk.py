@@ -233,7 +233,7 @@ def ensure_hit_type(client, hit_type, test=None):
 
 
 def ensure_hit_type_for_plan(client, ledger, batch_id, plan):
-    """{[qualification_type_id,] hit_type_id} of the batch, made (idempotently) and kept in its ledger meta.
+    """{[qualification_type_id,] hit_type_id} of the batch, made (idempotently) and kept in its plan.
 
     Round-1 batches require their qualification test; question-file batches only the worker record."""
     ids, test = {}, None
@@ -243,8 +243,10 @@ def ensure_hit_type_for_plan(client, ledger, batch_id, plan):
                                         or ensure_qualification_type(client, plan, settings))
         test = (ids["qualification_type_id"], settings.qualification_pass)
     ids["hit_type_id"] = ensure_hit_type(client, HitTypeSettings(**plan["hit_type"]), test)
+    plan.update(ids)   # recorded with the plan when the batch is recorded
     with ledger.transaction() as tx:
-        tx.update_batch(batch_id, meta=ids)
+        if tx.batch(batch_id) is not None:
+            tx.update_batch(batch_id, meta=ids)
     return ids
 
 
@@ -293,7 +295,8 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
 
     Each HIT is sent with its deterministic UniqueRequestToken and recorded in the ledger at once (with
     its plan entry, less the token, as meta), so a retried create never makes a duplicate: a token MTurk
-    has already seen is resolved to its HIT.
+    has already seen is resolved to its HIT. A new batch is recorded (`round1.record_plan`) in the
+    transaction of its first HIT: until MTurk accepts one, its items stay free for any other batch.
     """
     assignments, hit_type = assignments_per_hit(plan), HitTypeSettings(**plan["hit_type"])
     with ledger.read() as q:
@@ -309,12 +312,16 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
                 Question=questions[token], RequesterAnnotation=token, UniqueRequestToken=token)["HIT"]
         except ClientError as err:
             if not token_already_used(err):
+                recorded = (f"{created} new HIT(s) are recorded" if done or created else
+                            f"batch {batch_id!r} is not recorded and its items still wait for verification")
                 raise MTurkFailure(f"creating HIT {number} of {len(plan['hits'])} failed ({_error_text(err)}); "
-                                   f"{created} new HIT(s) are recorded; run the same command again to resume "
+                                   f"{recorded}; run the same command again to resume "
                                    "(request tokens make retries safe)") from None
             log.info("request token of HIT %d was already used; looking the HIT up", number)
             hit = find_hit_by_token(client, token, err.response.get("Error", {}).get("Message", ""))
         with ledger.transaction() as tx:
+            if tx.batch(batch_id) is None:
+                round1.record_plan(tx, batch_id, plan)
             tx.add_hit(hit["HITId"], batch_id,
                        [s for s in planned.get("slots", ()) if not s.startswith(round1.GOLD_PREFIX)],
                        request_token=token, hit_type_id=hit["HITTypeId"], status=hit["HITStatus"],

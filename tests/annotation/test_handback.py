@@ -1,10 +1,10 @@
-"""Work handed back and steps re-run: reassigning an expert's blank or unfixed rows, cancelling a batch
-nobody worked on, a blank sheet ingested, and the final stage's fingerprint of a copied run."""
+"""Work handed back and steps re-run: cancelling a batch nobody worked on, and the final stage's
+fingerprint of a copied run."""
 import shutil
 
-from annotation.ledger import ACCEPTED, ROUND_EXPERT, ROUND_MTURK
+from annotation.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, ROUND_MTURK
 from pipeline.rundir import RunDir
-from tests.annotation.conftest import write_csv
+from tests.annotation.conftest import read_csv, write_csv
 from tests.annotation.test_expert import export, filled
 
 ALICE = "expert-alice-001"
@@ -12,6 +12,28 @@ ALICE = "expert-alice-001"
 
 def ingest(annotate, run_dir, *sheets):
     return annotate("ingest", "expert", "--run", run_dir, "--no-grammar", *sheets)
+
+
+def test_an_expert_batch_never_returned_is_cancelled_and_its_sheet_refused(annotate, run_dir, ledger, tmp_path,
+                                                                          capsys):
+    out = export(annotate, run_dir)
+    bob = write_csv(tmp_path / "bob.csv", filled(f"{out}/expert-bob-001.csv"))
+    assert ingest(annotate, run_dir, bob) == 0
+    capsys.readouterr()
+    assert annotate("cancel-batch", "--run", run_dir, "--batch", "expert-bob-001") == 2
+    assert "has 1 assignment(s) or returned sheet(s) recorded, so it cannot be cancelled" in capsys.readouterr().err
+
+    assert annotate("cancel-batch", "--run", run_dir, "--batch", ALICE) == 0
+    assert f"batch {ALICE}: cancelled; 3 item(s) released" in capsys.readouterr().out
+    assert annotate("cancel-batch", "--run", run_dir, "--batch", ALICE) == 0
+    assert "already cancelled; nothing to do" in capsys.readouterr().out
+    with ledger.read() as q:
+        assert q.batch(ALICE)["status"] == CANCELLED and len(q.releases(ALICE)) == 3
+    late = write_csv(tmp_path / "alice.csv", filled(f"{out}/{ALICE}.csv"))
+    assert ingest(annotate, run_dir, late) == 2
+    assert f"alice.csv: row 2, column batch_id: batch {ALICE} was cancelled" in capsys.readouterr().err
+    export(annotate, run_dir, names="dan", per=5)
+    assert [r["triplet_id"] for r in read_csv(f"{out}/expert-dan-001.csv")] == ["00001", "00002", "00003"]
 
 
 def _accept_round1(ledger):

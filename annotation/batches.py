@@ -1,0 +1,51 @@
+"""Taking work back: cancel a batch nobody worked on, or release an expert's rows left blank or never
+fixed, so the next export hands the items to someone else. Both are recorded in the ledger (table
+`releases`) and idempotent."""
+from annotation.expert import KIND as EXPERT_KIND
+from annotation.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, item_id, now
+from annotation.round1 import MANUAL_BATCH
+from pipeline.errors import InputError
+
+DELETED_HIT = "Disposed"
+
+
+def _batch(q, batch_id):
+    found = q.batch(batch_id)
+    if found is None:
+        raise InputError(f"no batch {batch_id!r} in the ledger; check --batch and --run/--ledger "
+                         "(`picforge annotate report` lists the batches)")
+    return found
+
+
+def cancel_batch(ledger, batch_id):
+    """Cancel a batch with no recorded work and no HIT left on MTurk: its items wait for the next export.
+
+    Returns (batch, items newly released); cancelling a cancelled batch changes nothing.
+    """
+    with ledger.transaction() as tx:
+        batch = _batch(tx, batch_id)
+        if batch["status"] == CANCELLED:
+            return batch, 0
+        worked = tx.assignments(batch_id=batch_id)
+        if worked:
+            raise InputError(f"batch {batch_id!r} has {len(worked)} assignment(s) or returned sheet(s) recorded, "
+                             "so it cannot be cancelled; to hand an expert's blank or unfixed rows to someone "
+                             "else use `picforge annotate reassign`")
+        live = [hit["hit_id"] for hit in tx.hits(batch_id) if hit["status"] != DELETED_HIT]
+        if live:
+            raise InputError(f"batch {batch_id!r} has {len(live)} HIT(s) on MTurk ({', '.join(live[:3])}"
+                             f"{', …' if len(live) > 3 else ''}); run `picforge annotate mturk expire` and "
+                             "`mturk delete` for it first")
+        released = tx.release_items(batch_id, [i["item_id"] for i in tx.items(batch_id=batch_id)],
+                                    "batch cancelled")
+        tx.update_batch(batch_id, status=CANCELLED, meta={"cancelled_at": now()})
+    return batch, released
+
+
+def cancel_note(batch):
+    """What the user must still do by hand after cancelling `batch` (empty when nothing)."""
+    if batch["kind"] == MANUAL_BATCH:
+        return (f"if {batch['batch_id']}_input.csv was uploaded on the MTurk requester site, cancel that "
+                "batch there too")
+    return ""
+
