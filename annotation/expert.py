@@ -115,10 +115,15 @@ class SheetRow:
     q2: str
     q3: str
     problems: list = dataclasses.field(default_factory=list)
+    released: bool = False   # reassigned to someone else: the row is not recorded
 
     @property
     def blank(self):
         return not (self.q1 or self.q2 or self.q3)
+
+    @property
+    def recorded(self):
+        return not (self.blank or self.released)
 
     @property
     def accepted(self):
@@ -141,11 +146,14 @@ def check_rows(ledger, run_dir, paths, checker=None, strict_grammar=False):
     """Resolve, validate and grammar-check returned expert sheets (nothing is written)."""
     resolved = resolve_rows(ledger, paths, KIND, "triplet_id", REQUIRED_COLUMNS, ANSWER_COLUMNS, item_kind="triplet")
     triplets = load_triplets(run_dir, {tid for *_, tid, _ in resolved})
+    with ledger.read() as q:
+        released = {(r["batch_id"], r["item_id"]) for r in q.releases()}
     rows = []
     for path, row_no, batch, triplet_id, row in resolved:
         checked = SheetRow(path, row_no, batch["batch_id"], batch["meta"]["annotator"], triplet_id,
-                           row["Q1"], row["Q2"], row["Q3"])
-        if not checked.blank:
+                           row["Q1"], row["Q2"], row["Q3"],
+                           released=(batch["batch_id"], item_id(triplet_id, "triplet")) in released)
+        if checked.recorded:
             triplet = triplets[triplet_id]
             checked.problems = validate_answers(triplet["phrase"], checked.q1, checked.q2, checked.q3)
             if checker is not None:
@@ -171,7 +179,7 @@ def record_rows(ledger, rows, triplets):
     """Write checked rows in ONE transaction: answers, round-0 decisions, accepted ExpertAnnotations."""
     with ledger.transaction() as tx:
         for row in rows:
-            if row.blank:
+            if not row.recorded:
                 continue
             assignment_id = record_sheet(tx, row.batch_id, row.annotator, row.path)
             iid = item_id(row.triplet_id, "triplet")
@@ -187,9 +195,15 @@ def record_rows(ledger, rows, triplets):
 
 
 def write_fixlists(rows, out_dir):
-    """One fix-list per annotator (CSV and Markdown) listing every row with a problem; returns the paths."""
-    by_annotator = {row.annotator: [] for row in rows}
+    """One fix-list per annotator (CSV and Markdown) listing every row with a problem; returns the paths.
+
+    Only annotators with a recorded row get theirs rewritten: blank (or reassigned) rows add nothing
+    and remove nothing, so ingesting a blank sheet leaves that annotator's fix-list as it was.
+    """
+    by_annotator = {row.annotator: [] for row in rows if row.recorded}
     for row in rows:
+        if row.annotator not in by_annotator:
+            continue
         for problem in row.problems:
             by_annotator.setdefault(row.annotator, []).append({
                 "batch_id": row.batch_id, "triplet_id": row.triplet_id, "file": os.path.basename(row.path),
@@ -222,10 +236,12 @@ def ingest_expert(ledger, run_dir, paths, fix_dir, checker=None, strict_grammar=
     fixlists = write_fixlists(rows, fix_dir)
     counts = {}
     for row in rows:
-        tally = counts.setdefault(row.annotator, {"rows": 0, "accepted": 0, "to_fix": 0, "checks": 0, "blank": 0})
+        tally = counts.setdefault(row.annotator, {"rows": 0, "accepted": 0, "to_fix": 0, "checks": 0, "blank": 0,
+                                                  "reassigned": 0})
         tally["rows"] += 1
-        tally["blank"] += row.blank
-        tally["accepted"] += row.accepted
-        tally["to_fix"] += not row.blank and not row.accepted
+        tally["reassigned"] += row.released
+        tally["blank"] += row.blank and not row.released
+        tally["accepted"] += row.recorded and row.accepted
+        tally["to_fix"] += row.recorded and not row.accepted
         tally["checks"] += any(p.severity == CHECK for p in row.problems)
     return counts, fixlists
