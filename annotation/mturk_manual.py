@@ -72,7 +72,8 @@ def _manual_plans(q):
 
 def ingest_results(ledger, paths):
     """Ingest requester-UI results files; each file is one transaction, and rows already in the ledger
-    change nothing (statuses are updated). Returns {batch_id: assignments in the files}."""
+    change nothing but a status moving forward (an older file never undoes a review). Returns
+    {batch_id: assignments in the files}."""
     seen = {}
     for path in paths:
         rows = read_sheet(path, RESULT_COLUMNS).rows
