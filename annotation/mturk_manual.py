@@ -7,6 +7,7 @@ import os
 import tempfile
 
 from annotation import hit_pages, round1
+from annotation.ledger import CANCELLED
 from annotation.sheets import read_sheet
 from pipeline.errors import InputError
 
@@ -62,12 +63,14 @@ def export_batch(run_dir, batch_id, plan, out_dir):
 
 
 def _manual_plans(q):
-    """{row_key: (batch_id, slots)} over every requester-UI batch in the ledger."""
-    keys = {}
+    """{row_key: (batch_id, slots)} over every requester-UI batch in the ledger, and the cancelled ones' ids."""
+    keys, cancelled = {}, set()
     for batch in q.batches(kind=round1.MANUAL_BATCH):
+        if batch["status"] == CANCELLED:
+            cancelled.add(batch["batch_id"])
         for hit in batch["meta"].get("hits", []):
             keys[hit["token"]] = (batch["batch_id"], hit["slots"])
-    return keys
+    return keys, cancelled
 
 
 def ingest_results(ledger, paths):
@@ -78,21 +81,24 @@ def ingest_results(ledger, paths):
     for path in paths:
         rows = read_sheet(path, RESULT_COLUMNS).rows
         with ledger.transaction() as tx:
-            plans, hits_by_token = _manual_plans(tx), {}
+            (plans, cancelled), hits_by_token = _manual_plans(tx), {}
             for batch_id in {b for b, _ in plans.values()}:
                 hits_by_token.update({hit["request_token"]: hit["hit_id"] for hit in tx.hits(batch_id)})
             for number, row in rows:
-                batch_id = _ingest_row(tx, path, number, row, plans, hits_by_token)
+                batch_id = _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled)
                 seen[batch_id] = seen.get(batch_id, 0) + 1
     return seen
 
 
-def _ingest_row(tx, path, number, row, plans, hits_by_token):
+def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
     where = f"{path}: row {number}"
     key = (row.get("Input." + ROW_KEY) or "").strip()
     if key not in plans:
         raise InputError(f"{where}, column Input.{ROW_KEY}: {key!r} is not a row of any exported batch; "
                          "ingest only results of CSVs written by `picforge annotate mturk export`")
+    if plans[key][0] in cancelled:
+        raise InputError(f"{where}, column Input.{ROW_KEY}: batch {plans[key][0]} was cancelled and its items went "
+                         "back to waiting; its results cannot be ingested (leave this file out)")
     for column in RESULT_COLUMNS[:4]:
         if not (row.get(column) or "").strip():
             raise InputError(f"{where}, column {column}: empty; ingest the file as downloaded")

@@ -109,6 +109,21 @@ def test_an_older_results_file_never_moves_a_status_back(manual):
     assert statuses == {"A1": "Approved", "A2": "Rejected"}
 
 
+def test_a_cancelled_batch_frees_its_items_and_its_results_are_refused(manual, capsys):
+    plan, tmp, cli, run = manual["plan"], manual["tmp"], manual["cli"], manual["run"]
+    assert cli(["annotate", "cancel-batch", "--run", run, "--batch", "m1"]) == 0
+    out = capsys.readouterr().out
+    assert "batch m1: cancelled; 9 item(s) released" in out and "cancel that batch there too" in out
+    results = _write(tmp / "Batch_1_batch_results.csv", [_row(plan, 0, "A1", "W1")])
+    assert cli(["annotate", "mturk", "ingest", "--run", run, results]) == 2
+    assert f"{results}: row 2, column Input.row_key: batch m1 was cancelled" in capsys.readouterr().err
+    assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold", str(tmp / "gold.jsonl"),
+                "--questions-per-hit", "4"]) == 0
+    assert "batch m2: 3 HIT row(s), 9 questions" in capsys.readouterr().out
+    with manual["ledger"].read() as q:
+        assert q.assignments() == [] and sorted(q.memberships("mturk-manual")) == sorted(plan["items"])
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda rows, plan: (rows, [h for h in RESULT_HEADER if h != "AssignmentId"], ","),
      "row 1: missing column(s) AssignmentId"),
