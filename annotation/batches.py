@@ -4,7 +4,7 @@ fixed, so the next export hands the items to someone else. Both are recorded in 
 from annotation.expert import KIND as EXPERT_KIND
 from annotation.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, item_id, now
 from annotation.round1 import MANUAL_BATCH
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 DELETED_HIT = "Disposed"
 

@@ -3,7 +3,7 @@ import os
 
 from annotation import sheets
 from annotation.ledger import CANCELLED
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 MAX_ERRORS_SHOWN = 20
 

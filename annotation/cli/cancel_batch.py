@@ -1,7 +1,5 @@
 """`picforge annotate cancel-batch --batch B`: take back a batch nobody worked on; its items wait again."""
-from annotation import batches
 from annotation.cli import add_ledger_options, batch_name, open_ledger
-from annotation.ledger import CANCELLED
 
 GROUP = None
 
@@ -18,6 +16,8 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation import batches
+    from annotation.ledger import CANCELLED
     batch, released = batches.cancel_batch(open_ledger(args), args.batch)
     if batch["status"] == CANCELLED:
         print(f"batch {args.batch}: already cancelled; nothing to do")

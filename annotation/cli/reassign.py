@@ -1,5 +1,4 @@
 """`picforge annotate reassign --batch B [--rows T1,T2]`: release an expert's blank or unfixed rows."""
-from annotation import batches
 from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
 
 GROUP = None
@@ -20,6 +19,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation import batches
     released = batches.reassign_rows(open_ledger(args), args.batch, args.rows)
     if not released:
         print(f"batch {args.batch}: no blank or unfixed row left to release; nothing to do")

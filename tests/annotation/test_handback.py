@@ -3,7 +3,7 @@ nobody worked on, a blank sheet ingested, and the final stage's fingerprint of a
 import shutil
 
 from annotation.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, ROUND_MTURK
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 from tests.annotation.conftest import read_csv, write_csv
 from tests.annotation.test_expert import export, filled
 
