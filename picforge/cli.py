@@ -6,7 +6,7 @@ import sys
 import textwrap
 
 from picforge import __version__
-from picforge.errors import InputError
+from picforge.errors import InputError, NothingToDo
 
 # The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}.
 # Only the package of the command being run is imported, so `--help` loads no heavy library. Each package
@@ -95,6 +95,9 @@ def main(argv=None):
             raise
         print(f"picforge: error: {error_line(err)}", file=sys.stderr)
         return 2
+    except NothingToDo as done:
+        print(f"picforge: {done}")
+        return 0
     except Exception as err:
         if args.verbose:
             raise
