@@ -35,6 +35,6 @@ setup(
         "datasets>=2.19",
         "huggingface_hub>=0.23",
     ],
-    extras_require={"test": ["pytest>=8", "selenium>=4.20"], "postgres": ["psycopg[binary]>=3.1"]},
+    extras_require={"test": ["pytest>=8", "selenium>=4.20", "hypothesis>=6.100"], "postgres": ["psycopg[binary]>=3.1"]},
     entry_points={"console_scripts": ["picforge=pipeline.cli:main"]},
 )
