@@ -6,11 +6,13 @@ setup(
     version="0.1.0",
     description="Build phrase-in-context NLP datasets from Wikipedia dumps with Apache Beam.",
     python_requires=">=3.10",
-    packages=find_packages(include=["pipeline", "pipeline.*", "annotation", "annotation.*", "schemas"]),
+    packages=find_packages(include=["pipeline", "pipeline.*", "annotation", "annotation.*", "companions",
+                                    "companions.*", "schemas"]),
     package_data={
         "schemas": ["*.schema.json"],
         "pipeline": ["data/*"],
         "annotation": ["templates/*", "data/*"],
+        "companions.pearl": ["data/*"],
     },
     install_requires=[
         "apache-beam[dask]>=2.70,<3",
@@ -34,6 +36,7 @@ setup(
         "matplotlib>=3.8",
         "datasets>=2.19",
         "huggingface_hub>=0.23",
+        "gensim>=4.3",
     ],
     extras_require={"test": ["pytest>=8", "selenium>=4.20", "hypothesis>=6.100"], "postgres": ["psycopg[binary]>=3.1"]},
     entry_points={"console_scripts": ["picforge=pipeline.cli:main"]},
