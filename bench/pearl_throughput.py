@@ -48,7 +48,7 @@ def pipeline_side(run_dir, beam_args):
 def baseline_side(run_dir, _beam_args):
     from companions.pearl.constituents import dependency_constituents, phrase_occurrences
     from companions.pearl.corpus import load_parser, token_entities
-    from pipeline.rundir import RunDir
+    from picforge.rundir import RunDir
 
     texts = [r["text"] for r in RunDir(run_dir).iter_records("sentences", columns=["text"])]
     nlp = load_parser()
@@ -72,7 +72,7 @@ def run_side(side, run_dir, beam_args):
 def mined_sample(max_sentences):
     """A mining run of the shared 103-page sample (made once per call, not timed), cut to max_sentences."""
     from pipeline.mine import mine
-    from pipeline.rundir import RunDir
+    from picforge.rundir import RunDir
 
     source = tempfile.mkdtemp(prefix="pearl-bench-mined-")
     mine(SAMPLE, WIC, source)

@@ -8,7 +8,7 @@ import hashlib
 import random
 import string
 
-from pipeline.resources import stopwords
+from picforge.resources import stopwords
 
 QWERTY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 ROW_OFFSETS = (0.0, 0.25, 0.75)  # how far each row is shifted right on a standard keyboard, in keys

@@ -9,11 +9,11 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from companions.pearl import corpus, synonyms
-from pipeline import rundir
-from pipeline.embeddings import BUNDLED_MODEL
-from pipeline.errors import InputError
+from picforge import rundir
+from picforge.encoders import BUNDLED_MODEL
+from picforge.errors import InputError
+from picforge.options import pipeline_options
 from pipeline.mine import read_stage
-from pipeline.options import pipeline_options
 
 WORD_VECTORS_STAGE = "pearl-word-vectors"
 WORD_VECTORS_FILE = "vectors.kv"

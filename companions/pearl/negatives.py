@@ -1,7 +1,7 @@
 """Hard negatives: corpus phrases that look alike (high lexical overlap) but mean something else (low cosine)."""
 import re
 
-from pipeline.resources import stopwords
+from picforge.resources import stopwords
 
 TOKEN = re.compile(r"[a-z0-9]+")
 

@@ -4,11 +4,11 @@ import re
 import time
 
 from companions.pearl import corpus
-from pipeline import rundir
-from pipeline.stsb_context.cache import ResponseCache, cache_key
-from pipeline.errors import InputError
-from pipeline.stsb_context.generate import Budget, Job, _Fetcher, estimate_tokens, is_local, make_client, \
+from companions.stsb_context.cache import ResponseCache, cache_key
+from companions.stsb_context.generate import Budget, Job, _Fetcher, estimate_tokens, is_local, make_client, \
     openai_sender
+from picforge import rundir
+from picforge.errors import InputError
 
 STAGE = "pearl-paraphrases"
 SCHEMA = "pearl_paraphrase"

@@ -14,10 +14,10 @@ from matplotlib.figure import Figure
 from companions.pearl import corpus, paraphrase
 from companions.pearl.augment import KINDS, PARAPHRASE_KIND
 from companions.pearl.constituents import LEXICAL_TYPES, ONTONOTES_TYPES, OTHER
-from pipeline import __version__, rundir
-from pipeline.errors import InputError
-from pipeline.release.configs import SPLITS, schema_features
-from pipeline.release.write import MANIFEST, read_manifest, replace_directory, sha256_file
+from picforge import __version__, rundir
+from picforge.errors import InputError
+from release.configs import SPLITS, schema_features
+from release.write import MANIFEST, read_manifest, replace_directory, sha256_file
 
 SCHEMA = "pearl_phrase"
 LICENSE = "cc-by-sa-4.0"  # Wikipedia text

@@ -5,7 +5,7 @@ import warnings
 import zlib
 from importlib import resources
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 DEBIAN_WORDNET = "/usr/share/wordnet"  # Debian's wordnet-base: the WordNet 3.0 database files
 WORDNET_FILES = ("data.noun", "index.noun", "data.verb", "index.verb", "data.adj", "index.adj")

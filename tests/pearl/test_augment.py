@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companions.pearl import augment
-from pipeline.resources import stopwords
+from picforge.resources import stopwords
 
 WORD = st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-'"),
                min_size=1, max_size=12)

@@ -13,10 +13,10 @@ from companions.pearl.build import PearlOptions, build_corpus
 from companions.pearl.constituents import LABELS, LEXICAL_TYPES
 from companions.pearl.negatives import lexical_overlap
 from companions.pearl.release import distributions, read_jsonl
-from pipeline import cli
-from pipeline.embeddings import encode, load_sentence_model
-from pipeline.release.configs import SPLITS
-from pipeline.rundir import RunDir
+from picforge import cli
+from picforge.encoders import encode, load_sentence_model
+from picforge.rundir import RunDir
+from release.configs import SPLITS
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,8 @@ import pytest
 from companions.pearl import paraphrase
 from companions.pearl.corpus import STAGE as PHRASES_STAGE
 from companions.pearl.release import release_corpus, read_jsonl
-from pipeline import cli
-from pipeline.rundir import RunDir
+from picforge import cli
+from picforge.rundir import RunDir
 from tests.stsb_context.conftest import API_KEY, openai_env  # noqa: F401 - the key in the environment only
 from tests.stsb_context.openai_server import FakeOpenAI, paraphrased
 

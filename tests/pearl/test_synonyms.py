@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from companions.pearl import synonyms
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 
 def test_wordnet_from_debian_database(wordnet_root):

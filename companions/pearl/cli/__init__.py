@@ -5,8 +5,7 @@ from companions.pearl.cli import build, paraphrase, release
 def register(subparsers):
     """Add `pearl` and its verbs to the `picforge` command."""
     parser = subparsers.add_parser(
-        "pearl", help="build and release the PEARL phrase corpus (PEARL paper, Sections 3.1-3.3, 4.1)",
-        description="Typed phrases, augmentations and hard negatives from a mining run's sentences; an optional "
+        "pearl", description="Typed phrases, augmentations and hard negatives from a mining run's sentences; an optional "
                     "LLM paraphrase per phrase; a Hugging Face release. See docs/pearl.md.")
     verbs = parser.add_subparsers(dest="pearl_verb", metavar="VERB", required=True)
     for verb in (build, paraphrase, release):

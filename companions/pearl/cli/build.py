@@ -41,14 +41,14 @@ def register(subparsers):
     parser.add_argument("--max-block", type=int, default=DEFAULTS.max_block,
                         help="phrases compared per shared content word (seeded sample beyond; default 1000)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
-    parser.set_defaults(func=run, beam_args=True)
+    parser.set_defaults(func=run, beam_args=[])
 
 
 def _off(value):
     return None if value in (None, "none") else value
 
 
-def run(args, beam_args):
+def run(args):
     options = PearlOptions(
         seed=args.seed, parser=args.parser, benepar_model=args.benepar_model, spacy_model=args.spacy_model,
         ner_model=args.ner_model, batch_size=args.batch_size, min_tokens=args.min_tokens, max_tokens=args.max_tokens,
@@ -56,7 +56,7 @@ def run(args, beam_args):
         word_vectors=_off(args.word_vectors), min_vector_cosine=args.min_vector_cosine, encoder=args.encoder,
         negatives_k=args.negatives_k, min_overlap=args.min_overlap, max_cosine=args.max_cosine,
         max_block=args.max_block)
-    manifest = build_corpus(args.run, args.out, options, beam_args, args.runner, args.force)
+    manifest = build_corpus(args.run, args.out, options, args.beam_args, args.runner, args.force)
     print(f"pearl-phrases: {manifest['records']} phrases" + (" (up to date, skipped)" if manifest.get("skipped") else ""))
     for name, value in manifest["counters"].items():
         print(f"  {name.split('/', 1)[1]}: {value}")

@@ -2,9 +2,9 @@
 import os
 
 from companions.pearl import paraphrase
-from pipeline.errors import InputError
-from pipeline.rundir import RunDir
-from pipeline.stsb_context.generate import GenerationSettings, resolve_endpoint
+from companions.stsb_context.generate import GenerationSettings, resolve_endpoint
+from picforge.errors import InputError
+from picforge.rundir import RunDir
 
 
 def register(subparsers):

@@ -1,6 +1,6 @@
 """`picforge pearl release --run PEARL_RUN --out DIR`: the Hugging Face dataset of a PEARL run."""
 from companions.pearl.release import DEFAULT_RATIOS, release_corpus
-from pipeline.release.configs import SPLITS
+from release.configs import SPLITS
 
 
 def _ratios(text):

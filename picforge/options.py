@@ -1,0 +1,26 @@
+"""Beam pipeline options shared by every picforge pipeline; runner flags pass straight through."""
+import os
+
+from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
+
+SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
+
+
+# Beam's stock DaskRunner loses data on these pipelines (see pipeline/dask_runner.py); the name maps to ours.
+RUNNER_ALIASES = {"DaskRunner": "pipeline.dask_runner.DaskRunner"}
+# runners whose workers run on this machine (no setup.py to ship)
+LOCAL_RUNNERS = ("DirectRunner", "PrismRunner", RUNNER_ALIASES["DaskRunner"])
+
+
+def pipeline_options(beam_args, runner="DirectRunner"):
+    """PipelineOptions from leftover command-line flags, defaulting to `runner` (DirectRunner)."""
+    options = PipelineOptions(list(beam_args or []))
+    standard = options.view_as(StandardOptions)
+    if not standard.runner:
+        standard.runner = runner
+    standard.runner = RUNNER_ALIASES.get(standard.runner, standard.runner)
+    setup = options.view_as(SetupOptions)
+    setup.save_main_session = False
+    if standard.runner not in LOCAL_RUNNERS and not setup.setup_file and os.path.exists(SETUP_FILE):
+        setup.setup_file = SETUP_FILE
+    return options
