@@ -1,7 +1,8 @@
 """Sheet round-trips shared by every expert round: write batches of sheets, resolve returned rows."""
 import os
 
-from annotation import sheets
+from annotation.ledger import CANCELLED
+from picforge import sheets
 from picforge.errors import InputError
 
 MAX_ERRORS_SHOWN = 20
@@ -17,7 +18,7 @@ def write_batches(ledger, kind, round_, out_dir, columns, shares):
         for name, meta, entries in shares:
             batch_id = tx.next_batch_id(kind, name)
             paths = sheets.write_sheet(os.path.join(out_dir, batch_id), columns,
-                                       [{"batch_id": batch_id, **row} for _, row in entries])
+                                       [{"batch_id": batch_id, **row} for _, row in entries], highlight=True)
             tx.add_batch(batch_id, kind, round=round_, meta={**meta, "files": [
                 os.path.basename(os.path.join(out_dir, batch_id)) + ext for ext in (".csv", ".xlsx")]})
             tx.add_items(batch_id, [key for key, _ in entries])
@@ -58,6 +59,10 @@ def resolve_rows(ledger, paths, kind, id_column, required, answer_columns, item_
                                   "ledger; keep the batch_id the sheet was exported with")
                     continue
                 batch_id = batch["batch_id"]
+                if batch["status"] == CANCELLED:
+                    errors.append(f"{where}, column batch_id: batch {batch_id} was cancelled and its rows went "
+                                  "back to waiting; ingest the sheet of the batch they were exported in since")
+                    continue
                 batches[batch_id] = batch
                 if batch_id not in members:
                     members[batch_id] = {i[id_column] for i in q.items(batch_id=batch_id, kind=item_kind)}
