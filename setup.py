@@ -6,11 +6,13 @@ setup(
     version="0.1.0",
     description="Build phrase-in-context NLP datasets from Wikipedia dumps with Apache Beam.",
     python_requires=">=3.10",
-    packages=find_packages(include=["pipeline", "pipeline.*", "annotation", "annotation.*", "schemas"]),
+    packages=find_packages(include=["pipeline", "pipeline.*", "annotation", "annotation.*", "companions",
+                                    "companions.*", "schemas"]),
     package_data={
         "schemas": ["*.schema.json"],
         "pipeline": ["data/*"],
         "annotation": ["templates/*", "data/*"],
+        "companions.mcphrasy": ["data/*"],
     },
     install_requires=[
         "apache-beam[dask]>=2.70,<3",
@@ -35,6 +37,7 @@ setup(
         "datasets>=2.19",
         "huggingface_hub>=0.23",
     ],
-    extras_require={"test": ["pytest>=8", "selenium>=4.20"], "postgres": ["psycopg[binary]>=3.1"]},
+    extras_require={"test": ["pytest>=8", "selenium>=4.20"], "postgres": ["psycopg[binary]>=3.1"],
+                    "mcphrasy": ["pyahocorasick>=2.1", "gensim>=4.3", "scikit-learn>=1.4"]},
     entry_points={"console_scripts": ["picforge=pipeline.cli:main"]},
 )

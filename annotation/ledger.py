@@ -119,6 +119,18 @@ expert_annotations = sa.Table(
     sa.Column("same_meaning", sa.Boolean, nullable=False),
 )
 
+# McPhraSy cluster sheets: one row per phrase of a group as one annotator labelled it (a corrected sheet
+# replaces that annotator's labels for the group).
+cluster_labels = sa.Table(
+    "cluster_labels", metadata,
+    sa.Column("group_id", sa.String(250), primary_key=True),
+    sa.Column("annotator", sa.String(200), primary_key=True),
+    sa.Column("phrase", sa.String(250), primary_key=True),
+    sa.Column("batch_id", sa.String(200), sa.ForeignKey("batches.batch_id"), nullable=False),
+    sa.Column("cluster", sa.String(100), nullable=False),
+    sa.Column("kind", sa.String(20), nullable=False),   # equivalent | same-kind | singleton
+)
+
 # Columns that record when, not what: left out when comparing two ledgers' contents.
 TIME_COLUMNS = {"created_at", "first_seen", "decided_at"}
 # PostgreSQL advisory lock every writing transaction holds until it ends, so writers take turns as
@@ -401,6 +413,18 @@ class LedgerSession:
             "annotator": annotation["annotator"], "batch_id": batch_id, "phrase": phrase,
             "q1": annotation["q1"], "q2": annotation["q2"], "same_meaning": annotation["same_meaning"]})
 
+    def record_cluster_labels(self, group_id, annotator, batch_id, labels):
+        """Store one annotator's clustering of a group, {phrase: (cluster, kind)}, replacing an earlier sheet's
+        labels for it; returns the number of rows inserted, changed or removed."""
+        changed = 0
+        for phrase, (cluster, kind) in sorted(labels.items()):
+            changed += self._upsert(cluster_labels, {"group_id": group_id, "annotator": annotator, "phrase": phrase},
+                                    {"batch_id": batch_id, "cluster": cluster, "kind": kind})
+        stale = sa.delete(cluster_labels).where(cluster_labels.c.group_id == group_id,
+                                                cluster_labels.c.annotator == annotator,
+                                                cluster_labels.c.phrase.not_in(list(labels)))
+        return changed + self.conn.execute(stale).rowcount
+
     # -- reads -------------------------------------------------------------------------------------
 
     def batch(self, batch_id):
@@ -510,6 +534,18 @@ class LedgerSession:
                 decisions.c.item_id == expert_annotations.c.triplet_id + "/triplet",
                 decisions.c.round == ROUND_EXPERT, decisions.c.decision == ACCEPTED))
         return [dict(r) for r in self.conn.execute(query).mappings()]
+
+    def cluster_labels(self, group_id=None):
+        """{group_id: {annotator: {phrase: (cluster, kind)}}} of the ingested cluster sheets."""
+        query = sa.select(cluster_labels).order_by(cluster_labels.c.group_id, cluster_labels.c.annotator,
+                                                   cluster_labels.c.phrase)
+        if group_id is not None:
+            query = query.where(cluster_labels.c.group_id == group_id)
+        found = {}
+        for row in self.conn.execute(query).mappings():
+            found.setdefault(row["group_id"], {}).setdefault(row["annotator"], {})[row["phrase"]] = (
+                row["cluster"], row["kind"])
+        return found
 
     def dump(self, with_times=False):
         """Every table's rows, sorted, as {table: [row, …]} (for comparing ledgers)."""

@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "pipeline.stsb_context.cli",
     "pipeline.cosimlex.cli",
     "pipeline.release.cli",
+    "companions.mcphrasy.cli",
 )
 
 

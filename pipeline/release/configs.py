@@ -35,7 +35,8 @@ CONFIGS = {
 }
 
 
-def _feature(prop):
+def schema_feature(prop):
+    """The Hugging Face feature of one JSON Schema property."""
     kind = prop["type"]
     if kind == "string":
         return datasets.Value("string")
@@ -43,16 +44,16 @@ def _feature(prop):
         names = prop.get("x-class-names")
         return datasets.ClassLabel(names=names) if names else datasets.Value("int32")
     if kind == "array":
-        return datasets.List(_feature(prop["items"]))
+        return datasets.List(schema_feature(prop["items"]))
     if kind == "object":
-        return {name: _feature(sub) for name, sub in prop["properties"].items()}
+        return {name: schema_feature(sub) for name, sub in prop["properties"].items()}
     raise ValueError(f"no release feature for JSON type {kind!r}")
 
 
 def features(config):
     """The Hugging Face Features of a config, in schema field order (integers int32, labels ClassLabel)."""
     props = schemas.load(CONFIGS[config].schema)["properties"]
-    return datasets.Features({name: _feature(prop) for name, prop in props.items()})
+    return datasets.Features({name: schema_feature(prop) for name, prop in props.items()})
 
 
 def data_file(config, split, ext="json"):

@@ -73,12 +73,6 @@ def _write_contents(root, release, seed, stage_fingerprints):
                        skipped=release.skipped, rejected=rejected, plots=plot_files)
     with open(os.path.join(root, "README.md"), "w", encoding="utf-8") as fh:
         fh.write(card)
-    files = {}
-    for folder, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            files[os.path.relpath(path, root).replace(os.sep, "/")] = {
-                "sha256": sha256_file(path), "bytes": os.path.getsize(path)}
     manifest = {
         "fingerprint": release_fingerprint(stage_fingerprints, seed),
         "package_version": __version__,
@@ -87,21 +81,22 @@ def _write_contents(root, release, seed, stage_fingerprints):
         "counts": {config: {s: n for s, (n, _) in sizes.items()} for config, sizes in split_sizes.items()},
         "skipped": release.skipped,
         "rejected": [{"config": c, "id": key, "reason": reason} for c, key, reason in release.rejected],
-        "files": dict(sorted(files.items())),
+        "files": file_checksums(root),
     }
     with open(os.path.join(root, MANIFEST), "w", encoding="utf-8") as fh:
         json.dump(manifest, fh, indent=2, sort_keys=True)
     return manifest
 
 
-def write_release(release, out, *, seed, stage_fingerprints):
-    """Write `release` into a fresh sibling directory, then rename it to `out` (replacing any old one)."""
+def replace_directory(out, fill):
+    """Run `fill(folder)` on a fresh sibling of `out`, then rename it to `out` (replacing any old one); returns
+    what `fill` returns. A failure leaves `out` as it was."""
     out = os.path.abspath(out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.partial-", dir=os.path.dirname(out))
     os.chmod(staging, 0o755)
     try:
-        manifest = _write_contents(staging, release, seed, stage_fingerprints)
+        result = fill(staging)
         old = None
         if os.path.exists(out):
             old = f"{out}.old-{uuid.uuid4().hex[:8]}"
@@ -112,4 +107,20 @@ def write_release(release, out, *, seed, stage_fingerprints):
         raise
     if old:
         shutil.rmtree(old)
-    return manifest
+    return result
+
+
+def file_checksums(root):
+    """{relative path: {sha256, bytes}} of every file under `root`, sorted by path."""
+    files = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            files[os.path.relpath(path, root).replace(os.sep, "/")] = {
+                "sha256": sha256_file(path), "bytes": os.path.getsize(path)}
+    return dict(sorted(files.items()))
+
+
+def write_release(release, out, *, seed, stage_fingerprints):
+    """Write `release` into a fresh sibling directory, then rename it to `out` (replacing any old one)."""
+    return replace_directory(out, lambda staging: _write_contents(staging, release, seed, stage_fingerprints))

@@ -1,0 +1,1 @@
+"""Companion datasets built on picforge's shared machinery."""
