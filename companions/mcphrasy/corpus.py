@@ -1,5 +1,6 @@
 """Corpus documents {doc_id, product, category, text}: Amazon reviews in the Ni et al. (2019) JSON-lines layout,
 or the mined Wikipedia sentences of a picforge run (page = product)."""
+import gzip
 import json
 import os
 
@@ -45,10 +46,12 @@ def file_category(path):
 
 
 def review_lines(path):
-    """(doc_id, line, file category) of a reviews file (plain or gzip, by extension); doc_id = file name:line."""
+    """(doc_id, line, file category) of a reviews file (plain, or gzip by its .gz name; a truncated gzip raises
+    EOFError where Beam's own decompression would stop silently); doc_id = file name:line."""
     name, category = os.path.basename(path), file_category(path)
-    with FileSystems.open(path) as fh:
-        for line_no, raw in enumerate(fh, 1):
+    with FileSystems.open(path, compression_type="uncompressed") as raw_fh:
+        fh = gzip.GzipFile(fileobj=raw_fh) if path.endswith(".gz") else raw_fh
+        for line_no, raw in enumerate(iter(fh.readline, b""), 1):
             line = raw.decode("utf-8", errors="replace").strip()
             if line:
                 yield f"{name}:{line_no}", line, category

@@ -1,4 +1,7 @@
 """Beam stages of McPhraSy: corpus documents, phrase contexts, A.1 triplets and frequent noun phrases."""
+import logging
+import zlib
+
 import apache_beam as beam
 import numpy as np
 from apache_beam.metrics import Metrics
@@ -23,6 +26,15 @@ def parse_review(item, category):
         yield document
 
 
+def read_review_file(path):
+    """The lines of one reviews file; a file that stops being readable (truncated gzip…) is a counted skip."""
+    try:
+        yield from corpus.review_lines(path)
+    except (OSError, EOFError, zlib.error) as err:
+        logging.getLogger(__name__).warning("%s: unreadable after some lines (%s); the rest is skipped", path, err)
+        Metrics.counter(DOCUMENTS, "skipped-unreadable-file").inc()
+
+
 class ReadReviews(beam.PTransform):
     """Reviews files (Ni et al. 2019 JSON lines, plain or gzip) → documents; one category for all, or each row's."""
 
@@ -34,7 +46,7 @@ class ReadReviews(beam.PTransform):
     def expand(self, pipeline):
         return (pipeline
                 | "list review files" >> beam.Create(self.paths)
-                | "read review lines" >> beam.FlatMap(corpus.review_lines)
+                | "read review lines" >> beam.FlatMap(read_review_file)
                 | "parse reviews" >> beam.FlatMap(parse_review, self.category))
 
 
