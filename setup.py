@@ -6,11 +6,12 @@ setup(
     version="0.1.0",
     description="Build phrase-in-context NLP datasets from Wikipedia dumps with Apache Beam.",
     python_requires=">=3.10",
-    packages=find_packages(include=["pipeline", "pipeline.*", "annotation", "annotation.*", "companions",
-                                    "companions.*", "schemas"]),
+    packages=find_packages(include=["picforge", "picforge.*", "pipeline", "pipeline.*", "annotation", "annotation.*",
+                                    "release", "release.*", "companions", "companions.*", "schemas"]),
     package_data={
         "schemas": ["*.schema.json"],
-        "pipeline": ["data/*"],
+        "picforge": ["data/*"],
+        "companions.cosimlex": ["data/*"],
         "annotation": ["templates/*", "data/*"],
         "companions.mcphrasy": ["data/*"],
     },
@@ -39,5 +40,5 @@ setup(
     ],
     extras_require={"test": ["pytest>=8", "selenium>=4.20"], "postgres": ["psycopg[binary]>=3.1"],
                     "mcphrasy": ["pyahocorasick>=2.1", "gensim>=4.3", "scikit-learn>=1.4"]},
-    entry_points={"console_scripts": ["picforge=pipeline.cli:main"]},
+    entry_points={"console_scripts": ["picforge=picforge.cli:main"]},
 )

@@ -10,8 +10,8 @@ import schemas
 from annotation.ledger import ACCEPTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
 from annotation.rules import ANNOTATION_KINDS, KEPT, item_outcome, triplet_outcome
 from annotation.triplets import SELECT_STAGE, require_select
-from pipeline import __version__
-from pipeline.rundir import fingerprint
+from picforge import __version__
+from picforge.rundir import fingerprint
 
 STAGE = "final_annotations"
 SCHEMA = "final_annotation"

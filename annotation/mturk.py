@@ -15,13 +15,11 @@ import re
 import xml.etree.ElementTree as ET
 from decimal import ROUND_HALF_UP, Decimal
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from annotation import hit_pages, round1
 from annotation.mturk_manual import write_atomically
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +121,8 @@ def check_balance(client, ledger, batch_id, plan):
 
 def mturk_client(live, profile=None):
     """A boto3 MTurk client on the sandbox (default) or production endpoint, credentials from boto3's chain."""
+    import boto3
+    from botocore.config import Config
     session = boto3.Session(profile_name=profile)
     return session.client("mturk", region_name=REGION, endpoint_url=LIVE_ENDPOINT if live else SANDBOX_ENDPOINT,
                           config=Config(retries={"mode": "standard", "max_attempts": 5}))

@@ -8,7 +8,7 @@ import tempfile
 
 from annotation import hit_pages, round1
 from annotation.sheets import read_sheet
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 ROW_KEY = "row_key"
 RESULT_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "Input." + ROW_KEY)

@@ -8,7 +8,7 @@ from annotation.roundtrip import raise_errors, record_sheet, resolve_rows, write
 from annotation.rules import PsOutcome, PsTiebreak, PsVote, cohen_kappa, ps_decide
 from annotation.text import YES, highlight, locate_phrase, normalize, yes_no
 from annotation.triplets import load_triplets
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 KIND = "ps-verify"
 FIRST_PASS, TIEBREAK = ("A1", "A2"), "A3"

@@ -6,7 +6,7 @@ from annotation.final import annotation_outcomes
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
 from annotation.triplets import SELECT_STAGE
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 GROUPS = {"paraphrases": ("q1", "q2"), "labels": ("q3",)}
 

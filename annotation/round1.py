@@ -16,8 +16,7 @@ import schemas
 from annotation import hit_pages, rules, text
 from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, item_id
-from annotation.triplets import load_triplets
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 API_BATCH, MANUAL_BATCH = "mturk", "mturk-manual"
 ITEM_KINDS = ("q1", "q2", "q3")
@@ -230,6 +229,7 @@ def settings_of(plan):
 
 def hit_pages_of(run_dir, plan):
     """{token: [PageQuestion per slot]} for every HIT of the plan (no expert answer in them)."""
+    from annotation.triplets import load_triplets  # Beam's FileSystems: imported only when pages are made
     annotations = plan["annotations"]
     slot_ids = {slot for hit in plan["hits"] for slot in hit["slots"] if not slot.startswith(GOLD_PREFIX)}
     triplets = load_triplets(run_dir, {slot.rsplit("/", 1)[0] for slot in slot_ids})

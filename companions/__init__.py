@@ -1,1 +1,1 @@
-"""Companion datasets built on picforge's shared machinery."""
+"""Companion datasets built with picforge's core: STS-B-Context, CoSimLex and McPhraSy."""

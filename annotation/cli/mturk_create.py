@@ -1,5 +1,4 @@
 """`annotate mturk create`: plan a round-1 batch, print its cost, and create its HITs (sandbox unless --live)."""
-from annotation import mturk, round1
 from annotation.cli import mturk_options, open_ledger
 
 GROUP = "mturk"
@@ -20,6 +19,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
+    from annotation import mturk, round1
     settings, hit_type = mturk_options.round1_settings(args), mturk_options.hit_type_settings(args)
     ledger = open_ledger(args)
     plan, new = round1.plan_batch(ledger, args.batch, round1.API_BATCH, args.gold, settings,

@@ -1,7 +1,6 @@
 """`annotate mturk create-questions`: post prepared question files (e.g. CoSimLex rating forms) as HITs."""
-from annotation import mturk, mturk_questions
 from annotation.cli import mturk_options, open_ledger
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 GROUP = "mturk"
 
@@ -24,6 +23,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
+    from annotation import mturk, mturk_questions
     if args.assignments < 1:
         raise InputError(f"--assignments {args.assignments} must be at least 1")
     hit_type = mturk_options.hit_type_settings(args)

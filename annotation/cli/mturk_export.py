@@ -1,7 +1,6 @@
 """`annotate mturk export`: the requester-UI batch CSV and crowd-form template, for uploading by hand."""
 import os
 
-from annotation import mturk_manual, round1
 from annotation.cli import mturk_options, open_ledger
 
 GROUP = "mturk"
@@ -19,6 +18,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation import mturk_manual, round1
     ledger = open_ledger(args)
     plan, new = round1.plan_batch(ledger, args.batch, round1.MANUAL_BATCH, args.gold,
                                   mturk_options.round1_settings(args), {}, limit=args.limit)

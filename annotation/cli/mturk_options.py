@@ -3,8 +3,6 @@ import functools
 import sys
 from decimal import Decimal
 
-from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
-
 from annotation import mturk, round1
 from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
 
@@ -150,6 +148,7 @@ def client(args):
 
 def reports_mturk_errors(run):
     """Turn MTurk/AWS failures into one `picforge: error:` line and exit status 1 (no traceback)."""
+    from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
     @functools.wraps(run)
     def wrapper(args):
         try:

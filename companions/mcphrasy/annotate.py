@@ -8,9 +8,9 @@ from annotation.ledger import Ledger
 from annotation.sheets import read_sheet, write_sheet
 from companions.mcphrasy import clusters
 from companions.mcphrasy.workflow import GROUPS
-from pipeline.cosimlex.store import replace_stage
-from pipeline.errors import InputError
-from pipeline.rundir import upstream
+from companions.cosimlex.store import replace_stage
+from picforge.errors import InputError
+from picforge.rundir import upstream
 
 BATCH_KIND = "mcphrasy-clusters"
 CLUSTERS = "mcphrasy-clusters"

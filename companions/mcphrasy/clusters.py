@@ -4,7 +4,7 @@ import re
 
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_measure_score
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 SHEET_COLUMNS = ["group_id", "category", "phrase", "cluster", "kind"]
 EQUIVALENT, SAME_KIND, SINGLETON = "equivalent", "same-kind", "singleton"

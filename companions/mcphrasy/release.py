@@ -15,13 +15,13 @@ from huggingface_hub import DatasetCardData
 import schemas
 from companions.mcphrasy import clusters
 from companions.mcphrasy.annotate import CLUSTERS
-from pipeline import __version__
-from pipeline.embeddings import BUNDLED_MODEL, encode, load_sentence_model
-from pipeline.errors import InputError
-from pipeline.release.card import markdown_table
-from pipeline.release.configs import schema_feature
-from pipeline.release.write import file_checksums, replace_directory
-from pipeline.resources import stopwords
+from picforge import __version__
+from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
+from picforge.errors import InputError
+from release.card import markdown_table
+from release.configs import schema_feature
+from release.write import file_checksums, replace_directory
+from picforge.resources import stopwords
 
 SCHEMA = "mcphrasy_clustering"
 DATA_FILE = "data/test.json"

@@ -7,7 +7,7 @@ import numpy as np
 from apache_beam.metrics import Metrics
 
 from companions.mcphrasy import corpus, grouping, match, nps, triplets
-from pipeline.embeddings import encode, load_sentence_model
+from picforge.encoders import encode, load_sentence_model
 from pipeline.stages.sentences import split_sentences
 
 DOCUMENTS = "mcphrasy-documents"

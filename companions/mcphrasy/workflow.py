@@ -5,11 +5,11 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from companions.mcphrasy import corpus, grouping, match, stages
-from pipeline.cosimlex.store import identity, replace_stage
-from pipeline.errors import InputError
+from companions.cosimlex.store import identity, replace_stage
+from picforge.errors import InputError
 from pipeline.mine import read_stage
-from pipeline.options import pipeline_options
-from pipeline.rundir import RunDir, fingerprint, run_stages, upstream
+from picforge.options import pipeline_options
+from picforge.rundir import RunDir, fingerprint, run_stages, upstream
 
 GROUPS = "mcphrasy-groups"
 WIKI_CATEGORY_MODES = ("one", "page")

@@ -7,7 +7,7 @@ import pytest
 
 from annotation import ledger as L
 from annotation import mturk_manual, round1
-from pipeline.errors import InputError
+from picforge.errors import InputError
 from tests.annotation.conftest import ledger_option
 
 from mturk_support import gold_bank, make_run, write_gold

@@ -4,8 +4,8 @@ import json
 import pytest
 
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
-from pipeline.errors import InputError
-from pipeline.rundir import RunDir
+from picforge.errors import InputError
+from picforge.rundir import RunDir
 from tests.annotation.conftest import read_csv, write_csv
 from tests.annotation.test_expert import export, filled
 

@@ -15,8 +15,8 @@ from companions.mcphrasy.annotate import CLUSTERS, SHEET_COLUMNS
 from companions.mcphrasy.release import read_release, table1
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
-from pipeline.release.write import sha256_file
-from pipeline.rundir import RunDir
+from release.write import sha256_file
+from picforge.rundir import RunDir
 from tests.mcphrasy.conftest import SPACY_MODEL, picforge
 
 ANNOTATORS = ("ann", "bob", "cy")

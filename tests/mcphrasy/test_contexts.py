@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from companions.mcphrasy.stages import CONTEXTS, DOCUMENTS, TRIPLETS
-from pipeline.embeddings import encode, load_sentence_model
-from pipeline.rundir import RunDir
+from picforge.encoders import encode, load_sentence_model
+from picforge.rundir import RunDir
 from tests.mcphrasy.conftest import picforge
 
 PHRASES = "# phrases to look up\nUnited States\nlanguage family\nalkali metal\nthe\n\nno such phrase here\nunited  states\n"

@@ -9,7 +9,7 @@ import pytest
 from annotation.sheets import Sheet
 from companions.mcphrasy import clusters, corpus, grouping, match, nps, triplets
 from companions.mcphrasy.release import table1
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 
 def test_one_pass_match_is_case_insensitive_on_token_boundaries():

@@ -2,7 +2,7 @@
 import hashlib
 import json
 
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 # page_id -> (title, categories, paragraphs of sentences)
 PAGES = {

@@ -3,10 +3,10 @@ import json
 import os
 import re
 
-from pipeline.release import checks
-from pipeline.release.cli import build
-from pipeline.release.configs import SPLITS, read_split
-from pipeline.release.write import read_manifest
+from release import checks
+from release.cli import build
+from release.configs import SPLITS, read_split
+from release.write import read_manifest
 from tests.release.conftest import build_args
 from tests.release.fixture_run import ANNOTATIONS, PAGES
 

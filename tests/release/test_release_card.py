@@ -7,8 +7,8 @@ import pytest
 import yaml
 from datasets import ClassLabel, load_dataset
 
-from pipeline.release import stats
-from pipeline.release.configs import CONFIGS, SPLITS, read_split
+from release import stats
+from release.configs import CONFIGS, SPLITS, read_split
 
 CONFIG_NAMES = list(CONFIGS)
 

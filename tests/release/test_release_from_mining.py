@@ -9,10 +9,10 @@ import json
 import pytest
 from datasets import load_dataset
 
+from picforge.rundir import RunDir
 from pipeline.mine import mine
-from pipeline.release import checks
-from pipeline.release.configs import read_split
-from pipeline.rundir import RunDir
+from release import checks
+from release.configs import read_split
 from tests.pipeline.dump_factory import planted_pages, write_dump
 
 

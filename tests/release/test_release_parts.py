@@ -3,9 +3,9 @@ import random
 
 import pytest
 
-from pipeline.release import build, checks
-from pipeline.release.configs import features
-from pipeline.release.inputs import Anchor, locate
+from release import build, checks
+from release.configs import features
+from release.inputs import Anchor, locate
 
 SENTENCES = tuple(f"Sentence number {i} talks about the weather." for i in range(20))
 

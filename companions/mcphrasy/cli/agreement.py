@@ -1,6 +1,6 @@
 """`picforge mcphrasy agreement`: V-measure, ARI and AMI between annotators of the shared groups."""
 from companions.mcphrasy.annotate import agreement_report, ledger_labels
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 
 def register(verbs):

@@ -2,8 +2,8 @@
 from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
 from companions.mcphrasy.stages import CONTEXTS, MAX_CONTEXTS, TRIPLETS
 from companions.mcphrasy.workflow import retrieve_contexts, write_documents
-from pipeline.embeddings import BUNDLED_MODEL
-from pipeline.rundir import RunDir
+from picforge.encoders import BUNDLED_MODEL
+from picforge.rundir import RunDir
 
 
 def register(verbs):
@@ -16,14 +16,14 @@ def register(verbs):
     parser.add_argument("--seed", type=int, default=0, help="seed of the context sample (default 0)")
     parser.add_argument("--triplets", action="store_true", help="also write Appendix A.1 anchor/positive/negative")
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"encoder of the triplets (default {BUNDLED_MODEL})")
-    parser.set_defaults(func=run, beam_args=True)
+    parser.set_defaults(func=run, beam_args=[])
 
 
-def run(args, beam_args):
+def run(args):
     run_dir = RunDir(args.out)
-    write_documents(run_dir, corpus_source(args), beam_args, args.force)
+    write_documents(run_dir, corpus_source(args), args.beam_args, args.force)
     manifests, phrases = retrieve_contexts(run_dir, args.phrases, args.max_contexts, args.seed,
-                                           args.encoder if args.triplets else None, beam_args, args.force)
+                                           args.encoder if args.triplets else None, args.beam_args, args.force)
     found = manifests[CONTEXTS]["records"]
     print(f"{found} of {len(phrases)} phrases found; "
           f"{manifests[CONTEXTS]['counters'].get(f'{CONTEXTS}/contexts-kept', 0)} contexts in {run_dir.stage_dir(CONTEXTS)}")

@@ -1,6 +1,6 @@
 """`picforge mcphrasy evaluate`: score the clustering baseline, or a predictions file, on a release."""
 from companions.mcphrasy.release import DEFAULT_KS, baseline_scores, evaluate_predictions, read_release
-from pipeline.embeddings import BUNDLED_MODEL
+from picforge.encoders import BUNDLED_MODEL
 
 
 def register(verbs):

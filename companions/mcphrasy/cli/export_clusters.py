@@ -1,6 +1,6 @@
 """`picforge mcphrasy export-clusters`: one cluster sheet per group per annotator, and the guidelines."""
 from companions.mcphrasy.annotate import DEFAULT_SHARED, export_sheets
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 
 def register(verbs):

@@ -3,8 +3,8 @@ from companions.mcphrasy import grouping
 from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups, frequent_phrases, write_documents
-from pipeline.errors import InputError
-from pipeline.rundir import RunDir
+from picforge.errors import InputError
+from picforge.rundir import RunDir
 from pipeline.stages.phrases import default_spacy_model
 
 
@@ -21,16 +21,16 @@ def register(verbs):
     parser.add_argument("--group-size", type=int, default=grouping.GROUP_SIZE)
     parser.add_argument("--vectors", help="word2vec-format vectors file (default: word2vec trained on the corpus)")
     parser.add_argument("--seed", type=int, default=0, help="seed of word2vec training (default 0)")
-    parser.set_defaults(func=run, beam_args=True)
+    parser.set_defaults(func=run, beam_args=[])
 
 
-def run(args, beam_args):
+def run(args):
     if min(args.per_product, args.per_category, args.max_groups) < 1 or args.group_size < 2:
         raise InputError("--per-product, --per-category and --max-groups must be at least 1, --group-size at least 2")
     run_dir = RunDir(args.out)
-    write_documents(run_dir, corpus_source(args), beam_args, args.force)
+    write_documents(run_dir, corpus_source(args), args.beam_args, args.force)
     phrases = frequent_phrases(run_dir, args.spacy_model or default_spacy_model(), args.per_product,
-                               args.per_category, beam_args, args.force)
+                               args.per_category, args.beam_args, args.force)
     groups = build_groups(run_dir, VectorOptions(vectors_file=args.vectors, seed=args.seed), args.max_groups,
                           args.group_size, force=args.force)
     print(f"{phrases['records']} frequent phrases in {run_dir.stage_dir(PHRASES)}; "

@@ -1,6 +1,6 @@
 """`picforge mcphrasy ingest-clusters`: validate returned cluster sheets and record them in the ledger."""
 from companions.mcphrasy.annotate import ingest_sheets
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 
 def register(verbs):

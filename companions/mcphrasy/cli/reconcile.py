@@ -1,6 +1,6 @@
 """`picforge mcphrasy reconcile`: the final clusters of every annotated group (majority where several)."""
 from companions.mcphrasy.annotate import CLUSTERS, write_clusters
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 
 def register(verbs):

@@ -1,7 +1,7 @@
 """`picforge mcphrasy release`: the Hugging Face-format phrase-clustering dataset with its card."""
 from companions.mcphrasy.release import DEFAULT_KS, DEFAULT_LICENSE, write_release
-from pipeline.embeddings import BUNDLED_MODEL
-from pipeline.rundir import RunDir
+from picforge.encoders import BUNDLED_MODEL
+from picforge.rundir import RunDir
 
 
 def register(verbs):
