@@ -36,6 +36,12 @@ def review_files(patterns):
     return sorted(set(files))
 
 
+def page_categories(p, wiki):
+    """(page_id, first visible category) of every cleaned page of a mined run."""
+    return read_stage(p, wiki, "clean") | "page categories" >> beam.Map(
+        lambda page: (page["page_id"], corpus.first_category(page)))
+
+
 def write_documents(run, source, beam_args=(), force=False):
     """The `mcphrasy-documents` stage of `run` from `source` (skipped when up to date); its manifest."""
     if source.reviews:
@@ -49,10 +55,9 @@ def write_documents(run, source, beam_args=(), force=False):
         inputs = upstream(wiki, "sentences", "clean")
 
         def build(p):
-            pages = (read_stage(p, wiki, "clean") | "page categories" >> beam.Map(
-                lambda page: (page["page_id"], corpus.first_category(page)))) if source.wiki_category == "page" \
-                else p | "one category" >> beam.Create([])
-            return {stages.DOCUMENTS: read_stage(p, wiki, "sentences") | "documents" >> stages.WikiDocuments(pages)}
+            one_category = source.wiki_category == "one"
+            categories = p | "one category" >> beam.Create([]) if one_category else page_categories(p, wiki)
+            return {stages.DOCUMENTS: read_stage(p, wiki, "sentences") | "documents" >> stages.WikiDocuments(categories)}
     options = {"source": "reviews" if source.reviews else "wikipedia", "category": source.category,
                "wiki_category": source.wiki_category}
     manifest = run_stages(run, {stages.DOCUMENTS: "mcphrasy_document"}, inputs=inputs, options=options, build=build,

@@ -130,3 +130,17 @@ def test_a_truncated_gzip_keeps_the_rows_before_the_damage(reviews_file, tmp_pat
     assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--reviews", damaged, "--out", tmp_path / "run") == 0
     counters = RunDir(str(tmp_path / "run")).read_manifest(DOCUMENTS)["counters"]
     assert counters[f"{DOCUMENTS}/skipped-unreadable-file"] == 1 and counters[f"{DOCUMENTS}/kept"] >= 2
+
+
+@pytest.mark.slow
+def test_page_categories_of_a_mined_run_read_from_another_directory(wiki_run, tmp_path):
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("language family\n", encoding="utf-8")
+    out = tmp_path / "run"
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--corpus", wiki_run, "--out", out,
+                    "--wiki-category", "page") == 0
+    first = {str(p["page_id"]): (p["categories"] or ["wikipedia"])[0] for p in RunDir(str(wiki_run)).iter_records("clean")}
+    contexts = contexts_of(out)["language family"]["contexts"]
+    assert contexts and all(c["category"] == first[c["product"]] for c in contexts)
+    assert "Afroasiatic languages" in {c["category"] for c in contexts}
+    assert not (tmp_path / "run" / "sentences").exists()  # the corpus run is only read
