@@ -73,6 +73,13 @@ def build_parser(command=None):
     return parser
 
 
+def error_line(err):
+    """One line for an error: `PATH: reason` for an OSError on a named file, else the message."""
+    if isinstance(err, OSError) and err.filename:
+        return f"{err.filename}: {err.strerror or err}"
+    return str(err) or type(err).__name__
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(command_name(argv))
@@ -85,9 +92,17 @@ def main(argv=None):
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
-    except InputError as err:
-        print(f"picforge: error: {err}", file=sys.stderr)
+    except (InputError, OSError) as err:
+        if args.verbose:
+            raise
+        print(f"picforge: error: {error_line(err)}", file=sys.stderr)
         return 2
+    except Exception as err:
+        if args.verbose:
+            raise
+        print(f"picforge: error: {type(err).__name__}: {err} (run `picforge -v …` for the traceback)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from release import checks
-from release.configs import CONFIGS, SPLITS
+from release.configs import SPLIT_RATIOS, SPLITS
 from release.inputs import curid_url
 
 PASSAGE_SENTENCES = 11
@@ -87,23 +87,35 @@ def sentence_offsets(text, sentences):
 
 
 def ps_examples(triplet):
-    """PS positive (p, q1) and, when Q3 is No, negative (p, q2), both in the page-1 sentence."""
+    """PS pairs in the page-1 sentence that the PS verification endorsed, with the experts' second phrase: positive
+    (p, q1) where q1 is kept, negative (p, q2) where q2 and a Q3 = No label are kept."""
     anchor = triplet.anchors[0]
     sentence = anchor.sentences[anchor.index]
-    pairs = [("positive", triplet.q1, 1, triplet.ps_q1)]
-    if not triplet.same_meaning:
-        pairs.append(("negative", triplet.q2, 0, triplet.ps_q2))
-    for name, paraphrase, label, verified in pairs:
+    pairs = [("positive", triplet.q1 is not None, triplet.ps_q1, triplet.ps_q1_phrase, 1)]
+    if triplet.same_meaning is False:
+        pairs.append(("negative", triplet.q2 is not None, triplet.ps_q2, triplet.ps_q2_phrase, 0))
+    for name, kept, verified, phrase2, label in pairs:
         key = f"{triplet.triplet_id}:{name}"
-        if verified is False:
+        if not kept:
+            yield Example(key, triplet.triplet_id, skip=f"{name} pair: its paraphrase was not kept by the rounds")
+        elif verified is None:
+            yield Example(key, triplet.triplet_id, skip=f"{name} pair not verified by the PS experts")
+        elif verified is False:
             yield Example(key, triplet.triplet_id, skip=f"{name} pair rejected by PS verification")
         else:
-            yield Example(key, triplet.triplet_id, ps_record(sentence, anchor.start, anchor.end, paraphrase, label))
+            yield Example(key, triplet.triplet_id, ps_record(sentence, anchor.start, anchor.end, phrase2, label))
+
+
+def kept_sides(triplet):
+    """[(side number, paraphrase, anchor)] for each kept paraphrase: q1 in page 1, q2 in page 2."""
+    return [(side, query, anchor) for side, (query, anchor) in enumerate(zip((triplet.q1, triplet.q2),
+                                                                            triplet.anchors), 1)
+            if query is not None]
 
 
 def pr_pass_examples(triplet, seed):
-    """PR-pass: each paraphrase against a random 11-sentence passage of its page containing p."""
-    for side, (query, anchor) in enumerate(zip((triplet.q1, triplet.q2), triplet.anchors), 1):
+    """PR-pass: each kept paraphrase against a random 11-sentence passage of its page containing p."""
+    for side, query, anchor in kept_sides(triplet):
         key = f"{triplet.triplet_id}-{side}"
         start, end = random_window(anchor, PASSAGE_SENTENCES, random.Random(f"{seed}:PR-pass:{key}"))
         context, answer_start = join_window(anchor, start, end)
@@ -112,8 +124,8 @@ def pr_pass_examples(triplet, seed):
 
 
 def pr_page_examples(triplet):
-    """PR-page: each paraphrase against its whole page, unless the page holds the paraphrase verbatim."""
-    for side, (query, anchor) in enumerate(zip((triplet.q1, triplet.q2), triplet.anchors), 1):
+    """PR-page: each kept paraphrase against its whole page, unless the page holds the paraphrase verbatim."""
+    for side, query, anchor in kept_sides(triplet):
         key = f"{triplet.triplet_id}-{side}"
         if query.strip() and checks.count_phrase(anchor.page_text, query.strip()):
             yield Example(key, triplet.triplet_id, skip="the page contains the query verbatim")
@@ -128,16 +140,18 @@ def pr_page_examples(triplet):
 
 
 def psd_examples(triplet, seed):
-    """PSD (Q3 = No only): two paragraphs each holding p once; the query's sense picks the answer."""
-    if triplet.same_meaning:
+    """PSD (kept Q3 = No only): two paragraphs each holding p once; a kept paraphrase whose PS pair was not
+    rejected is the query (seeded choice of side), and the occurrence of its sense is the answer."""
+    if triplet.same_meaning is not False:
         return
     rng = random.Random(f"{seed}:PSD:{triplet.triplet_id}")
     first = rng.choice((1, 2))
     verified = {1: triplet.ps_q1, 2: triplet.ps_q2}
-    sides = [side for side in (first, 3 - first) if verified[side] is not False]
+    queries = {side: query for side, query, _ in kept_sides(triplet) if verified[side] is not False}
+    sides = [side for side in (first, 3 - first) if side in queries]
     if not sides:
         yield Example(f"{triplet.triplet_id}-{first}", triplet.triplet_id,
-                      skip="both paraphrases rejected by PS verification")
+                      skip="no kept paraphrase whose PS pair was not rejected")
         return
     side = sides[0]
     key = f"{triplet.triplet_id}-{side}"
@@ -152,33 +166,31 @@ def psd_examples(triplet, seed):
     (text1, start1), (text2, start2) = paragraphs
     answer_start = start1 if side == 1 else len(text1) + 2 + start2
     title = " ".join(curid_url(anchor.page_id) for anchor in triplet.anchors)
-    yield Example(key, triplet.triplet_id, span_record(key, title, f"{text1}\n\n{text2}",
-                                                       (triplet.q1, triplet.q2)[side - 1],
+    yield Example(key, triplet.triplet_id, span_record(key, title, f"{text1}\n\n{text2}", queries[side],
                                                        triplet.anchors[side - 1].surface, answer_start))
 
 
 def balance_classes(examples, seed):
-    """Keep as many positives as negatives (or vice versa), sampled with `seed`; order by key."""
+    """(kept, sampled out): as many positives as negatives (the larger class sampled with `seed`), ordered by key."""
     by_label = defaultdict(list)
     for example in sorted(examples, key=lambda e: e.key):
         by_label[example.record["label"]].append(example)
     size = min((len(by_label[0]), len(by_label[1])))
     rng = random.Random(f"{seed}:PS:balance")
-    kept = [e for label in (0, 1) for e in rng.sample(by_label[label], size)]
-    return sorted(kept, key=lambda e: e.key)
+    kept = sorted((e for label in (0, 1) for e in rng.sample(by_label[label], size)), key=lambda e: e.key)
+    kept_keys = {e.key for e in kept}
+    return kept, [e for e in sorted(examples, key=lambda e: e.key) if e.key not in kept_keys]
 
 
-def split_map(examples, ratios, seed):
-    """Triplet → split: triplets in a seeded hash order, cut where the examples reach the ratios."""
-    sizes = Counter(e.triplet_id for e in examples)
-    order = sorted(sizes, key=lambda tid: hashlib.sha256(f"{seed}:{tid}".encode()).hexdigest())
-    total = sum(sizes.values())
-    bounds = [sum(ratios[:i + 1]) * total for i in range(len(SPLITS))]
-    mapping, seen = {}, 0
-    for tid in order:
-        mapping[tid] = SPLITS[next((i for i, b in enumerate(bounds) if seen < b), len(SPLITS) - 1)]
-        seen += sizes[tid]
-    return mapping
+def triplet_splits(triplet_ids, seed):
+    """Triplet → split, drawn once for every config (so no triplet crosses splits): triplets in a seeded hash
+    order cut 70/10/20; with at least three triplets every split gets one."""
+    order = sorted(triplet_ids, key=lambda tid: hashlib.sha256(f"{seed}:{tid}".encode()).hexdigest())
+    sizes = [round(ratio * len(order)) for ratio in SPLIT_RATIOS[1:]]
+    if len(order) >= len(SPLITS):
+        sizes = [max(1, size) for size in sizes]
+    bounds = [len(order) - sum(sizes), len(order) - sizes[1], len(order)]
+    return {tid: SPLITS[next(i for i, bound in enumerate(bounds) if n < bound)] for n, tid in enumerate(order)}
 
 
 def _sort_key(seed):
@@ -186,7 +198,7 @@ def _sort_key(seed):
 
 
 def build_release(triplets, seed):
-    """Build every config from annotated triplets: construct, check, balance (PS), split, number (PS idx)."""
+    """Build every config from annotated triplets: construct, check, balance (PS), split per triplet, number (PS)."""
     proposed = {
         "PS": [e for t in triplets for e in ps_examples(t)],
         "PR-pass": [e for t in triplets for e in pr_pass_examples(t, seed)],
@@ -194,7 +206,7 @@ def build_release(triplets, seed):
         "PSD": [e for t in triplets for e in psd_examples(t, seed)],
     }
     release = Release()
-    mappings = {}
+    kept_by_config = {}
     for config, examples in proposed.items():
         kept = []
         release.skipped[config] = dict(Counter(e.skip for e in examples if e.skip))
@@ -205,17 +217,18 @@ def build_release(triplets, seed):
             else:
                 kept.append(example)
         if config == "PS":
-            kept = balance_classes(kept, seed)
-        mapping = split_map(kept, CONFIGS[config].ratios, seed)
-        if config == "PR-page":
-            mapping.update(mappings["PR-pass"])
-        mappings[config] = mapping
+            kept, sampled_out = balance_classes(kept, seed)
+            if sampled_out:
+                release.skipped[config]["verified pair sampled out to balance the classes"] = len(sampled_out)
+        kept_by_config[config] = kept
+    used = {e.triplet_id for kept in kept_by_config.values() for e in kept}
+    mapping = triplet_splits(used, seed)
+    for config, kept in kept_by_config.items():
         release.splits[config] = {split: [] for split in SPLITS}
         for example in sorted(kept, key=_sort_key(seed)):
             release.splits[config][mapping[example.triplet_id]].append(example.record)
     for records in release.splits["PS"].values():
         for idx, record in enumerate(records):
             record["idx"] = idx
-    used = {tid for mapping in mappings.values() for tid in mapping}
     release.scores = [(t.semantic_score, t.domain_score) for t in triplets if t.triplet_id in used]
     return release

@@ -14,13 +14,13 @@ SPAN_ROWS = (("unique queries", "unique_queries"), ("unique answers", "unique_an
 def card_data(split_sizes):
     """The YAML header: one config per task with its JSON Lines files, features and split sizes.
 
-    `split_sizes` is {config: {split: (num_examples, num_bytes)}}; empty splits are left out.
+    `split_sizes` is {config: {split: (num_examples, num_bytes)}} of the written (non-empty) splits.
     """
     data = DatasetCardData(license=LICENSE, language=["en"], pretty_name="PiC: Phrase-in-Context",
                            task_categories=["text-classification", "question-answering"])
     infos, configs = {}, {}
     for config, sizes in split_sizes.items():
-        present = [split for split in SPLITS if sizes[split][0]]
+        present = [split for split in SPLITS if split in sizes]
         configs[config] = {"data_files": [{"split": s, "path": data_file(config, s)} for s in present]}
         infos[config] = DatasetInfo(features=features(config), splits=SplitDict(
             {s: SplitInfo(name=s, num_examples=sizes[s][0], num_bytes=sizes[s][1]) for s in present}))
@@ -79,16 +79,36 @@ FIELDS = {
 }
 
 
-def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots):
+def omitted_note(omitted):
+    """What the card says about splits (or whole configs) that were not written because they had no example."""
+    if not omitted:
+        return "Every config has all three splits."
+    lines = ["Empty splits are not written (`load_dataset` refuses an empty file). Splits are drawn per triplet for "
+             "all configs at once, so a config whose few examples all come from triplets of other splits has none "
+             "in a split:", ""]
+    for config, splits in omitted.items():
+        if len(splits) == len(SPLITS):
+            lines.append(f"- **{config}**: not written at all; no example of it survived the construction rules "
+                         "(see the table below).")
+        else:
+            lines.append(f"- **{config}**: no {' and no '.join(splits)} split.")
+    return "\n".join(lines)
+
+
+def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted):
     """The full README.md text of a release."""
     header = card_data(split_sizes).to_yaml()
     configs = markdown_table(["config", "task", *SPLITS],
-                     [[c, CONFIGS[c].summary, *(split_sizes[c][s][0] for s in SPLITS)] for c in stats])
+                             [[c, CONFIGS[c].summary, *(split_sizes[c].get(s, (0,))[0] or "–" for s in SPLITS)]
+                              for c in stats])
+    example = next(iter(stats), "PS")
     loading = "\n".join(
         ["```python", "from datasets import load_dataset", "",
          *(f'{c.lower().replace("-", "_")} = load_dataset("path/or/org/name", "{c}")' for c in stats),
          "# or any config's JSON Lines directly:",
-         'ps = load_dataset("json", data_files={"train": "PS/train.json", "test": "PS/test.json"})', "```"])
+         f'{example.lower().replace("-", "_")} = load_dataset("json", data_files=' + "{"
+         + ", ".join(f'"{s}": "{data_file(example, s)}"' for s in split_sizes.get(example, {})) + "})",
+         "```"])
     by_schema = {}
     for config in stats:
         by_schema.setdefault(CONFIGS[config].schema, []).append(config)
@@ -110,6 +130,8 @@ files (`<config>/<split>.json`) and the same rows as Parquet (`<config>/<split>.
 
 {configs}
 
+{omitted_note(omitted)}
+
 ## Loading
 
 {loading}
@@ -129,15 +151,19 @@ the share of PS pairs whose two phrases have a word in common.
 
 ## How the examples were built
 
-- **PS**: for each annotated triplet, the page-1 sentence with the phrase p against the paraphrase q1 (positive) and,
-  when the annotators judged the two senses different, against q2 (negative); pairs rejected by the PS verification
-  round are left out; the larger class is sampled down to the smaller one.
-- **PR-pass**: each paraphrase against a random window of 11 consecutive sentences of its page containing p.
-- **PR-page**: each paraphrase against its whole cleaned page; left out when the page holds the query verbatim.
-- **PSD**: for triplets whose two senses differ, a window of up to 11 sentences from each page holding p exactly once,
-  page 1 first and a blank line between; the query is q1 or q2 (seeded choice) and the answer is p in its paragraph.
-- Splits are drawn per triplet (every example of a triplet lands in the same split) in a seeded order, with ratios
-  70/10/20 (PS), 20,147/3,000/5,000 (PR) and 1,438/500/3,000 (PSD). Seed: {seed}.
+- Each expert paraphrase (q1, q2) and Y/N label (Q3) is kept on its own when an MTurk verifier (round 1) or an
+  expert verifier (round 2) endorsed it, as in PiC; a triplet may contribute one paraphrase and not the other.
+- **PS**: the pairs the three PS-verification experts endorsed (at least two of three), in the page-1 sentence:
+  the phrase p against the kept q1 (positive) and, where a Q3 = No label is kept, against the kept q2 (negative),
+  with an expert correction in place of the paraphrase where the experts endorsed one; unverified and rejected pairs
+  are left out; the larger class is sampled down to the smaller one.
+- **PR-pass**: each kept paraphrase against a random window of 11 consecutive sentences of its page containing p.
+- **PR-page**: each kept paraphrase against its whole cleaned page; left out when the page holds the query verbatim.
+- **PSD**: for triplets with a kept Q3 = No label, a window of up to 11 sentences from each page holding p exactly
+  once, page 1 first and a blank line between; the query is a kept q1 or q2 whose PS pair was not rejected (seeded
+  choice) and the answer is p in its paragraph.
+- Splits are drawn once per triplet and shared by every config (no triplet is in two splits, in any config), in a
+  seeded order, 70/10/20; with three or more triplets each split gets at least one. Seed: {seed}.
 
 Left out while building:
 

@@ -34,15 +34,20 @@ class Anchor:
 
 @dataclass(frozen=True)
 class AnnotatedTriplet:
-    """One final annotation with the two located occurrences of its phrase (page 1, page 2)."""
+    """One final annotation with the two located occurrences of its phrase (page 1, page 2).
+
+    q1, q2 and same_meaning are None where the verification rounds did not keep them; ps_q1/ps_q2 are the PS
+    verdicts (None: not verified) and ps_q1_phrase/ps_q2_phrase the second phrases the PS experts endorsed."""
 
     triplet_id: str
     phrase: str
-    q1: str
-    q2: str
-    same_meaning: bool
+    q1: object
+    q2: object
+    same_meaning: object
     ps_q1: object
+    ps_q1_phrase: object
     ps_q2: object
+    ps_q2_phrase: object
     anchors: tuple
     semantic_score: float
     domain_score: float
@@ -154,7 +159,8 @@ def load_run(root):
                 raise InputError(f"{run.stage_dir('select')}: triplet {triplet['triplet_id']} {side}: {err}; "
                                  "re-run select and the annotation export from the same run") from None
         located.append(AnnotatedTriplet(
-            triplet["triplet_id"], triplet["phrase"], annotation["q1"], annotation["q2"],
-            annotation["same_meaning"], annotation["ps_q1"], annotation["ps_q2"], tuple(anchors),
+            triplet["triplet_id"], triplet["phrase"], annotation["q1"], annotation["q2"], annotation["same_meaning"],
+            annotation["ps_q1"], annotation["ps_q1_phrase"], annotation["ps_q2"], annotation["ps_q2_phrase"],
+            tuple(anchors),
             triplet["semantic_score"], triplet["domain_score"]))
     return RunInputs(tuple(located), fingerprints)

@@ -43,7 +43,9 @@ def sha256_file(path):
 
 
 def _write_split(root, config, split, records):
-    """JSON Lines and Parquet of one split; returns the Arrow size in bytes (the card's num_bytes)."""
+    """JSON Lines and Parquet of one non-empty split; returns the Arrow size in bytes (the card's num_bytes)."""
+    if not records:
+        raise RuntimeError(f"{config} {split}: an empty split reached the writer; `load_dataset` refuses empty files")
     for record in records:
         found = checks.problems(config, record)
         if found:
@@ -56,11 +58,20 @@ def _write_split(root, config, split, records):
     return table.nbytes
 
 
+def omitted_splits(release):
+    """{config: [empty splits]} of the built release; a config with no example at all lists every split."""
+    return {config: [s for s in SPLITS if not splits[s]] for config, splits in release.splits.items()
+            if any(not splits[s] for s in SPLITS)}
+
+
 def _write_contents(root, release, seed, stage_fingerprints):
     split_sizes, all_stats, plot_files = {}, {}, {}
     os.makedirs(os.path.join(root, "plots"))
     for config, splits in release.splits.items():
-        split_sizes[config] = {s: (len(splits[s]), _write_split(root, config, s, splits[s])) for s in SPLITS}
+        if not any(splits.values()):
+            continue
+        split_sizes[config] = {s: (len(splits[s]), _write_split(root, config, s, splits[s]))
+                               for s in SPLITS if splits[s]}
         all_stats[config], lengths = stats.describe(config, splits)
         plot_files[f"{config} lengths"] = f"plots/lengths-{config}.png"
         plots.plot_lengths(config, lengths, os.path.join(root, plot_files[f"{config} lengths"]))
@@ -69,8 +80,9 @@ def _write_contents(root, release, seed, stage_fingerprints):
     with open(os.path.join(root, "stats.json"), "w", encoding="utf-8") as fh:
         json.dump(all_stats, fh, indent=2, sort_keys=True)
     rejected = Counter(config for config, _, _ in release.rejected)
+    omitted = omitted_splits(release)
     card = render_card(all_stats, split_sizes, seed=seed, fingerprints=stage_fingerprints,
-                       skipped=release.skipped, rejected=rejected, plots=plot_files)
+                       skipped=release.skipped, rejected=rejected, plots=plot_files, omitted=omitted)
     with open(os.path.join(root, "README.md"), "w", encoding="utf-8") as fh:
         fh.write(card)
     manifest = {
@@ -79,6 +91,7 @@ def _write_contents(root, release, seed, stage_fingerprints):
         "seed": seed,
         "inputs": stage_fingerprints,
         "counts": {config: {s: n for s, (n, _) in sizes.items()} for config, sizes in split_sizes.items()},
+        "omitted_splits": omitted,
         "skipped": release.skipped,
         "rejected": [{"config": c, "id": key, "reason": reason} for c, key, reason in release.rejected],
         "files": file_checksums(root),

@@ -25,9 +25,9 @@ def run(args):
     plan, new = round1.plan_batch(ledger, args.batch, round1.API_BATCH, args.gold, settings,
                                   {"environment": mturk.environment(args.live), "hit_type": hit_type.as_meta()},
                                   limit=args.limit)
-    mturk_options.announce_cost(args, plan, f"{len(plan['items'])} questions")
+    mturk.announce_cost(args.batch, plan, f"{len(plan['items'])} questions", args.live, args.max_spend)
     questions = mturk.question_xmls(plan, round1.hit_pages_of(args.run, plan))
     if new:
         round1.store_plan(ledger, args.batch, plan)
-    mturk_options.create_planned_hits(args, ledger, plan, questions)
+    mturk.create_planned_hits(mturk_options.client(args), ledger, args.batch, plan, questions, args.live)
     return 0

@@ -31,8 +31,8 @@ def run(args):
     plan, questions, new = mturk_questions.plan_batch(
         ledger, args.batch, args.questions, {"environment": mturk.environment(args.live),
                                              "hit_type": hit_type.as_meta(), "assignments": args.assignments})
-    mturk_options.announce_cost(args, plan, f"the questions of {args.questions}")
+    mturk.announce_cost(args.batch, plan, f"the questions of {args.questions}", args.live, args.max_spend)
     if new:
         mturk_questions.store_plan(ledger, args.batch, plan)
-    mturk_options.create_planned_hits(args, ledger, plan, questions)
+    mturk.create_planned_hits(mturk_options.client(args), ledger, args.batch, plan, questions, args.live)
     return 0

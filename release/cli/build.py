@@ -37,7 +37,9 @@ def run(args):
         print(f"rejected {config} {key}: {reason}", file=sys.stderr)
     for config, counts in manifest["counts"].items():
         skipped = ", ".join(f"{n} {reason}" for reason, n in release.skipped[config].items())
-        print(f"{config}: " + ", ".join(f"{split} {counts[split]}" for split in SPLITS)
+        print(f"{config}: " + ", ".join(f"{split} {counts.get(split, 0)}" for split in SPLITS)
               + (f" (left out: {skipped})" if skipped else ""))
+    for config, splits in manifest["omitted_splits"].items():
+        print(f"{config}: not written: {', '.join(splits)} (no example; see the card)")
     print(f"wrote {args.out} ({len(release.rejected)} records rejected)")
     return 0

@@ -1,9 +1,25 @@
 """`picforge evaluate RELEASE_DIR`: PS Approach 1 and PR ranking baselines, and EM/F1(+loc) of span predictions."""
 import json
+import os
 
-from release.configs import CONFIGS, SPLITS
+from release.configs import CONFIGS, SPLITS, data_file
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
+DEFAULT_BASELINES = ("PS", "PR-pass")
+
+
+def default_baselines(release_dir):
+    """The default baselines whose splits the release has (PS: train and test; PR: test), and notes on the rest."""
+    chosen, notes = [], []
+    for config in DEFAULT_BASELINES:
+        missing = [s for s in (("train", "test") if config == "PS" else ("test",))
+                   if not os.path.exists(os.path.join(release_dir, data_file(config, s)))]
+        if missing:
+            notes.append(f"{config}: no {' and no '.join(missing)} split in this release (see its README.md); "
+                         "baseline skipped")
+        else:
+            chosen.append(config)
+    return chosen, notes
 
 
 def register(subparsers):
@@ -30,7 +46,14 @@ def run(args):
     from release import evaluate
     from release.configs import read_split
     from release.embed import PhraseEncoder
-    baselines = args.baseline or ([] if args.predictions else ["PS", "PR-pass"])
+    if args.baseline or args.predictions:
+        baselines = args.baseline or []
+    else:
+        baselines, notes = default_baselines(args.release_dir)
+        for note in notes:
+            print(note)
+        if not baselines:
+            return 0
     encoder = PhraseEncoder(args.model)
     results = {}
     if "PS" in baselines:
