@@ -47,6 +47,16 @@ def find_phrases(automaton, text):
     return found
 
 
+def holds_phrase(folded, phrase):
+    """True when the folded text holds the phrase as whole tokens (a fast test for one phrase)."""
+    start = folded.find(phrase)
+    while start != -1:
+        if on_token_boundary(folded, start, start + len(phrase)):
+            return True
+        start = folded.find(phrase, start + 1)
+    return False
+
+
 def masked(text, start, end):
     """The sentence with its span replaced by a single [MASK] token."""
     return text[:start] + MASK + text[end:]

@@ -167,6 +167,7 @@ class _TripletFn(beam.DoFn):
     def setup(self):
         self.model = load_sentence_model(self.model_name)
         self.cache = {}
+        self.pool_id, self.pool = None, []
 
     def vectors(self, texts):
         missing = sorted({t for t in texts if t not in self.cache})
@@ -174,22 +175,27 @@ class _TripletFn(beam.DoFn):
             self.cache.update(zip(missing, encode(self.model, missing)))
         return np.stack([self.cache[t] for t in texts])
 
+    def ranked_pool(self, pool):
+        """The negative candidates in rank order with their folded text (prepared once per side input)."""
+        if self.pool_id != id(pool):
+            self.pool_id = id(pool)
+            self.pool = [(n, match.fold(n["text"])) for _, n in sorted(pool, key=lambda item: item[0])]
+        return self.pool
+
     def process(self, record, pool):
-        contexts = record["contexts"][:triplets.ANCHOR_POOL]
+        phrase, contexts = record["phrase"], record["contexts"][:triplets.ANCHOR_POOL]
         if len(contexts) < 2:
             self.too_few.inc()
             return
-        automaton = match.build_automaton([record["phrase"]])
-        negatives = [n for _, n in sorted(pool, key=lambda item: item[0])
-                     if n["phrase"] != record["phrase"] and not match.find_phrases(automaton, n["text"])]
-        negatives = negatives[:triplets.NEGATIVE_POOL]
+        negatives = [n for n, folded in self.ranked_pool(pool)
+                     if n["phrase"] != phrase and not match.holds_phrase(folded, phrase)][:triplets.NEGATIVE_POOL]
         if not negatives:
             self.no_negative.inc()
             return
         anchor, positive, negative = triplets.choose_triplet(self.vectors([c["masked"] for c in contexts]),
                                                              self.vectors([n["masked"] for n in negatives]))
         self.made.inc()
-        yield {"phrase": record["phrase"], "anchor": contexts[anchor], "positive": contexts[positive],
+        yield {"phrase": phrase, "anchor": contexts[anchor], "positive": contexts[positive],
                "negative_phrase": negatives[negative]["phrase"],
                "negative": {k: v for k, v in negatives[negative].items() if k != "phrase"}}
 

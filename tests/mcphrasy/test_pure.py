@@ -208,3 +208,10 @@ def test_table1_on_a_tiny_release_matches_hand_counts():
                                       "cluster_size": 1.4, "overlapping_clusters": 0.8}
     assert got["without_singletons"] == {"groups": 2, "phrases_per_group": 3.5, "clusters_per_group": 1.0,
                                          "cluster_size": 2.0, "overlapping_clusters": 0.0}
+
+
+def test_holds_phrase_agrees_with_the_automaton():
+    text = match.fold("Colorado colors; the COLOR red, hair-color")
+    assert match.holds_phrase(text, "color") and match.holds_phrase(text, "hair")
+    assert not match.holds_phrase(text, "colo") and not match.holds_phrase(text, "colors red")
+    assert match.holds_phrase(text, "color") == bool(match.find_phrases(match.build_automaton(["color"]), text))
