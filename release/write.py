@@ -42,6 +42,17 @@ def sha256_file(path):
     return digest.hexdigest()
 
 
+def file_checksums(root):
+    """{relative path: {sha256, bytes}} of every file under `root`, sorted by path."""
+    files = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            files[os.path.relpath(path, root).replace(os.sep, "/")] = {
+                "sha256": sha256_file(path), "bytes": os.path.getsize(path)}
+    return dict(sorted(files.items()))
+
+
 def _write_split(root, config, split, records):
     """JSON Lines and Parquet of one non-empty split; returns the Arrow size in bytes (the card's num_bytes)."""
     if not records:
@@ -101,15 +112,20 @@ def _write_contents(root, release, seed, stage_fingerprints):
     return manifest
 
 
-def replace_directory(out, fill):
-    """Run `fill(folder)` on a fresh sibling of `out`, then rename it to `out` (replacing any old one); returns
-    what `fill` returns. A failure leaves `out` as it was."""
+def write_release(release, out, *, seed, stage_fingerprints):
+    """Write `release` into a fresh sibling directory, then rename it to `out` (replacing any old one)."""
+    return replace_directory(out, lambda staging: _write_contents(staging, release, seed, stage_fingerprints))
+
+
+def replace_directory(out, write_contents):
+    """Run `write_contents(staging)` in a fresh sibling directory of `out`, then rename it to `out` (replacing
+    any old one), so readers see the old directory or the whole new one; returns what it returned."""
     out = os.path.abspath(out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.partial-", dir=os.path.dirname(out))
     os.chmod(staging, 0o755)
     try:
-        result = fill(staging)
+        manifest = write_contents(staging)
         old = None
         if os.path.exists(out):
             old = f"{out}.old-{uuid.uuid4().hex[:8]}"
@@ -120,20 +136,4 @@ def replace_directory(out, fill):
         raise
     if old:
         shutil.rmtree(old)
-    return result
-
-
-def file_checksums(root):
-    """{relative path: {sha256, bytes}} of every file under `root`, sorted by path."""
-    files = {}
-    for folder, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            files[os.path.relpath(path, root).replace(os.sep, "/")] = {
-                "sha256": sha256_file(path), "bytes": os.path.getsize(path)}
-    return dict(sorted(files.items()))
-
-
-def write_release(release, out, *, seed, stage_fingerprints):
-    """Write `release` into a fresh sibling directory, then rename it to `out` (replacing any old one)."""
-    return replace_directory(out, lambda staging: _write_contents(staging, release, seed, stage_fingerprints))
+    return manifest

@@ -8,7 +8,6 @@ from annotation.ledger import Ledger
 from annotation.sheets import read_sheet, write_sheet
 from companions.mcphrasy import clusters
 from companions.mcphrasy.workflow import GROUPS
-from companions.cosimlex.store import replace_stage
 from picforge.errors import InputError
 from picforge.rundir import upstream
 
@@ -149,6 +148,5 @@ def write_clusters(run, ledger_url=None):
     labels = ledger_labels(run, ledger_url)
     records, counts = reconciled_records(groups, labels)
     labels_digest = hashlib.sha256(json.dumps(labels, sort_keys=True).encode("utf-8")).hexdigest()
-    return replace_stage(run, CLUSTERS, "mcphrasy_clustering", records,
-                         dict(upstream(run, GROUPS), labels=labels_digest), {},
-                         report={"counts": counts, "agreement": agreement_report(labels)})
+    return run.write_stage(CLUSTERS, records, "mcphrasy_clustering", inputs=dict(upstream(run, GROUPS), labels=labels_digest),
+                           options={}, report={"counts": counts, "agreement": agreement_report(labels)})

@@ -2,7 +2,6 @@
 import json
 import os
 
-import datasets
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -19,7 +18,7 @@ from picforge import __version__
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from release.card import markdown_table
-from release.configs import schema_feature
+from release.configs import schema_features
 from release.write import file_checksums, replace_directory
 from picforge.resources import stopwords
 
@@ -99,16 +98,11 @@ def read_release(release_dir):
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def features():
-    """The Hugging Face Features of a row, in schema order."""
-    return datasets.Features({name: schema_feature(prop) for name, prop in schemas.load(SCHEMA)["properties"].items()})
-
-
 def card(records, num_bytes, table, baseline, model_name, license_id, agreement):
     """The dataset card: YAML header (config, features, split size) and Table 1, agreement and the baseline."""
     data = DatasetCardData(license=license_id, language=["en"], pretty_name="McPhraSy phrase clustering",
                            task_categories=["text-classification"])
-    DatasetInfosDict({"default": DatasetInfo(features=features(), splits=SplitDict(
+    DatasetInfosDict({"default": DatasetInfo(features=schema_features(SCHEMA), splits=SplitDict(
         {"test": SplitInfo(name="test", num_examples=len(records), num_bytes=num_bytes)}))}).to_dataset_card_data(data)
     MetadataConfigs({"default": {"data_files": [{"split": "test", "path": DATA_FILE}]}}).to_dataset_card_data(data)
     stats_rows = [(label, table["with_singletons"][key], table["without_singletons"][key]) for label, key in (

@@ -167,7 +167,7 @@ class _TripletFn(beam.DoFn):
     def setup(self):
         self.model = load_sentence_model(self.model_name)
         self.cache = {}
-        self.pool_id, self.pool = None, []
+        self.pool_key, self.pool = None, []
 
     def vectors(self, texts):
         missing = sorted({t for t in texts if t not in self.cache})
@@ -176,9 +176,11 @@ class _TripletFn(beam.DoFn):
         return np.stack([self.cache[t] for t in texts])
 
     def ranked_pool(self, pool):
-        """The negative candidates in rank order with their folded text (prepared once per side input)."""
-        if self.pool_id != id(pool):
-            self.pool_id = id(pool)
+        """The negative candidates in rank order with their folded text (folded once per worker; the side input
+        may arrive as a new list for every element)."""
+        key = (len(pool), min((rank for rank, _ in pool), default=None))
+        if self.pool_key != key:
+            self.pool_key = key
             self.pool = [(n, match.fold(n["text"])) for _, n in sorted(pool, key=lambda item: item[0])]
         return self.pool
 

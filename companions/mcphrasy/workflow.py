@@ -5,11 +5,10 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from companions.mcphrasy import corpus, grouping, match, stages
-from companions.cosimlex.store import identity, replace_stage
 from picforge.errors import InputError
 from pipeline.mine import read_stage
 from picforge.options import pipeline_options
-from picforge.rundir import RunDir, fingerprint, run_stages, upstream
+from picforge.rundir import RunDir, fingerprint, input_identity, run_stages, upstream
 
 GROUPS = "mcphrasy-groups"
 WIKI_CATEGORY_MODES = ("one", "page")
@@ -46,7 +45,7 @@ def write_documents(run, source, beam_args=(), force=False):
     """The `mcphrasy-documents` stage of `run` from `source` (skipped when up to date); its manifest."""
     if source.reviews:
         files = review_files(source.reviews)
-        inputs = {"reviews": [identity(f, "--reviews") for f in files]}
+        inputs = {"reviews": [input_identity(f, "--reviews") for f in files]}
 
         def build(p):
             return {stages.DOCUMENTS: p | "reviews" >> stages.ReadReviews(files, source.category)}
@@ -103,7 +102,7 @@ def retrieve_contexts(run, phrases_path, max_contexts=stages.MAX_CONTEXTS, seed=
     if max_contexts < 1:
         raise InputError(f"--max-contexts {max_contexts}: give at least 1")
     phrases = read_phrase_list(phrases_path)
-    inputs = dict(upstream(run, stages.DOCUMENTS), phrases=identity(phrases_path, "--phrases"))
+    inputs = dict(upstream(run, stages.DOCUMENTS), phrases=input_identity(phrases_path, "--phrases"))
     manifests = run_stages(
         run, {stages.CONTEXTS: "mcphrasy_contexts"}, inputs=inputs,
         options={"max_contexts": max_contexts, "seed": seed}, pipeline_options=pipeline_options(beam_args),
@@ -172,10 +171,11 @@ def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=groupi
     """The `mcphrasy-groups` stage: seed + nearest phrases per category, overlapping groups dropped; its manifest."""
     inputs = upstream(run, stages.PHRASES)
     if vector_options.vectors_file:
-        inputs["vectors"] = identity(vector_options.vectors_file, "--vectors")
+        inputs["vectors"] = input_identity(vector_options.vectors_file, "--vectors")
     options = dict(dataclasses.asdict(vector_options), max_groups=max_groups, size=size, near_duplicate=near_duplicate)
-    if not force and run.is_complete(GROUPS, fingerprint(GROUPS, inputs, options)):
-        return dict(run.read_manifest(GROUPS), skipped=True)
+    done = None if force else run.up_to_date(GROUPS, fingerprint(GROUPS, inputs, options))
+    if done:
+        return dict(done, skipped=True)
     by_category = {}
     for record in run.iter_records(stages.PHRASES):
         by_category.setdefault(record["category"], []).append(record)
@@ -192,4 +192,4 @@ def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=groupi
             records.append({"group_id": grouping.group_id(category, group[0]), "category": category, "seed": group[0],
                             "phrases": group, "counts": [counts[p] for p in group],
                             "similarities": [round(float(phrase_vecs[p] @ phrase_vecs[group[0]]), 6) for p in group]})
-    return replace_stage(run, GROUPS, "mcphrasy_group", records, inputs, options, report=report)
+    return run.write_stage(GROUPS, records, "mcphrasy_group", inputs=inputs, options=options, report=report)
