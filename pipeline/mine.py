@@ -181,6 +181,7 @@ def funnel_report(manifests):
         {"step": "5 sentence pairs formed", "count": counter("pairs", "pairs-formed")},
         {"step": "5 pairs in the semantic window", "count": records("pairs")},
         {"step": "5 pairs with a domain score", "count": records("domains") - counter("domains", "pairs-without-categories")},
+        {"step": "6 pairs after Step-6 filters", "count": counter("select", "pairs-after-filters")},
         {"step": "6 phrases after Step-6 filters", "count": counter("select", "phrases-after-filters")},
         {"step": "6 triplets selected", "count": records("select")},
     ]
