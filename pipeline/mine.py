@@ -250,5 +250,17 @@ def run_command(args, beam_args):
         categories_contact=args.categories_contact)
     funnel = mine(args.input, args.wic, args.out, options, beam_args, args.runner, args.force, args.cache_dir)
     print(format_funnel(funnel))
-    print(f"\ntriplets: {args.out}/select/  candidates CSV: {args.out}/{CANDIDATES_CSV}")
+    print(selection_summary(args.out, funnel[-1]["count"]))
     return 0
+
+
+def selection_summary(out, selected, annotators=3):
+    """What a run selected, where it is, and the command that hands it to expert annotators."""
+    if not selected:
+        return (f"\n0 triplets selected in {out}: no phrase kept a pair of sentences from two pages; mine a larger "
+                "dump (see the funnel above for the step that emptied it)")
+    per_annotator = -(-selected // annotators)
+    names = ",".join(f"expert{n}" for n in range(1, annotators + 1))
+    return (f"\n{selected:,} triplets selected: {out}/select/ (ranked Parquet) and {out}/{CANDIDATES_CSV}\n"
+            f"next, the expert sheets: picforge annotate export expert --run {out} --annotators {names} "
+            f"--per-annotator {per_annotator}")
