@@ -4,7 +4,7 @@ import importlib
 import logging
 import sys
 
-from pipeline import __version__
+from pipeline import __version__, progress
 from pipeline.errors import InputError
 
 # Each module defines register(subparsers), adding its parser with set_defaults(func=...).
@@ -34,6 +34,7 @@ def main(argv=None):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     try:
         return args.func(args, extra) if getattr(args, "beam_args", False) else args.func(args)
     except InputError as err:

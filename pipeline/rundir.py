@@ -1,7 +1,6 @@
 """Run directories: each stage's Parquet output and `_manifest.json`, over Beam FileSystems."""
 import hashlib
 import json
-import logging
 import time
 
 import apache_beam as beam
@@ -11,12 +10,11 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
 
 import schemas
-from pipeline import __version__
+from pipeline import __version__, progress
 from pipeline.errors import InputError
 
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
-log = logging.getLogger(__name__)
 
 
 def input_identity(path):
@@ -186,11 +184,12 @@ def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=F
     """
     prints = {stage: fingerprint(stage, inputs, options) for stage in stages}
     if not force and all(run.is_complete(stage, prints[stage]) for stage in stages):
-        log.info("skipping %s: outputs are up to date", ", ".join(stages))
+        progress.log.info("%s: up to date, skipped", ", ".join(stages))
         return {stage: dict(run.read_manifest(stage), skipped=True) for stage in stages}
     for stage in stages:
         run.clear(stage)
     started = time.time()
+    progress.stage_started(stages)
     pipeline = beam.Pipeline(options=pipeline_options)
     outputs = build(pipeline)
     for stage, schema_name in stages.items():
@@ -213,4 +212,5 @@ def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=F
         }
         run.write_manifest(stage, manifest)
         manifests[stage] = manifest
+    progress.stage_finished(manifests)
     return manifests

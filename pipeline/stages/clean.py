@@ -10,6 +10,8 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from mwparserfromhell.nodes import Argument, Comment, ExternalLink, Heading, HTMLEntity, Tag, Template, Text, Wikilink
 
+from pipeline.progress import Progress
+
 STAGE = "clean"
 log = logging.getLogger(__name__)
 GAP = "\ue000"  # placeholder where an unrenderable inline template left a hole
@@ -342,10 +344,11 @@ class CleanPages(beam.PTransform):
     """Article records with wikitext → Page records (clean paragraphs, visible categories)."""
 
     def expand(self, articles):
-        return articles | "clean wikitext" >> beam.FlatMap(_clean_article)
+        return articles | "clean wikitext" >> beam.FlatMap(_clean_article, Progress(STAGE, "pages cleaned"))
 
 
-def _clean_article(article):
+def _clean_article(article, progress):
+    progress.tick()
     try:
         paragraphs, categories, missing_words, residue = clean_wikitext(article["wikitext"])
     except Exception as err:  # a parser failure on one page must not stop the run

@@ -60,7 +60,7 @@ class ScoreDomains(beam.PTransform):
     def __init__(self, categories, model_name=None, pooling="model"):
         super().__init__()
         self.categories = categories
-        self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling)
+        self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling, stage=STAGE)
 
     def expand(self, pairs):
         texts = (

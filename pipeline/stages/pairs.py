@@ -62,7 +62,7 @@ class PairContexts(beam.PTransform):
         super().__init__()
         self.sentences = sentences
         self.seed = seed
-        self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling)
+        self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling, stage=STAGE)
         self.limits = dict(max_contexts=max_contexts, min_words=min_words, max_words=max_words,
                            max_length_diff=max_length_diff)
         self.window = window

@@ -5,6 +5,7 @@ import re
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from pipeline.progress import Progress
 from pipeline.resources import stopwords
 
 STAGE = "phrases"
@@ -90,6 +91,7 @@ class _ExtractPhrases(beam.DoFn):
         self.batch_size = batch_size
         self.occurrences = Metrics.counter(STAGE, "occurrences")
         self.sentences = Metrics.counter(STAGE, "sentences-parsed")
+        self.progress = Progress(STAGE, "sentences parsed")
 
     def setup(self):
         self.nlp = load_spacy(self.model_name)
@@ -98,6 +100,7 @@ class _ExtractPhrases(beam.DoFn):
         texts = [s["text"] for s in batch]
         for sentence, doc in zip(batch, self.nlp.pipe(texts, batch_size=self.batch_size)):
             self.sentences.inc()
+            self.progress.tick()
             for phrase, start, end, kind in extract_phrases(doc):
                 self.occurrences.inc()
                 yield {"phrase": phrase, "sentence_id": sentence["sentence_id"], "start": start, "end": end, "kind": kind}

@@ -8,6 +8,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
+from pipeline.progress import Progress
 from pipeline.resources import abbreviations
 from pipeline.stages.clean import RESIDUE
 
@@ -76,10 +77,11 @@ class SplitSentences(beam.PTransform):
     """Page records → Sentence records, counting broken sentences by reason."""
 
     def expand(self, pages):
-        return pages | "split paragraphs" >> beam.FlatMap(_counted_sentences)
+        return pages | "split paragraphs" >> beam.FlatMap(_counted_sentences, Progress(STAGE, "pages split"))
 
 
-def _counted_sentences(page):
+def _counted_sentences(page, progress):
+    progress.tick()
     for sentence in page_sentences(page):
         Metrics.counter(STAGE, "sentences").inc()
         if sentence["broken"]:
