@@ -6,10 +6,12 @@ setup(
     version="0.1.0",
     description="Build phrase-in-context NLP datasets from Wikipedia dumps with Apache Beam.",
     python_requires=">=3.10",
-    packages=find_packages(include=["pipeline", "pipeline.*", "annotation", "annotation.*", "schemas"]),
+    packages=find_packages(include=["picforge", "picforge.*", "pipeline", "pipeline.*", "annotation", "annotation.*",
+                                    "release", "release.*", "companions", "companions.*", "schemas"]),
     package_data={
         "schemas": ["*.schema.json"],
-        "pipeline": ["data/*"],
+        "picforge": ["data/*"],
+        "companions.cosimlex": ["data/*"],
         "annotation": ["templates/*", "data/*"],
     },
     install_requires=[
@@ -36,5 +38,5 @@ setup(
         "huggingface_hub>=0.23",
     ],
     extras_require={"test": ["pytest>=8", "selenium>=4.20"], "postgres": ["psycopg[binary]>=3.1"]},
-    entry_points={"console_scripts": ["picforge=pipeline.cli:main"]},
+    entry_points={"console_scripts": ["picforge=picforge.cli:main"]},
 )

@@ -9,7 +9,7 @@ from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, item_id
 from annotation.roundtrip import record_sheet, resolve_rows, write_batches
 from annotation.text import YES, highlight, locate_phrase, normalize, replace_span, shared_words, words, yes_no
 from annotation.triplets import iter_triplets, load_triplets
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 KIND = "expert"
 SCHEMA = "expert_annotation"

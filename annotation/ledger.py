@@ -14,7 +14,7 @@ import os
 
 import sqlalchemy as sa
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 LEDGER_FILE = "ledger.sqlite"
 

@@ -8,20 +8,17 @@ ledger as soon as MTurk returns it, so any verb can be interrupted and run again
 """
 import dataclasses
 import datetime
-import hashlib
 import json
 import logging
 import re
 import xml.etree.ElementTree as ET
 from decimal import ROUND_HALF_UP, Decimal
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from annotation import hit_pages, round1
 from annotation.mturk_manual import write_atomically
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +41,6 @@ FEE_RATE, LARGE_HIT_FEE_RATE, LARGE_HIT_ASSIGNMENTS, MIN_FEE = Decimal("0.20"), 
 CENT = Decimal("0.01")
 PAST = datetime.datetime(2015, 1, 1, tzinfo=datetime.timezone.utc)  # ExpireAt in the past expires a HIT now
 HIT_ID_RE = re.compile(r"\b[A-Z0-9]{30}\b")
-QUALIFICATION_TEST_SECONDS = 20 * 60
 
 
 class MTurkFailure(RuntimeError):
@@ -103,6 +99,14 @@ def check_budget(cost, max_spend, live):
                          "raise the cap, or plan fewer HITs or assignments")
 
 
+def announce_cost(batch_id, plan, what, live, max_spend, say=print):
+    """Say the batch's full cost, then refuse it above `max_spend` (or `live` without a cap), before any call."""
+    reward, assignments, hits = plan["hit_type"]["reward"], assignments_per_hit(plan), len(plan["hits"])
+    cost = batch_cost(reward, assignments, hits)
+    say(f"batch {batch_id} [{environment(live)}]: {what} in " + describe_cost(cost, hits, assignments, reward))
+    check_budget(cost, max_spend, live)
+
+
 def assignments_per_hit(plan):
     """MaxAssignments of a batch's HITs (round-1 plans keep it in their settings)."""
     return plan["assignments"] if plan["kind"] == QUESTIONS_BATCH else plan["settings"]["assignments"]
@@ -123,6 +127,8 @@ def check_balance(client, ledger, batch_id, plan):
 
 def mturk_client(live, profile=None):
     """A boto3 MTurk client on the sandbox (default) or production endpoint, credentials from boto3's chain."""
+    import boto3
+    from botocore.config import Config
     session = boto3.Session(profile_name=profile)
     return session.client("mturk", region_name=REGION, endpoint_url=LIVE_ENDPOINT if live else SANDBOX_ENDPOINT,
                           config=Config(retries={"mode": "standard", "max_attempts": 5}))
@@ -171,28 +177,18 @@ def _error_text(err):
 
 # -- create ----------------------------------------------------------------------------------------
 
-def qualification_type_name(test_xml):
-    """A name that identifies the test's content, so the same test is found again instead of re-created."""
-    return "PiC phrase verification test " + hashlib.sha256(test_xml.encode("utf-8")).hexdigest()[:12]
-
-
-def ensure_qualification_type(client, plan, settings):
+def ensure_qualification_type(client, plan):
     """Id of the qualification type whose test is the plan's gold questions (found by name, else created)."""
-    gold = plan["gold"]
-    test_xml = hit_pages.qualification_test_xml(
-        [(g, round1.gold_question(gold[g])) for g in plan["qualification"]], settings.qualification_pass)
-    name = qualification_type_name(test_xml)
+    test = round1.qualification_test(plan)
     for page in client.get_paginator("list_qualification_types").paginate(
-            Query=name, MustBeRequestable=True, MustBeOwnedByCaller=True):
+            Query=test.name, MustBeRequestable=True, MustBeOwnedByCaller=True):
         for found in page["QualificationTypes"]:
-            if found["Name"] == name:
+            if found["Name"] == test.name:
                 return found["QualificationTypeId"]
     created = client.create_qualification_type(
-        Name=name, Keywords="language, meaning, paraphrase",
-        Description=f"Answer at least {settings.qualification_pass} of {len(plan['qualification'])} questions "
-                    "about phrases in Wikipedia passages correctly.",
-        QualificationTypeStatus="Active", Test=test_xml, TestDurationInSeconds=QUALIFICATION_TEST_SECONDS,
-        AnswerKey=hit_pages.answer_key_xml([(g, gold[g]["answer"]) for g in plan["qualification"]]))
+        Name=test.name, Keywords="language, meaning, paraphrase", Description=test.description,
+        QualificationTypeStatus="Active", Test=test.test_xml, TestDurationInSeconds=test.seconds,
+        AnswerKey=test.answer_key)
     return created["QualificationType"]["QualificationTypeId"]
 
 
@@ -235,7 +231,7 @@ def ensure_hit_type_for_plan(client, ledger, batch_id, plan):
     if plan["kind"] != QUESTIONS_BATCH:
         settings = round1.settings_of(plan)
         ids["qualification_type_id"] = (plan.get("qualification_type_id")
-                                        or ensure_qualification_type(client, plan, settings))
+                                        or ensure_qualification_type(client, plan))
         test = (ids["qualification_type_id"], settings.qualification_pass)
     ids["hit_type_id"] = ensure_hit_type(client, HitTypeSettings(**plan["hit_type"]), test)
     with ledger.transaction() as tx:
@@ -316,6 +312,20 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
                        meta={**{k: v for k, v in planned.items() if k != "token"}, "group_id": hit.get("HITGroupId")})
         created += 1
     return created
+
+
+def create_planned_hits(client, ledger, batch_id, plan, questions, live, say=print):
+    """Check the balance (`live`), make the HIT type, create the HITs not recorded yet, say where workers find them."""
+    if live:
+        check_balance(client, ledger, batch_id, plan)
+    ids = ensure_hit_type_for_plan(client, ledger, batch_id, plan)
+    created = create_hits(client, ledger, batch_id, plan, questions, ids["hit_type_id"])
+    test = f"qualification test {ids['qualification_type_id']}, " if "qualification_type_id" in ids else ""
+    say(f"{created} HIT(s) created now; {len(plan['hits'])} in the batch; {test}HIT type {ids['hit_type_id']}")
+    with ledger.read() as q:
+        groups = sorted({hit["meta"].get("group_id") for hit in q.hits(batch_id)} - {None})
+    for group_id in groups:
+        say(f"workers find them at {worker_url(live, group_id)}")
 
 
 # -- status, save, review, expire, delete ----------------------------------------------------------

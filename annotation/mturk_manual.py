@@ -4,11 +4,12 @@ Approve/Reject file it uploads after review. Same plan, checks and ledger as the
 """
 import csv
 import os
+import shlex
 import tempfile
 
 from annotation import hit_pages, round1
 from annotation.sheets import read_sheet
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 ROW_KEY = "row_key"
 RESULT_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "Input." + ROW_KEY)
@@ -35,7 +36,8 @@ def csv_cell(fragment):
 
 
 def export_batch(run_dir, batch_id, plan, out_dir):
-    """Write `<batch>_input.csv` (one row per HIT) and `<batch>_template.html`; returns their paths.
+    """Write `<batch>_input.csv` (one row per HIT), `<batch>_template.html` and the qualification test
+    (`<batch>_qualification_test.xml`, `<batch>_answer_key.xml`); returns their paths.
 
     Each `question_<n>` cell holds that slot's question HTML, already escaped, because the requester
     UI pastes `${question_<n>}` values into the template verbatim.
@@ -58,7 +60,21 @@ def export_batch(run_dir, batch_id, plan, out_dir):
     write_atomically(csv_path, write_rows)
     template = hit_pages.crowd_template(settings.questions_per_hit, round1.practice_of(plan))
     write_atomically(template_path, lambda fh: fh.write(template))
-    return csv_path, template_path
+    test = round1.qualification_test(plan)
+    test_path = os.path.join(out_dir, f"{batch_id}_qualification_test.xml")
+    key_path = os.path.join(out_dir, f"{batch_id}_answer_key.xml")
+    write_atomically(test_path, lambda fh: fh.write(test.test_xml))
+    write_atomically(key_path, lambda fh: fh.write(test.answer_key))
+    return csv_path, template_path, test_path, key_path
+
+
+def create_qualification_command(plan, test_path, key_path):
+    """The AWS CLI command that creates the batch's qualification test on the sandbox (the requester UI cannot)."""
+    test = round1.qualification_test(plan)
+    return (f"aws mturk create-qualification-type --region us-east-1 --endpoint-url "
+            f"https://mturk-requester-sandbox.us-east-1.amazonaws.com --name {shlex.quote(test.name)} "
+            f"--description {shlex.quote(test.description)} --qualification-type-status Active "
+            f"--test file://{test_path} --answer-key file://{key_path} --test-duration-in-seconds {test.seconds}")
 
 
 def _manual_plans(q):

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 
 from annotation import mturk, round1
 from annotation.hit_pages import HTML_QUESTION_LIMIT
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 KIND = mturk.QUESTIONS_BATCH
 ENTRY_LISTS = ("hits", "forms")

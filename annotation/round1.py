@@ -16,8 +16,7 @@ import schemas
 from annotation import hit_pages, rules, text
 from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, item_id
-from annotation.triplets import load_triplets
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 API_BATCH, MANUAL_BATCH = "mturk", "mturk-manual"
 ITEM_KINDS = ("q1", "q2", "q3")
@@ -228,8 +227,31 @@ def settings_of(plan):
     return Round1Settings(**plan["settings"])
 
 
+@dataclasses.dataclass(frozen=True)
+class QualificationTest:
+    """A plan's qualification test: MTurk QuestionForm and AnswerKey XML, named after its content so the same
+    test is found again instead of re-created."""
+    name: str
+    description: str
+    test_xml: str
+    answer_key: str
+    seconds: int = 20 * 60
+
+
+def qualification_test(plan):
+    """The qualification test of a plan's gold questions (pass mark from its settings)."""
+    gold, questions, passing = plan["gold"], plan["qualification"], settings_of(plan).qualification_pass
+    test_xml = hit_pages.qualification_test_xml([(g, gold_question(gold[g])) for g in questions], passing)
+    return QualificationTest(
+        name="PiC phrase verification test " + hashlib.sha256(test_xml.encode("utf-8")).hexdigest()[:12],
+        description=f"Answer at least {passing} of {len(questions)} questions about phrases in Wikipedia passages "
+                    "correctly.",
+        test_xml=test_xml, answer_key=hit_pages.answer_key_xml([(g, gold[g]["answer"]) for g in questions]))
+
+
 def hit_pages_of(run_dir, plan):
     """{token: [PageQuestion per slot]} for every HIT of the plan (no expert answer in them)."""
+    from annotation.triplets import load_triplets  # Beam's FileSystems: imported only when pages are made
     annotations = plan["annotations"]
     slot_ids = {slot for hit in plan["hits"] for slot in hit["slots"] if not slot.startswith(GOLD_PREFIX)}
     triplets = load_triplets(run_dir, {slot.rsplit("/", 1)[0] for slot in slot_ids})

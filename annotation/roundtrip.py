@@ -2,7 +2,7 @@
 import os
 
 from annotation import sheets
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 MAX_ERRORS_SHOWN = 20
 

@@ -7,7 +7,7 @@ from annotation.roundtrip import raise_errors, record_sheet, resolve_rows, write
 from annotation.rules import ANNOTATION_KINDS, verify2_decision
 from annotation.text import highlight, locate_phrase, yes_no
 from annotation.triplets import load_triplets
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 KIND = "verify2"
 SHEET_COLUMNS = ["batch_id", "item_id", "question", "phrase", "paraphrase", "passage", "other_passage", "answer"]

@@ -113,7 +113,7 @@ def original_side(pages, watch, occurrences, model_name, batch_size):
     """The PiC loop: spaCy's full pipeline + merge_noun_chunks called once per sentence."""
     import spacy
 
-    from pipeline.resources import stopwords
+    from picforge.resources import stopwords
     from pipeline.stages.phrases import default_spacy_model
     from pipeline.stages.sentences import split_sentences
 
@@ -153,7 +153,7 @@ SIDES = {"picforge": picforge_side, "original": original_side}
 
 def measure(side, dump, max_pages, repeat, model_name, batch_size, wic_path):
     """Run one side in this (fresh) process; figures plus the final candidate phrases when wic_path is given."""
-    from pipeline.resources import read_wic_words
+    from picforge.resources import read_wic_words
     from pipeline.stages.group import group_phrase
 
     watch = Stopwatch()

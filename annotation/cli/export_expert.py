@@ -2,7 +2,6 @@
 import os
 
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
-from annotation.expert import export_expert
 
 GROUP = "export"
 
@@ -19,6 +18,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.expert import export_expert
     out_dir = args.out or os.path.join(args.run, "annotation", "expert")
     print_batches(export_expert(open_ledger(args), args.run, out_dir, args.annotators, args.per_annotator),
                   "triplets")

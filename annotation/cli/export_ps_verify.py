@@ -2,7 +2,6 @@
 import os
 
 from annotation.cli import add_ledger_options, name_list, open_ledger, print_batches
-from annotation.ps_verify import export_first_pass, export_tiebreak
 
 GROUP = "export"
 
@@ -23,6 +22,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.ps_verify import export_first_pass, export_tiebreak
     out_dir = args.out or os.path.join(args.run, "annotation", "ps-verify")
     ledger = open_ledger(args)
     if args.tiebreak:

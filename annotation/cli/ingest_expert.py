@@ -2,8 +2,6 @@
 import os
 
 from annotation.cli import add_grammar_options, add_ledger_options, open_ledger
-from annotation.expert import ingest_expert
-from annotation.languagetool import checker_from_options
 
 GROUP = "ingest"
 
@@ -19,6 +17,8 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.expert import ingest_expert
+    from annotation.languagetool import checker_from_options
     checker = checker_from_options(args.languagetool, args.no_grammar)
     fix_dir = args.fixlists or os.path.join(args.run, "annotation", "expert", "fixlists")
     try:

@@ -1,7 +1,6 @@
 """`annotate mturk create-questions`: post prepared question files (e.g. CoSimLex rating forms) as HITs."""
-from annotation import mturk, mturk_questions
 from annotation.cli import mturk_options, open_ledger
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 GROUP = "mturk"
 
@@ -24,6 +23,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
+    from annotation import mturk, mturk_questions
     if args.assignments < 1:
         raise InputError(f"--assignments {args.assignments} must be at least 1")
     hit_type = mturk_options.hit_type_settings(args)
@@ -31,8 +31,8 @@ def run(args):
     plan, questions, new = mturk_questions.plan_batch(
         ledger, args.batch, args.questions, {"environment": mturk.environment(args.live),
                                              "hit_type": hit_type.as_meta(), "assignments": args.assignments})
-    mturk_options.announce_cost(args, plan, f"the questions of {args.questions}")
+    mturk.announce_cost(args.batch, plan, f"the questions of {args.questions}", args.live, args.max_spend)
     if new:
         mturk_questions.store_plan(ledger, args.batch, plan)
-    mturk_options.create_planned_hits(args, ledger, plan, questions)
+    mturk.create_planned_hits(mturk_options.client(args), ledger, args.batch, plan, questions, args.live)
     return 0

@@ -1,5 +1,4 @@
 """`annotate mturk ingest`: read requester-UI `Batch_*_batch_results.csv` files into the ledger."""
-from annotation import mturk_manual
 from annotation.cli import add_ledger_options, open_ledger
 
 GROUP = "mturk"
@@ -15,6 +14,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation import mturk_manual
     ledger = open_ledger(args)
     seen = mturk_manual.ingest_results(ledger, args.results)
     for batch_id, count in sorted(seen.items()):

@@ -104,30 +104,6 @@ def hit_type_settings(args):
         title=args.title, description=args.description, keywords=args.keywords)
 
 
-def announce_cost(args, plan, what):
-    """Print the batch's full cost and refuse it above --max-spend (or --live without a cap), before any call."""
-    reward, assignments, hits = plan["hit_type"]["reward"], mturk.assignments_per_hit(plan), len(plan["hits"])
-    cost = mturk.batch_cost(reward, assignments, hits)
-    print(f"batch {args.batch} [{mturk.environment(args.live)}]: {what} in "
-          + mturk.describe_cost(cost, hits, assignments, reward))
-    mturk.check_budget(cost, args.max_spend, args.live)
-
-
-def create_planned_hits(args, ledger, plan, questions):
-    """Check the balance (--live), make the HIT type, create the HITs not recorded yet, say where workers find them."""
-    mturk_client = client(args)
-    if args.live:
-        mturk.check_balance(mturk_client, ledger, args.batch, plan)
-    ids = mturk.ensure_hit_type_for_plan(mturk_client, ledger, args.batch, plan)
-    created = mturk.create_hits(mturk_client, ledger, args.batch, plan, questions, ids["hit_type_id"])
-    test = f"qualification test {ids['qualification_type_id']}, " if "qualification_type_id" in ids else ""
-    print(f"{created} HIT(s) created now; {len(plan['hits'])} in the batch; {test}HIT type {ids['hit_type_id']}")
-    with ledger.read() as q:
-        groups = sorted({hit["meta"].get("group_id") for hit in q.hits(args.batch)} - {None})
-    for group_id in groups:
-        print(f"workers find them at {mturk.worker_url(args.live, group_id)}")
-
-
 def batch_verb(subparsers, name, help, description, run):
     """The parser of a verb acting on one batch's HITs (--run/--ledger, --batch, --live, --profile)."""
     parser = subparsers.add_parser(name, help=help, description=description)

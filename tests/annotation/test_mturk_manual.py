@@ -7,7 +7,7 @@ import pytest
 
 from annotation import ledger as L
 from annotation import mturk_manual, round1
-from pipeline.errors import InputError
+from picforge.errors import InputError
 from tests.annotation.conftest import ledger_option
 
 from mturk_support import gold_bank, make_run, write_gold
@@ -64,6 +64,20 @@ def test_export_writes_one_row_per_hit_and_the_crowd_template(manual):
     assert all("<script>" not in value for r in rows for value in r.values())
     template = (out / "m1_template.html").read_text(encoding="utf-8")
     assert "<crowd-form" in template and "${question_4}" in template and "${question_5}" not in template
+
+
+def test_export_writes_the_qualification_test_that_create_would_make(manual, capsys):
+    assert manual["cli"](["annotate", "mturk", "export", "--run", manual["run"], "--batch", "m1", "--gold",
+                          str(manual["tmp"] / "gold.jsonl"), "--questions-per-hit", "4", "--assignments", "2"]) == 0
+    out = manual["tmp"] / "run" / "mturk" / "m1"
+    test = round1.qualification_test(manual["plan"])
+    assert (out / "m1_qualification_test.xml").read_text(encoding="utf-8") == test.test_xml
+    assert (out / "m1_answer_key.xml").read_text(encoding="utf-8") == test.answer_key
+    printed = capsys.readouterr().out
+    assert (f"aws mturk create-qualification-type --region us-east-1 --endpoint-url "
+            f"https://mturk-requester-sandbox.us-east-1.amazonaws.com --name '{test.name}'") in printed
+    assert f"--test file://{out}/m1_qualification_test.xml --answer-key file://{out}/m1_answer_key.xml" in printed
+    assert "score of at least 5" in printed
 
 
 def test_ingest_is_idempotent_across_repeats_overlaps_and_status_updates(manual, capsys):

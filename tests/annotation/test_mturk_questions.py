@@ -7,7 +7,7 @@ import pytest
 from annotation import mturk, mturk_questions
 from annotation.hit_pages import HTML_QUESTION_LIMIT, HTML_QUESTION_NS
 from annotation.ledger import Ledger
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 META = {"environment": "sandbox", "hit_type": mturk.HitTypeSettings(reward="0.80").as_meta(), "assignments": 3}
 

@@ -3,7 +3,7 @@ import pytest
 
 from annotation import round1
 from annotation.ledger import ACCEPTED, REJECTED
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 from mturk_support import gold_bank
 

@@ -7,8 +7,8 @@ from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipeline.embeddings import SentenceTransformerHandler
-from pipeline.progress import Progress
+from picforge.encoders import SentenceTransformerHandler
+from picforge.progress import Progress
 
 
 def test_progress_logs_count_and_rate_once_per_interval(caplog):

@@ -5,7 +5,7 @@ import collections
 import pytest
 
 from pipeline.mine import mine
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 from pipeline.stages.clean import GAP, MISSING, clean_wikitext, iter_clean_pages, mark_missing_words, take_missing_words
 from pipeline.stages.select import clean_passage
 from pipeline.stages.sentences import broken_reason, page_sentences

