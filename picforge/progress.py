@@ -22,7 +22,7 @@ class Progress:
         self.count += n
         if now > self.started and now - self.logged >= self.interval:
             self.logged = now
-            log.info("%s: %s %s so far (%s/s)", self.stage, f"{self.count:,}", self.unit,
+            log.info("%s: %s %s in %.0f s (%s/s)", self.stage, f"{self.count:,}", self.unit, now - self.started,
                      f"{self.count / (now - self.started):,.0f}")
 
 

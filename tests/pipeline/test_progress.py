@@ -19,8 +19,8 @@ def test_progress_logs_count_and_rate_once_per_interval(caplog):
         quiet.tick()
         time.sleep(0.01)
     lines = [r.getMessage() for r in caplog.records]
-    assert [line.split(" (")[0] for line in lines] == [  # the first tick only starts the clock
-        "phrases: 200 sentences parsed so far", "phrases: 300 sentences parsed so far"]
+    assert [line.split(" in ")[0] for line in lines] == [  # the first tick only starts the clock
+        "phrases: 200 sentences parsed", "phrases: 300 sentences parsed"]
     assert all(line.endswith("/s)") for line in lines)
 
 
