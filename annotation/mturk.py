@@ -17,8 +17,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from botocore.exceptions import ClientError
 
 from annotation import hit_pages, round1
-from annotation.mturk_manual import write_atomically
 from picforge.errors import InputError
+from picforge.files import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,13 @@ class MTurkFailure(RuntimeError):
 
 @dataclasses.dataclass(frozen=True)
 class HitTypeSettings:
-    """The HIT type workers see: reward (USD per HIT), timing and worker requirements."""
-    reward: str = "1.56"
+    """The HIT type workers see: reward (USD per HIT), timing and worker requirements.
+
+    The reward follows PiC, Appendix J: "Per 30 verified answers in around ~20 minutes, the verification
+    process costs us $5.6 (AMT fees included)"; $4.67 plus MTurk's 20% fee ($0.93) is $5.60 for one HIT of
+    30 questions (the default), about $16.80 an hour.
+    """
+    reward: str = "4.67"
     assignment_duration: int = 60 * 60
     lifetime: int = 7 * 24 * 60 * 60
     auto_approval_delay: int = 3 * 24 * 60 * 60
@@ -224,7 +229,7 @@ def ensure_hit_type(client, hit_type, test=None):
 
 
 def ensure_hit_type_for_plan(client, ledger, batch_id, plan):
-    """{[qualification_type_id,] hit_type_id} of the batch, made (idempotently) and kept in its ledger meta.
+    """{[qualification_type_id,] hit_type_id} of the batch, made (idempotently) and kept in its plan.
 
     Round-1 batches require their qualification test; question-file batches only the worker record."""
     ids, test = {}, None
@@ -234,8 +239,10 @@ def ensure_hit_type_for_plan(client, ledger, batch_id, plan):
                                         or ensure_qualification_type(client, plan))
         test = (ids["qualification_type_id"], settings.qualification_pass)
     ids["hit_type_id"] = ensure_hit_type(client, HitTypeSettings(**plan["hit_type"]), test)
+    plan.update(ids)   # recorded with the plan when the batch is recorded
     with ledger.transaction() as tx:
-        tx.update_batch(batch_id, meta=ids)
+        if tx.batch(batch_id) is not None:
+            tx.update_batch(batch_id, meta=ids)
     return ids
 
 
@@ -284,7 +291,8 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
 
     Each HIT is sent with its deterministic UniqueRequestToken and recorded in the ledger at once (with
     its plan entry, less the token, as meta), so a retried create never makes a duplicate: a token MTurk
-    has already seen is resolved to its HIT.
+    has already seen is resolved to its HIT. A new batch is recorded (`round1.record_plan`) in the
+    transaction of its first HIT: until MTurk accepts one, its items stay free for any other batch.
     """
     assignments, hit_type = assignments_per_hit(plan), HitTypeSettings(**plan["hit_type"])
     with ledger.read() as q:
@@ -300,12 +308,16 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
                 Question=questions[token], RequesterAnnotation=token, UniqueRequestToken=token)["HIT"]
         except ClientError as err:
             if not token_already_used(err):
+                recorded = (f"{created} new HIT(s) are recorded" if done or created else
+                            f"batch {batch_id!r} is not recorded and its items still wait for verification")
                 raise MTurkFailure(f"creating HIT {number} of {len(plan['hits'])} failed ({_error_text(err)}); "
-                                   f"{created} new HIT(s) are recorded; run the same command again to resume "
+                                   f"{recorded}; run the same command again to resume "
                                    "(request tokens make retries safe)") from None
             log.info("request token of HIT %d was already used; looking the HIT up", number)
             hit = find_hit_by_token(client, token, err.response.get("Error", {}).get("Message", ""))
         with ledger.transaction() as tx:
+            if tx.batch(batch_id) is None:
+                round1.record_plan(tx, batch_id, plan)
             tx.add_hit(hit["HITId"], batch_id,
                        [s for s in planned.get("slots", ()) if not s.startswith(round1.GOLD_PREFIX)],
                        request_token=token, hit_type_id=hit["HITTypeId"], status=hit["HITStatus"],
@@ -361,11 +373,10 @@ def ledger_answers(kind, fields, hit):
 
 def save_assignments(client, ledger, batch_id, page_size=100):
     """Page through every HIT's assignments into the ledger (one transaction per HIT); re-polling
-    updates statuses and adds nothing twice. Returns the number of assignments seen."""
+    moves statuses only forward and adds nothing twice. Returns the number of assignments seen."""
     with ledger.read() as q:
         kind = q.batch(batch_id)["kind"]
         hits = q.hits(batch_id)
-        known = {a["assignment_id"]: a["meta"] for a in q.assignments(batch_id=batch_id)}
     seen = 0
     for hit in hits:
         pages = client.get_paginator("list_assignments_for_hit").paginate(
@@ -373,8 +384,7 @@ def save_assignments(client, ledger, batch_id, page_size=100):
         assignments = [a for page in pages for a in page["Assignments"]]
         with ledger.transaction() as tx:
             for assignment in assignments:
-                aid, meta = assignment["AssignmentId"], {**known.get(assignment["AssignmentId"], {}),
-                                                         **assignment_meta(assignment)}
+                aid, meta = assignment["AssignmentId"], assignment_meta(assignment)
                 try:
                     answers = ledger_answers(kind, fields_from_answer_xml(assignment["Answer"]), hit)
                 except (ValueError, ET.ParseError) as err:   # a tampered form: kept, answers unusable
@@ -405,7 +415,7 @@ def assignment_records(ledger, batch_id):
 def write_assignments(ledger, batch_id, path):
     """Write the batch's saved assignments to `path` as JSON Lines (replaced whole); returns how many."""
     records = assignment_records(ledger, batch_id)
-    write_atomically(path, lambda fh: fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    write_atomically(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     return len(records)
 
 

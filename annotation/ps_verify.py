@@ -8,7 +8,7 @@ from annotation.roundtrip import raise_errors, record_sheet, resolve_rows, write
 from annotation.rules import PsOutcome, PsTiebreak, PsVote, cohen_kappa, ps_decide
 from annotation.text import YES, highlight, locate_phrase, normalize, yes_no
 from annotation.triplets import load_triplets
-from picforge.errors import InputError
+from picforge.errors import NothingToDo
 
 KIND = "ps-verify"
 FIRST_PASS, TIEBREAK = ("A1", "A2"), "A3"
@@ -55,7 +55,7 @@ def export_first_pass(ledger, run_dir, out_dir, experts, balance=False, seed=0):
     annotations = {a["triplet_id"]: a for a, _ in kept}
     pairs = [p for p in ps_pairs(kept, balance, seed) if f"{p[0]}/{p[1]}" not in sent]
     if not pairs:
-        raise InputError("no PS pairs left to verify: the final rule keeps no paraphrase yet, or all pairs were "
+        raise NothingToDo("no PS pairs left to verify: the final rule keeps no paraphrase yet, or all pairs were "
                          "already exported")
     triplets = load_triplets(run_dir, {tid for tid, _ in pairs})
     entries = [((tid, kind), {**ps_row(kind, annotations[tid], triplets[tid]), "endorse": "", "correction": ""})
@@ -104,7 +104,7 @@ def export_tiebreak(ledger, run_dir, out_dir, expert):
             if iid not in sent and outcome(original, roles).status == "tiebreak":
                 todo.append((triplet_id, kind, roles))
     if not todo:
-        raise InputError("no PS pair needs a tie-break: ingest both A1 and A2 sheets first, or all ties were "
+        raise NothingToDo("no PS pair needs a tie-break: ingest both A1 and A2 sheets first, or all ties were "
                          "already exported")
     triplets = load_triplets(run_dir, {tid for tid, _, _ in todo})
     entries = []

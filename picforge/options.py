@@ -8,6 +8,8 @@ SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 
 # Beam's stock DaskRunner loses data on these pipelines (see pipeline/dask_runner.py); the name maps to ours.
 RUNNER_ALIASES = {"DaskRunner": "pipeline.dask_runner.DaskRunner"}
+# runners whose workers run on this machine (no setup.py to ship)
+LOCAL_RUNNERS = ("DirectRunner", "PrismRunner", RUNNER_ALIASES["DaskRunner"])
 
 
 def pipeline_options(beam_args, runner="DirectRunner"):
@@ -19,6 +21,6 @@ def pipeline_options(beam_args, runner="DirectRunner"):
     standard.runner = RUNNER_ALIASES.get(standard.runner, standard.runner)
     setup = options.view_as(SetupOptions)
     setup.save_main_session = False
-    if standard.runner not in ("DirectRunner", RUNNER_ALIASES["DaskRunner"]) and not setup.setup_file and os.path.exists(SETUP_FILE):
+    if standard.runner not in LOCAL_RUNNERS and not setup.setup_file and os.path.exists(SETUP_FILE):
         setup.setup_file = SETUP_FILE
     return options

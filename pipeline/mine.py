@@ -6,11 +6,13 @@ import os
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import StandardOptions
 
 from picforge import rundir
-from picforge.encoders import BUNDLED_MODEL, POOLING_MODES
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, resolve_device
 from picforge.errors import InputError
-from picforge.options import pipeline_options
+from picforge.files import write_atomically
+from picforge.options import LOCAL_RUNNERS, pipeline_options
 from picforge.resources import read_wic_words
 from pipeline import categories_api
 from pipeline.download import fetch
@@ -41,6 +43,8 @@ class MineOptions:
     spacy_batch_size: int = 256
     embedding_model: str = BUNDLED_MODEL
     pooling: str = "model"
+    device: str = "auto"
+    encode_batch_size: int = DEFAULT_ENCODE_BATCH_SIZE
     min_similarity: float = -0.3
     max_similarity: float = 0.2
     threshold_mode: str = "fixed"
@@ -49,6 +53,7 @@ class MineOptions:
     min_words: int = 5
     max_words: int = 25
     max_contexts: int = 32
+    parse_all_sentences: bool = False
     categories_from_api: bool = False
     categories_api_url: str = categories_api.API_URL
     categories_cache_dir: str = categories_api.DEFAULT_CACHE_DIR
@@ -77,16 +82,18 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
         raise InputError(
             f"--categories-cache-dir {options.categories_cache_dir}: the categories cache appends to files under a "
             "lock, which gs:// and s3:// do not offer; give a local path or a file system mounted on every worker")
+    popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
+    check_device(options.device, popts())
+    FileSystems.set_options(popts())  # the run directory's own reads and writes see --s3_endpoint_url and the like
     run = rundir.RunDir(out)
     dump = resolve_input(input_path, cache_dir)
     wic_words = read_wic_words(wic_path)
     opts = dataclasses.asdict(options)
-    popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
     manifests = {}
 
-    def stages(names, inputs, stage_options, build):
+    def stages(names, inputs, stage_options, build, finalise=None):
         manifests.update(rundir.run_stages(run, names, inputs=inputs, options=stage_options, build=build,
-                                           pipeline_options=popts(), force=force))
+                                           pipeline_options=popts(), force=force, finalise=finalise))
 
     def read_and_clean(p):
         articles = p | "read-dump" >> ReadDump(dump, max_pages=options.max_pages)
@@ -100,10 +107,15 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
             "check that it is a non-empty pages-articles XML dump (see the log for unreadable files)")
     stages({"sentences": "sentence"}, rundir.upstream(run, "clean"), {},
            lambda p: {"sentences": read_stage(p, run, "clean") | "sentences" >> SplitSentences()})
-    stages({"phrases": "occurrence"}, rundir.upstream(run, "sentences"),
-           {"spacy_model": options.spacy_model, "spacy_batch_size": options.spacy_batch_size},
+    word_window, parse_wic_words = parse_cuts(options, wic_words)
+    phrase_inputs = rundir.upstream(run, "sentences")
+    if parse_wic_words:
+        phrase_inputs["wic"] = rundir.input_identity(wic_path)
+    stages({"phrases": "occurrence"}, phrase_inputs,
+           {"spacy_model": options.spacy_model, "spacy_batch_size": options.spacy_batch_size,
+            "word_window": word_window},
            lambda p: {"phrases": read_stage(p, run, "sentences") | "phrases" >> ExtractPhrases(
-               options.spacy_model, options.spacy_batch_size)})
+               options.spacy_model, options.spacy_batch_size, word_window, parse_wic_words)})
     stages({"group": "phrase_contexts"}, dict(rundir.upstream(run, "phrases"), wic=rundir.input_identity(wic_path)),
            {"seed": options.seed},
            lambda p: {"group": read_stage(p, run, "phrases") | "group" >> GroupPhrases(wic_words, options.seed)})
@@ -116,21 +128,38 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
                pooling=options.pooling, max_contexts=options.max_contexts, min_words=options.min_words,
                max_words=options.max_words, max_length_diff=options.max_length_diff,
                window=(options.min_similarity, options.max_similarity), threshold_mode=options.threshold_mode,
-               quantile_window=options.quantile_window)})
+               quantile_window=options.quantile_window, device=options.device,
+               encode_batch_size=options.encode_batch_size)})
     stages({"domains": "candidate_pair"}, rundir.upstream(run, "pairs", "clean"), domain_options(options),
            lambda p: {"domains": read_stage(p, run, "pairs") | "domains" >> ScoreDomains(
-               category_source(p, run, options), options.embedding_model, options.pooling)})
+               category_source(p, run, options), options.embedding_model, options.pooling, options.device,
+               options.encode_batch_size)})
     select_inputs = rundir.upstream(run, "domains", "group", "clean", "sentences", "phrases")
     stages({"select": "triplet"}, select_inputs, {"top_n": options.top_n},
            lambda p: {"select": read_stage(p, run, "domains") | "select" >> SelectTriplets(
                read_stage(p, run, "group"), read_stage(p, run, "clean"), read_stage(p, run, "sentences"),
-               read_stage(p, run, "phrases"), options.top_n)})
-    if not manifests["select"].get("skipped"):
-        finalise_selection(run)
+               read_stage(p, run, "phrases"), options.top_n)},
+           finalise=lambda: finalise_selection(run))
     funnel = funnel_report(manifests)
-    with FileSystems.create(run.join(FUNNEL_JSON), compression_type="uncompressed") as fh:
-        fh.write(json.dumps(funnel, indent=2).encode("utf-8"))
+    write_atomically(run.join(FUNNEL_JSON), json.dumps(funnel, indent=2))
     return funnel
+
+
+def check_device(device, beam_options):
+    """`--device cuda` without a GPU fails before any stage when this machine runs the workers (local runners)."""
+    if beam_options.view_as(StandardOptions).runner not in LOCAL_RUNNERS:
+        return
+    try:
+        resolve_device(device)
+    except RuntimeError as error:
+        raise InputError(str(error)) from None
+
+
+def parse_cuts(options, wic_words):
+    """(word window, WiC words) that decide which sentences spaCy parses; (None, None) with parse_all_sentences."""
+    if options.parse_all_sentences:
+        return None, None
+    return (options.min_words, options.max_words), wic_words
 
 
 def domain_options(options):
@@ -150,16 +179,14 @@ def category_source(pipeline, run, options):
 
 
 def finalise_selection(run):
-    """Rewrite `select` as one Parquet file in rank order and export the annotation-candidate CSV."""
+    """Rewrite `select` as one Parquet file in rank order and export the annotation-candidate CSV; runs before
+    the stage's manifest is written, so a crash here leaves a stage that is redone."""
     triplets = sorted(run.iter_records("select"), key=select_stage.triplet_rank)
-    manifest = run.read_manifest("select")
-    old_files = run.output_files("select")
-    FileSystems.delete(old_files)
-    run.write_records("select", triplets, "triplet")
-    with FileSystems.create(run.join(CANDIDATES_CSV), compression_type="uncompressed") as fh:
-        fh.write(select_stage.candidates_csv(triplets).encode("utf-8"))
-    manifest["files"] = [p.rsplit("/", 1)[-1] for p in run.output_files("select")]
-    run.write_manifest("select", manifest)
+    shards = [p for p in run.output_files("select") if not p.endswith(rundir.PARQUET_FILE)]
+    run.write_file("select", rundir.PARQUET_FILE, rundir.parquet_bytes(triplets, "triplet"))
+    if shards:
+        FileSystems.delete(shards)
+    write_atomically(run.join(CANDIDATES_CSV), select_stage.candidates_csv(triplets))
 
 
 def funnel_report(manifests):
@@ -175,6 +202,7 @@ def funnel_report(manifests):
         {"step": "1 articles (namespace 0, non-empty, no redirects)", "count": records("read-dump")},
         {"step": "1 pages with prose after cleaning", "count": records("clean")},
         {"step": "2 sentences", "count": records("sentences")},
+        {"step": "2 sentences parsed by spaCy (pair word window, WiC word)", "count": counter("phrases", "sentences-parsed")},
         {"step": "2 phrase occurrences (p, s)", "count": records("phrases")},
         {"step": "2 distinct phrases", "count": phrases_total},
         {"step": "3 phrases in >= 2 sentences", "count": phrases_total - counter("group", "single-context")},

@@ -25,6 +25,8 @@ CORE_VERBS = (
     "annotation.cli.ingest_ps_verify",
     "annotation.cli.export_final",
     "annotation.cli.report",
+    "annotation.cli.cancel_batch",
+    "annotation.cli.reassign",
 )
 # Verb modules of the MTurk half (annotation.cli.mturk_*); kept apart from CORE_VERBS.
 MTURK_VERBS = (

@@ -28,11 +28,9 @@ def run(args):
         raise InputError(f"--assignments {args.assignments} must be at least 1")
     hit_type = mturk_options.hit_type_settings(args)
     ledger = open_ledger(args)
-    plan, questions, new = mturk_questions.plan_batch(
+    plan, questions, _ = mturk_questions.plan_batch(
         ledger, args.batch, args.questions, {"environment": mturk.environment(args.live),
                                              "hit_type": hit_type.as_meta(), "assignments": args.assignments})
     mturk.announce_cost(args.batch, plan, f"the questions of {args.questions}", args.live, args.max_spend)
-    if new:
-        mturk_questions.store_plan(ledger, args.batch, plan)
     mturk.create_planned_hits(mturk_options.client(args), ledger, args.batch, plan, questions, args.live)
     return 0

@@ -7,7 +7,8 @@ GROUP = "mturk"
 def register(subparsers):
     parser = subparsers.add_parser(
         "ingest", help="ingest Batch_*_batch_results.csv files of requester-UI batches",
-        description="Each file is one transaction; rows already in the ledger change nothing but their status.")
+        description="Each file is one transaction; rows already in the ledger change nothing but a status "
+                    "moving forward (an older file never moves Approved/Rejected back to Submitted).")
     add_ledger_options(parser)
     parser.add_argument("results", nargs="+", metavar="Batch_*_batch_results.csv")
     parser.set_defaults(func=run)

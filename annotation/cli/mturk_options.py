@@ -70,8 +70,8 @@ def add_hit_type_options(parser, round1_defaults=True):
     hit_type = parser.add_argument_group("HIT type")
     if round1_defaults:
         hit_type.add_argument("--reward", default=DEFAULT_HIT_TYPE.reward, metavar="USD",
-                              help="reward per HIT (default %(default)s: PiC paid about $5.6 per 30 answers, "
-                                   "fees included)")
+                              help="reward per HIT (default %(default)s: PiC paid $5.6 per 30 answers, fees "
+                                   "included, i.e. $4.67 + $0.93 fee per HIT of 30 questions)")
     else:
         hit_type.add_argument("--reward", required=True, metavar="USD", help="reward per HIT")
     texts = {"title": "title workers see in the HIT list", "description": "what the task asks, shown with the title",

@@ -13,7 +13,6 @@ import numpy as np
 
 from companions.stsb_context import dataset, spans
 from companions.stsb_context.generate import STAGE as GENERATIONS
-from companions.stsb_context.stage import finish_stage, stage_identity, up_to_date
 from picforge.errors import InputError
 from picforge.rundir import fingerprint
 
@@ -165,9 +164,9 @@ def evaluate(run, setups, *, model=None, min_size=1, max_size=20, source=dataset
             options["model"] = model
         if setup in SPAN_SETUPS:
             options.update(min_span=min_size, max_span=max_size)
-        inputs = {source: stage_identity(run, source)}
+        inputs = {source: run.stage_identity(source)}
         stage_print = fingerprint(stage, inputs, options)
-        done = None if force else up_to_date(run, stage, stage_print)
+        done = None if force else run.up_to_date(stage, stage_print)
         if done is not None:
             manifests[setup] = dict(done, skipped=True)
             continue
@@ -176,8 +175,6 @@ def evaluate(run, setups, *, model=None, min_size=1, max_size=20, source=dataset
         records = [{"row": i, "score": r["score"], "prediction": sim, "best_span": text, "best_span_start": start}
                    for i, (r, (sim, text, start)) in enumerate(zip(rows, scored))]
         metrics = spans.correlations([r["score"] for r in records], [r["prediction"] for r in records])
-        run.clear(stage)
-        run.write_records(stage, records, SCHEMA)
-        manifests[setup] = finish_stage(run, stage, fingerprint=stage_print, inputs=inputs, options=options,
-                                        records=len(records), counters={}, started=started, metrics=metrics)
+        manifests[setup] = run.write_stage(stage, records, SCHEMA, inputs=inputs, options=options, started=started,
+                                           metrics=metrics)
     return manifests

@@ -6,7 +6,6 @@ import time
 from apache_beam.io.filesystems import FileSystems
 
 from companions.stsb_context.generate import STAGE as GENERATIONS
-from companions.stsb_context.stage import finish_stage, require, stage_identity, write_file
 from picforge.errors import InputError
 from picforge.rundir import fingerprint
 
@@ -80,12 +79,12 @@ def xlsx_bytes(rows):
 def export_validation(run, *, force=False, partial=False):
     """Write stage `validation`: a CSV and an XLSX sheet per annotator plus guidelines; returns its manifest."""
     started = time.time()
-    generations = require(run, GENERATIONS)
+    generations = run.require(GENERATIONS)
     if not generations.get("complete", False) and not partial:
         raise InputError(
             f"{run.stage_dir(GENERATIONS)}: {generations.get('pending')} pairs have no answer yet (budget, offline "
             "or errors); re-run generation first, or pass --partial to validate what there is")
-    inputs = {GENERATIONS: stage_identity(run, GENERATIONS)}
+    inputs = {GENERATIONS: run.stage_identity(GENERATIONS)}
     stage_print = fingerprint(STAGE, inputs, {"annotators": ANNOTATORS})
     existing = run.read_manifest(STAGE)
     if existing is not None and not force:
@@ -95,15 +94,13 @@ def export_validation(run, *, force=False, partial=False):
             f"{run.stage_dir(STAGE)}: holds sheets exported from an earlier generation run, which exporting again "
             "would overwrite; ingest or move them first, or pass --force")
     kept = [r for r in run.iter_records(GENERATIONS) if r["status"] == "kept"]
-    run.clear(STAGE)
+    files = {}
     for annotator in ANNOTATORS:
         rows = sheet_rows(kept, annotator)
-        write_file(run, STAGE, f"{annotator}.csv", csv_bytes(rows))
-        write_file(run, STAGE, f"{annotator}.xlsx", xlsx_bytes(rows))
-    write_file(run, STAGE, "GUIDELINES.md", GUIDELINES)
-    return finish_stage(run, STAGE, fingerprint=stage_print, inputs=inputs, options={"annotators": ANNOTATORS},
-                        records=len(kept), counters={f"{STAGE}/items": len(kept)}, started=started,
-                        sheets=[f"{a}.{ext}" for a in ANNOTATORS for ext in ("csv", "xlsx")])
+        files.update({f"{annotator}.csv": csv_bytes(rows), f"{annotator}.xlsx": xlsx_bytes(rows)})
+    return run.write_stage(STAGE, None, None, inputs=inputs, options={"annotators": ANNOTATORS}, started=started,
+                           files={**files, "GUIDELINES.md": GUIDELINES}, records=len(kept),
+                           counters={f"{STAGE}/items": len(kept)}, sheets=list(files))
 
 
 def read_sheet(path):
@@ -187,7 +184,7 @@ def check_sheet_paths(sheet_paths):
 def read_validation(run, sheet_paths):
     """{annotator: answers} from exactly two filled sheets of this run's exported items."""
     check_sheet_paths(sheet_paths)
-    require(run, STAGE)
+    run.require(STAGE)
     kept_ids = [r["pair_id"] for r in run.iter_records(GENERATIONS, columns=["pair_id", "status"])
                 if r["status"] == "kept"]
     by_annotator = {}

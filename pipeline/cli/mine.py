@@ -1,5 +1,5 @@
 """`picforge mine`: Wikipedia dump → ranked annotation triplets (PiC Appendix C, Steps 1–6)."""
-from picforge.encoders import BUNDLED_MODEL, POOLING_MODES
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, DEVICES, POOLING_MODES
 from pipeline import categories_api
 from pipeline.mine import MineOptions, mine, selection_summary
 
@@ -24,6 +24,12 @@ def register(subparsers):
                         help="sentence-transformers model (default: bundled all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
     parser.add_argument("--pooling", choices=POOLING_MODES, default="model",
                         help="pooling: the model's own, or cls/mean on the raw encoder (SimCSE: cls)")
+    parser.add_argument("--device", choices=DEVICES, default=MineOptions.device,
+                        help="where the sentence encoder runs: auto = cuda when torch sees a GPU on the worker, else "
+                             "cpu (default auto)")
+    parser.add_argument("--encode-batch-size", type=int, default=MineOptions.encode_batch_size,
+                        help=f"sentences per encoder forward pass (default {DEFAULT_ENCODE_BATCH_SIZE}; "
+                             "raise it on GPU workers, e.g. 256)")
     parser.add_argument("--min-similarity", type=float, default=MineOptions.min_similarity)
     parser.add_argument("--max-similarity", type=float, default=MineOptions.max_similarity)
     parser.add_argument("--threshold-mode", choices=("fixed", "quantile"), default="fixed",
@@ -35,6 +41,9 @@ def register(subparsers):
     parser.add_argument("--min-words", type=int, default=MineOptions.min_words)
     parser.add_argument("--max-words", type=int, default=MineOptions.max_words)
     parser.add_argument("--max-contexts", type=int, default=MineOptions.max_contexts)
+    parser.add_argument("--parse-all-sentences", action="store_true",
+                        help="run spaCy on every sentence, not only those in the --min-words/--max-words window "
+                             "that contain a WiC word (slower; same triplets, see docs/mining-extras.md)")
     parser.add_argument("--categories-from-api", action="store_true",
                         help="take the categories of the paired pages from the MediaWiki API instead of the dump's "
                              "[[Category:…]] links")
@@ -59,9 +68,11 @@ def run(args):
     options = MineOptions(
         top_n=args.top_n, max_pages=args.max_pages, seed=args.seed, spacy_model=args.spacy_model,
         spacy_batch_size=args.spacy_batch_size, embedding_model=args.embedding_model, pooling=args.pooling,
+        device=args.device, encode_batch_size=args.encode_batch_size,
         min_similarity=args.min_similarity, max_similarity=args.max_similarity, threshold_mode=args.threshold_mode,
         quantile_window=tuple(args.quantile_window), max_length_diff=args.max_length_diff, min_words=args.min_words,
-        max_words=args.max_words, max_contexts=args.max_contexts, categories_from_api=args.categories_from_api,
+        max_words=args.max_words, max_contexts=args.max_contexts, parse_all_sentences=args.parse_all_sentences,
+        categories_from_api=args.categories_from_api,
         categories_api_url=args.categories_api_url, categories_cache_dir=args.categories_cache_dir,
         categories_contact=args.categories_contact)
     funnel = mine(args.input, args.wic, args.out, options, args.beam_args, args.runner, args.force, args.cache_dir)

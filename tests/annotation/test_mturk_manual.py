@@ -104,6 +104,40 @@ def test_ingest_is_idempotent_across_repeats_overlaps_and_status_updates(manual,
         assert len(q.answers(batch_id="m1")) == 3 * 4
 
 
+def test_an_older_results_file_never_moves_a_status_back(manual):
+    plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
+    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"]]
+    older = _write(tmp / "Batch_1_monday.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 0, "A2", "W2", wrong_gold=True)])
+    newer = _write(tmp / "Batch_1_friday.csv", [_row(plan, 0, "A1", "W1", status="Approved"),
+                                                 _row(plan, 0, "A2", "W2", wrong_gold=True, status="Rejected")])
+    assert cli(ingest + [older]) == 0
+    assert cli(["annotate", "mturk", "review", "--run", manual["run"], "--batch", "m1",
+                "--out", str(tmp / "upload.csv")]) == 0
+    assert cli(ingest + [newer]) == 0
+    with manual["ledger"].read() as q:
+        reviewed = q.dump()
+    assert cli(ingest + [older]) == 0
+    with manual["ledger"].read() as q:
+        assert q.dump() == reviewed
+        statuses = {a["assignment_id"]: a["status"] for a in q.assignments(batch_id="m1")}
+    assert statuses == {"A1": "Approved", "A2": "Rejected"}
+
+
+def test_a_cancelled_batch_frees_its_items_and_its_results_are_refused(manual, capsys):
+    plan, tmp, cli, run = manual["plan"], manual["tmp"], manual["cli"], manual["run"]
+    assert cli(["annotate", "cancel-batch", "--run", run, "--batch", "m1"]) == 0
+    out = capsys.readouterr().out
+    assert "batch m1: cancelled; 9 item(s) released" in out and "cancel that batch there too" in out
+    results = _write(tmp / "Batch_1_batch_results.csv", [_row(plan, 0, "A1", "W1")])
+    assert cli(["annotate", "mturk", "ingest", "--run", run, results]) == 2
+    assert f"{results}: row 2, column Input.row_key: batch m1 was cancelled" in capsys.readouterr().err
+    assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold", str(tmp / "gold.jsonl"),
+                "--questions-per-hit", "4"]) == 0
+    assert "batch m2: 3 HIT row(s), 9 questions" in capsys.readouterr().out
+    with manual["ledger"].read() as q:
+        assert q.assignments() == [] and sorted(q.memberships("mturk-manual")) == sorted(plan["items"])
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda rows, plan: (rows, [h for h in RESULT_HEADER if h != "AssignmentId"], ","),
      "row 1: missing column(s) AssignmentId"),
@@ -187,9 +221,12 @@ def test_export_refuses_a_changed_plan_and_a_second_batch_takes_nothing(manual, 
     assert "batch 'm1' was planned with other settings" in capsys.readouterr().err
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m1", "--questions-per-hit", "4",
                 "--assignments", "2"]) == 0     # same options: the same files again
+    capsys.readouterr()
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold",
-                str(manual["tmp"] / "gold.jsonl")]) == 2
-    assert "no accepted expert annotation is waiting for MTurk verification" in capsys.readouterr().err
+                str(manual["tmp"] / "gold.jsonl")]) == 0          # nothing to do is success
+    assert capsys.readouterr().out.startswith("picforge: no accepted expert annotation is waiting for MTurk")
+    with manual["ledger"].read() as q:
+        assert q.batch("m2") is None
 
 
 def test_gold_bank_errors_name_the_line(tmp_path):

@@ -4,7 +4,6 @@ import json
 import pytest
 
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
-from picforge.errors import InputError
 from picforge.rundir import RunDir
 from tests.annotation.conftest import read_csv, write_csv
 from tests.annotation.test_expert import export, filled
@@ -50,9 +49,9 @@ def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, cap
     assert type2["question"].startswith("Type 2") and type2["paraphrase"] == ""
     assert "**sharp turn**" in type2["passage"] and "**sharp turn**" in type2["other_passage"]
     assert vera[0]["paraphrase"] == "huge number" and vera[0]["passage"].count("**massive figure**") == 1
-    with pytest.raises(InputError, match="no round-1 rejections left"):   # nothing is exported twice
-        from annotation.verify2 import export_verify2
-        export_verify2(ledger, run_dir, out, ["vera"])
+    capsys.readouterr()
+    assert annotate("export", "verify2", "--run", run_dir, "--verifiers", "vera") == 0   # nothing twice: exit 0
+    assert capsys.readouterr().out.startswith("picforge: no round-1 rejections left to verify")
 
     bad = answer_sheet(f"{out}/verify2-vera-001.csv", {k: {"answer": "maybe"} for k in ROUND2_ANSWERS},
                        tmp_path, "bad.csv")

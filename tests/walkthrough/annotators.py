@@ -71,7 +71,7 @@ def fill_expert_sheets(run, returned, draft):
 # A PS verifier's better paraphrase of the phrase in its page-1 sentence, offered as a correction.
 PS_CORRECTIONS = {
     "wide variety": "great diversity", "one way": "one method", "major role": "large part",
-    "necessary condition": "formal requirement", "small number": "few", "first time": "first occasion",
+    "necessary condition": "formal requirement", "small number": "handful", "first time": "first occasion",
     "wide range": "broad selection", "past century": "last hundred years", "little effect": "hardly any impact",
     "local circumstances": "local conditions", "long history": "long record",
 }
