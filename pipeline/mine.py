@@ -95,12 +95,8 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
         manifests.update(rundir.run_stages(run, names, inputs=inputs, options=stage_options, build=build,
                                            pipeline_options=popts(), force=force, finalise=finalise))
 
-    def read_and_clean(p):
-        articles = p | "read-dump" >> ReadDump(dump, max_pages=options.max_pages)
-        return {"read-dump": articles | "article fields" >> beam.Map(article_fields), "clean": articles | "clean" >> CleanPages()}
-
     stages({"read-dump": "article", "clean": "page"}, {"dump": rundir.input_identity(dump)},
-           {"max_pages": options.max_pages}, read_and_clean)
+           {"max_pages": options.max_pages}, lambda p: read_and_clean(p, dump, options.max_pages))
     if manifests["read-dump"]["records"] == 0:
         raise InputError(
             f"{input_path}: no articles were read (counters: {json.dumps(manifests['read-dump']['counters'])}); "
@@ -143,6 +139,12 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     funnel = funnel_report(manifests)
     write_atomically(run.join(FUNNEL_JSON), json.dumps(funnel, indent=2))
     return funnel
+
+
+def read_and_clean(pipeline, dump, max_pages=None):
+    """The first job's outputs: {"read-dump": Article records, "clean": Page records}."""
+    articles = pipeline | "read-dump" >> ReadDump(dump, max_pages=max_pages)
+    return {"read-dump": articles | "article fields" >> beam.Map(article_fields), "clean": articles | "clean" >> CleanPages()}
 
 
 def check_device(device, beam_options):
