@@ -9,9 +9,9 @@ import shlex
 
 from annotation import hit_pages, round1
 from annotation.ledger import CANCELLED
-from annotation.sheets import read_sheet
 from picforge.errors import InputError
 from picforge.files import write_atomically
+from picforge.sheets import read_sheet
 
 ROW_KEY = "row_key"
 RESULT_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "Input." + ROW_KEY)

@@ -8,8 +8,8 @@ import openpyxl
 import pytest
 
 import schemas
-from companions.cosimlex.stages import CANDIDATES
 from companions.cosimlex import FINAL, FORMS, RATINGS, SELECTION
+from companions.cosimlex.stages import CANDIDATES
 from picforge.cli import main
 from picforge.rundir import RunDir
 

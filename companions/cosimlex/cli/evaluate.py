@@ -27,7 +27,7 @@ def _number(row, column, where):
 def read_gold(path):
     """Gold rows from a run directory's cosimlex-final stage or from a file."""
     from apache_beam.io.filesystems import FileSystems
-    from companions.cosimlex.sheets import read_rows
+    from picforge.sheets import read_rows
     from companions.cosimlex import FINAL
     from picforge.rundir import RunDir
     if FileSystems.exists(RunDir(path).manifest_path(FINAL)):
@@ -38,7 +38,7 @@ def read_gold(path):
 
 def read_predictions(path):
     """{(word1, word2): {sim1, sim2} or {change}} of a predictions file."""
-    from companions.cosimlex.sheets import read_rows
+    from picforge.sheets import read_rows
     predictions = {}
     for number, row in read_rows(path, ("word1", "word2")):
         where = f"{path} row {number}"

@@ -14,7 +14,7 @@ def register(verbs):
 
 def run(args):
     from companions.cosimlex.answers import mark_repeat_pairs, merge_ratings, read_submissions, status_counts, submission_ratings
-    from companions.cosimlex.sheets import read_bytes
+    from picforge.sheets import read_bytes
     from companions.cosimlex import FORMS, RATINGS
     from picforge.rundir import RunDir, input_identity
     run_dir = RunDir(args.out)

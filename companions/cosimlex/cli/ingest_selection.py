@@ -13,7 +13,7 @@ def register(verbs):
 
 
 def run(args):
-    from companions.cosimlex.sheets import read_sheet
+    from picforge.sheets import read_sheet
     from companions.cosimlex.stages import CANDIDATES
     from companions.cosimlex import SELECTION
     from companions.cosimlex.survey import SHEET_COLUMNS, merge_selections, read_selection
@@ -22,7 +22,7 @@ def run(args):
     candidates = {c["context_id"]: c for c in run_dir.require_records(CANDIDATES)}
     new = []
     for sheet in args.sheets:
-        new += read_selection(read_sheet(sheet, SHEET_COLUMNS), candidates, sheet, args.expert)
+        new += read_selection(read_sheet(sheet, SHEET_COLUMNS).rows, candidates, sheet, args.expert)
     merged = merge_selections(list(run_dir.iter_records(SELECTION)), new, args.replace)
     inputs = {"sheets": {sheet: input_identity(sheet, "SHEET") for sheet in args.sheets},
               "earlier": sorted({s["sheet"] for s in merged} - set(args.sheets))}
