@@ -5,7 +5,7 @@ import os
 import re
 
 from annotation.ledger import Ledger
-from annotation.sheets import read_sheet, write_sheet
+from picforge.sheets import read_sheet, write_sheet
 from companions.mcphrasy import clusters
 from companions.mcphrasy.workflow import GROUPS
 from picforge.errors import InputError

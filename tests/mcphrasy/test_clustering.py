@@ -9,7 +9,7 @@ import pytest
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_measure_score
 
 from annotation.ledger import Ledger
-from annotation.sheets import write_sheet
+from picforge.sheets import write_sheet
 from companions.mcphrasy import nps
 from companions.mcphrasy.annotate import CLUSTERS, SHEET_COLUMNS
 from companions.mcphrasy.release import read_release, table1

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from annotation.sheets import Sheet
+from picforge.sheets import Sheet
 from companions.mcphrasy import clusters, corpus, grouping, match, nps, triplets
 from companions.mcphrasy.release import table1
 from picforge.errors import InputError
