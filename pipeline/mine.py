@@ -83,9 +83,9 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
     manifests = {}
 
-    def stages(names, inputs, stage_options, build):
+    def stages(names, inputs, stage_options, build, **finalising):
         manifests.update(rundir.run_stages(run, names, inputs=inputs, options=stage_options, build=build,
-                                           pipeline_options=popts(), force=force))
+                                           pipeline_options=popts(), force=force, **finalising))
 
     def read_and_clean(p):
         articles = p | "read-dump" >> ReadDump(dump, max_pages=options.max_pages)
@@ -123,9 +123,8 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     stages({"select": "triplet"}, select_inputs, {"top_n": options.top_n},
            lambda p: {"select": read_stage(p, run, "domains") | "select" >> SelectTriplets(
                read_stage(p, run, "group"), read_stage(p, run, "clean"), read_stage(p, run, "sentences"),
-               read_stage(p, run, "phrases"), options.top_n)})
-    if not manifests["select"].get("skipped"):
-        finalise_selection(run)
+               read_stage(p, run, "phrases"), options.top_n)},
+           finalise=finalise_selection, derived=(CANDIDATES_CSV,))
     funnel = funnel_report(manifests)
     with FileSystems.create(run.join(FUNNEL_JSON), compression_type="uncompressed") as fh:
         fh.write(json.dumps(funnel, indent=2).encode("utf-8"))
@@ -151,14 +150,12 @@ def category_source(pipeline, run, options):
 def finalise_selection(run):
     """Rewrite `select` as one Parquet file in rank order and export the annotation-candidate CSV."""
     triplets = sorted(run.iter_records("select"), key=select_stage.triplet_rank)
-    manifest = run.read_manifest("select")
     old_files = run.output_files("select")
-    FileSystems.delete(old_files)
+    if old_files:
+        FileSystems.delete(old_files)
     run.write_records("select", triplets, "triplet")
     with FileSystems.create(run.join(CANDIDATES_CSV), compression_type="uncompressed") as fh:
         fh.write(select_stage.candidates_csv(triplets).encode("utf-8"))
-    manifest["files"] = [p.rsplit("/", 1)[-1] for p in run.output_files("select")]
-    run.write_manifest("select", manifest)
 
 
 def funnel_report(manifests):

@@ -179,10 +179,12 @@ class WriteStage(beam.PTransform):
         )
 
 
-def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False):
+def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False, finalise=None, derived=()):
     """Run one Beam pipeline producing `stages` ({name: schema}) unless all are already complete.
 
-    `build(pipeline)` returns {stage name: PCollection of dicts}. Returns {stage: manifest}.
+    `build(pipeline)` returns {stage name: PCollection of dicts}; `finalise(run)`, if given, completes the
+    outputs after the Beam job (including the run-level files named in `derived`, removed beforehand).
+    Manifests are written last, so a run killed at any point redoes the stages. Returns {stage: manifest}.
     """
     prints = {stage: fingerprint(stage, inputs, options) for stage in stages}
     if not force and all(run.is_complete(stage, prints[stage]) for stage in stages):
@@ -190,6 +192,9 @@ def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=F
         return {stage: dict(run.read_manifest(stage), skipped=True) for stage in stages}
     for stage in stages:
         run.clear(stage)
+    stale = [run.join(name) for name in derived if FileSystems.exists(run.join(name))]
+    if stale:
+        FileSystems.delete(stale)
     started = time.time()
     pipeline = beam.Pipeline(options=pipeline_options)
     outputs = build(pipeline)
@@ -197,6 +202,8 @@ def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=F
         outputs[stage] | f"write {stage}" >> WriteStage(run, stage, schema_name)
     result = pipeline.run()
     result.wait_until_finish()
+    if finalise is not None:
+        finalise(run)
     counters = beam_counters(result)
     manifests = {}
     for stage in stages:

@@ -258,16 +258,15 @@ def _clean_article(article):
 def iter_clean_pages(path, max_pages=None):
     """{page_id, paragraphs} of one dump file's kept articles with prose, streamed without Beam (for benches
     and checks); at most `max_pages` of them."""
-    from pipeline.stages.read_dump import classify_page, iter_pages
+    from pipeline.stages.read_dump import classify_page, read_pages
 
     kept = 0
-    with FileSystems.open(path) as stream:
-        for fields, wikitext, is_redirect in iter_pages(stream, path):
-            if max_pages and kept >= max_pages:
-                return
-            if classify_page(fields, wikitext, is_redirect):
-                continue
-            paragraphs = clean_wikitext(wikitext).paragraphs
-            if paragraphs:
-                kept += 1
-                yield {"page_id": fields["page_id"], "paragraphs": paragraphs}
+    for fields, wikitext, is_redirect in read_pages(path):
+        if max_pages and kept >= max_pages:
+            return
+        if classify_page(fields, wikitext, is_redirect):
+            continue
+        paragraphs = clean_wikitext(wikitext).paragraphs
+        if paragraphs:
+            kept += 1
+            yield {"page_id": fields["page_id"], "paragraphs": paragraphs}

