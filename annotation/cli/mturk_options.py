@@ -1,7 +1,7 @@
 """Options and error reporting shared by the `picforge annotate mturk …` verbs."""
+import argparse
 import functools
 import sys
-from decimal import Decimal
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
@@ -59,8 +59,18 @@ def round1_settings(args):
         max_gold_errors=args.max_gold_errors)
 
 
+def usd_amount(whole_cents):
+    """An argparse type for USD options: the amount as written, refused unless finite and at least a cent."""
+    def parse(text):
+        problem = mturk.amount_problem(text, whole_cents)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{text!r} {problem}")
+        return text.strip()
+    return parse
+
+
 def add_budget_option(parser):
-    parser.add_argument("--max-spend", type=Decimal, metavar="USD",
+    parser.add_argument("--max-spend", type=usd_amount(whole_cents=False), metavar="USD",
                         help="refuse the batch if rewards + MTurk fees exceed this (required with --live)")
 
 
@@ -69,11 +79,11 @@ def add_hit_type_options(parser, round1_defaults=True):
     batches must give --reward, --title and --description."""
     hit_type = parser.add_argument_group("HIT type")
     if round1_defaults:
-        hit_type.add_argument("--reward", default=DEFAULT_HIT_TYPE.reward, metavar="USD",
+        hit_type.add_argument("--reward", type=usd_amount(whole_cents=True), default=DEFAULT_HIT_TYPE.reward, metavar="USD",
                               help="reward per HIT (default %(default)s: PiC paid about $5.6 per 30 answers, "
                                    "fees included)")
     else:
-        hit_type.add_argument("--reward", required=True, metavar="USD", help="reward per HIT")
+        hit_type.add_argument("--reward", type=usd_amount(whole_cents=True), required=True, metavar="USD", help="reward per HIT")
     texts = {"title": "title workers see in the HIT list", "description": "what the task asks, shown with the title",
              "keywords": "comma-separated words workers can search for"}
     for name, text in texts.items():

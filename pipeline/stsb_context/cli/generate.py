@@ -73,7 +73,8 @@ def summary(manifest):
         f"  kept {counts.get('kept', 0)}, phrase not verbatim {counts.get('no-verbatim', 0)}"
         + ("" if rate is None else f" (drop rate {100 * rate:.1f}%)"),
         f"  requests sent {counts.get('requests_sent', 0)} (retries {counts.get('retries', 0)}), "
-        f"cache hits {counts.get('cache_hits', 0)}, tokens {counts.get('tokens_used', 0)}",
+        f"cache hits {counts.get('cache_hits', 0)}, tokens budgeted {counts.get('tokens_budgeted', 0)} "
+        f"(server reported {counts.get('tokens_reported', 0)})",
     ]
     unresolved = {k: counts.get(k, 0) for k in ("malformed", "error", "not-cached", "over-budget")}
     if any(unresolved.values()):
