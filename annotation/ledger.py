@@ -10,6 +10,7 @@ import contextlib
 import datetime
 import functools
 import json
+import logging
 import os
 
 import sqlalchemy as sa
@@ -17,6 +18,9 @@ import sqlalchemy as sa
 from pipeline.errors import InputError
 
 LEDGER_FILE = "ledger.sqlite"
+BUSY_NOTICE_SECONDS = 2  # a writer waits this long for the SQLite ledger before saying it is waiting
+BUSY_WAIT_SECONDS = 600  # and at most this long in all
+log = logging.getLogger(__name__)
 
 # Decision rounds: 0 expert sheet accepted, 1 MTurk verification, 2 expert verification of round-1
 # rejections, 3 PS verification by three experts.
@@ -250,7 +254,8 @@ class Ledger:
 
 
 def _sqlite_transactions(engine):
-    """Make pysqlite start a real transaction (BEGIN IMMEDIATE) so a whole import is atomic."""
+    """Make pysqlite start a real transaction (BEGIN IMMEDIATE) so a whole import is atomic; a writer that
+    finds the ledger busy says so, waits its turn up to BUSY_WAIT_SECONDS, then gives up with one clear line."""
     @sa.event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):
         dbapi_conn.isolation_level = None
@@ -259,7 +264,28 @@ def _sqlite_transactions(engine):
 
     @sa.event.listens_for(engine, "begin")
     def _begin(conn):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={BUSY_NOTICE_SECONDS * 1000}")
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            return
+        except sa.exc.OperationalError as err:
+            if "locked" not in str(err.orig):
+                raise
+        finally:
+            conn.exec_driver_sql("PRAGMA busy_timeout=30000")
+        where = engine.url.database
+        log.warning("%s: another picforge command is writing to the ledger; waiting up to %d s for it to finish",
+                    where, BUSY_WAIT_SECONDS)
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={BUSY_WAIT_SECONDS * 1000}")
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        except sa.exc.OperationalError as err:
+            if "locked" not in str(err.orig):
+                raise
+            raise InputError(f"{where}: the ledger stayed busy for {BUSY_WAIT_SECONDS} s (another picforge command "
+                             "is writing to it); re-run this command when that one has finished") from None
+        finally:
+            conn.exec_driver_sql("PRAGMA busy_timeout=30000")
 
 
 class LedgerSession:

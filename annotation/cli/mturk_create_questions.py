@@ -1,7 +1,7 @@
 """`annotate mturk create-questions`: post prepared question files (e.g. CoSimLex rating forms) as HITs."""
 from annotation import mturk, mturk_questions
 from annotation.cli import mturk_options, open_ledger
-from pipeline.errors import InputError
+from pipeline.options import positive_int
 
 GROUP = "mturk"
 
@@ -16,7 +16,7 @@ def register(subparsers):
     mturk_options.add_batch_options(parser)
     parser.add_argument("--questions", required=True, metavar="PLAN.json",
                         help="plan file naming each HIT's request token and question XML file")
-    parser.add_argument("--assignments", type=int, default=1, metavar="N", help="workers per HIT (default 1)")
+    parser.add_argument("--assignments", type=positive_int, default=1, metavar="N", help="workers per HIT (default 1)")
     mturk_options.add_budget_option(parser)
     mturk_options.add_hit_type_options(parser, round1_defaults=False)
     parser.set_defaults(func=run)
@@ -24,8 +24,6 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    if args.assignments < 1:
-        raise InputError(f"--assignments {args.assignments} must be at least 1")
     hit_type = mturk_options.hit_type_settings(args)
     ledger = open_ledger(args)
     plan, questions, new = mturk_questions.plan_batch(

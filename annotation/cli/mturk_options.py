@@ -7,6 +7,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from annotation import mturk, round1
 from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
+from pipeline.options import non_negative_int, positive_int
 
 DEFAULT_HIT_TYPE = mturk.HitTypeSettings()
 DEFAULT_ROUND1 = round1.Round1Settings()
@@ -36,19 +37,19 @@ def add_plan_options(parser):
     plan.add_argument("--gold", metavar="GOLD.jsonl",
                       help="bank of verified questions with known answers (schemas/gold_question.schema.json); "
                            "needed when the batch is new")
-    plan.add_argument("--limit", type=int, metavar="N", help="verify at most N expert annotations in this batch")
-    plan.add_argument("--questions-per-hit", type=int, default=DEFAULT_ROUND1.questions_per_hit, metavar="N",
+    plan.add_argument("--limit", type=positive_int, metavar="N", help="verify at most N expert annotations in this batch")
+    plan.add_argument("--questions-per-hit", type=positive_int, default=DEFAULT_ROUND1.questions_per_hit, metavar="N",
                       help="questions on one HIT page, gold checks included (default %(default)s)")
-    plan.add_argument("--gold-per-hit", type=int, default=DEFAULT_ROUND1.gold_per_hit, metavar="N",
+    plan.add_argument("--gold-per-hit", type=non_negative_int, default=DEFAULT_ROUND1.gold_per_hit, metavar="N",
                       help="gold check questions mixed into each HIT (default %(default)s)")
-    plan.add_argument("--practice", type=int, default=DEFAULT_ROUND1.practice, metavar="N",
+    plan.add_argument("--practice", type=non_negative_int, default=DEFAULT_ROUND1.practice, metavar="N",
                       help="practice questions with feedback shown above the questions (default %(default)s)")
-    plan.add_argument("--qualification-pass", type=int, default=DEFAULT_ROUND1.qualification_pass, metavar="N",
+    plan.add_argument("--qualification-pass", type=non_negative_int, default=DEFAULT_ROUND1.qualification_pass, metavar="N",
                       help=f"right answers needed out of the {DEFAULT_ROUND1.qualification_questions} "
                            "qualification questions (default %(default)s)")
-    plan.add_argument("--assignments", type=int, default=DEFAULT_ROUND1.assignments, metavar="N",
+    plan.add_argument("--assignments", type=positive_int, default=DEFAULT_ROUND1.assignments, metavar="N",
                       help="workers per HIT (default %(default)s, as in PiC: each annotation verified once)")
-    plan.add_argument("--max-gold-errors", type=int, default=DEFAULT_ROUND1.max_gold_errors, metavar="N",
+    plan.add_argument("--max-gold-errors", type=non_negative_int, default=DEFAULT_ROUND1.max_gold_errors, metavar="N",
                       help="wrong gold answers an assignment may have and still count (default %(default)s)")
 
 
@@ -92,17 +93,17 @@ def add_hit_type_options(parser, round1_defaults=True):
                                   help=f"{text} (default: round 1's)")
         else:
             hit_type.add_argument(f"--{name}", required=name != "keywords", default="", metavar="TEXT", help=text)
-    hit_type.add_argument("--duration", type=int, default=DEFAULT_HIT_TYPE.assignment_duration, metavar="SECONDS",
+    hit_type.add_argument("--duration", type=positive_int, default=DEFAULT_HIT_TYPE.assignment_duration, metavar="SECONDS",
                           help="time a worker has for one HIT (default %(default)s)")
-    hit_type.add_argument("--lifetime", type=int, default=DEFAULT_HIT_TYPE.lifetime, metavar="SECONDS",
+    hit_type.add_argument("--lifetime", type=positive_int, default=DEFAULT_HIT_TYPE.lifetime, metavar="SECONDS",
                           help="how long HITs stay on offer (default %(default)s)")
-    hit_type.add_argument("--auto-approve", type=int, default=DEFAULT_HIT_TYPE.auto_approval_delay, metavar="SECONDS",
+    hit_type.add_argument("--auto-approve", type=non_negative_int, default=DEFAULT_HIT_TYPE.auto_approval_delay, metavar="SECONDS",
                           help="MTurk approves unreviewed work after this delay (default %(default)s)")
     hit_type.add_argument("--locales", type=csv_list, default=",".join(DEFAULT_HIT_TYPE.locales), metavar="CC,CC",
                           help="worker countries allowed (default %(default)s)")
-    hit_type.add_argument("--min-approval-rate", type=int, default=DEFAULT_HIT_TYPE.min_approval_rate, metavar="PCT",
+    hit_type.add_argument("--min-approval-rate", type=non_negative_int, default=DEFAULT_HIT_TYPE.min_approval_rate, metavar="PCT",
                           help="minimum approval rate of workers, 0 for none (default %(default)s)")
-    hit_type.add_argument("--min-approved-hits", type=int, default=DEFAULT_HIT_TYPE.min_approved_hits, metavar="N",
+    hit_type.add_argument("--min-approved-hits", type=non_negative_int, default=DEFAULT_HIT_TYPE.min_approved_hits, metavar="N",
                           help="minimum approved HITs of workers, 0 for none (default %(default)s)")
 
 

@@ -57,8 +57,18 @@ class Job:
 
 
 def resolve_endpoint(base_url=None):
-    """The base URL requests go to: --base-url, else $OPENAI_BASE_URL, else the OpenAI API."""
-    return (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_ENDPOINT).rstrip("/")
+    """The base URL requests go to: --base-url, else $OPENAI_BASE_URL, else the OpenAI API; InputError if malformed."""
+    endpoint = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_ENDPOINT).rstrip("/")
+    try:
+        parsed = urlparse(endpoint)
+        usable = parsed.scheme in ("http", "https") and bool(parsed.hostname) and (parsed.port or 0) >= 0
+    except ValueError:  # a broken IPv6 literal or port
+        usable = False
+    if not usable:
+        source = "--base-url" if base_url else "$OPENAI_BASE_URL"
+        raise InputError(f"{source} {endpoint}: not an http(s) URL with a host; give one such as "
+                         "http://127.0.0.1:8000/v1")
+    return endpoint
 
 
 def is_local(endpoint):

@@ -11,6 +11,7 @@ from pipeline.cosimlex.stages import CANDIDATES
 from pipeline.cosimlex.store import EXPORTS, FORMS, SELECTION, replace_stage, required_records, stage_records
 from pipeline.errors import InputError
 from pipeline.rundir import RunDir, upstream
+from pipeline.options import non_negative_int, positive_int
 
 DEFAULT_PAIRS_PER_FORM = 10
 
@@ -21,9 +22,9 @@ def register(verbs):
                                           "pair per form) and render them as MTurk HTMLQuestion XML and standalone "
                                           "HTML pages, with plan.json for the MTurk tooling.")
     parser.add_argument("--out", required=True, help="run directory holding cosimlex-selection")
-    parser.add_argument("--pairs-per-form", type=int, default=DEFAULT_PAIRS_PER_FORM,
+    parser.add_argument("--pairs-per-form", type=positive_int, default=DEFAULT_PAIRS_PER_FORM,
                         help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the item order inside each form")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the item order inside each form")
     parser.add_argument("--annotators", help="comma-separated codes of recruited annotators: writes "
                                              "assignments.csv saying which standalone forms each one fills")
     parser.add_argument("--force", action="store_true",

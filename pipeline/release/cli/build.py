@@ -7,6 +7,7 @@ from pipeline.release.build import build_release
 from pipeline.release.configs import SPLITS
 from pipeline.release.inputs import load_run, stage_fingerprints
 from pipeline.release.write import read_manifest, release_fingerprint, write_release
+from pipeline.options import non_negative_int
 
 
 def register(subparsers):
@@ -16,7 +17,7 @@ def register(subparsers):
                     "from the clean, sentences, select and final_annotations stages of a run directory.")
     parser.add_argument("--run", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--out", required=True, help="release directory to write (local path)")
-    parser.add_argument("--seed", type=int, default=42, help="seed of passages, PSD queries, balancing, splits")
+    parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
     parser.add_argument("--force", action="store_true", help="rebuild, replacing whatever --out holds")
     parser.set_defaults(func=run)
 

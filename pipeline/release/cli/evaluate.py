@@ -5,6 +5,7 @@ from pipeline.embeddings import BUNDLED_MODEL
 from pipeline.release import evaluate
 from pipeline.release.configs import CONFIGS, SPLITS, read_split
 from pipeline.release.embed import PhraseEncoder
+from pipeline.options import positive_int
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
 
@@ -21,7 +22,7 @@ def register(subparsers):
     parser.add_argument("--model", default=BUNDLED_MODEL,
                         help="local transformers/sentence-transformers model directory (default: the bundled "
                              "all-MiniLM-L6-v2)")
-    parser.add_argument("--max-examples", type=int, help="rank at most this many test examples per PR config")
+    parser.add_argument("--max-examples", type=positive_int, help="rank at most this many test examples per PR config")
     parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
     parser.add_argument("--split", default="test", choices=SPLITS, help="split the predictions are for")

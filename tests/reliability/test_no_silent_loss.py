@@ -1,0 +1,110 @@
+"""Nothing finished is lost or silently stale: a damaged dump keeps the pages before the damage, a run killed
+(SIGKILL) anywhere in `select` is completed by the next run, one pathological page is a counted skip."""
+import csv
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+import apache_beam as beam
+import pytest
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from pipeline.mine import CANDIDATES_CSV, mine
+from pipeline.rundir import RunDir
+from pipeline.stages.read_dump import ReadDump
+from tests.pipeline.dump_factory import planted_pages, write_dump
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SAMPLE_103 = "wiki/enwiki-sample-103pages.xml.bz2"
+
+
+def _article_ids(pattern):
+    """Page ids of the articles ReadDump keeps from the files matching `pattern` (a real Beam pipeline)."""
+    ids = []
+    with TestPipeline() as p:
+        found = p | ReadDump(pattern) | beam.Map(lambda a: a["page_id"]) | beam.combiners.ToList()
+        found | beam.Map(ids.extend)
+    return sorted(ids)
+
+
+@pytest.fixture(scope="module")
+def sample_103():
+    from tests.conftest import _shared
+    return _shared(SAMPLE_103)
+
+
+def test_a_damaged_bz2_block_keeps_every_page_before_it(sample_103, enwiki_sample, tmp_path):
+    data = sample_103.read_bytes()
+    damage_at = int(len(data) * 0.4)  # inside the second of the sample's bz2 blocks
+    damaged = bytearray(data)
+    damaged[damage_at:damage_at + 64] = bytes(b ^ 0xFF for b in damaged[damage_at:damage_at + 64])
+    (tmp_path / "damaged").mkdir()
+    (tmp_path / "damaged" / "enwiki-103.xml.bz2").write_bytes(bytes(damaged))
+    (tmp_path / "prefix.xml.bz2").write_bytes(data[:damage_at])  # what could be read before the damage
+
+    clean_prefix = _article_ids(str(tmp_path / "prefix.xml.bz2"))
+    assert len(clean_prefix) >= 10
+    assert _article_ids(str(tmp_path / "damaged" / "enwiki-103.xml.bz2")) == clean_prefix
+
+    shutil.copy(enwiki_sample, tmp_path / "damaged" / "enwiki-5.xml.bz2")  # several files: the others whole
+    whole_5 = _article_ids(str(enwiki_sample))
+    assert _article_ids(str(tmp_path / "damaged" / "*.xml.bz2")) == sorted(clean_prefix + whole_5)
+
+
+def test_one_pathological_page_is_a_counted_skip(tmp_path, wic_zip):
+    pages = planted_pages()
+    pages.insert(2, {"title": "One long token", "page_id": 999,
+                     "wikitext": "A short opening sentence here. " + "x" * 3_000_000 + " and an end.\n\nA last line."})
+    dump = write_dump(tmp_path / "pathological.xml.bz2", pages)
+    out = str(tmp_path / "run")
+    mine(dump, str(wic_zip), out)
+    run = RunDir(out)
+    assert run.read_manifest("phrases")["counters"]["phrases/skipped-too-long"] == 1
+    assert run.count_rows("read-dump") == len(pages)
+    assert run.count_rows("select") > 0
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory, wic_zip):
+    """A complete run of the planted dump (which yields triplets), its ranked triplets and candidates CSV."""
+    tmp = tmp_path_factory.mktemp("finished")
+    dump = write_dump(tmp / "planted.xml.bz2", planted_pages())
+    out = str(tmp / "run")
+    mine(dump, str(wic_zip), out)
+    run = RunDir(out)
+    triplets = list(run.iter_records("select"))
+    assert triplets
+    return dump, out, triplets, (tmp / "run" / CANDIDATES_CSV).read_text()
+
+
+@pytest.mark.parametrize("point", ["before-finalise", "after-delete", "before-manifest"])
+def test_sigkill_in_select_is_completed_by_the_next_run(point, finished_run, tmp_path, wic_zip):
+    dump, finished, triplets, candidates = finished_run
+    out = tmp_path / "run"
+    shutil.copytree(finished, out)
+    os.remove(out / "select" / "_manifest.json")  # select must run again (e.g. a changed --top-n)
+    (out / CANDIDATES_CSV).write_text("triplet_id\nfrom-an-older-selection\n")
+    argv = ["mine", "--input", dump, "--wic", str(wic_zip), "--out", str(out)]
+    child = subprocess.Popen([sys.executable, "-m", "tests.reliability.paused_mine", point, *argv], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert child.stdout.readline().strip() == f"paused at {point}"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    assert child.returncode == -signal.SIGKILL
+
+    run = RunDir(str(out))
+    if run.read_manifest("select") is not None:  # whatever a manifest says must already be true
+        assert list(run.iter_records("select")) == triplets
+    stale = out / CANDIDATES_CSV
+    assert not stale.exists() or "from-an-older-selection" not in stale.read_text()
+
+    funnel = mine(dump, str(wic_zip), str(out))
+    assert list(run.iter_records("select")) == triplets
+    assert (out / CANDIDATES_CSV).read_text() == candidates
+    assert funnel[-1] == {"step": "6 triplets selected", "count": len(triplets)}
+    assert len(list(csv.DictReader(candidates.splitlines()))) == len(triplets)
