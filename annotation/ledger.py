@@ -15,7 +15,7 @@ import os
 
 import sqlalchemy as sa
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 LEDGER_FILE = "ledger.sqlite"
 BUSY_NOTICE_SECONDS = 2  # a writer waits this long for the SQLite ledger before saying it is waiting
@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 # rejections, 3 PS verification by three experts.
 ROUND_EXPERT, ROUND_MTURK, ROUND_VERIFY2, ROUND_PS = 0, 1, 2, 3
 ACCEPTED, REJECTED = "accepted", "rejected"
+CANCELLED = "cancelled"   # the status of a batch taken back before anyone worked on it
 # Item kinds: a whole triplet (expert round), its three annotations (verification rounds), PS pairs.
 ITEM_KINDS = ("triplet", "q1", "q2", "q3", "ps_pos", "ps_neg")
 
@@ -123,8 +124,22 @@ expert_annotations = sa.Table(
     sa.Column("same_meaning", sa.Boolean, nullable=False),
 )
 
+# Items handed back from a batch (its batch was cancelled, or an expert's row was reassigned): the
+# membership stays as history, but the item counts as waiting again for every export.
+releases = sa.Table(
+    "releases", metadata,
+    sa.Column("batch_id", sa.String(200), sa.ForeignKey("batches.batch_id"), primary_key=True),
+    sa.Column("item_id", sa.String(250), sa.ForeignKey("items.item_id"), primary_key=True),
+    sa.Column("reason", sa.Text, nullable=False, default=""),
+    sa.Column("released_at", sa.String(40), nullable=False),
+)
+
+# How far an assignment's status has come: a status of lower rank never replaces one of higher rank, so
+# an older results file or a re-poll cannot move Approved/Rejected back to Submitted (a rejection may
+# still be overridden by an approval: both rank the same).
+STATUS_RANK = {"Submitted": 0, "Ingested": 0, "Approved": 1, "Rejected": 1}
 # Columns that record when, not what: left out when comparing two ledgers' contents.
-TIME_COLUMNS = {"created_at", "first_seen", "decided_at"}
+TIME_COLUMNS = {"created_at", "first_seen", "decided_at", "released_at"}
 # PostgreSQL advisory lock every writing transaction holds until it ends, so writers take turns as
 # BEGIN IMMEDIATE makes them on SQLite (the key is arbitrary: "picf" in ASCII).
 WRITER_LOCK = sa.select(sa.func.pg_advisory_xact_lock(0x70696366))
@@ -370,6 +385,11 @@ class LedgerSession:
             ids.append(iid)
         return ids
 
+    def release_items(self, batch_id, item_ids, reason):
+        """Hand items of a batch back (they wait for the next export again); returns how many were newly released."""
+        return sum(self._insert_or_ignore(releases, {"batch_id": batch_id, "item_id": iid},
+                                          {"reason": reason, "released_at": now()}) for iid in item_ids)
+
     def add_worker(self, worker_id, source):
         """Register a worker (MTurk worker id or expert name); True when new."""
         return self._insert_or_ignore(workers, {"worker_id": worker_id},
@@ -391,8 +411,14 @@ class LedgerSession:
 
     def record_assignment(self, assignment_id, batch_id, worker_id, status, hit_id=None, submitted_at=None,
                           meta=None, source="mturk"):
-        """Insert an assignment, or update its status/time/meta if they changed; True when anything changed."""
+        """Insert an assignment, or update it: its status only moves forward (STATUS_RANK) and new meta keys
+        are merged into the stored ones. True when anything changed."""
         self.add_worker(worker_id, source)
+        found = self._get(assignments, {"assignment_id": assignment_id})
+        if found is not None:
+            if STATUS_RANK.get(status, 0) < STATUS_RANK.get(found["status"], 0):
+                status = found["status"]
+            meta = {**json.loads(found["meta"]), **(meta or {})}
         return self._upsert(assignments, {"assignment_id": assignment_id}, {
             "batch_id": batch_id, "worker_id": worker_id, "hit_id": hit_id, "status": status,
             "submitted_at": submitted_at, "meta": _json(meta)})
@@ -462,14 +488,23 @@ class LedgerSession:
         return [_row(r) for r in self.conn.execute(query).mappings()]
 
     def memberships(self, kind):
-        """{item_id: [batch_id, …]} for the items in batches of one kind."""
+        """{item_id: [batch_id, …]} for the items in batches of one kind, less those released from them."""
+        released = sa.select(releases.c.item_id).where(releases.c.batch_id == batch_items.c.batch_id,
+                                                       releases.c.item_id == batch_items.c.item_id)
         query = (sa.select(batch_items.c.item_id, batch_items.c.batch_id)
                  .join(batches, batches.c.batch_id == batch_items.c.batch_id)
-                 .where(batches.c.kind == kind).order_by(batch_items.c.batch_id))
+                 .where(batches.c.kind == kind, ~released.exists()).order_by(batch_items.c.batch_id))
         found = {}
         for iid, batch_id in self.conn.execute(query):
             found.setdefault(iid, []).append(batch_id)
         return found
+
+    def releases(self, batch_id=None):
+        """Released items: [{batch_id, item_id, reason, released_at}], optionally of one batch."""
+        query = sa.select(releases).order_by(releases.c.batch_id, releases.c.item_id)
+        if batch_id is not None:
+            query = query.where(releases.c.batch_id == batch_id)
+        return [dict(r) for r in self.conn.execute(query).mappings()]
 
     def hit_items(self, hit_id):
         query = sa.select(hit_items.c.item_id).where(hit_items.c.hit_id == hit_id).order_by(hit_items.c.position)

@@ -8,20 +8,17 @@ ledger as soon as MTurk returns it, so any verb can be interrupted and run again
 """
 import dataclasses
 import datetime
-import hashlib
 import json
 import logging
 import re
 import xml.etree.ElementTree as ET
 from decimal import ROUND_HALF_UP, Decimal
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from annotation import hit_pages, round1
 from annotation.mturk_manual import write_atomically
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +41,6 @@ FEE_RATE, LARGE_HIT_FEE_RATE, LARGE_HIT_ASSIGNMENTS, MIN_FEE = Decimal("0.20"), 
 CENT = Decimal("0.01")
 PAST = datetime.datetime(2015, 1, 1, tzinfo=datetime.timezone.utc)  # ExpireAt in the past expires a HIT now
 HIT_ID_RE = re.compile(r"\b[A-Z0-9]{30}\b")
-QUALIFICATION_TEST_SECONDS = 20 * 60
 
 
 class MTurkFailure(RuntimeError):
@@ -53,8 +49,13 @@ class MTurkFailure(RuntimeError):
 
 @dataclasses.dataclass(frozen=True)
 class HitTypeSettings:
-    """The HIT type workers see: reward (USD per HIT), timing and worker requirements."""
-    reward: str = "1.56"
+    """The HIT type workers see: reward (USD per HIT), timing and worker requirements.
+
+    The reward follows PiC, Appendix J: "Per 30 verified answers in around ~20 minutes, the verification
+    process costs us $5.6 (AMT fees included)"; $4.67 plus MTurk's 20% fee ($0.93) is $5.60 for one HIT of
+    30 questions (the default), about $16.80 an hour.
+    """
+    reward: str = "4.67"
     assignment_duration: int = 60 * 60
     lifetime: int = 7 * 24 * 60 * 60
     auto_approval_delay: int = 3 * 24 * 60 * 60
@@ -116,6 +117,14 @@ def check_budget(cost, max_spend, live):
                          "raise the cap, or plan fewer HITs or assignments")
 
 
+def announce_cost(batch_id, plan, what, live, max_spend, say=print):
+    """Say the batch's full cost, then refuse it above `max_spend` (or `live` without a cap), before any call."""
+    reward, assignments, hits = plan["hit_type"]["reward"], assignments_per_hit(plan), len(plan["hits"])
+    cost = batch_cost(reward, assignments, hits)
+    say(f"batch {batch_id} [{environment(live)}]: {what} in " + describe_cost(cost, hits, assignments, reward))
+    check_budget(cost, max_spend, live)
+
+
 def assignments_per_hit(plan):
     """MaxAssignments of a batch's HITs (round-1 plans keep it in their settings)."""
     return plan["assignments"] if plan["kind"] == QUESTIONS_BATCH else plan["settings"]["assignments"]
@@ -136,6 +145,8 @@ def check_balance(client, ledger, batch_id, plan):
 
 def mturk_client(live, profile=None):
     """A boto3 MTurk client on the sandbox (default) or production endpoint, credentials from boto3's chain."""
+    import boto3
+    from botocore.config import Config
     session = boto3.Session(profile_name=profile)
     return session.client("mturk", region_name=REGION, endpoint_url=LIVE_ENDPOINT if live else SANDBOX_ENDPOINT,
                           config=Config(retries={"mode": "standard", "max_attempts": 5}))
@@ -184,28 +195,18 @@ def _error_text(err):
 
 # -- create ----------------------------------------------------------------------------------------
 
-def qualification_type_name(test_xml):
-    """A name that identifies the test's content, so the same test is found again instead of re-created."""
-    return "PiC phrase verification test " + hashlib.sha256(test_xml.encode("utf-8")).hexdigest()[:12]
-
-
-def ensure_qualification_type(client, plan, settings):
+def ensure_qualification_type(client, plan):
     """Id of the qualification type whose test is the plan's gold questions (found by name, else created)."""
-    gold = plan["gold"]
-    test_xml = hit_pages.qualification_test_xml(
-        [(g, round1.gold_question(gold[g])) for g in plan["qualification"]], settings.qualification_pass)
-    name = qualification_type_name(test_xml)
+    test = round1.qualification_test(plan)
     for page in client.get_paginator("list_qualification_types").paginate(
-            Query=name, MustBeRequestable=True, MustBeOwnedByCaller=True):
+            Query=test.name, MustBeRequestable=True, MustBeOwnedByCaller=True):
         for found in page["QualificationTypes"]:
-            if found["Name"] == name:
+            if found["Name"] == test.name:
                 return found["QualificationTypeId"]
     created = client.create_qualification_type(
-        Name=name, Keywords="language, meaning, paraphrase",
-        Description=f"Answer at least {settings.qualification_pass} of {len(plan['qualification'])} questions "
-                    "about phrases in Wikipedia passages correctly.",
-        QualificationTypeStatus="Active", Test=test_xml, TestDurationInSeconds=QUALIFICATION_TEST_SECONDS,
-        AnswerKey=hit_pages.answer_key_xml([(g, gold[g]["answer"]) for g in plan["qualification"]]))
+        Name=test.name, Keywords="language, meaning, paraphrase", Description=test.description,
+        QualificationTypeStatus="Active", Test=test.test_xml, TestDurationInSeconds=test.seconds,
+        AnswerKey=test.answer_key)
     return created["QualificationType"]["QualificationTypeId"]
 
 
@@ -241,18 +242,20 @@ def ensure_hit_type(client, hit_type, test=None):
 
 
 def ensure_hit_type_for_plan(client, ledger, batch_id, plan):
-    """{[qualification_type_id,] hit_type_id} of the batch, made (idempotently) and kept in its ledger meta.
+    """{[qualification_type_id,] hit_type_id} of the batch, made (idempotently) and kept in its plan.
 
     Round-1 batches require their qualification test; question-file batches only the worker record."""
     ids, test = {}, None
     if plan["kind"] != QUESTIONS_BATCH:
         settings = round1.settings_of(plan)
         ids["qualification_type_id"] = (plan.get("qualification_type_id")
-                                        or ensure_qualification_type(client, plan, settings))
+                                        or ensure_qualification_type(client, plan))
         test = (ids["qualification_type_id"], settings.qualification_pass)
     ids["hit_type_id"] = ensure_hit_type(client, HitTypeSettings(**plan["hit_type"]), test)
+    plan.update(ids)   # recorded with the plan when the batch is recorded
     with ledger.transaction() as tx:
-        tx.update_batch(batch_id, meta=ids)
+        if tx.batch(batch_id) is not None:
+            tx.update_batch(batch_id, meta=ids)
     return ids
 
 
@@ -301,7 +304,8 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
 
     Each HIT is sent with its deterministic UniqueRequestToken and recorded in the ledger at once (with
     its plan entry, less the token, as meta), so a retried create never makes a duplicate: a token MTurk
-    has already seen is resolved to its HIT.
+    has already seen is resolved to its HIT. A new batch is recorded (`round1.record_plan`) in the
+    transaction of its first HIT: until MTurk accepts one, its items stay free for any other batch.
     """
     assignments, hit_type = assignments_per_hit(plan), HitTypeSettings(**plan["hit_type"])
     with ledger.read() as q:
@@ -317,18 +321,36 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
                 Question=questions[token], RequesterAnnotation=token, UniqueRequestToken=token)["HIT"]
         except ClientError as err:
             if not token_already_used(err):
+                recorded = (f"{created} new HIT(s) are recorded" if done or created else
+                            f"batch {batch_id!r} is not recorded and its items still wait for verification")
                 raise MTurkFailure(f"creating HIT {number} of {len(plan['hits'])} failed ({_error_text(err)}); "
-                                   f"{created} new HIT(s) are recorded; run the same command again to resume "
+                                   f"{recorded}; run the same command again to resume "
                                    "(request tokens make retries safe)") from None
             log.info("request token of HIT %d was already used; looking the HIT up", number)
             hit = find_hit_by_token(client, token, err.response.get("Error", {}).get("Message", ""))
         with ledger.transaction() as tx:
+            if tx.batch(batch_id) is None:
+                round1.record_plan(tx, batch_id, plan)
             tx.add_hit(hit["HITId"], batch_id,
                        [s for s in planned.get("slots", ()) if not s.startswith(round1.GOLD_PREFIX)],
                        request_token=token, hit_type_id=hit["HITTypeId"], status=hit["HITStatus"],
                        meta={**{k: v for k, v in planned.items() if k != "token"}, "group_id": hit.get("HITGroupId")})
         created += 1
     return created
+
+
+def create_planned_hits(client, ledger, batch_id, plan, questions, live, say=print):
+    """Check the balance (`live`), make the HIT type, create the HITs not recorded yet, say where workers find them."""
+    if live:
+        check_balance(client, ledger, batch_id, plan)
+    ids = ensure_hit_type_for_plan(client, ledger, batch_id, plan)
+    created = create_hits(client, ledger, batch_id, plan, questions, ids["hit_type_id"])
+    test = f"qualification test {ids['qualification_type_id']}, " if "qualification_type_id" in ids else ""
+    say(f"{created} HIT(s) created now; {len(plan['hits'])} in the batch; {test}HIT type {ids['hit_type_id']}")
+    with ledger.read() as q:
+        groups = sorted({hit["meta"].get("group_id") for hit in q.hits(batch_id)} - {None})
+    for group_id in groups:
+        say(f"workers find them at {worker_url(live, group_id)}")
 
 
 # -- status, save, review, expire, delete ----------------------------------------------------------
@@ -364,11 +386,10 @@ def ledger_answers(kind, fields, hit):
 
 def save_assignments(client, ledger, batch_id, page_size=100):
     """Page through every HIT's assignments into the ledger (one transaction per HIT); re-polling
-    updates statuses and adds nothing twice. Returns the number of assignments seen."""
+    moves statuses only forward and adds nothing twice. Returns the number of assignments seen."""
     with ledger.read() as q:
         kind = q.batch(batch_id)["kind"]
         hits = q.hits(batch_id)
-        known = {a["assignment_id"]: a["meta"] for a in q.assignments(batch_id=batch_id)}
     seen = 0
     for hit in hits:
         pages = client.get_paginator("list_assignments_for_hit").paginate(
@@ -376,8 +397,7 @@ def save_assignments(client, ledger, batch_id, page_size=100):
         assignments = [a for page in pages for a in page["Assignments"]]
         with ledger.transaction() as tx:
             for assignment in assignments:
-                aid, meta = assignment["AssignmentId"], {**known.get(assignment["AssignmentId"], {}),
-                                                         **assignment_meta(assignment)}
+                aid, meta = assignment["AssignmentId"], assignment_meta(assignment)
                 try:
                     answers = ledger_answers(kind, fields_from_answer_xml(assignment["Answer"]), hit)
                 except (ValueError, ET.ParseError) as err:   # a tampered form: kept, answers unusable

@@ -4,11 +4,13 @@ Approve/Reject file it uploads after review. Same plan, checks and ledger as the
 """
 import csv
 import os
+import shlex
 import tempfile
 
 from annotation import hit_pages, round1
+from annotation.ledger import CANCELLED
 from annotation.sheets import read_sheet
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 ROW_KEY = "row_key"
 RESULT_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "Input." + ROW_KEY)
@@ -35,7 +37,8 @@ def csv_cell(fragment):
 
 
 def export_batch(run_dir, batch_id, plan, out_dir):
-    """Write `<batch>_input.csv` (one row per HIT) and `<batch>_template.html`; returns their paths.
+    """Write `<batch>_input.csv` (one row per HIT), `<batch>_template.html` and the qualification test
+    (`<batch>_qualification_test.xml`, `<batch>_answer_key.xml`); returns their paths.
 
     Each `question_<n>` cell holds that slot's question HTML, already escaped, because the requester
     UI pastes `${question_<n>}` values into the template verbatim.
@@ -58,40 +61,60 @@ def export_batch(run_dir, batch_id, plan, out_dir):
     write_atomically(csv_path, write_rows)
     template = hit_pages.crowd_template(settings.questions_per_hit, round1.practice_of(plan))
     write_atomically(template_path, lambda fh: fh.write(template))
-    return csv_path, template_path
+    test = round1.qualification_test(plan)
+    test_path = os.path.join(out_dir, f"{batch_id}_qualification_test.xml")
+    key_path = os.path.join(out_dir, f"{batch_id}_answer_key.xml")
+    write_atomically(test_path, lambda fh: fh.write(test.test_xml))
+    write_atomically(key_path, lambda fh: fh.write(test.answer_key))
+    return csv_path, template_path, test_path, key_path
+
+
+def create_qualification_command(plan, test_path, key_path):
+    """The AWS CLI command that creates the batch's qualification test on the sandbox (the requester UI cannot)."""
+    test = round1.qualification_test(plan)
+    return (f"aws mturk create-qualification-type --region us-east-1 --endpoint-url "
+            f"https://mturk-requester-sandbox.us-east-1.amazonaws.com --name {shlex.quote(test.name)} "
+            f"--description {shlex.quote(test.description)} --qualification-type-status Active "
+            f"--test file://{test_path} --answer-key file://{key_path} --test-duration-in-seconds {test.seconds}")
 
 
 def _manual_plans(q):
-    """{row_key: (batch_id, slots)} over every requester-UI batch in the ledger."""
-    keys = {}
+    """{row_key: (batch_id, slots)} over every requester-UI batch in the ledger, and the cancelled ones' ids."""
+    keys, cancelled = {}, set()
     for batch in q.batches(kind=round1.MANUAL_BATCH):
+        if batch["status"] == CANCELLED:
+            cancelled.add(batch["batch_id"])
         for hit in batch["meta"].get("hits", []):
             keys[hit["token"]] = (batch["batch_id"], hit["slots"])
-    return keys
+    return keys, cancelled
 
 
 def ingest_results(ledger, paths):
     """Ingest requester-UI results files; each file is one transaction, and rows already in the ledger
-    change nothing (statuses are updated). Returns {batch_id: assignments in the files}."""
+    change nothing but a status moving forward (an older file never undoes a review). Returns
+    {batch_id: assignments in the files}."""
     seen = {}
     for path in paths:
         rows = read_sheet(path, RESULT_COLUMNS).rows
         with ledger.transaction() as tx:
-            plans, hits_by_token = _manual_plans(tx), {}
+            (plans, cancelled), hits_by_token = _manual_plans(tx), {}
             for batch_id in {b for b, _ in plans.values()}:
                 hits_by_token.update({hit["request_token"]: hit["hit_id"] for hit in tx.hits(batch_id)})
             for number, row in rows:
-                batch_id = _ingest_row(tx, path, number, row, plans, hits_by_token)
+                batch_id = _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled)
                 seen[batch_id] = seen.get(batch_id, 0) + 1
     return seen
 
 
-def _ingest_row(tx, path, number, row, plans, hits_by_token):
+def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
     where = f"{path}: row {number}"
     key = (row.get("Input." + ROW_KEY) or "").strip()
     if key not in plans:
         raise InputError(f"{where}, column Input.{ROW_KEY}: {key!r} is not a row of any exported batch; "
                          "ingest only results of CSVs written by `picforge annotate mturk export`")
+    if plans[key][0] in cancelled:
+        raise InputError(f"{where}, column Input.{ROW_KEY}: batch {plans[key][0]} was cancelled and its items went "
+                         "back to waiting; its results cannot be ingested (leave this file out)")
     for column in RESULT_COLUMNS[:4]:
         if not (row.get(column) or "").strip():
             raise InputError(f"{where}, column {column}: empty; ingest the file as downloaded")

@@ -1,5 +1,5 @@
 """MTurk batches of prepared question files (such as `cosimlex export-rating`'s forms): the plan file,
-the batch plan kept in the ledger before any HIT exists, answers kept as posted, and review by list.
+the batch plan kept in the ledger with the first HIT MTurk accepts, answers kept as posted, and review by list.
 
 A plan file is a JSON object whose `hits` list (or `forms` list, as `cosimlex export-rating` writes it)
 holds one entry per HIT: `request_token` (unique, at most 56 characters) and `question_xml` (the path of
@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 
 from annotation import mturk, round1
 from annotation.hit_pages import HTML_QUESTION_LIMIT
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 KIND = mturk.QUESTIONS_BATCH
 ENTRY_LISTS = ("hits", "forms")
@@ -130,17 +130,12 @@ def plan_batch(ledger, batch_id, plan_path, extra_meta):
                              f"already on this endpoint (use --batch {other['batch_id']})")
     if found is None:
         return {**extra_meta, "kind": KIND, "source": plan_path, "hits": hits}, questions, True
+    round1.check_not_cancelled(found)
     round1.check_same_plan(found, KIND, extra_meta)
     if [(h["token"], h["sha256"]) for h in found["meta"]["hits"]] != [(h["token"], h["sha256"]) for h in hits]:
         raise InputError(f"{plan_path}: its tokens or question files differ from those batch {batch_id!r} was "
                          "planned with; give the original files, or start a new --batch")
     return found["meta"], questions, False
-
-
-def store_plan(ledger, batch_id, plan):
-    """Record a new question-file batch and its plan (HIT entries, HIT type, endpoint)."""
-    with ledger.transaction() as tx:
-        tx.add_batch(batch_id, KIND, meta=plan)
 
 
 # -- answers and review ----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from annotation.roundtrip import raise_errors, record_sheet, resolve_rows, write
 from annotation.rules import PsOutcome, PsTiebreak, PsVote, cohen_kappa, ps_decide
 from annotation.text import YES, highlight, locate_phrase, normalize, yes_no
 from annotation.triplets import load_triplets
-from pipeline.errors import InputError
+from picforge.errors import NothingToDo
 
 KIND = "ps-verify"
 FIRST_PASS, TIEBREAK = ("A1", "A2"), "A3"
@@ -37,10 +37,11 @@ def ps_row(kind, annotation, triplet):
 
 
 def ps_pairs(kept, balance=False, seed=0):
-    """PS pairs of the kept annotations: a positive (p, q1) for each, a negative (p, q2) where Q3 = N;
-    with `balance`, a seeded sample of as many positives as negatives."""
-    negatives = [(a["triplet_id"], "ps_neg") for a in kept if not a["same_meaning"]]
-    positives = [(a["triplet_id"], "ps_pos") for a in kept]
+    """PS pairs of the kept annotations [(row, {kind: rule})]: a positive (p, q1) where q1 is kept, a negative
+    (p, q2) where q2 and a Q3 = N label are kept; with `balance`, a seeded sample of as many positives as negatives."""
+    negatives = [(a["triplet_id"], "ps_neg") for a, kinds in kept
+                 if "q2" in kinds and "q3" in kinds and not a["same_meaning"]]
+    positives = [(a["triplet_id"], "ps_pos") for a, kinds in kept if "q1" in kinds]
     if balance:
         positives = sorted(random.Random(seed).sample(positives, min(len(negatives), len(positives))))
     return sorted(positives + negatives)
@@ -49,14 +50,15 @@ def ps_pairs(kept, balance=False, seed=0):
 def export_first_pass(ledger, run_dir, out_dir, experts, balance=False, seed=0):
     """The same sheet of PS pairs not yet verified for experts A1 and A2 (one batch each)."""
     with ledger.read() as q:
-        kept = {a["triplet_id"]: a for a, _ in kept_annotations(q)}
+        kept = kept_annotations(q)
         sent = q.memberships(KIND)
-    pairs = [p for p in ps_pairs(list(kept.values()), balance, seed) if f"{p[0]}/{p[1]}" not in sent]
+    annotations = {a["triplet_id"]: a for a, _ in kept}
+    pairs = [p for p in ps_pairs(kept, balance, seed) if f"{p[0]}/{p[1]}" not in sent]
     if not pairs:
-        raise InputError("no PS pairs left to verify: the final rule keeps no triplet yet, or all pairs were "
+        raise NothingToDo("no PS pairs left to verify: the final rule keeps no paraphrase yet, or all pairs were "
                          "already exported")
     triplets = load_triplets(run_dir, {tid for tid, _ in pairs})
-    entries = [((tid, kind), {**ps_row(kind, kept[tid], triplets[tid]), "endorse": "", "correction": ""})
+    entries = [((tid, kind), {**ps_row(kind, annotations[tid], triplets[tid]), "endorse": "", "correction": ""})
                for tid, kind in pairs]
     write_guidelines("ps_verify_guidelines", out_dir)
     columns = DISPLAY_COLUMNS + list(VOTE_COLUMNS)
@@ -102,7 +104,7 @@ def export_tiebreak(ledger, run_dir, out_dir, expert):
             if iid not in sent and outcome(original, roles).status == "tiebreak":
                 todo.append((triplet_id, kind, roles))
     if not todo:
-        raise InputError("no PS pair needs a tie-break: ingest both A1 and A2 sheets first, or all ties were "
+        raise NothingToDo("no PS pair needs a tie-break: ingest both A1 and A2 sheets first, or all ties were "
                          "already exported")
     triplets = load_triplets(run_dir, {tid for tid, _, _ in todo})
     entries = []

@@ -6,7 +6,7 @@ from annotation.final import annotation_outcomes
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
 from annotation.triplets import SELECT_STAGE
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 GROUPS = {"paraphrases": ("q1", "q2"), "labels": ("q3",)}
 
@@ -19,7 +19,7 @@ def funnel(outcomes):
     """Counts per group (paraphrases, Y/N labels) through rounds 1 and 2, from per-kind outcomes."""
     rows = {}
     for group, kinds in GROUPS.items():
-        states = collections.Counter(per_kind[k] for _, per_kind, _ in outcomes for k in kinds)
+        states = collections.Counter(per_kind[k] for _, per_kind in outcomes for k in kinds)
         annotated = sum(states.values())
         verified1 = annotated - states[UNVERIFIED]
         rejected1 = verified1 - states[ROUND1]
@@ -32,6 +32,12 @@ def funnel(outcomes):
             "kept": states[ROUND1] + states[ROUND2], "dropped": states[DROPPED],
         }
     return rows
+
+
+def kept_per_triplet(outcomes):
+    """How many triplets keep 3, 2, 1 or 0 of their annotations (q1, q2, q3), each kept on its own."""
+    kept = collections.Counter(sum(o in KEPT for o in per_kind.values()) for _, per_kind in outcomes)
+    return {f"{n} of 3 kept": kept[n] for n in (3, 2, 1, 0)}
 
 
 def worker_stats(q):
@@ -84,8 +90,8 @@ def build_report(ledger, run_dir):
                        "rows_accepted": round0[ACCEPTED], "rows_to_fix": round0[REJECTED],
                        "annotations": len(outcomes)},
             "funnel": funnel(outcomes),
-            "final_rule": dict(sorted(collections.Counter(o for _, _, o in outcomes).items())),
-            "final_triplets": sum(o in KEPT for _, _, o in outcomes),
+            "final_rule": kept_per_triplet(outcomes),
+            "final_triplets": sum(any(o in KEPT for o in per_kind.values()) for _, per_kind in outcomes),
             "ps_verification": ps_summary(q),
             "workers": worker_stats(q),
         }
@@ -115,9 +121,10 @@ def render_markdown(report):
     for title, key, rate in steps:
         lines.append(f"| {title} | {_cell(para[key], para[rate] if rate else None)} | "
                      f"{_cell(label[key], label[rate] if rate else None)} |")
-    lines += ["", "## Final rule (triplets: q1, q2 and q3 all kept)", "", "| outcome | triplets |", "| --- | --- |"]
+    lines += ["", "## Final rule (each paraphrase and label kept on its own)", "", "| annotations | triplets |",
+              "| --- | --- |"]
     lines += [f"| {rule} | {count:,} |" for rule, count in report["final_rule"].items()]
-    lines += [f"| **kept** | **{report['final_triplets']:,}** |", "", "## PS verification", "",
+    lines += [f"| **exported (1 or more kept)** | **{report['final_triplets']:,}** |", "", "## PS verification", "",
               "| pairs | exported | accepted | accepted after correction | rejected |", "| --- | --- | --- | --- | --- |"]
     ps = report["ps_verification"]
     for label_name in ("positive", "negative"):

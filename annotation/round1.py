@@ -5,7 +5,9 @@ Each accepted `ExpertAnnotation` gives three ledger items verified by workers wh
 expert's answers: `q1`/`q2` (type 1: can the expert's paraphrase replace p in passage 1/2?) and `q3`
 (type 2: does p mean the same in both passages? — agreeing means answering as the expert did).
 A batch's plan (which items and gold checks each HIT shows, in which slot) is stored in the batch's
-ledger meta before any HIT exists, so every later step and every retry sees the same HITs.
+ledger meta: by the requester-UI export when it writes the files, by the API path together with the
+first HIT MTurk accepted (a batch MTurk refused leaves nothing). Every later step sees the same HITs,
+and a retry drafts the same plan again (it is a pure function of the batch name, options and ledger).
 """
 import dataclasses
 import hashlib
@@ -15,9 +17,8 @@ import random
 import schemas
 from annotation import hit_pages, rules, text
 from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
-from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, item_id
-from annotation.triplets import load_triplets
-from pipeline.errors import InputError
+from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id
+from picforge.errors import InputError, NothingToDo
 
 API_BATCH, MANUAL_BATCH = "mturk", "mturk-manual"
 ITEM_KINDS = ("q1", "q2", "q3")
@@ -29,10 +30,15 @@ ANNOTATION_FIELDS = ("annotator", "q1", "q2", "same_meaning")
 
 @dataclasses.dataclass(frozen=True)
 class Round1Settings:
-    """How a round-1 batch is laid out and checked (stored with the batch; fixed once planned)."""
-    questions_per_hit: int = 10
+    """How a round-1 batch is laid out and checked (stored with the batch; fixed once planned).
+
+    Defaults follow PiC, Appendix J: workers get "5 practice samples", pass "an evaluation checkpoint
+    including 6 questions" from the verified bank, then work "with sets of 30 questions". The pass mark,
+    gold checks per HIT and assignments per HIT are not given there and stay options.
+    """
+    questions_per_hit: int = 30
     gold_per_hit: int = 1
-    practice: int = 3
+    practice: int = 5
     qualification_questions: int = 6
     qualification_pass: int = 5
     assignments: int = 1
@@ -159,9 +165,9 @@ def layout_hits(batch_id, item_ids, check_ids, settings):
 
 
 def unverified_annotations(q, limit=None):
-    """Accepted expert annotations whose items are in no round-1 batch yet (in triplet id order)."""
-    taken = {item["item_id"] for kind in (API_BATCH, MANUAL_BATCH) for batch in q.batches(kind=kind)
-             for item in q.items(batch_id=batch["batch_id"])}
+    """Accepted expert annotations whose items are in no round-1 batch yet, or were released from it by
+    `annotate cancel-batch` (in triplet id order)."""
+    taken = {iid for kind in (API_BATCH, MANUAL_BATCH) for iid in q.memberships(kind)}
     chosen = [annotation for annotation in q.expert_annotations()
               if not any(item_id(annotation["triplet_id"], kind) in taken for kind in ITEM_KINDS)]
     return chosen if limit is None else chosen[:limit]
@@ -170,12 +176,14 @@ def unverified_annotations(q, limit=None):
 def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=None):
     """(plan, is_new): the batch's stored plan, or a new one drafted from the ledger and not yet stored.
 
-    A batch that exists must have been planned with the same kind, settings and extra meta. Store a
-    new plan with `store_plan` once its cost is accepted.
+    A batch that exists must have been planned with the same kind, settings and extra meta, and not be
+    cancelled. Record a new plan (`record_plan`) only once it is accepted: its cost, and for the API path
+    MTurk's answer to its first HIT.
     """
     with ledger.read() as q:
         found = q.batch(batch_id)
         if found is not None:
+            check_not_cancelled(found)
             check_same_plan(found, kind, {"settings": dataclasses.asdict(settings), **extra_meta})
             return found["meta"], False
         if gold_path is None:
@@ -183,7 +191,7 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
         bank = {record["gold_id"]: record for record in load_gold_bank(gold_path)}
         annotations = unverified_annotations(q, limit)
     if not annotations:
-        raise InputError("no accepted expert annotation is waiting for MTurk verification; run "
+        raise NothingToDo("no accepted expert annotation is waiting for MTurk verification; run "
                          "`picforge annotate ingest expert` first (or every one is already in a batch)")
     gold = split_gold(list(bank.values()), settings, batch_id)
     used = gold["qualification"] + gold["practice"] + gold["checks"]
@@ -195,11 +203,24 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     return plan, True
 
 
+def record_plan(tx, batch_id, plan):
+    """Record a new MTurk batch, its plan and (round 1) its items in the ledger transaction `tx`."""
+    round_ = ROUND_MTURK if plan["kind"] in (API_BATCH, MANUAL_BATCH) else None
+    tx.add_batch(batch_id, plan["kind"], round=round_, meta=plan)
+    tx.add_items(batch_id, [tuple(iid.rsplit("/", 1)) for iid in plan.get("items", ())])
+
+
 def store_plan(ledger, batch_id, plan):
     """Record a new batch, its items and its plan in one transaction."""
     with ledger.transaction() as tx:
-        tx.add_batch(batch_id, plan["kind"], round=ROUND_MTURK, meta=plan)
-        tx.add_items(batch_id, [tuple(iid.rsplit("/", 1)) for iid in plan["items"]])
+        record_plan(tx, batch_id, plan)
+
+
+def check_not_cancelled(found):
+    """Refuse to plan or resume a batch taken back by `annotate cancel-batch`."""
+    if found["status"] == CANCELLED:
+        raise InputError(f"batch {found['batch_id']!r} was cancelled (its items went back to waiting); "
+                         "start a new --batch")
 
 
 def check_same_plan(found, kind, wanted):
@@ -228,8 +249,31 @@ def settings_of(plan):
     return Round1Settings(**plan["settings"])
 
 
+@dataclasses.dataclass(frozen=True)
+class QualificationTest:
+    """A plan's qualification test: MTurk QuestionForm and AnswerKey XML, named after its content so the same
+    test is found again instead of re-created."""
+    name: str
+    description: str
+    test_xml: str
+    answer_key: str
+    seconds: int = 20 * 60
+
+
+def qualification_test(plan):
+    """The qualification test of a plan's gold questions (pass mark from its settings)."""
+    gold, questions, passing = plan["gold"], plan["qualification"], settings_of(plan).qualification_pass
+    test_xml = hit_pages.qualification_test_xml([(g, gold_question(gold[g])) for g in questions], passing)
+    return QualificationTest(
+        name="PiC phrase verification test " + hashlib.sha256(test_xml.encode("utf-8")).hexdigest()[:12],
+        description=f"Answer at least {passing} of {len(questions)} questions about phrases in Wikipedia passages "
+                    "correctly.",
+        test_xml=test_xml, answer_key=hit_pages.answer_key_xml([(g, gold[g]["answer"]) for g in questions]))
+
+
 def hit_pages_of(run_dir, plan):
     """{token: [PageQuestion per slot]} for every HIT of the plan (no expert answer in them)."""
+    from annotation.triplets import load_triplets  # Beam's FileSystems: imported only when pages are made
     annotations = plan["annotations"]
     slot_ids = {slot for hit in plan["hits"] for slot in hit["slots"] if not slot.startswith(GOLD_PREFIX)}
     triplets = load_triplets(run_dir, {slot.rsplit("/", 1)[0] for slot in slot_ids})

@@ -2,7 +2,8 @@
 import os
 
 from annotation import sheets
-from pipeline.errors import InputError
+from annotation.ledger import CANCELLED
+from picforge.errors import InputError
 
 MAX_ERRORS_SHOWN = 20
 
@@ -58,6 +59,10 @@ def resolve_rows(ledger, paths, kind, id_column, required, answer_columns, item_
                                   "ledger; keep the batch_id the sheet was exported with")
                     continue
                 batch_id = batch["batch_id"]
+                if batch["status"] == CANCELLED:
+                    errors.append(f"{where}, column batch_id: batch {batch_id} was cancelled and its rows went "
+                                  "back to waiting; ingest the sheet of the batch they were exported in since")
+                    continue
                 batches[batch_id] = batch
                 if batch_id not in members:
                     members[batch_id] = {i[id_column] for i in q.items(batch_id=batch_id, kind=item_kind)}

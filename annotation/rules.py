@@ -40,15 +40,10 @@ def item_outcome(round1, round2):
     return DROPPED if round2 == REJECTED else PENDING
 
 
-def triplet_outcome(outcomes):
-    """A triplet is kept when q1, q2 and q3 are all kept; `round2` when any of them needed round 2."""
-    values = [outcomes.get(kind, UNVERIFIED) for kind in ANNOTATION_KINDS]
-    if all(v in KEPT for v in values):
-        return ROUND1 if all(v == ROUND1 for v in values) else ROUND2
-    for state in (DROPPED, PENDING):
-        if state in values:
-            return state
-    return UNVERIFIED
+def kept_outcomes(outcomes):
+    """PiC's keep rule (Sec. 3.3): each annotation (q1, q2, q3) is kept on its own when round 1 or 2 kept it;
+    {kind: round1|round2} of the kept ones."""
+    return {kind: outcomes[kind] for kind in ANNOTATION_KINDS if outcomes.get(kind) in KEPT}
 
 
 @dataclasses.dataclass(frozen=True)

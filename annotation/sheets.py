@@ -11,7 +11,7 @@ from openpyxl.cell.rich_text import CellRichText, TextBlock
 from openpyxl.cell.text import InlineFont
 from openpyxl.styles import Alignment, Font, NamedStyle
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 HIGHLIGHT = "**"
 _HIGHLIGHTED = re.compile(re.escape(HIGHLIGHT) + r"(.+?)" + re.escape(HIGHLIGHT), re.DOTALL)

@@ -1,6 +1,6 @@
 """Triplet records of a mining run (stage `select`), read for annotation exports."""
-from pipeline.errors import InputError
-from pipeline.rundir import RunDir
+from picforge.errors import InputError
+from picforge.rundir import RunDir
 
 SELECT_STAGE = "select"
 

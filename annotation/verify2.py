@@ -7,7 +7,7 @@ from annotation.roundtrip import raise_errors, record_sheet, resolve_rows, write
 from annotation.rules import ANNOTATION_KINDS, verify2_decision
 from annotation.text import highlight, locate_phrase, yes_no
 from annotation.triplets import load_triplets
-from pipeline.errors import InputError
+from picforge.errors import NothingToDo
 
 KIND = "verify2"
 SHEET_COLUMNS = ["batch_id", "item_id", "question", "phrase", "paraphrase", "passage", "other_passage", "answer"]
@@ -44,7 +44,7 @@ def export_verify2(ledger, run_dir, out_dir, verifiers, per_verifier=None):
     if per_verifier is not None:
         todo = todo[:per_verifier * len(verifiers)]
     if not todo:
-        raise InputError("no round-1 rejections left to verify: record MTurk decisions first "
+        raise NothingToDo("no round-1 rejections left to verify: record MTurk decisions first "
                          "(`picforge annotate mturk review`) or all were already exported")
     triplets = load_triplets(run_dir, {d["triplet_id"] for d in todo})
     shares = {name: [] for name in verifiers}

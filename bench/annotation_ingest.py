@@ -9,7 +9,7 @@ import time
 
 from annotation import expert
 from annotation.ledger import Ledger
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 SENTENCES = ["The film opened in March.", "Critics had high hopes.", "It met a cold reception from the press.",
              "Ticket sales fell quickly.", "The studio cut its budget."]

@@ -6,9 +6,9 @@ pair scoring per context for each encoder (single process, no Beam overhead). Pr
 import argparse
 import time
 
-from pipeline.cosimlex import contexts as ctx
-from pipeline.cosimlex.encoders import make_encoder, pair_similarities
-from pipeline.cosimlex.simlex import read_simlex
+from companions.cosimlex import contexts as ctx
+from companions.cosimlex.encoders import make_encoder, pair_similarities
+from companions.cosimlex.simlex import read_simlex
 from pipeline.stages.clean import iter_clean_pages
 from pipeline.stages.sentences import page_sentences
 

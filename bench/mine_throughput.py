@@ -2,9 +2,11 @@
 
 Both sides read the same dump slice through `iter_pages` + `clean_wikitext` (not timed) and split the same
 Punkt sentences; picforge then runs spaCy with only the components noun chunks need (the attribute_ruler's
-POS patterns compiled into `PosRules`) over `nlp.pipe` batches (as `ExtractPhrases` does), while the original loop (PiC `extract_wiki_phrases.py`) calls the full spaCy
-pipeline plus `merge_noun_chunks` once per sentence. Each side runs in its own process, so CPU time and
-peak RSS are its own. The final candidate phrases (≥2 contexts + WiC word, `group_phrase`) are compared.
+POS patterns compiled into `PosRules`) over `nlp.pipe` batches, and only on sentences in the pairs word window
+that can hold a WiC word (as `ExtractPhrases` does; side `picforge-all` parses every sentence), while the original loop (PiC
+`extract_wiki_phrases.py`) calls the full spaCy pipeline plus `merge_noun_chunks` once per sentence. Words are
+the input's words on every side. Each side runs in its own process, so CPU time and peak RSS are its own. The
+final candidate phrases (WiC word, >= 2 contexts in the word window: those that can form pairs) are compared.
 
     python bench/mine_throughput.py [--input DUMP] [--wic WIC_ZIP] [--max-pages N] [--scale] [--components]
 """
@@ -20,10 +22,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
-DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-5pages.xml.bz2")
+DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
 DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
 SCALES = (1, 2, 4)
 REPEATS = 2
+WORD_WINDOW = (5, 25)  # MineOptions' min_words, max_words
 PAGE_ID_STRIDE = 10 ** 9  # repeated pages get distinct ids: page_id + repeat * stride
 EDGE_SYMBOLS = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
 
@@ -68,27 +71,40 @@ def start_clock():
     return time.process_time(), time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def picforge_side(pages, watch, occurrences, model_name, batch_size):
-    """The project's stages: page_sentences, then nlp.pipe (needed components only) and extract_phrases."""
-    from pipeline.stages.phrases import extract_phrases, load_spacy
+def picforge_side(pages, watch, occurrences, model_name, batch_size, wic_words, cuts=True):
+    """The project's stages: page_sentences, then nlp.pipe (needed components only) on the sentences in the
+    word window that can hold a WiC word (every sentence without the cuts) and extract_phrases."""
+    from pipeline.stages.phrases import extract_phrases, in_pair_window, load_spacy, may_hold_wic_phrase
     from pipeline.stages.sentences import page_sentences
 
     nlp = load_spacy(model_name)
-    words = sentences = 0
+    counts = collections.Counter()
 
     def sentence_stream():
         for page in watch.excluded(pages):
             for sentence in watch.timed("split", list, page_sentences(page)):
-                yield sentence["text"], sentence
+                counts["words"] += sentence["n_words"]
+                counts["sentences"] += 1
+                if not cuts:
+                    yield sentence["text"], sentence
+                elif in_pair_window(sentence["n_words"], WORD_WINDOW):
+                    doc = nlp.make_doc(sentence["text"])
+                    if may_hold_wic_phrase(doc, wic_words):
+                        yield doc, sentence
 
     started = start_clock()
     for doc, sentence in nlp.pipe(sentence_stream(), as_tuples=True, batch_size=batch_size):
-        words += sentence["n_words"]
-        sentences += 1
+        counts["parsed"] += 1
         for phrase, _, _, kind in watch.timed("extract", extract_phrases, doc):
             if occurrences is not None:
-                occurrences[phrase].append({"sentence_id": sentence["sentence_id"], "kind": kind})
-    return words, sentences, started
+                occurrences[phrase].append({"sentence_id": sentence["sentence_id"], "kind": kind,
+                                            "n_words": sentence["n_words"]})
+    return counts["words"], counts["sentences"], counts["parsed"], started
+
+
+def picforge_all_side(pages, watch, occurrences, model_name, batch_size, wic_words):
+    """picforge with both cuts off (`mine --parse-all-sentences`)."""
+    return picforge_side(pages, watch, occurrences, model_name, batch_size, wic_words, cuts=False)
 
 
 def _trimmable(token, stop):
@@ -109,11 +125,11 @@ def original_phrase(text, stop):
     return phrase
 
 
-def original_side(pages, watch, occurrences, model_name, batch_size):
+def original_side(pages, watch, occurrences, model_name, batch_size, wic_words):
     """The PiC loop: spaCy's full pipeline + merge_noun_chunks called once per sentence."""
     import spacy
 
-    from pipeline.resources import stopwords
+    from picforge.resources import stopwords
     from pipeline.stages.phrases import default_spacy_model
     from pipeline.stages.sentences import split_sentences
 
@@ -139,39 +155,49 @@ def original_side(pages, watch, occurrences, model_name, batch_size):
         for paragraph in page["paragraphs"]:
             for text in watch.timed("split", split_sentences, paragraph):
                 doc = nlp(text)
-                words += len(text.split())
+                n_words = len(text.split())
+                words += n_words
                 sentences += 1
                 for phrase, kind in watch.timed("extract", extract, doc):
                     if occurrences is not None:
-                        occurrences[phrase].append({"sentence_id": f"{page['page_id']}:{idx}", "kind": kind})
+                        occurrences[phrase].append({"sentence_id": f"{page['page_id']}:{idx}", "kind": kind,
+                                                    "n_words": n_words})
                 idx += 1
-    return words, sentences, started
+    return words, sentences, sentences, started
 
 
-SIDES = {"picforge": picforge_side, "original": original_side}
+SIDES = {"picforge": picforge_side, "picforge-all": picforge_all_side, "original": original_side}
 
 
-def measure(side, dump, max_pages, repeat, model_name, batch_size, wic_path):
-    """Run one side in this (fresh) process; figures plus the final candidate phrases when wic_path is given."""
-    from pipeline.resources import read_wic_words
+def pairable_candidates(occurrences, wic_words):
+    """Phrases with a WiC word and >= 2 contexts in the word window: the ones `pairs` can pair."""
     from pipeline.stages.group import group_phrase
+    from pipeline.stages.phrases import in_pair_window
+
+    return sorted(phrase for phrase, occs in occurrences.items()
+                  if group_phrase(phrase, [o for o in occs if in_pair_window(o["n_words"], WORD_WINDOW)],
+                                  wic_words, seed=0)[1])
+
+
+def measure(side, dump, max_pages, repeat, model_name, batch_size, wic_path, keep_candidates=True):
+    """Run one side in this (fresh) process; figures plus the final candidate phrases when keep_candidates."""
+    from picforge.resources import read_wic_words
 
     watch = Stopwatch()
-    occurrences = collections.defaultdict(list) if wic_path else None
-    words, sentences, (cpu0, wall0, rss_before) = SIDES[side](
-        iter_clean_pages(dump, max_pages, repeat), watch, occurrences, model_name, batch_size)
+    wic_words = frozenset(read_wic_words(wic_path))
+    occurrences = collections.defaultdict(list) if keep_candidates else None
+    words, sentences, parsed, (cpu0, wall0, rss_before) = SIDES[side](
+        iter_clean_pages(dump, max_pages, repeat), watch, occurrences, model_name, batch_size, wic_words)
     cpu = time.process_time() - cpu0 - watch.cpu["untimed"]
     wall = time.perf_counter() - wall0 - watch.wall["untimed"]
     figures = {
-        "side": side, "words": words, "sentences": sentences, "cpu_s": cpu, "wall_s": wall,
+        "side": side, "words": words, "sentences": sentences, "parsed": parsed, "cpu_s": cpu, "wall_s": wall,
         "split_cpu_s": watch.cpu["split"], "extract_cpu_s": watch.cpu["extract"],
         "spacy_cpu_s": cpu - watch.cpu["split"] - watch.cpu["extract"], "untimed_cpu_s": watch.cpu["untimed"],
         "rss_before_mib": rss_before, "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
-    if wic_path:
-        wic_words = frozenset(read_wic_words(wic_path))
-        figures["candidates"] = sorted(
-            phrase for phrase, occs in occurrences.items() if group_phrase(phrase, occs, wic_words, seed=0)[1])
+    if keep_candidates:
+        figures["candidates"] = pairable_candidates(occurrences, wic_words)
     return figures
 
 
@@ -216,28 +242,30 @@ def run_isolated(fn, *args):
 
 
 def print_sides(results):
-    header = (f"{'side':<10}{'words':>9}{'sentences':>10}{'CPU s':>9}{'wall s':>9}{'words/s/core':>14}"
+    header = (f"{'side':<13}{'words':>9}{'sentences':>10}{'parsed':>8}{'CPU s':>9}{'wall s':>9}{'words/s/core':>14}"
               f"{'words/s wall':>14}{'split':>8}{'spaCy':>8}{'extract':>9}{'RSS at start':>14}{'peak RSS':>10}")
     print(header)
     for r in results:
-        print(f"{r['side']:<10}{r['words']:>9,}{r['sentences']:>10,}{r['cpu_s']:>9.2f}{r['wall_s']:>9.2f}"
+        print(f"{r['side']:<13}{r['words']:>9,}{r['sentences']:>10,}{r['parsed']:>8,}{r['cpu_s']:>9.2f}{r['wall_s']:>9.2f}"
               f"{r['words'] / r['cpu_s']:>14,.0f}{r['words'] / r['wall_s']:>14,.0f}{r['split_cpu_s']:>8.2f}"
               f"{r['spacy_cpu_s']:>8.2f}{r['extract_cpu_s']:>9.2f}{r['rss_before_mib']:>14,.0f}{r['peak_rss_mib']:>10,.0f}")
-    print("(split / spaCy / extract: CPU seconds of the timed part; reading + cleaning the dump is not timed;\n"
+    print("(words: all the input's words; parsed: sentences spaCy ran on; split / spaCy / extract: CPU seconds\n"
+          " of the timed part; reading + cleaning the dump is not timed;\n"
           " RSS in MiB: peak after imports + model load, where timing starts, and peak at the end)")
 
 
 def print_comparison(picforge, original):
     per_core = (picforge["words"] / picforge["cpu_s"]) / (original["words"] / original["cpu_s"])
     wall = (picforge["words"] / picforge["wall_s"]) / (original["words"] / original["wall_s"])
-    print(f"\nspeed-up per core (CPU time): {per_core:.2f}x   speed-up (wall): {wall:.2f}x   target: >= 5x")
+    print(f"\n{picforge['side']} vs {original['side']}: speed-up per core (CPU time): {per_core:.2f}x   "
+          f"speed-up (wall): {wall:.2f}x   target: >= 10x")
     ours, theirs = set(picforge["candidates"]), set(original["candidates"])
     union = ours | theirs
     jaccard = len(ours & theirs) / len(union) if union else 1.0
-    print(f"final candidate phrases (>= 2 contexts + WiC word): picforge {len(ours)}, original {len(theirs)}, "
-          f"both {len(ours & theirs)}, Jaccard {jaccard:.3f}")
-    print(f"  only picforge ({len(ours - theirs)}): {', '.join(sorted(ours - theirs)) or '-'}")
-    print(f"  only original ({len(theirs - ours)}): {', '.join(sorted(theirs - ours)) or '-'}")
+    print(f"candidate phrases (WiC word, >= 2 contexts of 5-25 words): {picforge['side']} {len(ours)}, "
+          f"{original['side']} {len(theirs)}, both {len(ours & theirs)}, Jaccard {jaccard:.3f}")
+    print(f"  only {picforge['side']} ({len(ours - theirs)}): {', '.join(sorted(ours - theirs)) or '-'}")
+    print(f"  only {original['side']} ({len(theirs - ours)}): {', '.join(sorted(theirs - ours)) or '-'}")
 
 
 def print_scale(results):
@@ -282,9 +310,13 @@ def main(argv=None):
     results = [run_isolated(measure, side, args.input, args.max_pages, 1, args.spacy_model, args.batch_size, args.wic)
                for side in SIDES]
     print_sides(results)
-    print_comparison(*results)
+    picforge, picforge_all, original = results
+    print_comparison(picforge, original)
+    print_comparison(picforge_all, original)
+    print_comparison(picforge, picforge_all)
     if args.scale:
-        print_scale([run_isolated(measure, "picforge", args.input, args.max_pages, scale, args.spacy_model, args.batch_size, None)
+        print_scale([run_isolated(measure, "picforge", args.input, args.max_pages, scale, args.spacy_model,
+                                  args.batch_size, args.wic, False)
                      for scale in SCALES])
     if args.components:
         print_components(run_isolated(component_costs, args.input, args.max_pages, args.spacy_model, args.batch_size))

@@ -7,13 +7,13 @@ import sys
 import tempfile
 import time
 
-from pipeline.release import evaluate
-from pipeline.release.build import build_release
-from pipeline.release.configs import read_split
-from pipeline.release.embed import PhraseEncoder
-from pipeline.release.inputs import load_run
-from pipeline.release.write import write_release
 from pipeline.stages.sentences import page_sentences
+from release import evaluate
+from release.build import build_release
+from release.configs import read_split
+from release.embed import PhraseEncoder
+from release.inputs import load_run
+from release.write import write_release
 from tests.release import fixture_run
 
 

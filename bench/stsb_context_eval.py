@@ -8,8 +8,8 @@ correlations (no API calls: the context is "<Letter>ccording to the local paper,
 import argparse
 import time
 
-from pipeline.stsb_context import evaluate, prompts, spans
-from pipeline.stsb_context.stsb import read_pairs
+from companions.stsb_context import evaluate, prompts, spans
+from companions.stsb_context.stsb import read_pairs
 
 
 def template_rows(path, count):

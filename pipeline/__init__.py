@@ -1,3 +1,1 @@
-"""picforge: build phrase-in-context datasets from Wikipedia dumps."""
-
-__version__ = "0.1.0"
+"""Mining: Wikipedia pages-articles dump → annotation triplets, as Beam stages."""

@@ -14,7 +14,7 @@ import apache_beam as beam
 import requests
 from apache_beam.metrics import Metrics
 
-from pipeline import __version__
+from picforge import __version__
 
 API_URL = "https://en.wikipedia.org/w/api.php"
 BATCH_SIZE = 50  # the API's limit on pageids for clients without the apihighlimits right

@@ -6,7 +6,7 @@ import os
 import requests
 import urllib3
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 CHUNK_BYTES = 1 << 20
 log = logging.getLogger(__name__)

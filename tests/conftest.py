@@ -31,3 +31,9 @@ def wic_zip():
 def stsb_file():
     """863 rows of the STS Benchmark test file (tab-separated)."""
     return _shared("stsb/sts-test-subset.csv")
+
+
+@pytest.fixture(scope="session")
+def enwiki_sample_103():
+    """The real 103-page enwiki pages-articles sample (69 articles, bz2)."""
+    return _shared("wiki/enwiki-sample-103pages.xml.bz2")

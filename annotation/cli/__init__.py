@@ -5,8 +5,6 @@ import importlib
 import os
 import re
 
-from annotation.ledger import Ledger
-
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 # Longest annotator or batch name: batch ids built from it must fit the ledger's batch_id column.
 MAX_NAME_CHARS = 100
@@ -27,6 +25,8 @@ CORE_VERBS = (
     "annotation.cli.ingest_ps_verify",
     "annotation.cli.export_final",
     "annotation.cli.report",
+    "annotation.cli.cancel_batch",
+    "annotation.cli.reassign",
 )
 # Verb modules of the MTurk half (annotation.cli.mturk_*); kept apart from CORE_VERBS.
 MTURK_VERBS = (
@@ -43,9 +43,9 @@ MTURK_VERBS = (
 
 
 def register(subparsers):
-    annotate = subparsers.add_parser("annotate", help="annotation round-trips over the ledger",
-                                     description="Expert sheets, MTurk and expert verification, PS "
-                                                 "verification and the final export, recorded in one ledger.")
+    annotate = subparsers.add_parser(
+        "annotate", description="Expert sheets, MTurk and expert verification, PS verification and the final "
+                                "export, recorded in one ledger.")
     verbs = annotate.add_subparsers(dest="verb", required=True, metavar="VERB")
     groups = {name: verbs.add_parser(name, help=text, description=text).add_subparsers(
         dest="target", required=True, metavar="TARGET") for name, text in GROUPS.items()}
@@ -65,6 +65,7 @@ def add_ledger_options(parser):
 
 def open_ledger(args):
     """The ledger named by --ledger or $PICFORGE_LEDGER, or else the run directory's SQLite file."""
+    from annotation.ledger import Ledger
     return Ledger.for_run(args.run, args.ledger or os.environ.get(LEDGER_VARIABLE))
 
 

@@ -2,8 +2,7 @@
 import os
 
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
-from annotation.expert import export_expert
-from pipeline.options import positive_int
+from picforge.options import positive_int
 
 GROUP = "export"
 
@@ -20,6 +19,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.expert import export_expert
     out_dir = args.out or os.path.join(args.run, "annotation", "expert")
     print_batches(export_expert(open_ledger(args), args.run, out_dir, args.annotators, args.per_annotator),
                   "triplets")

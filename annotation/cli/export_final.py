@@ -1,18 +1,19 @@
 """`picforge annotate export final`: the kept triplets as stage final_annotations of the run directory."""
 from annotation.cli import add_ledger_options, open_ledger
-from annotation.final import STAGE, export_final
 
 GROUP = "export"
 
 
 def register(subparsers):
-    parser = subparsers.add_parser("final", help=f"write the kept annotations as stage {STAGE} (for picforge build)")
+    parser = subparsers.add_parser("final", help="write the kept annotations as the run's final-annotations stage "
+                                                  "(for picforge build)")
     add_ledger_options(parser)
     parser.add_argument("--force", action="store_true", help="rewrite the stage even when it is up to date")
     parser.set_defaults(func=run)
 
 
 def run(args):
+    from annotation.final import STAGE, export_final
     manifest = export_final(open_ledger(args), args.run, args.force)
     state = "up to date" if manifest.get("skipped") else "written"
     counts = ", ".join(f"{k.split('/', 1)[1]} {v}" for k, v in manifest["counters"].items())

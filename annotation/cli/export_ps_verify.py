@@ -2,8 +2,7 @@
 import os
 
 from annotation.cli import add_ledger_options, name_list, open_ledger, print_batches
-from annotation.ps_verify import export_first_pass, export_tiebreak
-from pipeline.options import non_negative_int
+from picforge.options import non_negative_int
 
 GROUP = "export"
 
@@ -24,6 +23,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.ps_verify import export_first_pass, export_tiebreak
     out_dir = args.out or os.path.join(args.run, "annotation", "ps-verify")
     ledger = open_ledger(args)
     if args.tiebreak:

@@ -2,8 +2,7 @@
 import os
 
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
-from annotation.verify2 import export_verify2
-from pipeline.options import positive_int
+from picforge.options import positive_int
 
 GROUP = "export"
 
@@ -19,6 +18,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.verify2 import export_verify2
     out_dir = args.out or os.path.join(args.run, "annotation", "verify2")
     print_batches(export_verify2(open_ledger(args), args.run, out_dir, args.verifiers, args.per_verifier), "items")
     print(f"guidelines → {os.path.join(out_dir, 'verify2_guidelines.md')} (.html)")

@@ -2,8 +2,6 @@
 import os
 
 from annotation.cli import add_grammar_options, add_ledger_options, open_ledger
-from annotation.expert import ingest_expert
-from annotation.languagetool import checker_from_options
 
 GROUP = "ingest"
 
@@ -19,6 +17,8 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.expert import ingest_expert
+    from annotation.languagetool import checker_from_options
     checker = checker_from_options(args.languagetool, args.no_grammar)
     fix_dir = args.fixlists or os.path.join(args.run, "annotation", "expert", "fixlists")
     try:
@@ -28,8 +28,11 @@ def run(args):
         if checker is not None:
             checker.close()
     for annotator, tally in sorted(counts.items()):
+        reassigned = f", {tally['reassigned']} reassigned to someone else (skipped)" if tally["reassigned"] else ""
         print(f"{annotator}: {tally['rows']} rows, {tally['accepted']} accepted, {tally['to_fix']} to fix, "
-              f"{tally['checks']} with checks, {tally['blank']} blank")
+              f"{tally['checks']} with checks, {tally['blank']} blank{reassigned}")
+        if tally["accepted"] + tally["to_fix"] == 0:
+            print(f"{annotator}: no answered row: nothing recorded, fix-list left as it was")
     for path in fixlists:
         print(f"fix-list → {path}")
     return 0

@@ -1,6 +1,5 @@
 """`picforge annotate ingest ps-verify SHEETS…`: A1/A2/A3 answers in; pairs decided when ≥2 endorse."""
 from annotation.cli import add_ledger_options, open_ledger
-from annotation.ps_verify import agreement, ingest_ps_verify
 
 GROUP = "ingest"
 
@@ -13,6 +12,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.ps_verify import agreement, ingest_ps_verify
     ledger = open_ledger(args)
     counts = ingest_ps_verify(ledger, args.sheets)
     with ledger.read() as q:

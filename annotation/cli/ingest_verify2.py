@@ -1,6 +1,5 @@
 """`picforge annotate ingest verify2 SHEETS…`: round-2 answers in, round-2 decisions out."""
 from annotation.cli import add_ledger_options, open_ledger
-from annotation.verify2 import ingest_verify2
 
 GROUP = "ingest"
 
@@ -13,6 +12,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.verify2 import ingest_verify2
     counts = ingest_verify2(open_ledger(args), args.sheets)
     print(f"{counts['answered']} answers: {counts['accepted']} items endorsed, {counts['rejected']} rejected; "
           f"{counts['blank']} rows left blank")

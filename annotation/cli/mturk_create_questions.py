@@ -1,7 +1,6 @@
 """`annotate mturk create-questions`: post prepared question files (e.g. CoSimLex rating forms) as HITs."""
-from annotation import mturk, mturk_questions
 from annotation.cli import mturk_options, open_ledger
-from pipeline.options import positive_int
+from picforge.options import positive_int
 
 GROUP = "mturk"
 
@@ -24,13 +23,12 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
+    from annotation import mturk, mturk_questions
     hit_type = mturk_options.hit_type_settings(args)
     ledger = open_ledger(args)
-    plan, questions, new = mturk_questions.plan_batch(
+    plan, questions, _ = mturk_questions.plan_batch(
         ledger, args.batch, args.questions, {"environment": mturk.environment(args.live),
                                              "hit_type": hit_type.as_meta(), "assignments": args.assignments})
-    mturk_options.announce_cost(args, plan, f"the questions of {args.questions}")
-    if new:
-        mturk_questions.store_plan(ledger, args.batch, plan)
-    mturk_options.create_planned_hits(args, ledger, plan, questions)
+    mturk.announce_cost(args.batch, plan, f"the questions of {args.questions}", args.live, args.max_spend)
+    mturk.create_planned_hits(mturk_options.client(args), ledger, args.batch, plan, questions, args.live)
     return 0

@@ -1,5 +1,4 @@
 """`annotate mturk delete`: delete the batch's finished HITs from MTurk (only once their work is saved)."""
-from annotation import mturk
 from annotation.cli import mturk_options
 
 GROUP = "mturk"
@@ -13,6 +12,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
+    from annotation import mturk
     ledger, _, client = mturk_options.api_batch(args)
     outcomes = mturk.delete_hits(client, ledger, args.batch)
     for hit_id, outcome in outcomes.items():

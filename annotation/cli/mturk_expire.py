@@ -1,5 +1,4 @@
 """`annotate mturk expire`: take the batch's HITs off the market now (submitted work stays)."""
-from annotation import mturk
 from annotation.cli import mturk_options
 
 GROUP = "mturk"
@@ -13,6 +12,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
+    from annotation import mturk
     ledger, _, client = mturk_options.api_batch(args)
     print(f"batch {args.batch}: {mturk.expire_hits(client, ledger, args.batch)} HIT(s) expired")
     return 0

@@ -1,7 +1,6 @@
 """`annotate mturk export`: the requester-UI batch CSV and crowd-form template, for uploading by hand."""
 import os
 
-from annotation import mturk_manual, round1
 from annotation.cli import mturk_options, open_ledger
 
 GROUP = "mturk"
@@ -19,6 +18,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation import mturk_manual, round1
     ledger = open_ledger(args)
     plan, new = round1.plan_batch(ledger, args.batch, round1.MANUAL_BATCH, args.gold,
                                   mturk_options.round1_settings(args), {}, limit=args.limit)
@@ -26,8 +26,13 @@ def run(args):
         round1.hit_pages_of(args.run, plan)  # every passage resolves before the plan is kept
         round1.store_plan(ledger, args.batch, plan)
     out = args.out or os.path.join(args.run, "mturk", args.batch)
-    csv_path, template_path = mturk_manual.export_batch(args.run, args.batch, plan, out)
+    csv_path, template_path, test_path, key_path = mturk_manual.export_batch(args.run, args.batch, plan, out)
     print(f"batch {args.batch}: {len(plan['hits'])} HIT row(s), {len(plan['items'])} questions")
     print(f"wrote {csv_path} and {template_path}; in the requester UI set {plan['settings']['assignments']} "
-          "assignment(s) per HIT and a qualification requirement equivalent to `mturk create`'s")
+          "assignment(s) per HIT")
+    print(f"qualification test: {test_path} with {key_path}; the requester UI cannot create it, so create it "
+          f"once (sandbox shown; drop --endpoint-url for live):\n  "
+          f"{mturk_manual.create_qualification_command(plan, test_path, key_path)}\n"
+          f"then require its id with a score of at least {plan['settings']['qualification_pass']} in the project's "
+          "worker requirements (`mturk create` finds and reuses the same test by its name)")
     return 0

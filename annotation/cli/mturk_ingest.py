@@ -1,5 +1,4 @@
 """`annotate mturk ingest`: read requester-UI `Batch_*_batch_results.csv` files into the ledger."""
-from annotation import mturk_manual
 from annotation.cli import add_ledger_options, open_ledger
 
 GROUP = "mturk"
@@ -8,13 +7,15 @@ GROUP = "mturk"
 def register(subparsers):
     parser = subparsers.add_parser(
         "ingest", help="ingest Batch_*_batch_results.csv files of requester-UI batches",
-        description="Each file is one transaction; rows already in the ledger change nothing but their status.")
+        description="Each file is one transaction; rows already in the ledger change nothing but a status "
+                    "moving forward (an older file never moves Approved/Rejected back to Submitted).")
     add_ledger_options(parser)
     parser.add_argument("results", nargs="+", metavar="Batch_*_batch_results.csv")
     parser.set_defaults(func=run)
 
 
 def run(args):
+    from annotation import mturk_manual
     ledger = open_ledger(args)
     seen = mturk_manual.ingest_results(ledger, args.results)
     for batch_id, count in sorted(seen.items()):

@@ -7,7 +7,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from annotation import mturk, round1
 from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
-from pipeline.options import non_negative_int, positive_int
+from picforge.options import non_negative_int, positive_int
 
 DEFAULT_HIT_TYPE = mturk.HitTypeSettings()
 DEFAULT_ROUND1 = round1.Round1Settings()
@@ -80,11 +80,13 @@ def add_hit_type_options(parser, round1_defaults=True):
     batches must give --reward, --title and --description."""
     hit_type = parser.add_argument_group("HIT type")
     if round1_defaults:
-        hit_type.add_argument("--reward", type=usd_amount(whole_cents=True), default=DEFAULT_HIT_TYPE.reward, metavar="USD",
-                              help="reward per HIT (default %(default)s: PiC paid about $5.6 per 30 answers, "
-                                   "fees included)")
+        hit_type.add_argument("--reward", type=usd_amount(whole_cents=True), default=DEFAULT_HIT_TYPE.reward,
+                              metavar="USD",
+                              help="reward per HIT (default %(default)s: PiC paid $5.6 per 30 answers, fees "
+                                   "included, i.e. $4.67 + $0.93 fee per HIT of 30 questions)")
     else:
-        hit_type.add_argument("--reward", type=usd_amount(whole_cents=True), required=True, metavar="USD", help="reward per HIT")
+        hit_type.add_argument("--reward", type=usd_amount(whole_cents=True), required=True, metavar="USD",
+                              help="reward per HIT")
     texts = {"title": "title workers see in the HIT list", "description": "what the task asks, shown with the title",
              "keywords": "comma-separated words workers can search for"}
     for name, text in texts.items():
@@ -113,30 +115,6 @@ def hit_type_settings(args):
         auto_approval_delay=args.auto_approve, locales=tuple(args.locales),
         min_approval_rate=args.min_approval_rate, min_approved_hits=args.min_approved_hits,
         title=args.title, description=args.description, keywords=args.keywords)
-
-
-def announce_cost(args, plan, what):
-    """Print the batch's full cost and refuse it above --max-spend (or --live without a cap), before any call."""
-    reward, assignments, hits = plan["hit_type"]["reward"], mturk.assignments_per_hit(plan), len(plan["hits"])
-    cost = mturk.batch_cost(reward, assignments, hits)
-    print(f"batch {args.batch} [{mturk.environment(args.live)}]: {what} in "
-          + mturk.describe_cost(cost, hits, assignments, reward))
-    mturk.check_budget(cost, args.max_spend, args.live)
-
-
-def create_planned_hits(args, ledger, plan, questions):
-    """Check the balance (--live), make the HIT type, create the HITs not recorded yet, say where workers find them."""
-    mturk_client = client(args)
-    if args.live:
-        mturk.check_balance(mturk_client, ledger, args.batch, plan)
-    ids = mturk.ensure_hit_type_for_plan(mturk_client, ledger, args.batch, plan)
-    created = mturk.create_hits(mturk_client, ledger, args.batch, plan, questions, ids["hit_type_id"])
-    test = f"qualification test {ids['qualification_type_id']}, " if "qualification_type_id" in ids else ""
-    print(f"{created} HIT(s) created now; {len(plan['hits'])} in the batch; {test}HIT type {ids['hit_type_id']}")
-    with ledger.read() as q:
-        groups = sorted({hit["meta"].get("group_id") for hit in q.hits(args.batch)} - {None})
-    for group_id in groups:
-        print(f"workers find them at {mturk.worker_url(args.live, group_id)}")
 
 
 def batch_verb(subparsers, name, help, description, run):

@@ -1,8 +1,7 @@
 """`annotate mturk review`: approve/reject assignments (round 1: by their gold checks, then round-1
 decisions; question-file batches: by --approve-all and a --reject list)."""
-from annotation import mturk, mturk_manual, mturk_questions, round1
 from annotation.cli import mturk_options, open_ledger
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 GROUP = "mturk"
 
@@ -28,6 +27,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
+    from annotation import mturk, mturk_manual, mturk_questions, round1
     ledger = open_ledger(args)
     plan = round1.stored_plan(ledger, args.batch, kinds=(*mturk_options.API_KINDS, round1.MANUAL_BATCH))
     if args.reject and plan["kind"] != mturk_questions.KIND:

@@ -1,5 +1,4 @@
 """`annotate mturk save`: page through every HIT's assignments into the ledger (safe to re-poll)."""
-from annotation import mturk
 from annotation.cli import mturk_options
 
 GROUP = "mturk"
@@ -18,6 +17,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
+    from annotation import mturk
     ledger, _, client = mturk_options.api_batch(args)
     seen = mturk.save_assignments(client, ledger, args.batch)
     with ledger.read() as q:

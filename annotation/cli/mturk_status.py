@@ -1,5 +1,4 @@
 """`annotate mturk status`: each HIT's state on MTurk, and what the ledger holds for the batch."""
-from annotation import mturk
 from annotation.cli import mturk_options
 
 GROUP = "mturk"
@@ -12,6 +11,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
+    from annotation import mturk
     ledger, plan, client = mturk_options.api_batch(args)
     rows = mturk.hit_statuses(client, ledger, args.batch)
     totals = {"available": 0, "pending": 0, "completed": 0}

@@ -2,7 +2,6 @@
 import json
 
 from annotation.cli import add_ledger_options, open_ledger
-from annotation.report import build_report, render_markdown
 
 GROUP = None
 
@@ -16,6 +15,7 @@ def register(subparsers):
 
 
 def run(args):
+    from annotation.report import build_report, render_markdown
     report = build_report(open_ledger(args), args.run)
     text = render_markdown(report)
     if args.out:

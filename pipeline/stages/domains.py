@@ -3,8 +3,8 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, SentenceTransformerHandler, cosine
 from pipeline.categories_api import API_URL, BATCH_SIZE, FetchCategories
-from pipeline.embeddings import BUNDLED_MODEL, SentenceTransformerHandler, cosine
 
 STAGE = "domains"
 
@@ -57,10 +57,12 @@ class ScoreDomains(beam.PTransform):
     `categories` turns the distinct page ids of the pairs into (page_id, category text): PageCategoryTexts
     or ApiCategoryTexts."""
 
-    def __init__(self, categories, model_name=None, pooling="model"):
+    def __init__(self, categories, model_name=None, pooling="model", device="auto",
+                 encode_batch_size=DEFAULT_ENCODE_BATCH_SIZE):
         super().__init__()
         self.categories = categories
-        self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling)
+        self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling, encode_batch_size,
+                                                  device=device)
 
     def expand(self, pairs):
         texts = (

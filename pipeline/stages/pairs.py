@@ -3,7 +3,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
-from pipeline.embeddings import BUNDLED_MODEL, SentenceTransformerHandler, cosine
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, SentenceTransformerHandler, cosine
 from pipeline.stages.group import seeded_rank
 
 STAGE = "pairs"
@@ -58,11 +58,13 @@ class PairContexts(beam.PTransform):
     """PhraseContexts + Sentence records → scored (phrase, sid1, sid2, semantic_score) in the window."""
 
     def __init__(self, sentences, seed=0, model_name=None, pooling="model", max_contexts=32, min_words=5,
-                 max_words=25, max_length_diff=3, window=(-0.3, 0.2), threshold_mode="fixed", quantile_window=None):
+                 max_words=25, max_length_diff=3, window=(-0.3, 0.2), threshold_mode="fixed", quantile_window=None,
+                 device="auto", encode_batch_size=DEFAULT_ENCODE_BATCH_SIZE):
         super().__init__()
         self.sentences = sentences
         self.seed = seed
-        self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling)
+        self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling, encode_batch_size,
+                                                  device=device)
         self.limits = dict(max_contexts=max_contexts, min_words=min_words, max_words=max_words,
                            max_length_diff=max_length_diff)
         self.window = window

@@ -1,4 +1,9 @@
-"""Stage `phrases`: spaCy noun chunks (NOUN or PROPN by their root), trimmed of stopwords, as occurrences."""
+"""Stage `phrases`: spaCy noun chunks (NOUN or PROPN by their root), trimmed of stopwords, as occurrences.
+
+Only sentences that can hold a pair's phrase are parsed: inside the `pairs` word window, and containing a word
+of the WiC list (`group` keeps only phrases with one), unless both cuts are off. The final triplets stay the same
+except where a phrase's out-of-window sentences would change its `kinds` (PROPN-only filter) or where it has over
+1,000 contexts (group's seeded cap); see docs/mining-extras.md."""
 import importlib.util
 import logging
 import re
@@ -6,7 +11,7 @@ import re
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
-from pipeline.resources import stopwords
+from picforge.resources import stopwords
 
 STAGE = "phrases"
 MAX_SENTENCE_CHARS = 20_000  # far above any real sentence; the longest in the 103-page sample has 951
@@ -85,6 +90,37 @@ def extract_phrases(doc):
     return sorted((occ for occ in occurrences if occ), key=lambda occ: (occ[1], occ[2]))
 
 
+WORD_RUN = re.compile(r"[a-z0-9]+")
+
+
+def phrase_words(text, token_starts):
+    """Every word (as group.WORD finds them) that a phrase cut from `text` at spaCy token boundaries can hold:
+    the lower-cased alphanumeric runs, and the two pieces of a run that a token start splits; None when
+    lower-casing changes the text's length (then offsets do not line up and the sentence must be parsed)."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return None
+    starts = set(token_starts)
+    words = set()
+    for run in WORD_RUN.finditer(lowered):
+        words.add(run.group())
+        for cut in range(run.start() + 1, run.end()):
+            if cut in starts:
+                words.update((lowered[run.start():cut], lowered[cut:run.end()]))
+    return words
+
+
+def may_hold_wic_phrase(doc, wic_words):
+    """Whether a tokenised (not yet parsed) sentence can yield a phrase containing a WiC word."""
+    words = phrase_words(doc.text, [token.idx for token in doc])
+    return words is None or not words.isdisjoint(wic_words)
+
+
+def in_pair_window(n_words, word_window):
+    """Whether a sentence of n_words can be a pair's context: word_window is (min, max) words, None for any."""
+    return word_window is None or word_window[0] <= n_words <= word_window[1]
+
+
 def parseable(sentence):
     """False for a sentence too long to parse (a page's 3 MB token, say): spaCy needs ~1 GB per 100,000 chars."""
     return len(sentence["text"]) <= MAX_SENTENCE_CHARS
@@ -93,42 +129,69 @@ def parseable(sentence):
 class _ExtractPhrases(beam.DoFn):
     """Runs spaCy over batches of sentences (nlp.pipe) and emits Occurrence records."""
 
-    def __init__(self, model_name, batch_size):
+    def __init__(self, model_name, batch_size, wic_words=None):
         self.model_name = model_name
         self.batch_size = batch_size
+        self.wic_words = wic_words
         self.occurrences = Metrics.counter(STAGE, "occurrences")
         self.sentences = Metrics.counter(STAGE, "sentences-parsed")
+        self.without_wic_word = Metrics.counter(STAGE, "sentences-without-wic-word")
         self.too_long = Metrics.counter(STAGE, "skipped-too-long")
 
     def setup(self):
         self.nlp = load_spacy(self.model_name)
 
-    def process(self, batch):
-        kept = [s for s in batch if parseable(s)]
+    def tokenised(self, batch):
+        """(sentence, tokenised doc) of the batch's sentences that can hold a WiC phrase (all without a list)."""
         for sentence in batch:
             if not parseable(sentence):
                 self.too_long.inc()
                 log.warning("sentence %s skipped: %d characters, more than %d", sentence["sentence_id"],
                             len(sentence["text"]), MAX_SENTENCE_CHARS)
-        texts = [s["text"] for s in kept]
-        for sentence, doc in zip(kept, self.nlp.pipe(texts, batch_size=self.batch_size)):
+                continue
+            doc = self.nlp.make_doc(sentence["text"])
+            if self.wic_words is None or may_hold_wic_phrase(doc, self.wic_words):
+                yield doc, sentence
+            else:
+                self.without_wic_word.inc()
+
+    def process(self, batch):
+        for doc, sentence in self.nlp.pipe(self.tokenised(batch), as_tuples=True, batch_size=self.batch_size):
             self.sentences.inc()
             for phrase, start, end, kind in extract_phrases(doc):
                 self.occurrences.inc()
                 yield {"phrase": phrase, "sentence_id": sentence["sentence_id"], "start": start, "end": end, "kind": kind}
 
 
-class ExtractPhrases(beam.PTransform):
-    """Sentence records → Occurrence records (spaCy in batches, only the components needed)."""
+class _KeepInPairWindow(beam.DoFn):
+    """Pass sentences that can be a pair's context; count the others as `sentences-outside-window`."""
 
-    def __init__(self, model_name=None, batch_size=256):
+    def __init__(self, word_window):
+        self.word_window = word_window
+        self.outside = Metrics.counter(STAGE, "sentences-outside-window")
+
+    def process(self, sentence):
+        if in_pair_window(sentence["n_words"], self.word_window):
+            yield sentence
+        else:
+            self.outside.inc()
+
+
+class ExtractPhrases(beam.PTransform):
+    """Sentence records → Occurrence records (spaCy in batches, only the components needed, only on sentences
+    in `word_window` ((min, max) words) that can hold a word of `wic_words`; None turns a cut off)."""
+
+    def __init__(self, model_name=None, batch_size=256, word_window=None, wic_words=None):
         super().__init__()
         self.model_name = model_name
         self.batch_size = batch_size
+        self.word_window = word_window
+        self.wic_words = None if wic_words is None else frozenset(wic_words)
 
     def expand(self, sentences):
         return (
             sentences
+            | "keep pair window" >> beam.ParDo(_KeepInPairWindow(self.word_window))
             | "batch sentences" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size * 4)
-            | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.model_name, self.batch_size))
+            | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.model_name, self.batch_size, self.wic_words))
         )

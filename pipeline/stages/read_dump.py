@@ -11,7 +11,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 STAGE = "read-dump"
 RAW_READ_BYTES = 64 * 1024  # compressed bytes fed at once: a damaged block loses only what follows it

@@ -5,7 +5,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
-from pipeline.resources import abbreviations
+from picforge.resources import abbreviations
 
 STAGE = "sentences"
 

@@ -7,10 +7,10 @@ import os
 
 import pytest
 
-import pipeline.cli
+import picforge.cli
 from annotation.cli import LEDGER_VARIABLE
 from annotation.ledger import Ledger
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 from tests.annotation.postgres_server import NOT_INSTALLED, URL_VARIABLE, find_bindir, fresh_schema, throwaway_server
 
 # (phrase, [five sentences of page 1], [five of page 2]); the phrase is in the middle sentence.
@@ -123,11 +123,9 @@ def ledger(run_dir, ledger_url):
 
 
 @pytest.fixture
-def annotate(monkeypatch, ledger_url):
-    """Run `picforge annotate …` through pipeline.cli.main with only the annotation commands registered,
-    on this test's ledger backend."""
-    monkeypatch.setattr(pipeline.cli, "COMMAND_MODULES", ("annotation.cli",))
-    return lambda *argv: pipeline.cli.main(["annotate", *argv])
+def annotate(ledger_url):
+    """Run `picforge annotate …` through picforge.cli.main on this test's ledger backend."""
+    return lambda *argv: picforge.cli.main(["annotate", *argv])
 
 
 def read_csv(path):

@@ -7,7 +7,7 @@ import xml.sax.saxutils
 import boto3
 
 from annotation import ledger as L
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 SCRIPT = "<script>alert(1)</script>"
 ANSWER_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"

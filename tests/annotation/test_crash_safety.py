@@ -16,8 +16,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # `record_answers` has been called CRASH_AFTER times.
 DYING_IMPORT = """
 import os, signal, sys
+import picforge.cli
 from annotation.ledger import LedgerSession
-import pipeline.cli
 
 crash_after, calls = int(os.environ["CRASH_AFTER"]), []
 record_answers = LedgerSession.record_answers
@@ -29,8 +29,7 @@ def record_then_die(self, *args, **kwargs):
     return record_answers(self, *args, **kwargs)
 
 LedgerSession.record_answers = record_then_die
-pipeline.cli.COMMAND_MODULES = ("annotation.cli",)
-sys.exit(pipeline.cli.main(sys.argv[1:]))
+sys.exit(picforge.cli.main(sys.argv[1:]))
 """
 
 

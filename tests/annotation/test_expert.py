@@ -9,7 +9,7 @@ import schemas
 from annotation import expert, guidelines, sheets
 from annotation.cli import LEDGER_VARIABLE
 from annotation.ledger import ROUND_EXPERT, Ledger
-from pipeline.errors import InputError
+from picforge.errors import InputError
 from tests.annotation.conftest import good_answers, ledger_option, read_csv, write_csv
 
 
@@ -27,7 +27,7 @@ def filled(path, answers=None, **overrides):
     return rows
 
 
-def test_export_writes_one_sheet_per_annotator_and_records_batches(annotate, run_dir, ledger):
+def test_export_writes_one_sheet_per_annotator_and_records_batches(annotate, run_dir, ledger, capsys):
     out = export(annotate, run_dir, per=2)
     alice = read_csv(f"{out}/expert-alice-001.csv")
     assert [r["triplet_id"] for r in alice] == ["00001", "00002"]
@@ -52,8 +52,10 @@ def test_export_writes_one_sheet_per_annotator_and_records_batches(annotate, run
         assert [i["triplet_id"] for i in q.items(batch_id="expert-bob-001")] == ["00003", "00004"]
     export(annotate, run_dir, names="alice", per=5)          # the next unassigned triplets only
     assert [r["triplet_id"] for r in read_csv(f"{out}/expert-alice-002.csv")] == ["00005", "00006"]
-    with pytest.raises(InputError, match="already in an expert batch"):
-        expert.export_expert(ledger, run_dir, out, ["carol"], 1)
+    capsys.readouterr()
+    assert annotate("export", "expert", "--run", run_dir, "--annotators", "carol", "--per-annotator", "1") == 0
+    assert capsys.readouterr().out == (f"picforge: {run_dir}: nothing to export: every triplet of stage select "
+                                       "is in an expert batch\n")
 
 
 def test_guidelines_html_escapes_text():

@@ -198,7 +198,7 @@ def test_requester_ui_template_posts_what_mturk_ingest_parses(browser, server, b
     from selenium.webdriver.common.by import By
 
     plan = _plan(batch, round1.MANUAL_BATCH)
-    csv_path, template_path = mturk_manual.export_batch(batch["run"], "b1", plan, str(batch["tmp"] / "export"))
+    csv_path, template_path, *_ = mturk_manual.export_batch(batch["run"], "b1", plan, str(batch["tmp"] / "export"))
     with open(csv_path, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     template = open(template_path, encoding="utf-8").read()

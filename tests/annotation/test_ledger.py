@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from annotation import ledger as L
 from annotation.roundtrip import write_batches
-from pipeline.errors import InputError
+from picforge.errors import InputError
 from tests.annotation.postgres_server import fresh_schema
 
 

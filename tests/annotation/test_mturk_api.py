@@ -397,3 +397,91 @@ def test_a_tampered_answer_is_kept_unusable_and_rejected_without_blocking_the_sa
         env["stubber"].add_response("approve_assignment", {}, {"AssignmentId": aid, "RequesterFeedback": ANY})
     assert env["cli"](["annotate", "mturk", "review", *env["batch_args"]]) == 0
     env["stubber"].assert_no_pending_responses()
+
+
+def _manual_export_takes_every_item(env, capsys):
+    """The requester-UI path plans a batch of all 9 items (3 annotations x q1, q2, q3)."""
+    capsys.readouterr()
+    assert env["cli"](["annotate", "mturk", "export", "--run", env["run"], "--batch", "m1", "--gold", env["gold"],
+                       "--questions-per-hit", "4"]) == 0
+    assert "batch m1: 3 HIT row(s), 9 questions" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fail_on", ["list_qualification_types", "create_hit_with_hit_type"])
+def test_a_create_mturk_refused_records_no_batch_and_a_retry_resumes(env, capsys, fail_on):
+    stubber = env["stubber"]
+    if fail_on == "create_hit_with_hit_type":
+        expect_qualification_type(stubber)
+        expect_hit_type(stubber)
+    stubber.add_client_error(fail_on, service_error_code="ServiceUnavailable", http_status_code=503,
+                             service_message="The service is unavailable.")
+    assert env["cli"](env["create"]) == 1
+    err = capsys.readouterr().err
+    assert "ServiceUnavailable" in err and err.count("\n") == 1
+    if fail_on == "create_hit_with_hit_type":
+        assert f"batch '{BATCH}' is not recorded and its items still wait for verification" in err
+    with env["ledger"].read() as q:
+        assert q.batch(BATCH) is None and q.hits() == [] and q.memberships("mturk") == {}
+    stubber.assert_no_pending_responses()
+
+    create_batch(env)          # the same command again creates the whole batch, with the same tokens
+    with env["ledger"].read() as q:
+        batch = q.batch(BATCH)
+        assert len(q.hits(BATCH)) == 3 and len(q.items(batch_id=BATCH)) == 9
+    assert (batch["meta"]["qualification_type_id"], batch["meta"]["hit_type_id"]) == ("QT1", "HT1")
+
+
+def test_a_create_without_credentials_leaves_the_items_to_the_manual_path(tmp_path, monkeypatch, annotate,
+                                                                         ledger_url, capsys):
+    run_dir, ledger = make_run(tmp_path, ledger_url)
+    gold = write_gold(tmp_path / "gold.jsonl")
+    for variable in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    assert annotate("mturk", "create", "--run", run_dir, "--batch", BATCH, "--gold", gold,
+                    "--questions-per-hit", "4") == 1
+    assert "no AWS credentials found" in capsys.readouterr().err
+    with ledger.read() as q:
+        assert q.batch(BATCH) is None
+    _manual_export_takes_every_item({"cli": lambda argv: annotate(*argv[1:]), "run": run_dir, "gold": gold}, capsys)
+    ledger.dispose()
+
+
+def test_cancel_batch_waits_for_deleted_hits_then_releases_the_items(env, capsys):
+    create_batch(env)
+    cancel = ["annotate", "cancel-batch", *env["batch_args"]]
+    capsys.readouterr()
+    assert env["cli"](cancel) == 2
+    assert f"batch '{BATCH}' has 3 HIT(s) on MTurk ({hit_id(1)}, {hit_id(2)}, {hit_id(3)}); run " in (
+        capsys.readouterr().err)
+    for n, token in enumerate(planned_tokens(env), start=1):
+        env["stubber"].add_response("get_hit", {"HIT": hit_record(n, token, status="Reviewable")}, {"HITId": hit_id(n)})
+        env["stubber"].add_response("delete_hit", {}, {"HITId": hit_id(n)})
+    assert env["cli"](["annotate", "mturk", "delete", *env["batch_args"]]) == 0
+    env["stubber"].assert_no_pending_responses()
+    assert env["cli"](cancel) == 0
+    assert f"batch {BATCH}: cancelled; 9 item(s) released" in capsys.readouterr().out
+    assert env["cli"](env["create"]) == 2
+    assert f"batch '{BATCH}' was cancelled (its items went back to waiting); start a new --batch" in (
+        capsys.readouterr().err)
+    _manual_export_takes_every_item(env, capsys)
+
+
+def test_re_polling_never_moves_a_reviewed_status_back(env):
+    create_batch(env)
+    assignments, _ = _worker_assignments(env)
+    first = {h: a[:1] for h, a in assignments.items()}
+    expect_save(env["stubber"], first)
+    assert env["cli"](["annotate", "mturk", "save", *env["batch_args"]]) == 0
+    for n in (1, 2, 3):
+        env["stubber"].add_response("approve_assignment", {}, {"AssignmentId": f"A{n}1", "RequesterFeedback": ANY})
+    assert env["cli"](["annotate", "mturk", "review", *env["batch_args"], "--final"]) == 0
+    expect_save(env["stubber"], first)           # a stale answer still says Submitted
+    assert env["cli"](["annotate", "mturk", "save", *env["batch_args"]]) == 0
+    env["stubber"].assert_no_pending_responses()
+    with env["ledger"].read() as q:
+        saved = q.assignments(batch_id=BATCH)
+    assert {a["status"] for a in saved} == {"Approved"}
+    assert all(a["meta"]["review"].startswith("Thank you") for a in saved)     # the review is kept too

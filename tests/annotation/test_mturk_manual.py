@@ -7,7 +7,7 @@ import pytest
 
 from annotation import ledger as L
 from annotation import mturk_manual, round1
-from pipeline.errors import InputError
+from picforge.errors import InputError
 from tests.annotation.conftest import ledger_option
 
 from mturk_support import gold_bank, make_run, write_gold
@@ -66,6 +66,20 @@ def test_export_writes_one_row_per_hit_and_the_crowd_template(manual):
     assert "<crowd-form" in template and "${question_4}" in template and "${question_5}" not in template
 
 
+def test_export_writes_the_qualification_test_that_create_would_make(manual, capsys):
+    assert manual["cli"](["annotate", "mturk", "export", "--run", manual["run"], "--batch", "m1", "--gold",
+                          str(manual["tmp"] / "gold.jsonl"), "--questions-per-hit", "4", "--assignments", "2"]) == 0
+    out = manual["tmp"] / "run" / "mturk" / "m1"
+    test = round1.qualification_test(manual["plan"])
+    assert (out / "m1_qualification_test.xml").read_text(encoding="utf-8") == test.test_xml
+    assert (out / "m1_answer_key.xml").read_text(encoding="utf-8") == test.answer_key
+    printed = capsys.readouterr().out
+    assert (f"aws mturk create-qualification-type --region us-east-1 --endpoint-url "
+            f"https://mturk-requester-sandbox.us-east-1.amazonaws.com --name '{test.name}'") in printed
+    assert f"--test file://{out}/m1_qualification_test.xml --answer-key file://{out}/m1_answer_key.xml" in printed
+    assert "score of at least 5" in printed
+
+
 def test_ingest_is_idempotent_across_repeats_overlaps_and_status_updates(manual, capsys):
     plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
     first = _write(tmp / "Batch_1_batch_results.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 1, "A2", "W1")],
@@ -88,6 +102,40 @@ def test_ingest_is_idempotent_across_repeats_overlaps_and_status_updates(manual,
     with manual["ledger"].read() as q:
         assert {a["assignment_id"]: a["status"] for a in q.assignments(batch_id="m1")}["A1"] == "Approved"
         assert len(q.answers(batch_id="m1")) == 3 * 4
+
+
+def test_an_older_results_file_never_moves_a_status_back(manual):
+    plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
+    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"]]
+    older = _write(tmp / "Batch_1_monday.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 0, "A2", "W2", wrong_gold=True)])
+    newer = _write(tmp / "Batch_1_friday.csv", [_row(plan, 0, "A1", "W1", status="Approved"),
+                                                 _row(plan, 0, "A2", "W2", wrong_gold=True, status="Rejected")])
+    assert cli(ingest + [older]) == 0
+    assert cli(["annotate", "mturk", "review", "--run", manual["run"], "--batch", "m1",
+                "--out", str(tmp / "upload.csv")]) == 0
+    assert cli(ingest + [newer]) == 0
+    with manual["ledger"].read() as q:
+        reviewed = q.dump()
+    assert cli(ingest + [older]) == 0
+    with manual["ledger"].read() as q:
+        assert q.dump() == reviewed
+        statuses = {a["assignment_id"]: a["status"] for a in q.assignments(batch_id="m1")}
+    assert statuses == {"A1": "Approved", "A2": "Rejected"}
+
+
+def test_a_cancelled_batch_frees_its_items_and_its_results_are_refused(manual, capsys):
+    plan, tmp, cli, run = manual["plan"], manual["tmp"], manual["cli"], manual["run"]
+    assert cli(["annotate", "cancel-batch", "--run", run, "--batch", "m1"]) == 0
+    out = capsys.readouterr().out
+    assert "batch m1: cancelled; 9 item(s) released" in out and "cancel that batch there too" in out
+    results = _write(tmp / "Batch_1_batch_results.csv", [_row(plan, 0, "A1", "W1")])
+    assert cli(["annotate", "mturk", "ingest", "--run", run, results]) == 2
+    assert f"{results}: row 2, column Input.row_key: batch m1 was cancelled" in capsys.readouterr().err
+    assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold", str(tmp / "gold.jsonl"),
+                "--questions-per-hit", "4"]) == 0
+    assert "batch m2: 3 HIT row(s), 9 questions" in capsys.readouterr().out
+    with manual["ledger"].read() as q:
+        assert q.assignments() == [] and sorted(q.memberships("mturk-manual")) == sorted(plan["items"])
 
 
 @pytest.mark.parametrize("change, message", [
@@ -173,9 +221,12 @@ def test_export_refuses_a_changed_plan_and_a_second_batch_takes_nothing(manual, 
     assert "batch 'm1' was planned with other settings" in capsys.readouterr().err
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m1", "--questions-per-hit", "4",
                 "--assignments", "2"]) == 0     # same options: the same files again
+    capsys.readouterr()
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold",
-                str(manual["tmp"] / "gold.jsonl")]) == 2
-    assert "no accepted expert annotation is waiting for MTurk verification" in capsys.readouterr().err
+                str(manual["tmp"] / "gold.jsonl")]) == 0          # nothing to do is success
+    assert capsys.readouterr().out.startswith("picforge: no accepted expert annotation is waiting for MTurk")
+    with manual["ledger"].read() as q:
+        assert q.batch("m2") is None
 
 
 def test_gold_bank_errors_name_the_line(tmp_path):

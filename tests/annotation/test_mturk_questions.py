@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from annotation import mturk, mturk_questions
+from annotation import mturk, mturk_questions, round1
 from annotation.hit_pages import HTML_QUESTION_LIMIT, HTML_QUESTION_NS
 from annotation.ledger import Ledger
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 META = {"environment": "sandbox", "hit_type": mturk.HitTypeSettings(reward="0.80").as_meta(), "assignments": 3}
 
@@ -67,7 +67,7 @@ def test_a_planned_batch_keeps_its_questions_and_options(plan_dir):
     ledger = Ledger.for_run(str(plan_dir / "run"))
     plan, _, new = mturk_questions.plan_batch(ledger, "b1", path, META)
     assert new
-    mturk_questions.store_plan(ledger, "b1", plan)
+    round1.store_plan(ledger, "b1", plan)
     assert mturk_questions.plan_batch(ledger, "b1", path, META)[1:] == ({"sandbox-t-a": question("<p>a</p>")}, False)
     with pytest.raises(InputError, match="batch 'b1' was planned with other assignments"):
         mturk_questions.plan_batch(ledger, "b1", path, {**META, "assignments": 5})

@@ -1,9 +1,9 @@
 """Round-1 logic as pure functions: HIT layout, request tokens, gold split, checks and the decision rule."""
 import pytest
 
-from annotation import round1
+from annotation import mturk, round1
 from annotation.ledger import ACCEPTED, REJECTED
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 from mturk_support import gold_bank
 
@@ -25,9 +25,9 @@ def test_layout_is_deterministic_complete_and_mixes_gold_into_every_hit():
 def test_gold_split_is_disjoint_and_refuses_a_small_bank():
     bank = gold_bank()
     split = round1.split_gold(bank, round1.Round1Settings(), "b1")
-    assert len(split["qualification"]) == 6 and len(split["practice"]) == 3 and len(split["checks"]) == 3
+    assert len(split["qualification"]) == 6 and len(split["practice"]) == 5 and len(split["checks"]) == 1
     assert len(set(split["qualification"]) | set(split["practice"]) | set(split["checks"])) == 12
-    with pytest.raises(InputError, match="the gold bank has 9 questions but this batch needs at least 10"):
+    with pytest.raises(InputError, match="the gold bank has 9 questions but this batch needs at least 12"):
         round1.split_gold(bank[:9], round1.Round1Settings(), "b1")
 
 
@@ -69,3 +69,11 @@ def test_settings_refuse_impossible_layouts():
         round1.Round1Settings(questions_per_hit=4, gold_per_hit=4)
     with pytest.raises(InputError, match="--qualification-pass 7"):
         round1.Round1Settings(qualification_pass=7)
+
+
+def test_defaults_follow_pic_appendix_j():
+    """5 practice questions, a 6-question checkpoint, sets of 30 questions, $5.6 per 30 answers with fees."""
+    settings = round1.Round1Settings()
+    assert (settings.practice, settings.qualification_questions, settings.questions_per_hit) == (5, 6, 30)
+    cost = mturk.batch_cost(mturk.HitTypeSettings().reward, assignments=1, hits=1)
+    assert str(cost["total"]) == "5.60" and str(cost["fees"]) == "0.93"

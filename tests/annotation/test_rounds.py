@@ -4,8 +4,7 @@ import json
 import pytest
 
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
-from pipeline.errors import InputError
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 from tests.annotation.conftest import read_csv, write_csv
 from tests.annotation.test_expert import export, filled
 
@@ -50,9 +49,9 @@ def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, cap
     assert type2["question"].startswith("Type 2") and type2["paraphrase"] == ""
     assert "**sharp turn**" in type2["passage"] and "**sharp turn**" in type2["other_passage"]
     assert vera[0]["paraphrase"] == "huge number" and vera[0]["passage"].count("**massive figure**") == 1
-    with pytest.raises(InputError, match="no round-1 rejections left"):   # nothing is exported twice
-        from annotation.verify2 import export_verify2
-        export_verify2(ledger, run_dir, out, ["vera"])
+    capsys.readouterr()
+    assert annotate("export", "verify2", "--run", run_dir, "--verifiers", "vera") == 0   # nothing twice: exit 0
+    assert capsys.readouterr().out.startswith("picforge: no round-1 rejections left to verify")
 
     bad = answer_sheet(f"{out}/verify2-vera-001.csv", {k: {"answer": "maybe"} for k in ROUND2_ANSWERS},
                        tmp_path, "bad.csv")
@@ -77,8 +76,9 @@ def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, cap
         "round1_rejected": 4, "round2_verified": 3, "round2_endorsed": 2, "round2_endorse_rate": 66.67,
         "awaiting_round2": 1, "kept": 10, "dropped": 1}
     assert report["funnel"]["labels"]["kept"] == 6 and report["funnel"]["labels"]["round1_accepted"] == 5
-    assert report["final_rule"] == {"pending": 1, "rejected": 1, "round1": 2, "round2": 2}
-    assert report["final_triplets"] == 4
+    # Each annotation is kept on its own: 00004 keeps q1 and q3 (q2 dropped), 00006 keeps q1 and q3 (q2 pending).
+    assert report["final_rule"] == {"3 of 3 kept": 4, "2 of 3 kept": 2, "1 of 3 kept": 0, "0 of 3 kept": 0}
+    assert report["final_triplets"] == 6
     assert "| Round 1: accepted | 8 (66.67%) | 5 (83.33%) |" in text
     assert report["workers"]["alice"] == {"source": "expert", "assignments": 1, "ingested": 1, "answers": 9,
                                           "rows_accepted": 3}
@@ -86,31 +86,38 @@ def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, cap
 
     assert annotate("export", "final", "--run", run_dir) == 0
     records = {r["triplet_id"]: r for r in RunDir(run_dir).iter_records("final_annotations")}
-    assert {t: r["rule"] for t, r in records.items()} == {"00001": "round1", "00002": "round2",
-                                                         "00003": "round2", "00005": "round1"}
+    assert {t: (r["q1_rule"], r["q2_rule"], r["q3_rule"]) for t, r in records.items()} == {
+        "00001": ("round1", "round1", "round1"), "00002": ("round2", "round1", "round1"),
+        "00003": ("round1", "round1", "round2"), "00004": ("round2", None, "round1"),
+        "00005": ("round1", "round1", "round1"), "00006": ("round1", None, "round1")}
     assert records["00002"] == {"triplet_id": "00002", "phrase": "massive figure", "annotator": "alice",
                                 "q1": "huge number", "q2": "giant statue", "same_meaning": False,
-                                "rule": "round2", "ps_q1": None, "ps_q2": None}
+                                "q1_rule": "round2", "q2_rule": "round1", "q3_rule": "round1",
+                                "ps_q1": None, "ps_q1_phrase": None, "ps_q2": None, "ps_q2_phrase": None}
+    assert (records["00004"]["q1"], records["00004"]["q2"], records["00004"]["same_meaning"]) == (
+        "gentle playing style", None, False)
     manifest = RunDir(run_dir).read_manifest("final_annotations")
-    assert manifest["records"] == 4 and manifest["counters"]["final_annotations/rule_round2"] == 2
+    assert manifest["records"] == 6 and manifest["counters"]["final_annotations/kept_q1_round2"] == 2
+    assert manifest["counters"]["final_annotations/kept_q2_round1"] == 4
     assert annotate("export", "final", "--run", run_dir) == 0
-    assert "4 records up to date" in capsys.readouterr().out
+    assert "6 records up to date" in capsys.readouterr().out
 
 
-# First-pass answers per PS item (A1, A2) and tie-break answers (A3); kept triplets are 00001, 00002,
-# 00003 and 00005, so the pairs are 4 positives and 3 negatives (00005 has Q3 = Y).
+# First-pass answers per PS item (A1, A2) and tie-break answers (A3). Kept: q1 of 00001, 00002, 00003, 00005 and
+# 00006 (its q2 awaits round 2), q2 with a Q3 = N label of 00001, 00002 and 00003 (00005 has Q3 = Y; 00004 keeps only
+# its label): 5 positives and 3 negatives.
 A1 = {"00001/ps_pos": ("Y", ""), "00001/ps_neg": ("Y", ""), "00002/ps_pos": ("N", "large total"),
       "00002/ps_neg": ("N", ""), "00003/ps_pos": ("Y", ""), "00003/ps_neg": ("N", "policy reversal"),
-      "00005/ps_pos": ("Y", "")}
+      "00005/ps_pos": ("Y", ""), "00006/ps_pos": ("Y", "")}
 A2 = {"00001/ps_pos": ("Y", ""), "00001/ps_neg": ("N", ""), "00002/ps_pos": ("N", "large total"),
       "00002/ps_neg": ("N", ""), "00003/ps_pos": ("N", "quick bend"), "00003/ps_neg": ("Y", ""),
-      "00005/ps_pos": ("Y", "")}
+      "00005/ps_pos": ("Y", ""), "00006/ps_pos": ("Y", "")}
 A3 = {"00001/ps_neg": ("Y", "", ""), "00003/ps_pos": ("N", "", "Y"), "00003/ps_neg": ("N", "N", "")}
 
 
 def test_ps_verification_kappa_and_final_flags(annotate, annotated, ledger, tmp_path, capsys):
     run_dir = annotated
-    with ledger.transaction() as tx:        # round 2 endorses 00002/q1 and 00003/q3: four triplets kept
+    with ledger.transaction() as tx:        # round 2 endorses 00002/q1 and 00003/q3
         for iid in ("00002/q1", "00003/q3"):
             tx.add_batch("verify2-manual", "verify2", round=ROUND_VERIFY2)
             tx.record_decision(iid, ROUND_VERIFY2, ACCEPTED, reason="endorsed by vera")
@@ -130,11 +137,11 @@ def test_ps_verification_kappa_and_final_flags(annotate, annotated, ledger, tmp_
               answer_sheet(f"{out}/ps-verify-A2-ben-001.csv", votes(A2), tmp_path, "a2.csv")]
     assert annotate("ingest", "ps-verify", "--run", run_dir, *sheets) == 0
     printed = capsys.readouterr().out
-    # Decided without A3: 00001/ps_pos, 00005/ps_pos (both Y), 00002/ps_pos (same correction), 00002/ps_neg
-    # (both N, no correction). Kappa on endorse, items in sheet order: A1 = YYNNNYY, A2 = NYNNYNY;
-    # p_o = 4/7, p_e = 4/7·3/7 + 3/7·4/7 = 24/49, kappa = (4/7 − 24/49) / (1 − 24/49) = 4/25.
-    assert "14 rows recorded: 3 pairs accepted, 1 rejected, 3 need A3" in printed
-    assert "A1–A2: 4 of 7 agree, Cohen's kappa 0.160" in printed
+    # Decided without A3: 00001/ps_pos, 00005/ps_pos, 00006/ps_pos (both Y), 00002/ps_pos (same correction),
+    # 00002/ps_neg (both N, no correction). Kappa on endorse, items in sheet order: A1 = YYNNNYYY, A2 = NYNNYNYY;
+    # p_o = 5/8, p_e = 5/8·4/8 + 3/8·4/8 = 1/2, kappa = (5/8 − 1/2) / (1 − 1/2) = 1/4.
+    assert "16 rows recorded: 4 pairs accepted, 1 rejected, 3 need A3" in printed
+    assert "A1–A2: 5 of 8 agree, Cohen's kappa 0.250" in printed
 
     assert annotate("export", "ps-verify", "--run", run_dir, "--tiebreak", "cyd") == 0
     tiebreak = read_csv(f"{out}/ps-verify-A3-cyd-001.csv")
@@ -162,14 +169,18 @@ def test_ps_verification_kappa_and_final_flags(annotate, annotated, ledger, tmp_
         "00003/ps_pos": (ACCEPTED, "quick bend", ["A2", "A3"]),
         "00003/ps_neg": (REJECTED, "", []),
         "00005/ps_pos": (ACCEPTED, "first version", ["A1", "A2"]),
+        "00006/ps_pos": (ACCEPTED, "serious wound", ["A1", "A2"]),
     }
     assert annotate("report", "--run", run_dir) == 0
     report = capsys.readouterr().out
-    assert "| positive | 4 | 2 | 2 | 0 |" in report and "| negative | 3 | 1 | 0 | 2 |" in report
-    assert "Cohen's kappa 0.160" in report
+    assert "| positive | 5 | 3 | 2 | 0 |" in report and "| negative | 3 | 1 | 0 | 2 |" in report
+    assert "Cohen's kappa 0.250" in report
 
     assert annotate("export", "final", "--run", run_dir) == 0
     records = {r["triplet_id"]: r for r in RunDir(run_dir).iter_records("final_annotations")}
-    assert (records["00002"]["q1"], records["00002"]["ps_q1"], records["00002"]["ps_q2"]) == ("large total", True, False)
-    assert (records["00003"]["q1"], records["00003"]["ps_q1"], records["00003"]["ps_q2"]) == ("quick bend", True, False)
-    assert (records["00005"]["ps_q1"], records["00005"]["ps_q2"]) == (True, None)
+    # A correction replaces the paraphrase in its PS pair only; PR keeps the expert's kept paraphrase.
+    assert [records["00002"][k] for k in ("q1", "ps_q1", "ps_q1_phrase", "ps_q2", "ps_q2_phrase")] == [
+        "huge number", True, "large total", False, None]
+    assert [records["00003"][k] for k in ("q1", "ps_q1", "ps_q1_phrase", "ps_q2")] == [
+        "abrupt bend", True, "quick bend", False]
+    assert [records["00005"][k] for k in ("ps_q1", "ps_q1_phrase", "ps_q2")] == [True, "first version", None]

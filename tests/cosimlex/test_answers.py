@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from pipeline.cosimlex.answers import (mark_repeat_pairs, merge_ratings, mturk_answer_fields, read_submissions,
+from companions.cosimlex.answers import (mark_repeat_pairs, merge_ratings, mturk_answer_fields, read_submissions,
                                        submission_ratings)
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 ITEMS = {"cup|mug#1", "cup|mug#2", "car|bicycle#1", "car|bicycle#2"}
 ANSWER_XML = ('<?xml version="1.0" encoding="ASCII"?><QuestionFormAnswers xmlns="http://mechanicalturk.amazonaws.com/'

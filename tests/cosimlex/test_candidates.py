@@ -6,10 +6,10 @@ import spacy
 from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipeline.cli import main
-from pipeline.cosimlex.simlex import parse_simlex
-from pipeline.cosimlex.stages import CANDIDATES, CONTEXTS, FindContexts
-from pipeline.rundir import RunDir
+from companions.cosimlex.simlex import parse_simlex
+from companions.cosimlex.stages import CANDIDATES, CONTEXTS, FindContexts
+from picforge.cli import main
+from picforge.rundir import RunDir
 from tests.cosimlex.conftest import SPACY_MODEL
 
 ENWIKI_PAGE_IDS = {217916, 3277686, 316, 9391, 4702}

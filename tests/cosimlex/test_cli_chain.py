@@ -8,10 +8,10 @@ import openpyxl
 import pytest
 
 import schemas
-from pipeline.cli import main
-from pipeline.cosimlex.stages import CANDIDATES
-from pipeline.cosimlex.store import FINAL, FORMS, RATINGS, SELECTION
-from pipeline.rundir import RunDir
+from companions.cosimlex.stages import CANDIDATES
+from companions.cosimlex.store import FINAL, FORMS, RATINGS, SELECTION
+from picforge.cli import main
+from picforge.rundir import RunDir
 
 SHORTENED = "Schools group their pupils by age. A child learns to read in the first years. " \
             "Teachers meet an adult from each family."
@@ -123,7 +123,7 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     predictions = tmp_path / "predictions.tsv"
     predictions.write_text("word1\tword2\tsim1\tsim2\n" + "".join(
         f"{r['word1']}\t{r['word2']}\t{r['sim1'] / 10}\t{r['sim2'] / 10}\n" for r in final))
-    assert cli("eval", predictions, "--gold", run_copy) == 0
+    assert cli("evaluate", predictions, "--gold", run_copy) == 0
     scores = json.loads(capsys.readouterr().out)
     assert scores["pairs"] == len(final) and scores["subtask1"] == pytest.approx(1.0)
 

@@ -12,9 +12,9 @@ from botocore.stub import ANY, Stubber
 
 from annotation import mturk
 from annotation.ledger import Ledger
-from pipeline.cli import main
-from pipeline.cosimlex.store import RATINGS, SELECTION, replace_stage
-from pipeline.rundir import RunDir
+from companions.cosimlex.store import RATINGS, SELECTION, replace_stage
+from picforge.cli import main
+from picforge.rundir import RunDir
 from tests.annotation.mturk_support import NOW, answer_xml, hit_id, hit_record
 
 BATCH = "cosimlex-r1"

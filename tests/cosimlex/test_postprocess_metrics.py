@@ -4,10 +4,10 @@ import math
 import pytest
 from scipy import stats
 
-from pipeline.cosimlex.metrics import evaluate, uncentered_pearson
-from pipeline.cosimlex.postprocess import (agreement_with_others, calibrate, context_statistics, engaged,
+from companions.cosimlex.metrics import evaluate, uncentered_pearson
+from companions.cosimlex.postprocess import (agreement_with_others, calibrate, context_statistics, engaged,
                                            engagement_check, postprocess)
-from pipeline.errors import InputError
+from picforge.errors import InputError
 
 
 LETTERS = str.maketrans("0123456789#|", "abcdefghijkl")

@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pipeline.cosimlex.answers import read_submissions, submission_ratings
 from annotation.hit_pages import html_question_xml
-from pipeline.cosimlex.rating import annotator_assignments, rating_forms, render_form
+from companions.cosimlex.answers import read_submissions, submission_ratings
+from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
 
 HOSTILE = "Tom & Jerry wrote <script>alert(1)</script> near the bank; the money was gone."
 

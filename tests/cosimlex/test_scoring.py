@@ -4,8 +4,8 @@ import random
 import numpy as np
 import pytest
 
-from pipeline.cosimlex.encoders import make_encoder, pair_cosine, pair_similarities
-from pipeline.cosimlex.select import LOW_RESOURCE_PER_ENCODER, select_candidates
+from companions.cosimlex.encoders import make_encoder, pair_cosine, pair_similarities
+from companions.cosimlex.select import LOW_RESOURCE_PER_ENCODER, select_candidates
 from tests.cosimlex.conftest import SPACY_MODEL
 
 

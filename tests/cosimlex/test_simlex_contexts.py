@@ -2,10 +2,10 @@
 import pytest
 import spacy
 
-from pipeline.cosimlex.contexts import (context_windows, malformed_reasons, pairs_by_first_word, sentence_targets,
+from companions.cosimlex.contexts import (context_windows, malformed_reasons, pairs_by_first_word, sentence_targets,
                                         window_contexts)
-from pipeline.cosimlex.simlex import parse_simlex, read_simlex
-from pipeline.errors import InputError
+from companions.cosimlex.simlex import parse_simlex, read_simlex
+from picforge.errors import InputError
 from tests.cosimlex.conftest import SPACY_MODEL
 
 OFFICIAL = """word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\tSimAssoc333\tSD(SimLex)

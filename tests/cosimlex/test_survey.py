@@ -4,9 +4,9 @@ import csv
 import openpyxl
 import pytest
 
-from pipeline.cosimlex.sheets import read_sheet, write_sheet
-from pipeline.cosimlex.survey import SHEET_COLUMNS, deletion_spans, merge_selections, read_selection, sheet_rows
-from pipeline.errors import InputError
+from companions.cosimlex.sheets import read_sheet, write_sheet
+from companions.cosimlex.survey import SHEET_COLUMNS, deletion_spans, merge_selections, read_selection, sheet_rows
+from picforge.errors import InputError
 
 
 def candidate(pair_no, word1, word2, n, text):

@@ -4,10 +4,10 @@ import pytest
 from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipeline.cli import main
-from pipeline.errors import InputError
+from picforge.cli import main
+from picforge.errors import InputError
+from picforge.rundir import RunDir, beam_counters
 from pipeline.mine import MineOptions, mine
-from pipeline.rundir import RunDir, beam_counters
 from pipeline.stages.domains import ApiCategoryTexts, ScoreDomains
 from tests.pipeline.dump_factory import article_wikitext, two_phrase_pages, write_dump
 from tests.pipeline.local_mediawiki_api import HIDDEN, serving

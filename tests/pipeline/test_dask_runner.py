@@ -7,8 +7,8 @@ from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.util import assert_that, equal_to
 
+from picforge.rundir import RunDir
 from pipeline.mine import FUNNEL_JSON, MineOptions, mine
-from pipeline.rundir import RunDir
 from tests.pipeline.dump_factory import two_phrase_pages, write_dump
 
 distributed = pytest.importorskip("distributed", reason="DaskRunner needs apache-beam[dask] (dask.distributed)")

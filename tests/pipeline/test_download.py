@@ -7,7 +7,7 @@ import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipeline.errors import InputError
+from picforge.errors import InputError
 from pipeline.mine import resolve_input
 from pipeline.stages.read_dump import ReadDump
 from tests.pipeline.dump_factory import planted_pages, write_dump

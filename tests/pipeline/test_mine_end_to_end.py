@@ -7,10 +7,10 @@ import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipeline.cli import main
-from pipeline.errors import InputError
+from picforge.cli import main
+from picforge.errors import InputError
+from picforge.rundir import RunDir
 from pipeline.mine import MineOptions, mine
-from pipeline.rundir import RunDir
 from pipeline.stages.clean import CleanPages
 from pipeline.stages.read_dump import ReadDump
 from pipeline.stages.sentences import SplitSentences

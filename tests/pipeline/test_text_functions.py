@@ -3,7 +3,7 @@ import bz2
 
 import pytest
 
-from pipeline.resources import read_wic_words, stopwords
+from picforge.resources import read_wic_words, stopwords
 from pipeline.stages.clean import clean_wikitext, has_residue, tidy
 from pipeline.stages.phrases import extract_phrases, load_spacy, normalise_phrase, trim_span
 from pipeline.stages.read_dump import classify_page, iter_pages

@@ -7,8 +7,8 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 import pytest  # noqa: E402
 
-from pipeline import cli  # noqa: E402
-from pipeline.release.cli import build  # noqa: E402
+from picforge import cli  # noqa: E402
+from release.cli import build  # noqa: E402
 from tests.release.fixture_run import make_run  # noqa: E402
 
 
@@ -26,9 +26,8 @@ def offline_hub(monkeypatch):
 
 
 @pytest.fixture
-def picforge(monkeypatch):
-    """Run `picforge ARGS…` in-process with the release verbs registered; returns the exit code."""
-    monkeypatch.setattr(cli, "COMMAND_MODULES", ("pipeline.release.cli",))
+def picforge():
+    """Run `picforge ARGS…` in-process; returns the exit code."""
     return lambda *argv: cli.main([str(a) for a in argv])
 
 
@@ -51,7 +50,7 @@ def encoder():
     """The bundled all-MiniLM-L6-v2 phrase encoder, on one CPU thread."""
     import torch
 
-    from pipeline.release.embed import PhraseEncoder
+    from release.embed import PhraseEncoder
 
     torch.set_num_threads(1)
     return PhraseEncoder()

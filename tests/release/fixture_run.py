@@ -2,7 +2,7 @@
 import hashlib
 import json
 
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 
 # page_id -> (title, categories, paragraphs of sentences)
 PAGES = {
@@ -140,7 +140,7 @@ PAGES = {
 # triplet_id, phrase, page1, page2, q1, q2, same_meaning, ps_q1, ps_q2
 ANNOTATIONS = [
     ("t01", "massive figure", 101, 102, "huge sum", "giant statue", False, True, True),
-    ("t02", "sharp drop", 101, 104, "steep decline", "abrupt descent", False, None, None),
+    ("t02", "sharp drop", 101, 104, "steep decline", "abrupt descent", False, None, True),
     ("t03", "stable location", 103, 104, "equestrian base", "secure site", False, True, True),
     ("t04", "heavy metal", 105, 106, "hard rock music", "dense toxic element", False, True, True),
     ("t05", "cold reception", 105, 107, "hostile response", "freezing welcome", False, None, True),
@@ -195,10 +195,23 @@ def triplet_records():
             for n, (tid, phrase, p1, p2) in enumerate(rows)]
 
 
+# PS positives the PS experts endorsed in a corrected form: triplet_id → corrected second phrase.
+PS_CORRECTIONS = {"t11": "yearly report"}
+
+
+def annotation_record(n, tid, phrase, q1, q2, same, ps1, ps2):
+    """One FinalAnnotation with every annotation kept; PS-endorsed pairs keep the expert's paraphrase or a
+    correction from PS_CORRECTIONS."""
+    rule = "round1" if n % 4 else "round2"
+    return {"triplet_id": tid, "phrase": phrase, "annotator": f"A{n % 3 + 1}", "q1": q1, "q2": q2,
+            "same_meaning": same, "q1_rule": rule, "q2_rule": rule, "q3_rule": rule,
+            "ps_q1": ps1, "ps_q1_phrase": PS_CORRECTIONS.get(tid, q1) if ps1 else None,
+            "ps_q2": ps2, "ps_q2_phrase": q2 if ps2 else None}
+
+
 def annotation_records():
     """FinalAnnotation records (schema final_annotation)."""
-    return [{"triplet_id": tid, "phrase": phrase, "annotator": f"A{n % 3 + 1}", "q1": q1, "q2": q2,
-             "same_meaning": same, "rule": "round1" if n % 4 else "round2", "ps_q1": ps1, "ps_q2": ps2}
+    return [annotation_record(n, tid, phrase, q1, q2, same, ps1, ps2)
             for n, (tid, phrase, _, _, q1, q2, same, ps1, ps2) in enumerate(ANNOTATIONS)]
 
 

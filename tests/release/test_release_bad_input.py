@@ -58,7 +58,7 @@ def test_annotation_for_an_unknown_triplet(picforge, tmp_run, tmp_path, capsys):
 
 def test_failing_records_are_reported_by_id_and_never_written(picforge, tmp_run, tmp_path, capsys):
     annotations = annotation_records()
-    annotations[5]["q2"] = ""  # t06: empty paraphrase
+    annotations[5].update(q2="", ps_q2=True, ps_q2_phrase="")  # t06: empty paraphrase, endorsed in PS
     pages = page_records()
     ridgeview = next(p for p in pages if p["page_id"] == 103)
     ridgeview["text"] = ridgeview["text"].replace("Ridgeview stages", "{{Use dmy dates}} Ridgeview stages")

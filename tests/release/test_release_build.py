@@ -2,20 +2,22 @@
 import json
 import os
 import re
+from collections import Counter
 
-from pipeline.release import checks
-from pipeline.release.cli import build
-from pipeline.release.configs import SPLITS, read_split
-from pipeline.release.write import read_manifest
+from release import checks
+from release.cli import build
+from release.configs import SPLITS, read_split
+from release.write import read_manifest
 from tests.release.conftest import build_args
-from tests.release.fixture_run import ANNOTATIONS, PAGES
+from tests.release.fixture_run import ANNOTATIONS, PAGES, PS_CORRECTIONS
 
 ANNOTATED = {tid: (phrase, p1, p2, q1, q2, same, ps1, ps2)
              for tid, phrase, p1, p2, q1, q2, same, ps1, ps2 in ANNOTATIONS}
 
 
 def records(release_dir, config):
-    return {split: read_split(release_dir, config, split) for split in SPLITS}
+    """{split: records} of the splits the release wrote for `config` (empty splits are never written)."""
+    return {split: read_split(release_dir, config, split) for split in read_manifest(release_dir)["counts"][config]}
 
 
 def all_records(release_dir, config):
@@ -26,20 +28,24 @@ def page_sentences(page_id):
     return [s for paragraph in PAGES[page_id][2] for s in paragraph]
 
 
-def test_ps_is_balanced_and_built_from_page_one_sentences(release_dir):
+def test_ps_releases_the_pairs_the_ps_experts_endorsed_with_their_corrections(release_dir):
     rows = all_records(release_dir, "PS")
-    # 11 positives survive PS verification (t09's is rejected), 9 negatives (10 differ in sense, t08's rejected).
-    assert len(rows) == 18 and sum(r["label"] for r in rows) == 9
+    # Endorsed positives: t01 t03 t04 t06 t07 t08 t10 t11 (8; t09's rejected, t02 t05 t12 unverified); endorsed
+    # negatives: t01 t02 t03 t04 t05 t07 t09 t10 (8; t08's rejected, t06 unverified, t11 t12 same sense): 8 + 8.
+    assert len(rows) == 16 and sum(r["label"] for r in rows) == 8
     by_pair = {(r["phrase1"].lower(), r["phrase2"]): r for r in rows}
     for tid, (phrase, p1, _, q1, q2, same, ps1, ps2) in ANNOTATED.items():
-        if (phrase, q2) in by_pair:
-            assert not same and ps2 is not False and by_pair[(phrase, q2)]["label"] == 0
-        assert ((phrase, q1) in by_pair) <= (ps1 is not False)
+        assert ((phrase, q2) in by_pair) == (not same and ps2 is True)
+        assert ((phrase, PS_CORRECTIONS.get(tid, q1)) in by_pair) == (ps1 is True)
+    assert ("annual report", "yearly statement") not in by_pair      # t11's q1 as corrected by the PS experts
     for r in rows:
         assert r["sentence1"] in {s for page in PAGES for s in page_sentences(page)}
         assert r["sentence2"] == r["sentence1"].replace(r["phrase1"], r["phrase2"], 1)
     for split, rows_of_split in records(release_dir, "PS").items():
         assert [r["idx"] for r in rows_of_split] == list(range(len(rows_of_split)))
+    skipped = read_manifest(release_dir)["skipped"]["PS"]
+    assert skipped == {"positive pair not verified by the PS experts": 3, "positive pair rejected by PS verification": 1,
+                       "negative pair not verified by the PS experts": 1, "negative pair rejected by PS verification": 1}
 
 
 def test_pr_pass_holds_both_paraphrases_in_eleven_sentence_passages(release_dir):
@@ -92,22 +98,23 @@ def test_psd_holds_the_phrase_twice_and_answers_in_the_query_sense_paragraph(rel
     assert second.count("stable location") == 1 and len(re.findall(r"\.(?: |$)", second)) < 11
 
 
-def test_every_triplet_stays_in_one_split(release_dir):
-    for config in ("PR-pass", "PR-page", "PSD"):
-        seen = {}
+def test_no_triplet_crosses_splits_across_configs(release_dir):
+    tid_of_phrase = {phrase: tid for tid, (phrase, *_) in ANNOTATED.items()}
+    split_of = {}
+    for config in ("PS", "PR-pass", "PR-page", "PSD"):
         for split, rows in records(release_dir, config).items():
             for r in rows:
-                assert seen.setdefault(r["id"].rsplit("-", 1)[0], split) == split
-    pass_split = {r["id"]: s for s, rows in records(release_dir, "PR-pass").items() for r in rows}
-    for split, rows in records(release_dir, "PR-page").items():
-        assert all(pass_split[r["id"]] == split for r in rows)
+                tid = tid_of_phrase[r["phrase1"].lower()] if config == "PS" else r["id"].rsplit("-", 1)[0]
+                assert split_of.setdefault(tid, split) == split, f"{tid} is in {split_of[tid]} and {config} {split}"
+    # 12 triplets cut 70/10/20: round(1.2) = 1 validation, round(2.4) = 2 test, 9 train.
+    assert sorted(Counter(split_of.values()).items()) == [("test", 2), ("train", 9), ("validation", 1)]
 
 
 def test_manifest_lists_every_file_with_its_checksum(release_dir):
     manifest = read_manifest(release_dir)
     on_disk = {os.path.relpath(os.path.join(d, f), release_dir) for d, _, fs in os.walk(release_dir) for f in fs}
     assert set(manifest["files"]) == on_disk - {"MANIFEST.json"}
-    assert manifest["counts"]["PSD"] == {"train": 3, "validation": 1, "test": 6}
+    assert sum(manifest["counts"]["PSD"].values()) == 10 and manifest["omitted_splits"] == {}
     assert manifest["rejected"] == [] and manifest["seed"] == 42
     assert set(manifest["inputs"]) == {"clean", "sentences", "select", "final_annotations"}
 

@@ -7,8 +7,9 @@ import pytest
 import yaml
 from datasets import ClassLabel, load_dataset
 
-from pipeline.release import stats
-from pipeline.release.configs import CONFIGS, SPLITS, read_split
+from release import stats
+from release.configs import CONFIGS, SPLITS, read_split
+from tests.release.fixture_run import annotation_records, make_run
 
 CONFIG_NAMES = list(CONFIGS)
 
@@ -33,6 +34,32 @@ def test_load_dataset_json_with_data_files(release_dir, tmp_path):
     row = loaded["test"][0]
     start = row["answers"]["answer_start"][0]
     assert row["context"][start:].startswith(row["answers"]["text"][0])
+
+
+def test_empty_splits_are_never_written_and_the_card_says_so(picforge, tmp_path, capsys):
+    # Two triplets (t11, t12: same sense) are too few to cut: both go to train. No Q3 = No label: PSD has no
+    # example, and PS no negative, so balancing samples out t11's endorsed positive too.
+    run = make_run(tmp_path / "run", final_annotations=[r for r in annotation_records()
+                                                        if r["triplet_id"] in ("t11", "t12")])
+    out = tmp_path / "release"
+    assert picforge("build", "--run", run, "--out", out) == 0
+    printed = capsys.readouterr().out
+    assert "PSD: not written: train, validation, test (no example; see the card)" in printed
+    assert "PS: train 0, validation 0, test 0" not in printed and "PS: not written: train, validation, test" in printed
+    written = sorted(os.path.relpath(os.path.join(d, f), out) for d, _, fs in os.walk(out) for f in fs
+                     if f.endswith((".json", ".parquet")) and "/" in os.path.relpath(os.path.join(d, f), out))
+    assert written == [f"{c}/train.{ext}" for c in ("PR-page", "PR-pass") for ext in ("json", "parquet")]
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    assert manifest["omitted_splits"] == {"PS": list(SPLITS), "PR-pass": ["validation", "test"],
+                                          "PR-page": ["validation", "test"], "PSD": list(SPLITS)}
+    assert manifest["skipped"]["PS"]["verified pair sampled out to balance the classes"] == 1
+    header, body = card_header(str(out))
+    assert "- **PR-pass**: no validation and no test split." in body
+    assert "- **PS**: not written at all" in body and "- **PSD**: not written at all" in body
+    assert sorted(c["config_name"] for c in header["configs"]) == ["PR-page", "PR-pass"]
+    for config in ("PR-pass", "PR-page"):
+        loaded = load_dataset(str(out), config, cache_dir=str(tmp_path / "cache"))
+        assert list(loaded) == ["train"] and loaded["train"].num_rows > 0
 
 
 @pytest.mark.parametrize("config", CONFIG_NAMES)
@@ -63,17 +90,23 @@ def test_card_header_declares_configs_features_splits_and_license(release_dir):
     assert answers["sequence"] == [{"name": "text", "dtype": "string"}, {"name": "answer_start", "dtype": "int32"}]
 
 
+def saved_splits(release_dir, config):
+    """{split: records} of a config as written; a split the release omitted (empty) reads as []."""
+    return {split: read_split(release_dir, config, split)
+            if os.path.exists(os.path.join(release_dir, config, f"{split}.json")) else [] for split in SPLITS}
+
+
 def test_card_statistics_are_computed_from_the_released_files(release_dir):
     saved = json.load(open(os.path.join(release_dir, "stats.json"), encoding="utf-8"))
     _, body = card_header(release_dir)
     for config in CONFIGS:
-        splits = {split: read_split(release_dir, config, split) for split in SPLITS}
+        splits = saved_splits(release_dir, config)
         assert saved[config] == json.loads(json.dumps(stats.describe(config, splits)[0]))
     ps = saved["PS"]
-    assert ps["labels"] == {"negative": 9, "positive": 9}
-    # Of the fixture pairs only "river crossing" ~ "river bridge" shares a word; balancing with seed 42 keeps it.
-    assert any(r["phrase2"] == "river bridge" for split in SPLITS for r in read_split(release_dir, "PS", split))
-    assert ps["lexical_overlap_pct"] == pytest.approx(100 / 18, abs=0.01)
+    assert ps["labels"] == {"negative": 8, "positive": 8}
+    # Of the fixture's PS-endorsed pairs only "annual report" ~ "yearly report" (t11's correction) shares a word.
+    assert any(r["phrase2"] == "yearly report" for rows in saved_splits(release_dir, "PS").values() for r in rows)
+    assert ps["lexical_overlap_pct"] == pytest.approx(100 / 16, abs=0.01)
     assert f"| lexical overlap (%) | {ps['lexical_overlap_pct']} |" in body
     assert saved["PR-pass"]["mean_length"]["document (sentences)"] == 11.0
     assert f"| all | {saved['PR-pass']['instances']['all']} | {saved['PR-page']['instances']['all']} |" in body

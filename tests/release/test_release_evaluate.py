@@ -1,12 +1,13 @@
-"""`picforge eval`: metrics on hand-computed cases, and the baselines run with the real bundled MiniLM model."""
+"""`picforge evaluate`: metrics on hand-computed cases, and the baselines run with the real bundled MiniLM model."""
 import json
 
 import numpy as np
 import pytest
 
-from pipeline.errors import InputError
-from pipeline.release import checks, evaluate
-from pipeline.release.configs import read_split
+from picforge.errors import InputError
+from release import checks, evaluate
+from release.configs import read_split
+from tests.release.fixture_run import annotation_records, make_run
 
 
 def test_answer_ranked_second_gives_mrr_one_half():
@@ -93,7 +94,7 @@ def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release
             wrong.write(json.dumps({"id": r["id"], "prediction_text": elsewhere.group(0),
                                     "answer_start": elsewhere.start()}) + "\n")
     out = tmp_path / "results.json"
-    assert picforge("eval", release_dir, "--baseline", "PS", "--baseline", "PR-pass", "--predictions", gold,
+    assert picforge("evaluate", release_dir, "--baseline", "PS", "--baseline", "PR-pass", "--predictions", gold,
                     "--out", out) == 0
     printed = capsys.readouterr().out
     assert "| Model | Phrase | Phrase + Ctx |" in printed and "| all-MiniLM-L6-v2 |" in printed
@@ -104,6 +105,21 @@ def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release
         assert results["PS"][setting]["train_accuracy"] >= 50  # a tuned threshold beats always-one-class
         ranking = results["ranking"]["PR-pass"][setting]
         assert ranking["top1"] <= ranking["top3"] <= ranking["top5"] and ranking["mrr@5"] <= ranking["top5"]
-    assert picforge("eval", release_dir, "--predictions", other) == 0
+    assert picforge("evaluate", release_dir, "--predictions", other) == 0
     printed = capsys.readouterr().out
     assert "| 100.00 | 100.00 | 0.00 | 0.00 |" in printed and "Phrase + Ctx" not in printed
+
+
+def test_default_baselines_skip_the_splits_a_release_left_out(picforge, tmp_path, capsys):
+    # t11 and t12 only: too few triplets to cut (all train), no PS pair survives balancing, so neither PS's nor
+    # PR-pass's test split exists; the default run says so and succeeds without loading a model.
+    run = make_run(tmp_path / "run", final_annotations=[r for r in annotation_records()
+                                                        if r["triplet_id"] in ("t11", "t12")])
+    assert picforge("build", "--run", run, "--out", tmp_path / "release") == 0
+    capsys.readouterr()
+    assert picforge("evaluate", tmp_path / "release") == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "PS: no train and no test split in this release (see its README.md); baseline skipped",
+        "PR-pass: no test split in this release (see its README.md); baseline skipped"]
+    assert picforge("evaluate", tmp_path / "release", "--baseline", "PR-pass") == 2
+    assert "PR-pass has no test split in this release" in capsys.readouterr().err

@@ -9,10 +9,10 @@ import json
 import pytest
 from datasets import load_dataset
 
+from picforge.rundir import RunDir
 from pipeline.mine import mine
-from pipeline.release import checks
-from pipeline.release.configs import read_split
-from pipeline.rundir import RunDir
+from release import checks
+from release.configs import read_split
 from tests.pipeline.dump_factory import planted_pages, write_dump
 
 
@@ -25,8 +25,9 @@ def test_mined_run_builds_a_loadable_release(tmp_path, wic_zip, picforge):
     triplets = list(run.iter_records("select"))
     assert [t["phrase"] for t in triplets] == ["massive figure"]
     annotations = [{"triplet_id": t["triplet_id"], "phrase": t["phrase"], "annotator": "A1", "q1": "huge sum",
-                    "q2": "giant statue", "same_meaning": False, "rule": "round1", "ps_q1": True, "ps_q2": None}
-                   for t in triplets]
+                    "q2": "giant statue", "same_meaning": False, "q1_rule": "round1", "q2_rule": "round1",
+                    "q3_rule": "round1", "ps_q1": True, "ps_q1_phrase": "huge sum", "ps_q2": True,
+                    "ps_q2_phrase": "giant statue"} for t in triplets]
     run.write_records("final_annotations", annotations, "final_annotation")
     run.write_manifest("final_annotations", {"stage": "final_annotations", "fingerprint": hashlib.sha256(
         json.dumps(annotations).encode()).hexdigest(), "records": len(annotations)})
@@ -46,6 +47,6 @@ def test_mined_run_builds_a_loadable_release(tmp_path, wic_zip, picforge):
     for config in ("PS", "PR-pass", "PR-page", "PSD"):
         for record in read_split(str(out), config, "train"):
             assert checks.problems(config, record) == []
-        assert read_split(str(out), config, "test") == []
+        assert not (out / config / "test.json").exists()     # empty splits are never written
         loaded = load_dataset(str(out), config, cache_dir=str(tmp_path / "cache"))
         assert list(loaded) == ["train"] and loaded["train"].num_rows == len(read_split(str(out), config, "train"))

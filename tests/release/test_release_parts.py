@@ -1,11 +1,12 @@
 """Pure construction and checking functions of the release, on hand-made inputs."""
 import random
+from collections import Counter
 
 import pytest
 
-from pipeline.release import build, checks
-from pipeline.release.configs import features
-from pipeline.release.inputs import Anchor, locate
+from release import build, checks
+from release.configs import features
+from release.inputs import Anchor, locate
 
 SENTENCES = tuple(f"Sentence number {i} talks about the weather." for i in range(20))
 
@@ -77,20 +78,23 @@ def example(tid, label=None, key=None):
     return build.Example(key or f"{tid}:{label}", tid, record)
 
 
-def test_split_map_keeps_triplets_whole_and_follows_the_ratios():
-    examples = [example(f"t{i:02d}", label, f"t{i:02d}:{label}") for i in range(50) for label in (0, 1)]
-    mapping = build.split_map(examples, (0.7, 0.1, 0.2), seed=3)
-    sizes = {s: 2 * list(mapping.values()).count(s) for s in ("train", "validation", "test")}
-    assert sizes == {"train": 70, "validation": 10, "test": 20}
-    assert build.split_map(examples, (0.7, 0.1, 0.2), seed=3) == mapping
-    assert build.split_map(examples, (0.7, 0.1, 0.2), seed=4) != mapping
+def test_triplet_splits_follow_the_ratios_and_give_every_split_a_triplet():
+    mapping = build.triplet_splits([f"t{i:02d}" for i in range(50)], seed=3)
+    assert Counter(mapping.values()) == {"train": 35, "validation": 5, "test": 10}
+    assert build.triplet_splits([f"t{i:02d}" for i in range(50)], seed=3) == mapping
+    assert build.triplet_splits([f"t{i:02d}" for i in range(50)], seed=4) != mapping
+    # 4 triplets: 70/10/20 rounds to 3/0/1, but every split gets one when there are three or more.
+    assert Counter(build.triplet_splits(["a", "b", "c", "d"], seed=0).values()) == {
+        "train": 2, "validation": 1, "test": 1}
+    assert set(build.triplet_splits(["a", "b"], seed=0).values()) == {"train"}
 
 
 def test_balance_classes_samples_the_larger_class_down():
     examples = [example(f"p{i}", 1) for i in range(7)] + [example(f"n{i}", 0) for i in range(3)]
-    kept = build.balance_classes(examples, seed=0)
+    kept, sampled_out = build.balance_classes(examples, seed=0)
     assert [e.record["label"] for e in kept].count(1) == 3 and len(kept) == 6
-    assert build.balance_classes(examples, seed=0) == kept
+    assert len(sampled_out) == 4 and {e.record["label"] for e in sampled_out} == {1}
+    assert build.balance_classes(examples, seed=0) == (kept, sampled_out)
 
 
 GOOD_PR = {"id": "t7-2", "title": "https://en.wikipedia.org/wiki?curid=7", "context": "Go to the old mill now.",

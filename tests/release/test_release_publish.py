@@ -9,8 +9,8 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
-from pipeline.errors import InputError
-from pipeline.release.publish import plan_upload, upload_filesystems, upload_s3
+from picforge.errors import InputError
+from release.publish import plan_upload, upload_filesystems, upload_s3
 
 
 def test_plan_lists_every_manifest_file_with_the_manifest_last(release_dir):
@@ -25,7 +25,7 @@ def test_plan_lists_every_manifest_file_with_the_manifest_last(release_dir):
 def test_dry_run_uploads_nothing(picforge, release_dir, capsys):
     assert picforge("publish", release_dir, "--to", "hf://my-org/pic") == 0
     out = capsys.readouterr().out
-    assert "dry run: nothing uploaded; pass --yes to upload" in out
+    assert "dry run: nothing uploaded; pass --live to upload" in out
     assert "hf://datasets/my-org/pic/PS/train.json" in out and "→ hf://my-org/pic" in out
 
 
@@ -66,7 +66,7 @@ def test_filesystems_upload_copies_byte_for_byte(release_dir, tmp_path):
 
 def test_publish_yes_to_a_filesystems_path(picforge, release_dir, tmp_path, capsys):
     mirror = tmp_path / "published"
-    assert picforge("publish", release_dir, "--to", mirror, "--yes") == 0
+    assert picforge("publish", release_dir, "--to", mirror, "--live") == 0
     assert "uploaded" in capsys.readouterr().out
     assert json.loads((mirror / "MANIFEST.json").read_text()) == json.load(
         open(os.path.join(release_dir, "MANIFEST.json")))

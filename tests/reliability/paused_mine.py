@@ -7,7 +7,8 @@ written), before-manifest (every output written, the manifest not yet).
 import sys
 import time
 
-from pipeline import cli, mine, rundir
+from picforge import cli, rundir
+from pipeline import mine
 
 
 def pause(point):

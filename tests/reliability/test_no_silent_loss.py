@@ -13,7 +13,7 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.mine import CANDIDATES_CSV, mine
-from pipeline.rundir import RunDir
+from picforge.rundir import RunDir
 from pipeline.stages.read_dump import ReadDump
 from tests.pipeline.dump_factory import planted_pages, write_dump
 
@@ -57,7 +57,8 @@ def test_a_damaged_bz2_block_keeps_every_page_before_it(sample_103, enwiki_sampl
 def test_one_pathological_page_is_a_counted_skip(tmp_path, wic_zip):
     pages = planted_pages()
     pages.insert(2, {"title": "One long token", "page_id": 999,
-                     "wikitext": "A short opening sentence here. " + "x" * 3_000_000 + " and an end.\n\nA last line."})
+                     "wikitext": "A short opening sentence here. The token " + "x" * 3_000_000
+                     + " sits in a sentence of ten words.\n\nA last line."})
     dump = write_dump(tmp_path / "pathological.xml.bz2", pages)
     out = str(tmp_path / "run")
     mine(dump, str(wic_zip), out)

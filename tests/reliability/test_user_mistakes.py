@@ -2,7 +2,7 @@
 option, exit 2, never a traceback."""
 import pytest
 
-from pipeline import cli
+from picforge import cli
 
 WIC = "{wic}"
 # (case, argv with {placeholders} from bad_files, text the error line must name)
@@ -45,7 +45,7 @@ CASES = [
     ("build: --run is a file", ["build", "--run", "{text}", "--out", "{tmp}/release"], "{text}"),
     ("build: --out is a file", ["build", "--run", "{dir}", "--out", "{text}"], "{dir}"),
     ("publish: release is a file", ["publish", "{text}", "--to", "s3://bucket/prefix"], "{text}"),
-    ("eval: release is missing", ["eval", "{missing}"], "{missing}"),
+    ("evaluate: release is missing", ["evaluate", "{missing}"], "{missing}"),
     ("annotate report: --run is a file", ["annotate", "report", "--run", "{text}"], "{text}"),
     ("annotate: --ledger not a URL", ["annotate", "report", "--run", "{dir}", "--ledger", "not a url"], "--ledger"),
     ("annotate export expert: --per-annotator -1", ["annotate", "export", "expert", "--run", "{dir}",

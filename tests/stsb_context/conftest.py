@@ -1,7 +1,7 @@
 """Fixtures of the STS-B-Context tests: a small STS-B file from the shared data, the local OpenAI server, the CLI."""
 import pytest
 
-from pipeline import cli
+from picforge import cli
 from .openai_server import FakeOpenAI
 
 API_KEY = "sk-test-9f8e7d6c5b4a-SECRET"
@@ -45,8 +45,6 @@ def openai_server(openai_env):
 
 
 @pytest.fixture
-def picforge(monkeypatch):
-    """Run `picforge ARGS...` through the real CLI entry, registering only this area's command (so the test
-    does not depend on other areas' modules being present in this checkout)."""
-    monkeypatch.setattr(cli, "COMMAND_MODULES", ("pipeline.stsb_context.cli",))
+def picforge():
+    """Run `picforge ARGS...` through the real CLI entry (which imports only this area's cli package)."""
     return lambda *argv: cli.main([str(a) for a in argv])

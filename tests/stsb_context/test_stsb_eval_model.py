@@ -1,8 +1,8 @@
 """`stsb-context eval` with the real bundled all-MiniLM-L6-v2 on generated contexts around shared STS-B rows."""
 import pytest
 
-from pipeline.rundir import RunDir
-from pipeline.stsb_context import evaluate, spans
+from companions.stsb_context import evaluate, spans
+from picforge.rundir import RunDir
 
 pytestmark = pytest.mark.slow
 MAX_SPAN = 6
@@ -29,7 +29,7 @@ def released(picforge, stsb_file, openai_server, tmp_path):
 
 
 def test_eval_all_setups_with_minilm(released, picforge, capsys):
-    assert picforge("stsb-context", "eval", "--out", released, "--max-span", MAX_SPAN) == 0
+    assert picforge("stsb-context", "evaluate", "--out", released, "--max-span", MAX_SPAN) == 0
     table = capsys.readouterr().out
     run = RunDir(str(released))
     rows = list(run.iter_records("dataset"))
@@ -65,5 +65,5 @@ def test_eval_all_setups_with_minilm(released, picforge, capsys):
         assert results["ngram-forward"][1][i]["prediction"] >= spans.cosine(origin, target)[0] - 1e-5
 
 
-    assert picforge("stsb-context", "eval", "--out", released, "--max-span", MAX_SPAN, "--setup", "bm25") == 0
+    assert picforge("stsb-context", "evaluate", "--out", released, "--max-span", MAX_SPAN, "--setup", "bm25") == 0
     assert run.read_manifest("eval-bm25")["fingerprint"] == results["bm25"][0]["fingerprint"]

@@ -5,10 +5,10 @@ import logging
 import pytest
 
 import schemas
-from pipeline.rundir import RunDir
-from pipeline.stsb_context import generate, prompts
-from pipeline.stsb_context.cache import ResponseCache, cache_key
-from pipeline.stsb_context.stsb import read_pairs
+from companions.stsb_context import generate, prompts
+from companions.stsb_context.cache import ResponseCache, cache_key
+from companions.stsb_context.stsb import read_pairs
+from picforge.rundir import RunDir
 
 from .conftest import API_KEY
 from .openai_server import MALFORMED_BODY
@@ -225,5 +225,5 @@ def test_cache_key_and_atomic_entries(tmp_path):
 
 
 def test_command_is_registered_with_picforge():
-    from pipeline import cli
-    assert "pipeline.stsb_context.cli" in cli.COMMAND_MODULES
+    from picforge import cli
+    assert cli.COMMANDS["stsb-context"] == "companions.stsb_context.cli"

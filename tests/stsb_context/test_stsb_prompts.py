@@ -2,7 +2,7 @@
 import collections
 import string
 
-from pipeline.stsb_context import prompts, verbatim
+from companions.stsb_context import prompts, verbatim
 
 
 def test_prompt_is_the_papers_wording():

@@ -1,8 +1,8 @@
 """Reading the STS Benchmark layouts, and clear errors for bad rows."""
 import pytest
 
-from pipeline.errors import InputError
-from pipeline.stsb_context.stsb import read_pairs
+from companions.stsb_context.stsb import read_pairs
+from picforge.errors import InputError
 
 
 def test_reads_shared_file_with_header(stsb_file):

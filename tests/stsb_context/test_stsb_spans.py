@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.stsb_context import evaluate, spans
+from companions.stsb_context import evaluate, spans
 
 
 def test_correlations_match_hand_computation():

@@ -6,9 +6,9 @@ import pytest
 from openpyxl import load_workbook
 
 import schemas
-from pipeline.errors import InputError
-from pipeline.rundir import RunDir
-from pipeline.stsb_context import dataset, validation
+from companions.stsb_context import dataset, validation
+from picforge.errors import InputError
+from picforge.rundir import RunDir
 
 FAULTS = {"measures another woman": "no-phrase"}
 
@@ -146,7 +146,7 @@ def test_steps_out_of_order_say_what_to_run_first(picforge, tmp_path, capsys):
     empty = tmp_path / "empty"
     assert picforge("stsb-context", "export-validation", "--out", empty) == 2
     assert "stage 'generations' has not completed" in capsys.readouterr().err
-    assert picforge("stsb-context", "eval", "--out", empty) == 2
+    assert picforge("stsb-context", "evaluate", "--out", empty) == 2
     assert "run `picforge stsb-context ingest-validation --out RUN_DIR SHEET SHEET` first" in capsys.readouterr().err
     assert picforge("stsb-context", "ingest-validation", "--out", empty, tmp_path / "a.csv", tmp_path / "b.csv") == 2
     assert "a.csv: no such sheet" in capsys.readouterr().err

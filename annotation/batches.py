@@ -1,0 +1,96 @@
+"""Taking work back: cancel a batch nobody worked on, or release an expert's rows left blank or never
+fixed, so the next export hands the items to someone else. Both are recorded in the ledger (table
+`releases`) and idempotent."""
+from annotation.expert import KIND as EXPERT_KIND
+from annotation.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, item_id, now
+from annotation.round1 import MANUAL_BATCH
+from picforge.errors import InputError
+
+DELETED_HIT = "Disposed"
+
+
+def _batch(q, batch_id):
+    found = q.batch(batch_id)
+    if found is None:
+        raise InputError(f"no batch {batch_id!r} in the ledger; check --batch and --run/--ledger "
+                         "(`picforge annotate report` lists the batches)")
+    return found
+
+
+def cancel_batch(ledger, batch_id):
+    """Cancel a batch with no recorded work and no HIT left on MTurk: its items wait for the next export.
+
+    Returns (batch, items newly released); cancelling a cancelled batch changes nothing.
+    """
+    with ledger.transaction() as tx:
+        batch = _batch(tx, batch_id)
+        if batch["status"] == CANCELLED:
+            return batch, 0
+        worked = tx.assignments(batch_id=batch_id)
+        if worked:
+            raise InputError(f"batch {batch_id!r} has {len(worked)} assignment(s) or returned sheet(s) recorded, "
+                             "so it cannot be cancelled; to hand an expert's blank or unfixed rows to someone "
+                             "else use `picforge annotate reassign`")
+        live = [hit["hit_id"] for hit in tx.hits(batch_id) if hit["status"] != DELETED_HIT]
+        if live:
+            raise InputError(f"batch {batch_id!r} has {len(live)} HIT(s) on MTurk ({', '.join(live[:3])}"
+                             f"{', …' if len(live) > 3 else ''}); run `picforge annotate mturk expire` and "
+                             "`mturk delete` for it first")
+        released = tx.release_items(batch_id, [i["item_id"] for i in tx.items(batch_id=batch_id)],
+                                    "batch cancelled")
+        tx.update_batch(batch_id, status=CANCELLED, meta={"cancelled_at": now()})
+    return batch, released
+
+
+def cancel_note(batch):
+    """What the user must still do by hand after cancelling `batch` (empty when nothing)."""
+    if batch["kind"] == MANUAL_BATCH:
+        return (f"if {batch['batch_id']}_input.csv was uploaded on the MTurk requester site, cancel that "
+                "batch there too")
+    return ""
+
+
+def reassignable_rows(q, batch_id):
+    """{triplet_id: why} of an expert batch's rows that are still open: left blank (or never returned)
+    or rejected by the checks and never fixed; rows already released are left out."""
+    released = {r["item_id"] for r in q.releases(batch_id)}
+    decisions = q.decision_map(ROUND_EXPERT)
+    rows = {}
+    for item in q.items(batch_id=batch_id):
+        if item["item_id"] in released:
+            continue
+        found = decisions.get(item["item_id"])
+        if found is None:
+            rows[item["triplet_id"]] = "left blank"
+        elif found["decision"] != ACCEPTED:
+            rows[item["triplet_id"]] = f"not fixed: {found['reason']}"
+    return rows
+
+
+def reassign_rows(ledger, batch_id, triplet_ids=None):
+    """Release the open rows of an expert batch (all, or those of `triplet_ids`) so the next
+    `export expert` gives them to another annotator. Returns the triplet ids newly released."""
+    with ledger.transaction() as tx:
+        batch = _batch(tx, batch_id)
+        if batch["kind"] != EXPERT_KIND:
+            raise InputError(f"batch {batch_id!r} is a {batch['kind']} batch; reassign takes rows of expert "
+                             "batches (use `picforge annotate cancel-batch` for a batch nobody worked on)")
+        open_rows = reassignable_rows(tx, batch_id)
+        if triplet_ids is None:
+            chosen = sorted(open_rows)
+        else:
+            members = {i["triplet_id"] for i in tx.items(batch_id=batch_id)}
+            released = {r["item_id"] for r in tx.releases(batch_id)}
+            for triplet_id in triplet_ids:
+                if triplet_id not in members:
+                    raise InputError(f"--rows {triplet_id}: not a triplet of batch {batch_id!r}; give the "
+                                     "triplet_id column of its sheet")
+                if triplet_id not in open_rows and item_id(triplet_id, "triplet") not in released:
+                    raise InputError(f"--rows {triplet_id}: its row in batch {batch_id!r} was accepted; "
+                                     "only blank or unfixed rows can be reassigned")
+            chosen = [t for t in triplet_ids if t in open_rows]
+        for triplet_id in chosen:
+            tx.release_items(batch_id, [item_id(triplet_id, "triplet")],
+                             f"reassigned ({open_rows[triplet_id]})")
+    return chosen
+

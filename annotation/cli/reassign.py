@@ -1,0 +1,29 @@
+"""`picforge annotate reassign --batch B [--rows T1,T2]`: release an expert's blank or unfixed rows."""
+from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
+
+GROUP = None
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "reassign", help="release rows an expert left blank or never fixed, for another annotator",
+        description="Release rows of an expert batch that were left blank (or never returned) or rejected and "
+                    "never fixed; the next `annotate export expert` gives them to another annotator, never "
+                    "back to this one, and a later sheet of this batch skips them. Running it again changes "
+                    "nothing.")
+    add_ledger_options(parser)
+    parser.add_argument("--batch", required=True, metavar="NAME", type=batch_name, help="expert batch id")
+    parser.add_argument("--rows", type=csv_list, metavar="T1,T2,…",
+                        help="triplet ids of the rows to release (default: every blank or unfixed row)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from annotation import batches
+    released = batches.reassign_rows(open_ledger(args), args.batch, args.rows)
+    if not released:
+        print(f"batch {args.batch}: no blank or unfixed row left to release; nothing to do")
+        return 0
+    print(f"batch {args.batch}: {len(released)} row(s) released for another annotator: {', '.join(released)}; "
+          "run `picforge annotate export expert` to hand them out")
+    return 0

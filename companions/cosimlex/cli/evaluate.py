@@ -1,0 +1,58 @@
+"""`picforge cosimlex evaluate`: subtask 1 and 2 scores of a predictions file against the gold rows."""
+import json
+
+from picforge.errors import InputError
+
+GOLD_COLUMNS = ("word1", "word2", "sim1", "sim2")
+
+
+def register(verbs):
+    parser = verbs.add_parser("evaluate", help="score predictions (subtask 1 and 2)",
+                              description="Subtask 1: uncentered Pearson of predicted and gold changes "
+                                          "(sim2 - sim1); subtask 2: Spearman of the ratings.")
+    parser.add_argument("predictions", metavar="PREDICTIONS",
+                        help="CSV/TSV/XLSX/JSONL with word1, word2 and sim1, sim2 (or change)")
+    parser.add_argument("--gold", required=True, help="run directory with cosimlex-final, or a gold file")
+    parser.set_defaults(func=run)
+
+
+def _number(row, column, where):
+    try:
+        return float(row[column])
+    except (TypeError, ValueError):
+        raise InputError(f"{where} column {column}: {row[column]!r} is not a number; write a decimal number") \
+            from None
+
+
+def read_gold(path):
+    """Gold rows from a run directory's cosimlex-final stage or from a file."""
+    from apache_beam.io.filesystems import FileSystems
+    from companions.cosimlex.sheets import read_rows
+    from companions.cosimlex.store import FINAL, required_records
+    from picforge.rundir import RunDir
+    if FileSystems.exists(RunDir(path).manifest_path(FINAL)):
+        return required_records(RunDir(path), FINAL, "postprocess")
+    return [dict(row, sim1=_number(row, "sim1", f"{path} row {n}"), sim2=_number(row, "sim2", f"{path} row {n}"))
+            for n, row in read_rows(path, GOLD_COLUMNS)]
+
+
+def read_predictions(path):
+    """{(word1, word2): {sim1, sim2} or {change}} of a predictions file."""
+    from companions.cosimlex.sheets import read_rows
+    predictions = {}
+    for number, row in read_rows(path, ("word1", "word2")):
+        where = f"{path} row {number}"
+        columns = ("sim1", "sim2") if "sim1" in row and "sim2" in row else ("change",)
+        if columns == ("change",) and "change" not in row:
+            raise InputError(f"{where}: needs columns sim1 and sim2, or change; add them")
+        key = (row["word1"], row["word2"])
+        if key in predictions:
+            raise InputError(f"{where}: a second prediction for {key[0]} {key[1]}; keep one")
+        predictions[key] = {c: _number(row, c, where) for c in columns}
+    return predictions
+
+
+def run(args):
+    from companions.cosimlex.metrics import evaluate
+    print(json.dumps(evaluate(read_predictions(args.predictions), read_gold(args.gold), args.predictions), indent=2))
+    return 0

@@ -1,0 +1,73 @@
+"""`picforge cosimlex export-rating`: the two-page rating forms, for MTurk and as standalone pages."""
+import csv
+import io
+import json
+
+from picforge.errors import InputError
+from picforge.options import non_negative_int, positive_int
+
+DEFAULT_PAIRS_PER_FORM = 10
+
+
+def register(verbs):
+    parser = verbs.add_parser("export-rating", help="write the rating forms (MTurk HTMLQuestion + standalone)",
+                              description="Split the selected pairs into complementary forms (one context of each "
+                                          "pair per form) and render them as MTurk HTMLQuestion XML and standalone "
+                                          "HTML pages, with plan.json for the MTurk tooling.")
+    parser.add_argument("--out", required=True, help="run directory holding cosimlex-selection")
+    parser.add_argument("--pairs-per-form", type=positive_int, default=DEFAULT_PAIRS_PER_FORM,
+                        help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the item order inside each form")
+    parser.add_argument("--annotators", help="comma-separated codes of recruited annotators: writes "
+                                             "assignments.csv saying which standalone forms each one fills")
+    parser.add_argument("--force", action="store_true",
+                        help="replace forms already exported with different ones (only before they are posted)")
+    parser.set_defaults(func=run)
+
+
+def _write_text(path, text):
+    from apache_beam.io.filesystems import FileSystems
+    with FileSystems.create(path, compression_type="uncompressed") as fh:
+        fh.write(text.encode("utf-8"))
+
+
+def run(args):
+    from annotation.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
+    from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
+    from companions.cosimlex.stages import CANDIDATES
+    from companions.cosimlex.store import EXPORTS, FORMS, SELECTION, replace_stage, required_records, stage_records
+    from picforge.rundir import RunDir, upstream
+    run_dir = RunDir(args.out)
+    forms = rating_forms(required_records(run_dir, SELECTION, "ingest-selection"), args.pairs_per_form, args.seed)
+    existing = sorted(stage_records(run_dir, FORMS), key=lambda f: f["form_id"])
+    if existing and existing != forms and not args.force:
+        raise InputError(f"{run_dir.stage_dir(FORMS)}: forms were already exported and would change; answers "
+                         "to posted forms stay valid, but pass --force only if none was posted yet")
+    manifest = replace_stage(run_dir, FORMS, "cosimlex_rating_form", forms, upstream(run_dir, SELECTION),
+                             {"pairs_per_form": args.pairs_per_form, "seed": args.seed})
+    lang = (run_dir.read_manifest(CANDIDATES) or {}).get("options", {}).get("lang", "en")
+    plan = []
+    for form in forms:
+        form_id = form["form_id"]
+        standalone = run_dir.join(EXPORTS, "rating", "standalone", f"{form_id}.html")
+        question = run_dir.join(EXPORTS, "rating", "mturk", f"{form_id}.question.xml")
+        _write_text(standalone, render_form(form, "standalone", lang))
+        try:
+            _write_text(question, html_question_xml(render_form(form, "mturk", lang)))
+        except ValueError:
+            raise InputError(f"form {form_id} is over MTurk's {HTML_QUESTION_LIMIT}-byte Question limit; "
+                             "export again with a smaller --pairs-per-form (and --force)") from None
+        plan.append({"form_id": form_id, "exclusive_with": form["exclusive_with"], "items": len(form["items"]),
+                     "request_token": f"cosimlex-{manifest['fingerprint'][:16]}-{form_id}",
+                     "question_xml": question, "standalone_html": standalone})
+    plan_path = run_dir.join(EXPORTS, "rating", "plan.json")
+    _write_text(plan_path, json.dumps({"forms": plan}, indent=2))
+    if args.annotators:
+        table = io.StringIO()
+        writer = csv.writer(table, lineterminator="\n")
+        writer.writerow(["annotator", "variant", "forms"])
+        for assignment in annotator_assignments(forms, [a.strip() for a in args.annotators.split(",") if a.strip()]):
+            writer.writerow([assignment["annotator"], assignment["variant"], " ".join(assignment["forms"])])
+        _write_text(run_dir.join(EXPORTS, "rating", "assignments.csv"), table.getvalue())
+    print(f"{len(forms)} forms ({sum(p['items'] for p in plan)} items): {plan_path}")
+    return 0

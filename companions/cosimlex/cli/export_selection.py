@@ -1,0 +1,30 @@
+"""`picforge cosimlex export-selection`: the expert survey sheet (CSV + XLSX) and its guidelines."""
+
+
+def register(verbs):
+    parser = verbs.add_parser("export-selection", help="write the expert survey sheet",
+                              description="Write the expert's survey: every pair's candidates, to mark the most "
+                                          "and least similar context and the expected difference.")
+    parser.add_argument("--out", required=True, help="run directory holding cosimlex-candidates")
+    parser.add_argument("--expert", default="expert", help="the expert's name, used in the file name")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from apache_beam.io.filesystems import FileSystems
+    from companions.cosimlex.sheets import write_sheet
+    from companions.cosimlex.stages import CANDIDATES
+    from companions.cosimlex.store import EXPORTS, required_records
+    from companions.cosimlex.survey import GUIDELINES, SHEET_COLUMNS, sheet_rows
+    from picforge.rundir import RunDir
+    run_dir = RunDir(args.out)
+    candidates = required_records(run_dir, CANDIDATES, "candidates")
+    rows = sheet_rows(candidates)
+    per_pair = max((r["option"] for r in rows), default=0)
+    stem = run_dir.join(EXPORTS, "selection", f"selection-{args.expert}")
+    csv_path, xlsx_path = write_sheet(stem, SHEET_COLUMNS, rows, bold_column="context")
+    guidelines = run_dir.join(EXPORTS, "selection", "guidelines.md")
+    with FileSystems.create(guidelines, compression_type="uncompressed") as fh:
+        fh.write(GUIDELINES.format(per_pair=per_pair).encode("utf-8"))
+    print(f"{len({r['pair_id'] for r in rows})} pairs, {len(rows)} candidates: {csv_path}, {xlsx_path}, {guidelines}")
+    return 0

@@ -1,0 +1,32 @@
+"""`picforge cosimlex ingest-rating`: answers of the rating forms → cosimlex-ratings."""
+
+
+def register(verbs):
+    parser = verbs.add_parser("ingest-rating", help="read rating answers",
+                              description="Read answers (standalone JSON downloads, MTurk assignments as JSON/JSONL "
+                                          "from list_assignments_for_hit, or Batch_*_batch_results.csv); "
+                                          "re-ingesting adds nothing; an annotator's later ratings of a pair "
+                                          "they already rated are kept but marked repeat-pair.")
+    parser.add_argument("answers", nargs="+", metavar="ANSWERS", help="answer file(s)")
+    parser.add_argument("--out", required=True, help="run directory holding cosimlex-rating-forms")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from companions.cosimlex.answers import mark_repeat_pairs, merge_ratings, read_submissions, status_counts, submission_ratings
+    from companions.cosimlex.sheets import read_bytes
+    from companions.cosimlex.store import FORMS, RATINGS, identity, replace_stage, required_records, stage_records
+    from picforge.rundir import RunDir
+    run_dir = RunDir(args.out)
+    known_items = {item["item_id"] for form in required_records(run_dir, FORMS, "export-rating")
+                   for item in form["items"]}
+    new = []
+    for path in args.answers:
+        for submission in read_submissions(path, read_bytes(path)):
+            new += submission_ratings(submission, known_items, path)
+    merged, added = merge_ratings(stage_records(run_dir, RATINGS), new)
+    ratings = mark_repeat_pairs(merged)
+    inputs = {path: identity(path, "ANSWERS") for path in args.answers}
+    replace_stage(run_dir, RATINGS, "cosimlex_rating", ratings, inputs, {})
+    print(f"{added} new ratings, {len(ratings)} in all {status_counts(ratings)} in {run_dir.stage_dir(RATINGS)}")
+    return 0

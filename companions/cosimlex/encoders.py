@@ -1,0 +1,115 @@
+"""Contextual similarity of a word pair inside its context, from the token embeddings of local encoders."""
+import os
+
+import numpy as np
+
+from picforge.encoders import BUNDLED_MODEL, resolve_model_path
+from picforge.errors import InputError
+
+MINILM = "minilm"
+TOK2VEC = "tok2vec"
+DEFAULT_ENCODERS = (MINILM, TOK2VEC)
+
+
+def span_vector(vectors, offsets, span):
+    """Mean of the token vectors whose character offsets overlap `span`; None when no token does."""
+    start, end = span
+    rows = [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
+    return vectors[rows].mean(axis=0) if rows else None
+
+
+def pair_cosine(vectors, offsets, span1, span2):
+    """Cosine of the two words' contextual vectors; None when a word has no token (e.g. truncated away)."""
+    v1, v2 = span_vector(vectors, offsets, span1), span_vector(vectors, offsets, span2)
+    if v1 is None or v2 is None:
+        return None
+    norm = float(np.linalg.norm(v1) * np.linalg.norm(v2))
+    return float(v1 @ v2) / norm if norm else None
+
+
+class TransformerTokens:
+    """Last-layer token embeddings of a Hugging Face encoder in a local folder (never downloaded)."""
+
+    def __init__(self, path, max_length=512, batch_size=16):
+        self.path = path
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.model = None
+
+    def load(self):
+        if self.model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from transformers import AutoModel, AutoTokenizer
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
+            self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+            self.model = AutoModel.from_pretrained(self.path, local_files_only=True).eval()
+        return self
+
+    def token_vectors(self, texts):
+        """(vectors, character offsets) of each text's tokens."""
+        import torch
+
+        self.load()
+        for first in range(0, len(texts), self.batch_size):
+            batch = self.tokenizer(texts[first:first + self.batch_size], padding=True, truncation=True,
+                                   max_length=self.max_length, return_offsets_mapping=True, return_tensors="pt")
+            offsets = batch.pop("offset_mapping")
+            with torch.inference_mode():
+                hidden = self.model(**batch).last_hidden_state
+            for row, mask in enumerate(batch["attention_mask"].bool()):
+                yield hidden[row][mask].numpy(), offsets[row][mask].tolist()
+
+
+class SpacyTokens:
+    """The token vectors (`doc.tensor`) that a spaCy pipeline's `tok2vec` component computes."""
+
+    def __init__(self, model):
+        self.model = model
+        self.nlp = None
+
+    def load(self):
+        if self.nlp is None:
+            import spacy
+
+            nlp = spacy.load(self.model)
+            if "tok2vec" not in nlp.pipe_names:
+                raise InputError(f"--encoders spacy:{self.model}: the model has no tok2vec component; "
+                                 "name a spaCy model that has one (e.g. en_core_web_sm)")
+            nlp.select_pipes(enable=["tok2vec"])
+            self.nlp = nlp
+        return self
+
+    def token_vectors(self, texts):
+        """(vectors, character offsets) of each text's tokens."""
+        self.load()
+        for doc in self.nlp.pipe(texts):
+            yield doc.tensor, [(t.idx, t.idx + len(t.text)) for t in doc]
+
+
+def make_encoder(spec, spacy_model):
+    """The encoder named by `spec`: minilm, tok2vec (of `spacy_model`), hf:FOLDER or spacy:MODEL."""
+    if spec == MINILM:
+        return TransformerTokens(resolve_model_path(BUNDLED_MODEL))
+    if spec == TOK2VEC:
+        return SpacyTokens(spacy_model)
+    kind, _, name = spec.partition(":")
+    if kind == "hf" and os.path.isdir(name):
+        return TransformerTokens(name)
+    if kind == "spacy" and name:
+        import spacy
+
+        if name in spacy.util.get_installed_models() or os.path.isdir(name):
+            return SpacyTokens(name)
+    raise InputError(f"--encoders: {spec!r} is no encoder here; use minilm, tok2vec, hf:LOCAL_FOLDER (an existing "
+                     "folder) or spacy:MODEL (an installed spaCy model)")
+
+
+def pair_similarities(encoder, contexts):
+    """The encoder's cosine between the two words of each context record (None where a word has no token)."""
+    texts = [c["context"] for c in contexts]
+    return [
+        pair_cosine(vectors, offsets, (c["word1_start"], c["word1_end"]), (c["word2_start"], c["word2_end"]))
+        for c, (vectors, offsets) in zip(contexts, encoder.token_vectors(texts))
+    ]

@@ -1,0 +1,144 @@
+"""Beam stages of the CoSimLex candidate search: Sentence records → contexts → scored, selected candidates."""
+import hashlib
+
+import apache_beam as beam
+from apache_beam.metrics import Metrics
+
+from companions.cosimlex import contexts as ctx
+from companions.cosimlex.encoders import make_encoder, pair_similarities
+from companions.cosimlex.select import select_candidates
+
+CONTEXTS = "cosimlex-contexts"
+CANDIDATES = "cosimlex-candidates"
+DEFAULT_MAX_CONTEXTS = 200
+
+
+class _TargetsFn(beam.DoFn):
+    """Adds `targets` (tokens whose form or lemma is a SimLex word) to batches of Sentence records."""
+
+    def __init__(self, spacy_model, vocabulary):
+        self.spacy_model = spacy_model
+        self.vocabulary = frozenset(vocabulary)
+        self.with_targets = Metrics.counter(CONTEXTS, "sentences-with-targets")
+
+    def setup(self):
+        self.nlp = ctx.load_lemmatizer(self.spacy_model)
+
+    def process(self, sentences):
+        for sentence, doc in zip(sentences, self.nlp.pipe([s["text"] for s in sentences])):
+            targets = ctx.sentence_targets(doc, self.vocabulary)
+            if targets:
+                self.with_targets.inc()
+            yield {key: sentence[key] for key in ("sentence_id", "page_id", "idx", "paragraph", "text")} | {
+                "targets": targets}
+
+
+class FindContexts(beam.PTransform):
+    """Sentence records → context records: 3-sentence windows inside one paragraph with each word once."""
+
+    def __init__(self, pairs, spacy_model, low_resource=False):
+        super().__init__()
+        self.pairs = list(pairs)
+        self.spacy_model = spacy_model
+        self.low_resource = low_resource
+
+    def expand(self, sentences):
+        vocabulary = {w for p in self.pairs for w in (p.word1, p.word2)}
+        return (sentences
+                | "batch sentences" >> beam.BatchElements(min_batch_size=16, max_batch_size=256)
+                | "find target words" >> beam.ParDo(_TargetsFn(self.spacy_model, vocabulary))
+                | "key by page" >> beam.Map(lambda s: (s["page_id"], s))
+                | "group pages" >> beam.GroupByKey()
+                | "match pairs" >> beam.FlatMap(page_contexts, ctx.pairs_by_first_word(self.pairs),
+                                                self.low_resource))
+
+
+def page_contexts(keyed_page, pair_index, low_resource):
+    """The contexts of one page's sentences, dropping malformed ones in low-resource mode (counted)."""
+    _, sentences = keyed_page
+    for window in ctx.context_windows(list(sentences)):
+        Metrics.counter(CONTEXTS, "windows").inc()
+        found = list(ctx.window_contexts(window, pair_index))
+        if not found:
+            continue
+        if low_resource:
+            reasons = ctx.malformed_reasons([s["text"] for s in window])
+            for reason in reasons:
+                Metrics.counter(CONTEXTS, f"malformed-{reason}").inc(len(found))
+            if reasons:
+                continue
+        Metrics.counter(CONTEXTS, "contexts").inc(len(found))
+        yield from found
+
+
+def sample_key(context):
+    """A stable pseudo-random rank, so a pair's context sample is the same on every run and runner."""
+    return hashlib.sha256(context["context_id"].encode("utf-8")).hexdigest()
+
+
+class _ScoreFn(beam.DoFn):
+    """Adds each encoder's contextual similarity of the pair (`scores`) to batches of context records."""
+
+    def __init__(self, encoder_specs, spacy_model):
+        self.encoder_specs = list(encoder_specs)
+        self.spacy_model = spacy_model
+        self.unscored = Metrics.counter(CANDIDATES, "unscored-contexts")
+
+    def setup(self):
+        self.encoders = {spec: make_encoder(spec, self.spacy_model).load() for spec in self.encoder_specs}
+
+    def process(self, batch):
+        columns = {spec: pair_similarities(encoder, batch) for spec, encoder in self.encoders.items()}
+        for row, context in enumerate(batch):
+            scores = [{"encoder": spec, "similarity": sims[row]}
+                      for spec, sims in columns.items() if sims[row] is not None]
+            if len(scores) < len(columns):
+                self.unscored.inc()
+            yield dict(context, scores=scores)
+
+
+def pair_candidates(keyed_contexts, encoders, per_encoder):
+    """Candidates of one pair; a pair whose contexts all hold the same two occurrences gives none (counted)."""
+    _, contexts = keyed_contexts
+    contexts = list(contexts)
+    if len({tuple(c["occurrences"]) for c in contexts}) < 2:
+        Metrics.counter(CANDIDATES, "pairs-with-one-occurrence").inc()
+        return []
+    Metrics.counter(CANDIDATES, "pairs-with-candidates").inc()
+    return select_candidates(contexts, encoders, per_encoder)
+
+
+class SelectCandidates(beam.PTransform):
+    """Context records → candidates: sample ≤ max_contexts per pair, score with each encoder, keep the ends."""
+
+    def __init__(self, encoder_specs, spacy_model, per_encoder, max_contexts=DEFAULT_MAX_CONTEXTS):
+        super().__init__()
+        self.encoder_specs = list(encoder_specs)
+        self.spacy_model = spacy_model
+        self.per_encoder = per_encoder
+        self.max_contexts = max_contexts
+
+    def expand(self, contexts):
+        return (contexts
+                | "key by pair" >> beam.Map(lambda c: (c["pair_id"], c))
+                | "sample contexts" >> beam.combiners.Top.PerKey(self.max_contexts, key=sample_key)
+                | "flatten sample" >> beam.FlatMap(lambda kv: kv[1])
+                | "batch contexts" >> beam.BatchElements(min_batch_size=8, max_batch_size=64)
+                | "score pairs" >> beam.ParDo(_ScoreFn(self.encoder_specs, self.spacy_model))
+                | "key scored by pair" >> beam.Map(lambda c: (c["pair_id"], c))
+                | "group pairs" >> beam.GroupByKey()
+                | "select ends" >> beam.FlatMap(pair_candidates, self.encoder_specs, self.per_encoder))
+
+
+class CosimlexCandidates(beam.PTransform):
+    """Sentence records → {cosimlex-contexts: every context found, cosimlex-candidates: the selected ones}."""
+
+    def __init__(self, pairs, spacy_model, encoder_specs, per_encoder, low_resource=False,
+                 max_contexts=DEFAULT_MAX_CONTEXTS):
+        super().__init__()
+        self.find = FindContexts(pairs, spacy_model, low_resource)
+        self.select = SelectCandidates(encoder_specs, spacy_model, per_encoder, max_contexts)
+
+    def expand(self, sentences):
+        found = sentences | "find contexts" >> self.find
+        return {CONTEXTS: found, CANDIDATES: found | "select candidates" >> self.select}

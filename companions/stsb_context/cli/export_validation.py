@@ -1,0 +1,22 @@
+"""`picforge stsb-context export-validation --out RUN_DIR`: one validation sheet per annotator."""
+
+
+def register(verbs):
+    parser = verbs.add_parser("export-validation", help="write the two annotators' validation sheets",
+                              description="Write RUN_DIR/validation/annotator-{1,2}.{csv,xlsx} and GUIDELINES.md "
+                                          "for the generations kept so far.")
+    parser.add_argument("--out", metavar="RUN_DIR", required=True, help="run directory")
+    parser.add_argument("--partial", action="store_true", help="export even though some pairs have no answer yet")
+    parser.add_argument("--force", action="store_true", help="overwrite sheets exported from an earlier run")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from companions.stsb_context import validation
+    from picforge.rundir import RunDir
+    run_dir = RunDir(args.out)
+    manifest = validation.export_validation(run_dir, force=args.force, partial=args.partial)
+    state = " (up to date, skipped)" if manifest.get("skipped") else ""
+    print(f"{validation.STAGE}: {manifest['records']} items{state} -> "
+          + ", ".join(run_dir.join(validation.STAGE, s) for s in manifest["sheets"]))
+    return 0

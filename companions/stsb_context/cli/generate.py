@@ -1,0 +1,82 @@
+"""`picforge stsb-context --stsb FILE --out RUN_DIR`: generate and verify a context per STS-B pair."""
+import os
+
+from companions.stsb_context import generate
+from picforge.errors import InputError
+from picforge.options import finite_float, non_negative_int, positive_float, positive_int
+
+
+def add_arguments(parser):
+    parser.add_argument("--stsb", metavar="FILE", help="STS Benchmark test file (tab-separated, 7 columns)")
+    parser.add_argument("--out", metavar="RUN_DIR", help="run directory (local path, gs:// or s3://)")
+    parser.add_argument("--model", default=generate.GenerationSettings.model, help="chat model (default %(default)s)")
+    parser.add_argument("--base-url", metavar="URL",
+                        help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 for vLLM, llama.cpp or "
+                             "Ollama (default $OPENAI_BASE_URL, else the OpenAI API)")
+    parser.add_argument("--live", action="store_true",
+                        help="allow requests to a non-loopback endpoint, which may bill (needed for the OpenAI API)")
+    parser.add_argument("--max-requests", type=non_negative_int, default=1500, metavar="N",
+                        help="at most N requests this run (default %(default)s)")
+    parser.add_argument("--max-tokens", type=non_negative_int, default=500_000, metavar="N",
+                        help="at most N prompt+completion tokens this run (default %(default)s)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the start letters and of the API (default 0)")
+    parser.add_argument("--temperature", type=finite_float, default=generate.GenerationSettings.temperature)
+    parser.add_argument("--completion-tokens", type=positive_int, default=generate.GenerationSettings.max_tokens, metavar="N",
+                        help="max_tokens of each completion (default %(default)s)")
+    parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
+                        help="requests in flight at once (default %(default)s)")
+    parser.add_argument("--max-retries", type=non_negative_int, default=4, metavar="N",
+                        help="retries with exponential backoff on 408/409/429/5xx and connection errors (default 4)")
+    parser.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="per-request timeout")
+    parser.add_argument("--cache", metavar="DIR", help="local response cache (default RUN_DIR/cache)")
+    parser.add_argument("--offline", action="store_true", help="replay the cache only; report what is missing")
+    parser.add_argument("--exact-match", action="store_true",
+                        help="require the target sentence exactly (default also allows a lower-case first letter "
+                             "and no final full stop)")
+    parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
+
+
+def default_cache(out):
+    """RUN_DIR/cache for a local run directory; remote run directories need --cache."""
+    if "://" in out:
+        raise InputError(f"{out}: the response cache must be local; pass --cache DIR")
+    return os.path.join(out, "cache")
+
+
+def run(args):
+    from picforge.rundir import RunDir, writable_folder
+    if not args.stsb or not args.out:
+        raise InputError("stsb-context: generation needs --stsb FILE and --out RUN_DIR")
+    endpoint = generate.resolve_endpoint(args.base_url)
+    if not args.offline and not args.live and not generate.is_local(endpoint):
+        raise InputError(f"{endpoint}: not a loopback server, so requests may cost money; pass --live (spending "
+                         f"at most --max-requests {args.max_requests} / --max-tokens {args.max_tokens}) or "
+                         "--offline to replay the cache")
+    settings = generate.GenerationSettings(model=args.model, endpoint=endpoint, temperature=args.temperature,
+                                           max_tokens=args.completion_tokens, seed=args.seed)
+    manifest = generate.generate_contexts(
+        RunDir(writable_folder(args.out)), args.stsb, settings, cache_dir=args.cache or default_cache(args.out),
+        offline=args.offline, exact=args.exact_match, max_requests=args.max_requests, max_tokens=args.max_tokens,
+        concurrency=args.concurrency, max_retries=args.max_retries, timeout=args.timeout, force=args.force)
+    print(summary(manifest))
+    return 0 if manifest["complete"] else 1
+
+
+def summary(manifest):
+    """One line per fact of a generation run."""
+    stage = generate.STAGE
+    counts = {k.split("/", 1)[1]: v for k, v in manifest["counters"].items()}
+    rate = manifest["verbatim_drop_rate"]
+    lines = [
+        f"{stage}: {manifest['records']} pairs" + (" (up to date, skipped)" if manifest.get("skipped") else ""),
+        f"  kept {counts.get('kept', 0)}, phrase not verbatim {counts.get('no-verbatim', 0)}"
+        + ("" if rate is None else f" (drop rate {100 * rate:.1f}%)"),
+        f"  requests sent {counts.get('requests_sent', 0)} (retries {counts.get('retries', 0)}), "
+        f"cache hits {counts.get('cache_hits', 0)}, tokens budgeted {counts.get('tokens_budgeted', 0)} "
+        f"(server reported {counts.get('tokens_reported', 0)})",
+    ]
+    unresolved = {k: counts.get(k, 0) for k in ("malformed", "error", "not-cached", "over-budget")}
+    if any(unresolved.values()):
+        lines.append("  unanswered: " + ", ".join(f"{k} {v}" for k, v in unresolved.items() if v)
+                     + "; re-run (with a larger budget, or online) to complete them")
+    return "\n".join(lines)

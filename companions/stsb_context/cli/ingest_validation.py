@@ -1,0 +1,23 @@
+"""`picforge stsb-context ingest-validation --out RUN_DIR SHEET SHEET`: the validated dataset and its card."""
+
+
+def register(verbs):
+    parser = verbs.add_parser("ingest-validation", help="read both filled sheets and write the final dataset",
+                              description="Drop items either annotator marked Y (the context changes the gold "
+                                          "similarity); write RUN_DIR/dataset (Parquet, JSON Lines, README.md).")
+    parser.add_argument("--out", metavar="RUN_DIR", required=True, help="run directory")
+    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="the two filled sheets (.csv or .xlsx)")
+    parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from companions.stsb_context import dataset
+    from picforge.rundir import RunDir
+    run_dir = RunDir(args.out)
+    manifest = dataset.ingest_validation(run_dir, args.sheets, force=args.force)
+    state = " (up to date, skipped)" if manifest.get("skipped") else ""
+    dropped = manifest["counters"].get("validation/dropped", 0)
+    print(f"{dataset.STAGE}: {manifest['records']} rows{state}, {dropped} dropped by the annotators -> "
+          f"{run_dir.join(dataset.STAGE, dataset.JSONL)}")
+    return 0

@@ -1,0 +1,210 @@
+"""Two-annotator validation: export one sheet per annotator (CSV + XLSX), ingest both, drop items either flags."""
+import csv
+import io
+import time
+
+from apache_beam.io.filesystems import FileSystems
+
+from companions.stsb_context.generate import STAGE as GENERATIONS
+from companions.stsb_context.stage import finish_stage, require, stage_identity, write_file
+from picforge.errors import InputError
+from picforge.rundir import fingerprint
+
+STAGE = "validation"
+ANNOTATORS = ("annotator-1", "annotator-2")
+COLUMNS = ("item_id", "annotator", "origin_phrase", "target_phrase", "context", "score",
+           "changes_similarity", "comment")
+ANSWER_COLUMN = "changes_similarity"
+ANSWERS = {"Y": "Y", "YES": "Y", "N": "N", "NO": "N"}
+GUIDELINES = """# STS-B-Context validation guidelines
+
+Each row pairs an origin phrase with a target phrase that now sits inside a generated context, and the
+gold STS-B similarity (0 = unrelated, 5 = same meaning) that annotators gave the two phrases on their own.
+
+Read the context and decide whether the generated text changes how similar the target phrase is to the
+origin phrase, so that the gold score no longer holds (for example it negates the phrase, quotes it as
+someone's false claim, or changes who or what the phrase is about).
+
+- `changes_similarity`: `Y` if the context changes the gold similarity, `N` if the gold score still holds.
+- `comment`: optional, a few words on why you answered `Y`.
+
+Answer every row on your own sheet without looking at the other annotator's. Do not edit other columns.
+An item is dropped from the dataset when either annotator answers `Y`.
+"""
+
+
+def sheet_rows(kept, annotator):
+    """The rows of one annotator's sheet: every kept generation, answer columns empty."""
+    return [{"item_id": r["pair_id"], "annotator": annotator, "origin_phrase": r["origin_phrase"],
+             "target_phrase": r["target_phrase"], "context": r["context"], "score": r["score"],
+             ANSWER_COLUMN: "", "comment": ""} for r in kept]
+
+
+def csv_bytes(rows):
+    """Sheet rows as UTF-8 CSV (with BOM, so spreadsheet programs read the accents right)."""
+    out = io.StringIO(newline="")
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+def xlsx_bytes(rows):
+    """Sheet rows as an XLSX workbook with a Y/N drop-down on the answer column."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "validation"
+    sheet.append(COLUMNS)
+    for row in rows:
+        sheet.append([row[c] for c in COLUMNS])
+    answer_letter = chr(ord("A") + COLUMNS.index(ANSWER_COLUMN))
+    choice = DataValidation(type="list", formula1='"Y,N"', allow_blank=True)
+    sheet.add_data_validation(choice)
+    choice.add(f"{answer_letter}2:{answer_letter}{len(rows) + 1}")
+    widths = {"origin_phrase": 40, "target_phrase": 40, "context": 80, "comment": 30}
+    for index, column in enumerate(COLUMNS):
+        letter = chr(ord("A") + index)
+        sheet.column_dimensions[letter].width = widths.get(column, 14)
+        for cell in sheet[letter][1:]:
+            cell.alignment = Alignment(wrap_text=True, vertical="top")
+    sheet.freeze_panes = "A2"
+    data = io.BytesIO()
+    book.save(data)
+    return data.getvalue()
+
+
+def export_validation(run, *, force=False, partial=False):
+    """Write stage `validation`: a CSV and an XLSX sheet per annotator plus guidelines; returns its manifest."""
+    started = time.time()
+    generations = require(run, GENERATIONS)
+    if not generations.get("complete", False) and not partial:
+        raise InputError(
+            f"{run.stage_dir(GENERATIONS)}: {generations.get('pending')} pairs have no answer yet (budget, offline "
+            "or errors); re-run generation first, or pass --partial to validate what there is")
+    inputs = {GENERATIONS: stage_identity(run, GENERATIONS)}
+    stage_print = fingerprint(STAGE, inputs, {"annotators": ANNOTATORS})
+    existing = run.read_manifest(STAGE)
+    if existing is not None and not force:
+        if existing.get("fingerprint") == stage_print:
+            return dict(existing, skipped=True)
+        raise InputError(
+            f"{run.stage_dir(STAGE)}: holds sheets exported from an earlier generation run, which exporting again "
+            "would overwrite; ingest or move them first, or pass --force")
+    kept = [r for r in run.iter_records(GENERATIONS) if r["status"] == "kept"]
+    run.clear(STAGE)
+    for annotator in ANNOTATORS:
+        rows = sheet_rows(kept, annotator)
+        write_file(run, STAGE, f"{annotator}.csv", csv_bytes(rows))
+        write_file(run, STAGE, f"{annotator}.xlsx", xlsx_bytes(rows))
+    write_file(run, STAGE, "GUIDELINES.md", GUIDELINES)
+    return finish_stage(run, STAGE, fingerprint=stage_print, inputs=inputs, options={"annotators": ANNOTATORS},
+                        records=len(kept), counters={f"{STAGE}/items": len(kept)}, started=started,
+                        sheets=[f"{a}.{ext}" for a in ANNOTATORS for ext in ("csv", "xlsx")])
+
+
+def read_sheet(path):
+    """[(row number, {column: text})] of a CSV or XLSX sheet; row numbers as a spreadsheet shows them."""
+    with FileSystems.open(path, compression_type="uncompressed") as fh:
+        data = fh.read()
+    if path.lower().endswith(".xlsx"):
+        from openpyxl import load_workbook
+        try:
+            rows = list(load_workbook(io.BytesIO(data), read_only=True, data_only=True).active.iter_rows(values_only=True))
+        except Exception as err:
+            raise InputError(f"{path}: not a readable XLSX workbook ({err}); save it again as .xlsx or .csv") from None
+        header = [str(c or "").strip() for c in (rows[0] if rows else ())]
+        body = [["" if c is None else str(c) for c in row] for row in rows[1:]]
+    else:
+        try:
+            table = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
+        except (UnicodeDecodeError, csv.Error) as err:
+            raise InputError(f"{path}: not a readable UTF-8 CSV sheet ({err}); save it again as UTF-8 CSV") from None
+        header = [c.strip() for c in (table[0] if table else ())]
+        body = table[1:]
+    missing = [c for c in ("item_id", "annotator", ANSWER_COLUMN) if c not in header]
+    if missing:
+        raise InputError(f"{path} row 1: header lacks column(s) {', '.join(missing)}; keep the exported header row")
+    return [(number, dict(zip(header, row))) for number, row in enumerate(body, start=2) if any(c.strip() for c in row)]
+
+
+def sheet_answers(path, rows, item_ids):
+    """(annotator, {item_id: "Y"|"N"}) of one filled sheet, checked against the exported items."""
+    answers, annotator = {}, None
+    for number, row in rows:
+        where = f"{path} row {number}"
+        item_id, name = row.get("item_id", "").strip(), row.get("annotator", "").strip()
+        if item_id not in item_ids:
+            raise InputError(f"{where}: item_id {item_id!r} is not a kept item of this run; "
+                             "use the sheet exported from this run directory")
+        if item_id in answers:
+            raise InputError(f"{where}: item {item_id} is answered twice in this sheet; delete one row")
+        if not name or (annotator is not None and name != annotator):
+            raise InputError(f"{where}: annotator {name!r} differs from {annotator!r} above; "
+                             "one sheet holds one annotator's answers")
+        annotator = name
+        answer = ANSWERS.get(row.get(ANSWER_COLUMN, "").strip().upper())
+        if answer is None:
+            raise InputError(f"{where}: {ANSWER_COLUMN} is {row.get(ANSWER_COLUMN, '')!r}; write Y (the context "
+                             "changes the gold similarity) or N (it does not)")
+        answers[item_id] = answer
+    unanswered = [i for i in item_ids if i not in answers]
+    if unanswered:
+        raise InputError(f"{path}: no row for {len(unanswered)} item(s), first {unanswered[0]}; "
+                         "the sheet must answer every exported item")
+    return annotator, answers
+
+
+def agreement(first, second):
+    """(share of items both answered alike, Cohen's kappa or None when undefined) of two {item: "Y"|"N"} sets."""
+    items = list(first)
+    if not items:
+        return None, None
+    observed = sum(first[i] == second[i] for i in items) / len(items)
+    expected = sum((sum(first[i] == label for i in items) / len(items))
+                   * (sum(second[i] == label for i in items) / len(items)) for label in ("Y", "N"))
+    return observed, None if expected == 1 else (observed - expected) / (1 - expected)
+
+
+def validated_items(kept, answers_by_annotator):
+    """The kept generations that no annotator flagged as changing the gold similarity, in order."""
+    return [r for r in kept if all(a[r["pair_id"]] == "N" for a in answers_by_annotator.values())]
+
+
+def check_sheet_paths(sheet_paths):
+    """InputError unless there is one existing sheet per annotator."""
+    if len(sheet_paths) != len(ANNOTATORS):
+        raise InputError(f"{', '.join(sheet_paths) or 'no sheet'}: give exactly {len(ANNOTATORS)} filled sheets, "
+                         "one per annotator")
+    for path in sheet_paths:
+        if not FileSystems.exists(path):
+            raise InputError(f"{path}: no such sheet; give the paths of the two filled sheets")
+
+
+def read_validation(run, sheet_paths):
+    """{annotator: answers} from exactly two filled sheets of this run's exported items."""
+    check_sheet_paths(sheet_paths)
+    require(run, STAGE)
+    kept_ids = [r["pair_id"] for r in run.iter_records(GENERATIONS, columns=["pair_id", "status"])
+                if r["status"] == "kept"]
+    by_annotator = {}
+    for path in sheet_paths:
+        annotator, answers = sheet_answers(path, read_sheet(path), dict.fromkeys(kept_ids))
+        if annotator in by_annotator:
+            raise InputError(f"{path}: annotator {annotator!r} already answered in the other sheet; "
+                             "give one sheet from each annotator")
+        by_annotator[annotator] = answers
+    return by_annotator
+
+
+def validation_counters(kept, by_annotator):
+    """How many items each annotator flagged, how many were dropped, and the annotators' agreement."""
+    first, second = by_annotator.values()
+    observed, kappa = agreement(first, second)
+    counters = {f"{STAGE}/items": len(kept),
+                **{f"{STAGE}/flagged_by_{name}": sum(v == "Y" for v in a.values()) for name, a in by_annotator.items()},
+                f"{STAGE}/dropped": sum(1 for r in kept if "Y" in (first[r["pair_id"]], second[r["pair_id"]]))}
+    return counters, {"agreement": observed, "cohen_kappa": kappa}

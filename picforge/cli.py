@@ -1,0 +1,110 @@
+"""The `picforge` console command: a table of contents of each area's `cli` package of thin verbs."""
+import argparse
+import importlib
+import logging
+import sys
+import textwrap
+
+from picforge import __version__
+from picforge.errors import InputError, NothingToDo
+
+# The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}.
+# Only the package of the command being run is imported, so `--help` loads no heavy library. Each package
+# defines register(subparsers), adding its parsers with set_defaults(func=...); a verb that accepts Beam's
+# runner flags sets `beam_args=[]`, and the flags argparse does not know then arrive as args.beam_args.
+SECTIONS = {
+    "mining": {
+        "mine": ("pipeline.cli", "mine annotation triplets from a Wikipedia dump (Beam)"),
+    },
+    "annotation": {
+        "annotate": ("annotation.cli", "expert sheets, MTurk and expert verification, PS verification and the "
+                                       "final export, recorded in one ledger"),
+    },
+    "build & publish": {
+        "build": ("release.cli", "build the PS, PR-pass, PR-page and PSD release from a run directory"),
+        "publish": ("release.cli", "upload a release to s3://, gs:// or hf://org/name (dry run unless --live)"),
+        "evaluate": ("release.cli", "sanity-check a release with the PiC baselines and score span predictions"),
+    },
+    "companions": {
+        "stsb-context": ("companions.stsb_context.cli",
+                         "build and evaluate STS-B-Context (SLICE paper, Sections 4.2 and 5)"),
+        "cosimlex": ("companions.cosimlex.cli",
+                     "build CoSimLex: contexts, expert selection, rating task, post-processing, metrics"),
+    },
+}
+COMMANDS = {name: module for section in SECTIONS.values() for name, (module, _) in section.items()}
+
+
+def table_of_contents():
+    """`picforge --help`'s epilog: one block per section, one line per command."""
+    width = max(len(name) for name in COMMANDS) + 2
+    blocks = []
+    for title, commands in SECTIONS.items():
+        lines = [f"{title}:"]
+        for name, (_, text) in commands.items():
+            wrapped = textwrap.wrap(text, 80 - width - 2)
+            lines.append(f"  {name:<{width}}{wrapped[0]}")
+            lines.extend(f"  {'':<{width}}{more}" for more in wrapped[1:])
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def command_name(argv):
+    """The command word of `argv` (the first argument not starting with '-'), or None."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def build_parser(command=None):
+    """The `picforge` parser; only `command`'s cli package is imported, the others are names in the contents."""
+    parser = argparse.ArgumentParser(prog="picforge", description="Build phrase-in-context datasets.",
+                                     epilog=table_of_contents(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"picforge {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress at INFO level")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                       help="one of the commands below; `picforge COMMAND --help` for its options")
+    chosen = COMMANDS.get(command)
+    for name, module in COMMANDS.items():
+        if module != chosen:
+            subparsers.add_parser(name, add_help=False)
+    if chosen:
+        importlib.import_module(chosen).register(subparsers)
+    return parser
+
+
+def error_line(err):
+    """One line for an error: `PATH: reason` for an OSError on a named file, else the message."""
+    if isinstance(err, OSError) and err.filename:
+        return f"{err.filename}: {err.strerror or err}"
+    return str(err) or type(err).__name__
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_name(argv))
+    args, extra = parser.parse_known_args(argv)
+    if extra and not hasattr(args, "beam_args"):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if hasattr(args, "beam_args"):
+        args.beam_args = extra
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except (InputError, OSError) as err:
+        if args.verbose:
+            raise
+        print(f"picforge: error: {error_line(err)}", file=sys.stderr)
+        return 2
+    except NothingToDo as done:
+        print(f"picforge: {done}")
+        return 0
+    except Exception as err:
+        if args.verbose:
+            raise
+        print(f"picforge: error: {type(err).__name__}: {err} (run `picforge -v …` for the traceback)",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

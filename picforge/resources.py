@@ -1,0 +1,68 @@
+"""Word lists shipped with picforge and the WiC word list read from the official package."""
+import functools
+import io
+import zipfile
+import zlib
+from importlib import resources
+
+from apache_beam.io.filesystems import FileSystems
+
+from picforge.errors import InputError
+
+WIC_SPLITS = ("train/train.data.txt", "dev/dev.data.txt", "test/test.data.txt")
+
+
+def _word_list(name):
+    text = resources.files("picforge").joinpath("data", name).read_text(encoding="utf-8")
+    return [w for line in text.splitlines() if not line.startswith("#") for w in line.split()]
+
+
+@functools.lru_cache(maxsize=None)
+def stopwords():
+    """NLTK's 179 English stopwords (shipped, not downloaded)."""
+    return frozenset(_word_list("stopwords_en.txt"))
+
+
+@functools.lru_cache(maxsize=None)
+def abbreviations():
+    """Abbreviations Punkt must not split on, lower-case, without their final period."""
+    return frozenset(_word_list("abbreviations.txt"))
+
+
+def _member_text(path, archive, member):
+    """A zip member's UTF-8 text, or an InputError naming the damage (bad CRC, broken data, not UTF-8)."""
+    try:
+        return archive.read(member).decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}:{member}: byte {err.start} is not UTF-8; pass the official WiC_dataset.zip "
+                         "(re-download it if it was edited)") from None
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as err:
+        raise InputError(f"{path}:{member}: damaged inside the zip ({err}); re-download the official "
+                         "WiC_dataset.zip") from None
+
+
+def read_wic_words(path):
+    """The unique target words (column 1) of the official WiC zip's train/dev/test data files."""
+    try:
+        with FileSystems.open(path, compression_type="uncompressed") as fh:
+            archive = zipfile.ZipFile(io.BytesIO(fh.read()))
+    except (zipfile.BadZipFile, OSError) as err:
+        raise InputError(f"{path}: not a readable zip ({err}); pass the official WiC_dataset.zip") from err
+    names = {n.split("/", 1)[-1] if n.count("/") > 1 else n: n for n in archive.namelist()}
+    words = set()
+    for split in WIC_SPLITS:
+        member = names.get(split)
+        if member is None:
+            raise InputError(
+                f"{path}: missing {split}; expected the official WiC layout "
+                f"({', '.join(WIC_SPLITS)}), found {sorted(archive.namelist())[:6]}"
+            )
+        for line_no, line in enumerate(_member_text(path, archive, member).splitlines(), 1):
+            fields = line.split("\t")
+            if len(fields) != 5 or not fields[0].strip():
+                raise InputError(
+                    f"{path}:{member} line {line_no}: expected 5 tab-separated fields "
+                    "(word, POS, indices, sentence1, sentence2); is this the official WiC package?"
+                )
+            words.add(fields[0].strip().lower())
+    return sorted(words)

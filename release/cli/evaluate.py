@@ -1,0 +1,74 @@
+"""`picforge evaluate RELEASE_DIR`: PS Approach 1 and PR ranking baselines, and EM/F1(+loc) of span predictions."""
+import json
+import os
+
+from release.configs import CONFIGS, SPLITS, data_file
+from picforge.options import positive_int
+
+SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
+DEFAULT_BASELINES = ("PS", "PR-pass")
+
+
+def default_baselines(release_dir):
+    """The default baselines whose splits the release has (PS: train and test; PR: test), and notes on the rest."""
+    chosen, notes = [], []
+    for config in DEFAULT_BASELINES:
+        missing = [s for s in (("train", "test") if config == "PS" else ("test",))
+                   if not os.path.exists(os.path.join(release_dir, data_file(config, s)))]
+        if missing:
+            notes.append(f"{config}: no {' and no '.join(missing)} split in this release (see its README.md); "
+                         "baseline skipped")
+        else:
+            chosen.append(config)
+    return chosen, notes
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "evaluate",
+        description="PS Approach 1 (threshold tuned on train, accuracy on test) and PR ranking (top-1/3/5, "
+                    "MRR@5) with a phrase encoder, with and without context; EM, F1, EM+loc, F1+loc of a "
+                    "predictions file. Prints Markdown tables like PiC Tables 3, 5 and 6.")
+    parser.add_argument("release_dir", help="release directory written by `picforge build`")
+    parser.add_argument("--baseline", action="append", choices=["PS", *SPAN_CONFIGS],
+                        help="baseline to run (repeatable; default PS and PR-pass; none with --predictions only)")
+    parser.add_argument("--model",
+                        help="local transformers/sentence-transformers model directory (default: the bundled "
+                             "all-MiniLM-L6-v2)")
+    parser.add_argument("--max-examples", type=positive_int, help="rank at most this many test examples per PR config")
+    parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
+    parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
+    parser.add_argument("--split", default="test", choices=SPLITS, help="split the predictions are for")
+    parser.add_argument("--out", help="also write the results as JSON here")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from release import evaluate
+    from release.configs import read_split
+    from release.embed import PhraseEncoder
+    if args.baseline or args.predictions:
+        baselines = args.baseline or []
+    else:
+        baselines, notes = default_baselines(args.release_dir)
+        for note in notes:
+            print(note)
+        if not baselines:
+            return 0
+    encoder = PhraseEncoder(args.model)
+    results = {}
+    if "PS" in baselines:
+        results["PS"] = evaluate.ps_baseline(encoder, read_split(args.release_dir, "PS", "train"),
+                                             read_split(args.release_dir, "PS", "test"))
+    for config in [b for b in baselines if b != "PS"]:
+        records = read_split(args.release_dir, config, "test")[:args.max_examples]
+        results.setdefault("ranking", {})[config] = evaluate.pr_baseline(encoder, records)
+    if args.predictions:
+        records = read_split(args.release_dir, args.config, args.split)
+        results.setdefault("predictions", {})[f"{args.config}/{args.split}"] = evaluate.score_predictions(
+            records, evaluate.read_predictions(args.predictions))
+    print(evaluate.results_table(encoder.name, results))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump({"model": encoder.model_path, **results}, fh, indent=2)
+    return 0

@@ -1,0 +1,25 @@
+"""`picforge publish RELEASE_DIR --to DEST`: upload a built release (dry run unless --live)."""
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "publish",
+        description="Check every file against MANIFEST.json, then upload to s3://bucket/prefix (boto3), "
+                    "hf://org/name (huggingface_hub, one commit) or gs:// and other Beam FileSystems paths. "
+                    "Without --live only the plan is printed.")
+    parser.add_argument("release_dir", help="release directory written by `picforge build`")
+    parser.add_argument("--to", required=True, dest="dest", help="s3://bucket/prefix, gs://bucket/prefix or hf://org/name")
+    parser.add_argument("--live", action="store_true", help="really upload (default: print the plan only)")
+    parser.add_argument("--private", action="store_true", help="create the Hugging Face repository as private")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from release.publish import describe_plan, plan_upload, publish
+    print("\n".join(describe_plan(plan_upload(args.release_dir, args.dest), args.dest)))
+    if not args.live:
+        print("dry run: nothing uploaded; pass --live to upload")
+        return 0
+    uploads = publish(args.release_dir, args.dest, private=args.private)
+    print(f"uploaded {len(uploads)} files to {args.dest}")
+    return 0

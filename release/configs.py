@@ -1,0 +1,72 @@
+"""The four release configs, the split ratios they share, and their Hugging Face features (from schemas/)."""
+import json
+import os
+from dataclasses import dataclass
+
+import schemas
+from picforge.errors import InputError
+
+SPLITS = ("train", "validation", "test")
+# Splits are drawn per triplet, once for all configs (leak-free), with PS's 70/10/20 (PiC Sec. 5.1); PR's
+# 20,147/3,000/5,000 is close to it, PSD's 1,438/500/3,000 cannot be kept without a triplet crossing splits.
+SPLIT_RATIOS = (0.7, 0.1, 0.2)
+LICENSE = "cc-by-nc-4.0"
+
+
+@dataclass(frozen=True)
+class ReleaseConfig:
+    """One dataset config of the release: its directory name, record schema and summary."""
+
+    name: str
+    schema: str
+    summary: str
+
+
+CONFIGS = {
+    "PS": ReleaseConfig("PS", "ps", "Phrase Similarity: are phrase1 and phrase2 interchangeable in the same sentence?"),
+    "PR-pass": ReleaseConfig("PR-pass", "pr",
+                             "Phrase Retrieval in an 11-sentence passage: find the phrase meaning the query."),
+    "PR-page": ReleaseConfig("PR-page", "pr", "Phrase Retrieval in a whole Wikipedia page."),
+    "PSD": ReleaseConfig("PSD", "pr",
+                         "Phrase Sense Disambiguation: the phrase occurs twice; find the occurrence meaning the query."),
+}
+
+
+def _feature(prop):
+    import datasets
+
+    kind = prop["type"]
+    if kind == "string":
+        return datasets.Value("string")
+    if kind == "integer":
+        names = prop.get("x-class-names")
+        return datasets.ClassLabel(names=names) if names else datasets.Value("int32")
+    if kind == "array":
+        return datasets.List(_feature(prop["items"]))
+    if kind == "object":
+        return {name: _feature(sub) for name, sub in prop["properties"].items()}
+    raise ValueError(f"no release feature for JSON type {kind!r}")
+
+
+def features(config):
+    """The Hugging Face Features of a config, in schema field order (integers int32, labels ClassLabel)."""
+    import datasets
+
+    props = schemas.load(CONFIGS[config].schema)["properties"]
+    return datasets.Features({name: _feature(prop) for name, prop in props.items()})
+
+
+def data_file(config, split, ext="json"):
+    """Path of a split's file inside the release directory, e.g. PR-pass/train.json."""
+    return f"{config}/{split}.{ext}"
+
+
+def read_split(release_dir, config, split):
+    """The records of one split of a release directory (JSON Lines)."""
+    path = os.path.join(release_dir, data_file(config, split))
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file; {config} has no {split} split in this release (empty splits are not "
+                         f"written; its README.md says which), or {release_dir} is not a release built by "
+                         "`picforge build`")
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]

@@ -1,0 +1,240 @@
+"""Baselines and scoring a maintainer runs on a release: PS Approach 1, PR ranking, EM/F1(+loc) of predictions."""
+import collections
+import json
+import re
+import string
+
+import numpy as np
+
+from picforge.errors import InputError
+from release import checks, tokens
+
+NGRAM_SIZES = (2, 3)
+TOP_K = (1, 3, 5)
+
+
+# --- metrics -------------------------------------------------------------------------------------------------
+
+def best_threshold(scores, labels):
+    """(threshold, accuracy) maximising accuracy of `score >= threshold → positive` (midpoint between scores)."""
+    scores, labels = np.asarray(scores, dtype=float), np.asarray(labels, dtype=int)
+    order = np.argsort(scores, kind="stable")
+    ordered, y = scores[order], labels[order]
+    n = len(ordered)
+    negatives_below = np.concatenate([[0], np.cumsum(y == 0)])
+    positives_from = int(y.sum()) - np.concatenate([[0], np.cumsum(y == 1)])
+    can_cut = np.concatenate([[True], ordered[1:] > ordered[:-1], [True]])
+    correct = np.where(can_cut, negatives_below + positives_from, -1)
+    cut = int(np.argmax(correct))
+    lower = ordered[cut - 1] if cut > 0 else ordered[0] - 1.0
+    upper = ordered[cut] if cut < n else ordered[-1] + 1.0
+    return float((lower + upper) / 2), float(correct[cut] / n)
+
+
+def accuracy(scores, labels, threshold):
+    """Share of examples where `score >= threshold` agrees with the label."""
+    return float(np.mean((np.asarray(scores) >= threshold) == np.asarray(labels, dtype=bool)))
+
+
+def gold_rank(scores, gold):
+    """1-based rank of candidate `gold`: one plus the candidates scoring strictly higher."""
+    scores = np.asarray(scores)
+    return int(np.sum(scores > scores[gold])) + 1
+
+
+def top_k_accuracy(ranks, k):
+    """Share of examples whose gold candidate ranks within the top k."""
+    return float(np.mean([rank <= k for rank in ranks])) if ranks else 0.0
+
+
+def mrr_at_k(ranks, k):
+    """Mean reciprocal rank, counting ranks beyond k as 0."""
+    return float(np.mean([1.0 / rank if rank <= k else 0.0 for rank in ranks])) if ranks else 0.0
+
+
+def normalize_answer(text):
+    """SQuAD answer normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+    return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
+
+
+def exact_match(prediction, answers):
+    """1.0 when the normalised prediction equals a normalised answer."""
+    return float(any(normalize_answer(prediction) == normalize_answer(a) for a in answers))
+
+
+def token_f1(prediction, answers):
+    """Best SQuAD token F1 of the prediction against the answers."""
+    best = 0.0
+    predicted = normalize_answer(prediction).split()
+    for answer in answers:
+        gold = normalize_answer(answer).split()
+        common = sum((collections.Counter(predicted) & collections.Counter(gold)).values())
+        if common:
+            precision, recall = common / len(predicted), common / len(gold)
+            best = max(best, 2 * precision * recall / (precision + recall))
+    return best
+
+
+def located(prediction, start, answers):
+    """Whether the predicted span [start, start+len) intersects a gold span (PiC's EM+loc condition)."""
+    if start is None:
+        return False
+    return any(start < s + len(t) and s < start + len(prediction)
+               for t, s in zip(answers["text"], answers["answer_start"]))
+
+
+# --- PS Approach 1 --------------------------------------------------------------------------------------------
+
+def phrase_span(sentence, phrase):
+    """[start, end) of `phrase` in `sentence` (whole words, any case); ValueError when absent."""
+    found = checks.phrase_pattern(phrase).search(sentence) or re.search(re.escape(phrase), sentence, re.I)
+    if not found:
+        raise ValueError(f"phrase {phrase!r} is not in its sentence {sentence[:60]!r}…")
+    return found.span()
+
+
+def ps_similarities(encoder, records, with_context):
+    """Cosine of phrase1 and phrase2 embeddings, alone or each inside its own sentence."""
+    if with_context:
+        first = [(r["sentence1"], *phrase_span(r["sentence1"], r["phrase1"])) for r in records]
+        second = [(r["sentence2"], *phrase_span(r["sentence2"], r["phrase2"])) for r in records]
+        a, b = encoder.encode_spans(first), encoder.encode_spans(second)
+    else:
+        a, b = encoder.encode_phrases([r["phrase1"] for r in records]), encoder.encode_phrases(
+            [r["phrase2"] for r in records])
+    return np.sum(a * b, axis=1)
+
+
+def ps_baseline(encoder, train, test):
+    """PS Approach 1 with and without context: threshold tuned on train, accuracy on test."""
+    results = {}
+    for setting, with_context in (("phrase", False), ("phrase+context", True)):
+        threshold, train_accuracy = best_threshold(ps_similarities(encoder, train, with_context),
+                                                   [r["label"] for r in train])
+        test_scores = ps_similarities(encoder, test, with_context)
+        results[setting] = {"threshold": round(threshold, 6), "train_accuracy": round(100 * train_accuracy, 2),
+                            "test_accuracy": round(100 * accuracy(test_scores, [r["label"] for r in test],
+                                                                  threshold), 2)}
+    return results
+
+
+# --- PR ranking -----------------------------------------------------------------------------------------------
+
+def candidate_spans(context, answer_start, answer_text):
+    """Every 2- and 3-gram span of each sentence's NLTK tokens, then the gold span; returns (spans, gold index)."""
+    spans = []
+    for sent_start, sent_end in tokens.sentence_spans(context):
+        words = tokens.word_spans(context[sent_start:sent_end])
+        for n in NGRAM_SIZES:
+            spans += [(sent_start + words[i][0], sent_start + words[i + n - 1][1]) for i in range(len(words) - n + 1)]
+    gold = (answer_start, answer_start + len(answer_text))
+    spans = list(dict.fromkeys(spans + [gold]))
+    return spans, spans.index(gold)
+
+
+def _sentence_of(sentences, start, end):
+    sent_start, sent_end = next(((s, e) for s, e in sentences if s <= start < e), (start, end))
+    return sent_start, max(sent_end, end)
+
+
+def example_candidates(record):
+    """(candidate spans, gold index) of a PR/PSD record."""
+    return candidate_spans(record["context"], record["answers"]["answer_start"][0], record["answers"]["text"][0])
+
+
+def rank_example(encoder, record, candidates, with_context, phrase_vectors):
+    """Rank of the gold phrase among the candidates by cosine with the query (phrase_vectors: text → vector)."""
+    context, (spans, gold) = record["context"], candidates
+    query = phrase_vectors[record["query"]]
+    if with_context:
+        sentences = tokens.sentence_spans(context)
+        items = []
+        for s, e in spans:
+            sent_start, sent_end = _sentence_of(sentences, s, e)
+            items.append((context[sent_start:sent_end], s - sent_start, e - sent_start))
+        return gold_rank(encoder.encode_spans(items) @ query, gold)
+    texts = list(dict.fromkeys(context[s:e] for s, e in spans))
+    return gold_rank(np.stack([phrase_vectors[t] for t in texts]) @ query, texts.index(context[slice(*spans[gold])]))
+
+
+def pr_baseline(encoder, records):
+    """Top-1/3/5 accuracy and MRR@5 of ranking n-gram candidates, with and without context."""
+    candidates = [example_candidates(r) for r in records]
+    phrases = {r["query"] for r in records}
+    for record, (spans, _) in zip(records, candidates):
+        phrases.update(record["context"][s:e] for s, e in spans)
+    phrases = sorted(phrases)
+    phrase_vectors = dict(zip(phrases, encoder.encode_phrases(phrases)))
+    results = {}
+    for setting, with_context in (("phrase", False), ("phrase+context", True)):
+        ranks = [rank_example(encoder, r, c, with_context, phrase_vectors) for r, c in zip(records, candidates)]
+        results[setting] = {**{f"top{k}": round(100 * top_k_accuracy(ranks, k), 2) for k in TOP_K},
+                            "mrr@5": round(100 * mrr_at_k(ranks, 5), 2)}
+    return results
+
+
+# --- predictions ----------------------------------------------------------------------------------------------
+
+def read_predictions(path):
+    """{id: (prediction_text, answer_start or None)} from JSON Lines rows {id, prediction_text, answer_start?}."""
+    predictions = {}
+    with open(path, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                predictions[str(row["id"])] = (str(row["prediction_text"]), row.get("answer_start"))
+            except (ValueError, KeyError, TypeError) as err:
+                raise InputError(f"{path} line {line_no}: {err!r}; each line must be a JSON object with "
+                                 "\"id\", \"prediction_text\" and optionally \"answer_start\"") from None
+    return predictions
+
+
+def score_predictions(records, predictions):
+    """EM, F1, EM+loc and F1+loc (%) of span predictions; a missing prediction scores 0."""
+    totals = collections.Counter()
+    for record in records:
+        text, start = predictions.get(record["id"], ("", None))
+        answers = record["answers"]
+        em, f1 = exact_match(text, answers["text"]), token_f1(text, answers["text"])
+        on_place = located(text, start, answers)
+        totals.update({"EM": em, "F1": f1, "EM+loc": em * on_place, "F1+loc": f1 * on_place,
+                       "missing": record["id"] not in predictions})
+    n = max(len(records), 1)
+    scores = {k: round(100 * totals[k] / n, 2) for k in ("EM", "F1", "EM+loc", "F1+loc")}
+    return dict(scores, examples=len(records), missing=int(totals["missing"]),
+                unknown_ids=len(set(predictions) - {r["id"] for r in records}))
+
+
+# --- tables ---------------------------------------------------------------------------------------------------
+
+def _delta(with_context, without):
+    return f"{with_context:.2f} ({with_context - without:+.2f})"
+
+
+def results_table(model, results):
+    """Markdown tables shaped like PiC Table 3 (PS), Table 5 (PR ranking) and Table 6 (span scores)."""
+    parts = []
+    if "PS" in results:
+        ps = results["PS"]
+        parts.append("\n".join([
+            "PS test accuracy (%), Approach 1: cosine similarity, threshold tuned on train",
+            "", "| Model | Phrase | Phrase + Ctx |", "|---|---|---|",
+            f"| {model} | {ps['phrase']['test_accuracy']:.2f} | "
+            f"{_delta(ps['phrase+context']['test_accuracy'], ps['phrase']['test_accuracy'])} |"]))
+    for config, pr in results.get("ranking", {}).items():
+        plain, ctx = pr["phrase"], pr["phrase+context"]
+        parts.append("\n".join([
+            f"{config} test ranking accuracy (%), candidates: NLTK 2/3-grams + gold phrase", "",
+            "| Model | Top-1 | Top-3 | Top-5 | MRR@5 | Top-1 (+ctx) | Top-3 (+ctx) | Top-5 (+ctx) | MRR@5 (+ctx) |",
+            "|---|---|---|---|---|---|---|---|---|",
+            f"| {model} | {plain['top1']:.2f} | {plain['top3']:.2f} | {plain['top5']:.2f} | {plain['mrr@5']:.2f} | "
+            f"{_delta(ctx['top1'], plain['top1'])} | {ctx['top3']:.2f} | {ctx['top5']:.2f} | {ctx['mrr@5']:.2f} |"]))
+    for name, scores in results.get("predictions", {}).items():
+        parts.append("\n".join([
+            f"Span predictions {name}: {scores['examples']} examples, {scores['missing']} without a prediction",
+            "", "| EM | F1 | EM+loc | F1+loc |", "|---|---|---|---|",
+            f"| {scores['EM']:.2f} | {scores['F1']:.2f} | {scores['EM+loc']:.2f} | {scores['F1+loc']:.2f} |"]))
+    return "\n\n".join(parts)

@@ -1,0 +1,195 @@
+"""Scripted people of docs/walkthrough.md: experts who paraphrase (with a few mistakes to fix), MTurk workers in
+the requester UI and on the sandbox, round-2 verifiers and PS verifiers, each filling what picforge exported."""
+import csv
+import glob
+import json
+import os
+
+from annotation import round1
+from annotation.ledger import Ledger
+from tests.annotation.conftest import read_csv, write_csv
+
+# Expert answers (Q1, Q2, Q3) per phrase of the 103-page sample's triplets, written for their two passages.
+EXPERT_ANSWERS = {
+    "wide variety": ("diverse array", "broad assortment", "Y"),
+    "one way": ("possible method", "single approach", "Y"),
+    "major role": ("significant part", "key contribution", "Y"),
+    "necessary condition": ("logical prerequisite", "vital ingredient", "N"),
+    "small number": ("modest quantity", "limited group", "Y"),
+    "first time": ("initial occasion", "very beginning", "Y"),
+    "wide range": ("large assortment", "broad span", "N"),
+    "past century": ("last hundred years", "recent era", "Y"),
+    "little effect": ("minimal impact", "scant avail", "N"),
+    "local circumstances": ("regional conditions", "particular situation", "Y"),
+    "long history": ("lengthy past", "ancient tradition", "Y"),
+}
+# Mistakes in the first return of the sheets: (phrase, column, wrong value); the fix is EXPERT_ANSWERS.
+FIRST_DRAFT = {
+    "small number": ("Q1", "handful"),                  # one word: refused, fixed on the fix-list
+    "first time": ("Q3", "maybe"),                      # not Y/N: refused
+    "wide variety": ("Q1", "extensive array"),          # "a extensive array": LanguageTool's EN_A_VS_AN
+}
+# Round-1 workers who do not endorse an expert's answer: (phrase, kind); those items go to round 2.
+WORKER_DISAGREES = {("one way", "q2"), ("necessary condition", "q3"), ("little effect", "q2"),
+                    ("past century", "q1"), ("long history", "q2")}
+# Round-2 verifiers: the items they do not endorse (dropped); the rest of round 1's rejections are endorsed.
+VERIFIER_REJECTS = {("long history", "q2")}
+BAD_VERIFY2_ANSWER = "yes please"
+
+
+def _phrase_answers(phrase):
+    """The expert's final answers; an unknown phrase (a different mining run) gets a plain two-word paraphrase."""
+    return EXPERT_ANSWERS.get(phrase, (f"this {phrase.split()[-1]}", f"that {phrase.split()[-1]}", "Y"))
+
+
+def first_draft_cells(returned):
+    """(file name, sheet row, column) of every FIRST_DRAFT mistake in the returned sheets (header = row 1)."""
+    cells = []
+    for sheet in sorted(glob.glob(os.path.join(returned, "expert-*.csv"))):
+        for row_no, row in enumerate(read_csv(sheet), start=2):
+            if row["phrase"] in FIRST_DRAFT:
+                cells.append((os.path.basename(sheet), row_no, FIRST_DRAFT[row["phrase"]][0]))
+    return cells
+
+
+def fill_expert_sheets(run, returned, draft):
+    """Each expert returns their exported sheet filled in (the first draft with FIRST_DRAFT's mistakes)."""
+    os.makedirs(returned, exist_ok=True)
+    paths = []
+    for sheet in sorted(glob.glob(f"{run}/annotation/expert/expert-*-001.csv")):
+        rows = read_csv(sheet)
+        for row in rows:
+            row["Q1"], row["Q2"], row["Q3"] = _phrase_answers(row["phrase"])
+            if draft and row["phrase"] in FIRST_DRAFT:
+                column, value = FIRST_DRAFT[row["phrase"]]
+                row[column] = value
+        name = os.path.basename(sheet).replace("-001", "")
+        paths.append(write_csv(os.path.join(returned, name), rows))
+    return paths
+
+
+# A PS verifier's better paraphrase of the phrase in its page-1 sentence, offered as a correction.
+PS_CORRECTIONS = {
+    "wide variety": "great diversity", "one way": "one method", "major role": "large part",
+    "necessary condition": "formal requirement", "small number": "handful", "first time": "first occasion",
+    "wide range": "broad selection", "past century": "last hundred years", "little effect": "hardly any impact",
+    "local circumstances": "local conditions", "long history": "long record",
+}
+
+
+def _plan(run, batch):
+    ledger = Ledger.for_run(run)
+    try:
+        with ledger.read() as q:
+            return q.batch(batch)["meta"], {a["triplet_id"]: a for a in q.expert_annotations()}
+    finally:
+        ledger.dispose()
+
+
+def _annotations(run):
+    ledger = Ledger.for_run(run)
+    try:
+        with ledger.read() as q:
+            return {a["triplet_id"]: a for a in q.expert_annotations()}
+    finally:
+        ledger.dispose()
+
+
+def _gold_answers(gold_path):
+    with open(gold_path, encoding="utf-8") as fh:
+        return {g["gold_id"]: g["answer"] for g in map(json.loads, fh)}
+
+
+def worker_fields(plan, annotations, hit, gold):
+    """A careful worker's form for one HIT: every check question right, every expert answer endorsed except
+    WORKER_DISAGREES; {answer_<n>: yes|no}."""
+    fields = {}
+    for number, slot in enumerate(hit["slots"], start=1):
+        if slot.startswith(round1.GOLD_PREFIX):
+            yes = gold[slot[len(round1.GOLD_PREFIX):]]
+        else:
+            triplet_id, kind = slot.rsplit("/", 1)
+            annotation = annotations[triplet_id]
+            endorse = (annotation["phrase"], kind) not in WORKER_DISAGREES
+            yes = endorse if kind != "q3" else endorse == annotation["same_meaning"]
+        fields[f"answer_{number}"] = "yes" if yes else "no"
+    return fields
+
+
+def requester_ui_results(run, batch, gold_path, returned):
+    """The Batch_*_batch_results.csv the requester UI gives once one worker has done each HIT."""
+    plan, annotations = _plan(run, batch)
+    gold = _gold_answers(gold_path)
+    rows = []
+    for n, hit in enumerate(plan["hits"], start=1):
+        answers = worker_fields(plan, annotations, hit, gold)
+        rows.append({"HITId": f"3UIHIT{n:024d}", "HITTypeId": "3UITYPE", "AssignmentId": f"3UIASG{n:024d}",
+                     "WorkerId": f"AUIWORKER{n % 2}", "AssignmentStatus": "Submitted",
+                     "SubmitTime": "Mon Nov 23 09:15:00 PST 2026", "Input.row_key": hit["token"],
+                     **{f"Answer.{k}": v for k, v in answers.items()}, "Answer.comments": "", "Approve": "",
+                     "Reject": ""})
+    os.makedirs(returned, exist_ok=True)
+    path = os.path.join(returned, "Batch_5123456_batch_results.csv")
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def sandbox_worker(run, batch, gold_path):
+    """The sandbox's worker pool: for a HIT token, [(worker_id, posted fields)] as MTurk stores them."""
+    gold = _gold_answers(gold_path)
+
+    def work(token, number):
+        plan, annotations = _plan(run, batch)
+        hit = next(h for h in plan["hits"] if h["token"] == token)
+        return [(f"ASANDBOXWORKER{number % 3}", {**worker_fields(plan, annotations, hit, gold), "comments": ""})]
+    return work
+
+
+def fill_verify2(run, returned, bad):
+    """Round-2 verifiers endorse round 1's rejections except VERIFIER_REJECTS; `bad` writes one unreadable cell."""
+    paths, annotations = [], _annotations(run)
+    for sheet in sorted(glob.glob(f"{run}/annotation/verify2/verify2-*-001.csv")):
+        rows = read_csv(sheet)
+        for row in rows:
+            triplet_id, kind = row["item_id"].rsplit("/", 1)
+            annotation = annotations[triplet_id]
+            endorse = (annotation["phrase"], kind) not in VERIFIER_REJECTS
+            row["answer"] = "Y" if (endorse if kind != "q3" else endorse == annotation["same_meaning"]) else "N"
+        if bad and rows:
+            rows[-1]["answer"] = BAD_VERIFY2_ANSWER
+            bad = False
+        paths.append(write_csv(os.path.join(returned, os.path.basename(sheet).replace("-001", "")), rows))
+    return paths
+
+
+def fill_ps_first_pass(run, returned):
+    """A1 endorses every pair but corrects the first positive; A2 rejects the first negative: both go to A3."""
+    paths = []
+    for role in ("A1", "A2"):
+        (sheet,) = glob.glob(f"{run}/annotation/ps-verify/ps-verify-{role}-*-001.csv")
+        rows = read_csv(sheet)
+        positives = [r for r in rows if r["pair"] == "positive"]
+        negatives = [r for r in rows if r["pair"] == "negative"]
+        for row in rows:
+            row["endorse"], row["correction"] = "Y", ""
+        if role == "A1" and positives:
+            phrase = positives[0]["phrase"]
+            positives[0]["endorse"], positives[0]["correction"] = "N", PS_CORRECTIONS.get(phrase, f"the {phrase}")
+        if role == "A2" and negatives:
+            negatives[0]["endorse"] = "N"
+        paths.append(write_csv(os.path.join(returned, os.path.basename(sheet)), rows))
+    return paths
+
+
+def fill_ps_tiebreak(run, returned):
+    """A3 keeps the original negative A2 doubted, and endorses A1's correction rather than the original."""
+    (sheet,) = glob.glob(f"{run}/annotation/ps-verify/ps-verify-A3-*-001.csv")
+    rows = read_csv(sheet)
+    for row in rows:
+        row["endorse_original"] = "N" if row["correction_A1"] else "Y"
+        row["endorse_correction_A1"] = "Y" if row["correction_A1"] else ""
+        row["endorse_correction_A2"] = "Y" if row["correction_A2"] else ""
+    return [write_csv(os.path.join(returned, os.path.basename(sheet)), rows)]

@@ -1,0 +1,132 @@
+"""An MTurk sandbox in the process: a real boto3 client whose requests (serialized by botocore in MTurk's JSON
+1.1 wire format) are answered by `SandboxMTurk` instead of the network, and whose responses botocore parses."""
+import itertools
+import json
+import time
+
+from botocore.awsrequest import AWSResponse
+
+SANDBOX_HOST = "mturk-requester-sandbox.us-east-1.amazonaws.com"
+
+
+class _Raw:
+    """The urllib3-like body botocore reads a response from."""
+
+    def __init__(self, body):
+        self._body = body
+
+    def stream(self, **_):
+        yield self._body
+
+
+class SandboxMTurk:
+    """HITs, assignments and qualification types of one requester on the sandbox; `worker(token, hit_number)`
+    returns the posted form fields of each worker who takes a HIT: [(worker_id, {field: value})]."""
+
+    def __init__(self, worker):
+        self.worker = worker
+        self.hits, self.assignments, self.qualification_types, self.hit_types = {}, {}, {}, {}
+        self.calls = []
+        self._ids = itertools.count(1)
+
+    def attach(self, client):
+        """Answer `client`'s requests from this sandbox; refuses any that would leave for another endpoint."""
+        client.meta.events.register("before-send.mturk", self._send)
+        return client
+
+    def _send(self, request, **_):
+        assert SANDBOX_HOST in request.url, f"request for {request.url} would leave the sandbox"
+        operation = request.headers["X-Amz-Target"].decode().rsplit(".", 1)[1]
+        params = json.loads(request.body or b"{}")
+        self.calls.append((operation, params))
+        status, payload = 200, getattr(self, operation)(params)
+        if "__type" in payload:
+            status = 400
+        return AWSResponse(request.url, status, {"Content-Type": "application/x-amz-json-1.1"},
+                           _Raw(json.dumps(payload).encode()))
+
+    def _id(self, prefix):
+        return f"{prefix}{next(self._ids):0{30 - len(prefix)}d}"
+
+    def GetAccountBalance(self, params):
+        return {"AvailableBalance": "10000.00"}
+
+    def ListQualificationTypes(self, params):
+        found = [q for q in self.qualification_types.values() if q["Name"] == params.get("Query")]
+        return {"NumResults": len(found), "QualificationTypes": found}
+
+    def CreateQualificationType(self, params):
+        qualification = {"QualificationTypeId": self._id("3QT"), "Name": params["Name"],
+                         "QualificationTypeStatus": "Active", "CreationTime": time.time()}
+        self.qualification_types[qualification["QualificationTypeId"]] = qualification
+        return {"QualificationType": qualification}
+
+    def CreateHITType(self, params):
+        hit_type_id = self._id("3HT")
+        self.hit_types[hit_type_id] = params
+        return {"HITTypeId": hit_type_id}
+
+    def CreateHITWithHITType(self, params):
+        for hit in self.hits.values():
+            if hit["RequesterAnnotation"] == params["UniqueRequestToken"]:
+                return {"__type": "ServiceFault", "Message": f"The HIT with ID \"{hit['HITId']}\" already exists.",
+                        "TurkErrorCode": "AWS.MechanicalTurk.HitAlreadyExists"}
+        hit = {"HITId": self._id("3HIT"), "HITTypeId": params["HITTypeId"], "HITGroupId": "3GRP",
+               "HITStatus": "Assignable", "RequesterAnnotation": params["RequesterAnnotation"],
+               "MaxAssignments": params["MaxAssignments"], "CreationTime": time.time(),
+               "NumberOfAssignmentsAvailable": params["MaxAssignments"], "NumberOfAssignmentsPending": 0,
+               "NumberOfAssignmentsCompleted": 0}
+        self.hits[hit["HITId"]] = hit
+        self._work(hit, len(self.hits))
+        return {"HIT": hit}
+
+    def _work(self, hit, number):
+        """The sandbox's workers take the new HIT at once and submit their forms."""
+        for worker_id, fields in self.worker(hit["RequesterAnnotation"], number)[:hit["MaxAssignments"]]:
+            answer = "".join(f"<Answer><QuestionIdentifier>{name}</QuestionIdentifier><FreeText>{value}</FreeText>"
+                             "</Answer>" for name, value in fields.items())
+            assignment = {"AssignmentId": self._id("3AS"), "WorkerId": worker_id, "HITId": hit["HITId"],
+                          "AssignmentStatus": "Submitted", "SubmitTime": time.time(), "AcceptTime": time.time(),
+                          "Answer": '<QuestionFormAnswers xmlns="http://mechanicalturk.amazonaws.com/'
+                                    'AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd">'
+                                    f"{answer}</QuestionFormAnswers>"}
+            self.assignments[assignment["AssignmentId"]] = assignment
+            hit["NumberOfAssignmentsAvailable"] -= 1
+            hit["NumberOfAssignmentsCompleted"] += 1
+        if not hit["NumberOfAssignmentsAvailable"]:
+            hit["HITStatus"] = "Reviewable"
+
+    def GetHIT(self, params):
+        return {"HIT": self.hits[params["HITId"]]}
+
+    def ListHITs(self, params):
+        return {"NumResults": len(self.hits), "HITs": list(self.hits.values())}
+
+    def ListAssignmentsForHIT(self, params):
+        found = [a for a in self.assignments.values() if a["HITId"] == params["HITId"]
+                 and a["AssignmentStatus"] in params.get("AssignmentStatuses", [a["AssignmentStatus"]])]
+        return {"NumResults": len(found), "Assignments": found}
+
+    def GetAssignment(self, params):
+        assignment = self.assignments[params["AssignmentId"]]
+        return {"Assignment": assignment, "HIT": self.hits[assignment["HITId"]]}
+
+    def _review(self, params, status):
+        assignment = self.assignments[params["AssignmentId"]]
+        assert assignment["AssignmentStatus"] == "Submitted", f"{params['AssignmentId']} reviewed twice"
+        assignment["AssignmentStatus"] = status
+        return {}
+
+    def ApproveAssignment(self, params):
+        return self._review(params, "Approved")
+
+    def RejectAssignment(self, params):
+        return self._review(params, "Rejected")
+
+    def UpdateExpirationForHIT(self, params):
+        self.hits[params["HITId"]]["HITStatus"] = "Reviewable"
+        return {}
+
+    def DeleteHIT(self, params):
+        self.hits[params["HITId"]]["HITStatus"] = "Disposed"
+        return {}

@@ -1,0 +1,220 @@
+"""docs/walkthrough.md, run: every command of its fenced `sh` blocks in order, on the real 103-page sample, with the
+scripted people of tests/walkthrough/annotators.py filling the sheets between commands.
+
+`picforge …` runs in this process (the console script's entry point, picforge.cli.main, with the same argv);
+`python -c CODE` runs CODE here too. Two lines provision the machine and are replaced by what they provide:
+`make demo` (a virtualenv, then `picforge mine` of the sample into runs/demo: here the mine call itself) and
+`docker compose … languagetool … up` (a LanguageTool server: here a local server speaking its HTTP API, whose
+address then replaces the documented one in `export LANGUAGETOOL_URL=…`). MTurk's sandbox is a real boto3 client
+whose requests are answered in-process (tests/walkthrough/mturk_service.py).
+"""
+import contextlib
+import csv
+import glob
+import hashlib
+import http.server
+import io
+import json
+import os
+import re
+import shlex
+import threading
+from collections import Counter
+
+import pytest
+
+from annotation import mturk
+from picforge import cli
+from pipeline.mine import mine
+from picforge.rundir import RunDir
+from tests.annotation.test_languagetool import LanguageToolHandler
+from tests.conftest import ROOT
+from tests.walkthrough import annotators
+from tests.walkthrough.mturk_service import SandboxMTurk
+
+DOC = ROOT / "docs" / "walkthrough.md"
+RUN, RELEASE, RETURNED, GOLD = "runs/demo", "runs/demo-release", "returned", "examples/mturk-gold.jsonl"
+
+
+def documented_commands(text):
+    """The commands of the fenced `sh` blocks, in order (continuation lines joined, comments dropped)."""
+    commands = []
+    for block in re.findall(r"^```sh\n(.*?)^```", text, flags=re.S | re.M):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split(" #", 1)[0].strip()
+            if line and not line.startswith("#"):
+                commands.append(line)
+    return commands
+
+
+def words(line):
+    """shlex words of a line with $VARIABLES expanded and globs expanded as a shell does."""
+    out = []
+    for word in shlex.split(os.path.expandvars(line)):
+        matches = sorted(glob.glob(word)) if any(c in word for c in "*?[") else []
+        out.extend(matches or [word])
+    return out
+
+
+class Session:
+    """The shell of the walkthrough: runs documented lines, keeps what each printed."""
+
+    def __init__(self, monkeypatch, wic_zip, sample):
+        self.monkeypatch, self.wic_zip, self.sample = monkeypatch, wic_zip, sample
+        self.outputs, self.seen = [], Counter()
+
+    def run(self, line):
+        if line == "make demo":
+            return self.capture(self.mine_sample)
+        if line.startswith("docker compose") and "languagetool" in line:
+            return self.start_languagetool()
+        if line.startswith("export "):
+            name, _, value = line[len("export "):].partition("=")
+            if name == "LANGUAGETOOL_URL":
+                value = self.languagetool_url
+            self.monkeypatch.setenv(name, value)
+            return 0, "", ""
+        argv = words(line)
+        if argv[0] == "picforge":
+            return self.capture(lambda: cli.main(argv[1:]))
+        if argv[:2] == ["python", "-c"]:
+            return self.capture(lambda: exec(argv[2], {}) or 0)
+        raise AssertionError(f"the walkthrough runs `{line}`, which this test does not know how to run")
+
+    def mine_sample(self):
+        mine(str(self.sample), str(self.wic_zip), RUN)
+        return 0
+
+    def capture(self, call):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = call()
+            except SystemExit as exit_:
+                code = exit_.code
+        return code, out.getvalue(), err.getvalue()
+
+    def start_languagetool(self):
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), LanguageToolHandler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.server = server
+        self.languagetool_url = f"http://127.0.0.1:{server.server_address[1]}"
+        return 0, "", ""
+
+
+def sha256(path):
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+@pytest.mark.slow
+def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, wic_zip, enwiki_sample):
+    sample = enwiki_sample.parent / "enwiki-sample-103pages.xml.bz2"
+    if not sample.exists():
+        pytest.skip(f"needs the shared 103-page sample {sample}")
+    assert re.search(r"^RUN \?= runs/demo$", (ROOT / "Makefile").read_text(), re.M), "make demo must mine into runs/demo"
+    for shipped in ("examples", "docker"):
+        os.symlink(ROOT / shipped, tmp_path / shipped)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "sandbox-walkthrough")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "sandbox-walkthrough")
+    monkeypatch.delenv("PICFORGE_LEDGER", raising=False)
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
+    sandbox = SandboxMTurk(annotators.sandbox_worker(RUN, "r1-api", GOLD))
+    real_client = mturk.mturk_client
+    monkeypatch.setattr(mturk, "mturk_client", lambda live, profile=None: sandbox.attach(real_client(live, profile)))
+    session = Session(monkeypatch, wic_zip, sample)
+
+    # What the people do before a command (keyed by the command and how often it ran), and what must hold after.
+    def before(line, nth):
+        if "annotate ingest expert" in line:
+            annotators.fill_expert_sheets(RUN, RETURNED, draft=nth == 0)
+        elif "annotate mturk ingest" in line:
+            annotators.requester_ui_results(RUN, "r1-ui", GOLD, RETURNED)
+        elif "annotate ingest verify2" in line:
+            annotators.fill_verify2(RUN, RETURNED, bad=nth == 0)
+        elif "annotate ingest ps-verify" in line and "-A3-" in line:
+            annotators.fill_ps_tiebreak(RUN, RETURNED)
+        elif "annotate ingest ps-verify" in line:
+            annotators.fill_ps_first_pass(RUN, RETURNED)
+
+    def after(line, nth, out):
+        if "annotate ingest expert" in line:
+            # The first draft's mistakes (two refused rows, one LanguageTool remark) are on the fix-lists by file,
+            # row and column; once the experts fixed them, none is left.
+            mistakes = set(annotators.first_draft_cells(RETURNED))
+            assert len(mistakes) == len(annotators.FIRST_DRAFT)
+            assert mistakes <= fix_list_cells() if nth == 0 else not mistakes & fix_list_cells()
+        elif "annotate mturk export" in line:
+            assert "aws mturk create-qualification-type" in out and os.path.exists(f"{RUN}/mturk/r1-ui/r1-ui_answer_key.xml")
+        elif "annotate report" in line:
+            # Every triplet's q1, q2 and q3 were annotated; round 2 dropped VERIFIER_REJECTS, the rest is kept,
+            # each paraphrase and label on its own.
+            phrases = {t["phrase"] for t in RunDir(RUN).iter_records("select")}
+            dropped = sum(phrase in phrases for phrase, _ in annotators.VERIFIER_REJECTS)
+            assert f"| Kept (round 1 or round 2) | {2 * len(phrases) - dropped} | {len(phrases)} |" in out
+        elif line.startswith("picforge build"):
+            check_release()
+        elif "publish" in line and "--live" in line:
+            published = {os.path.relpath(os.path.join(d, f), "published/pic")
+                         for d, _, fs in os.walk("published/pic") for f in fs}
+            manifest = json.load(open(f"{RELEASE}/MANIFEST.json"))
+            assert published == set(manifest["files"]) | {"MANIFEST.json"}
+            assert all(sha256(f"published/pic/{f}") == meta["sha256"] for f, meta in manifest["files"].items())
+        elif "publish" in line:
+            assert not os.path.exists("published") and "nothing uploaded" in out
+
+    commands = documented_commands(DOC.read_text(encoding="utf-8"))
+    assert commands[0] == "make demo" and sum("picforge" in c for c in commands) >= 20
+    for line in commands:
+        nth = session.seen[line]
+        session.seen[line] += 1
+        before(line, nth)
+        code, out, err = session.run(line)
+        if code == 2 and "annotate ingest verify2" in line and nth == 0:
+            # The verifier's unreadable cell is refused with file, row and column; nothing is recorded.
+            assert re.search(rf"returned/verify2-\w+\.csv: row \d+, column answer: '{annotators.BAD_VERIFY2_ANSWER}' "
+                             "is not Y or N", err), err
+            before(line, nth + 1)
+            code, out, err = session.run(line)
+        assert code == 0, f"`{line}` exited {code}:\n{out}\n{err}"
+        after(line, nth, out)
+        session.outputs.append((line, out))
+        print(f"$ {line}\n{out}{err}")
+
+
+def fix_list_cells():
+    """(file, row, column) of every entry on the experts' fix-lists."""
+    cells = set()
+    for path in glob.glob(f"{RUN}/annotation/expert/fixlists/fixes-*.csv"):
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            cells |= {(r["file"], int(r["row"]), r["column"]) for r in csv.DictReader(fh)}
+    return cells
+
+
+def check_release():
+    """Every written split holds rows, no triplet crosses splits across configs, PS releases the endorsed
+    correction, and every config loads with `datasets` from its files."""
+    from datasets import load_dataset
+
+    triplet_of_sentence = {t["page1"]["sentence"]: t["triplet_id"] for t in RunDir(RUN).iter_records("select")}
+    manifest = json.load(open(f"{RELEASE}/MANIFEST.json"))
+    split_of, ps = {}, []
+    for config, counts in manifest["counts"].items():
+        for split in counts:
+            with open(f"{RELEASE}/{config}/{split}.json", encoding="utf-8") as fh:
+                rows = [json.loads(line) for line in fh]
+            assert rows, f"{config}/{split} written empty"
+            for row in rows:
+                tid = triplet_of_sentence[row["sentence1"]] if config == "PS" else row["id"].rsplit("-", 1)[0]
+                assert split_of.setdefault(tid, split) == split, f"triplet {tid} in {split_of[tid]} and {config}/{split}"
+            ps += rows if config == "PS" else []
+        loaded = load_dataset(RELEASE, config)
+        assert {s: loaded[s].num_rows for s in loaded} == counts
+    assert any(r["phrase2"] in annotators.PS_CORRECTIONS.values() for r in ps), "the endorsed correction is released"
+    final = list(RunDir(RUN).iter_records("final_annotations"))
+    kept_paraphrases = sum((r["q1"] is not None) + (r["q2"] is not None) for r in final)
+    assert sum(manifest["counts"]["PR-pass"].values()) == kept_paraphrases, "PR-pass: one example per kept paraphrase"
