@@ -159,8 +159,10 @@ def now():
 def default_url(run_dir):
     """`sqlite:///RUN_DIR/ledger.sqlite` (the run directory must be local for the default ledger)."""
     if "://" in str(run_dir):
-        raise ValueError(f"{run_dir}: the default SQLite ledger needs a local run directory; "
+        raise InputError(f"{run_dir}: the default SQLite ledger needs a local run directory; "
                          "pass --ledger with an SQLAlchemy URL (e.g. postgresql://…)")
+    if os.path.exists(run_dir) and not os.path.isdir(run_dir):
+        raise InputError(f"--run {run_dir}: is a file, not a run directory; pass the folder `picforge mine` wrote")
     os.makedirs(run_dir, exist_ok=True)
     return "sqlite:///" + os.path.abspath(os.path.join(run_dir, LEDGER_FILE))
 

@@ -2,6 +2,7 @@
 import csv
 import io
 import json
+import zipfile
 
 from apache_beam.io.filesystems import FileSystems
 
@@ -75,14 +76,22 @@ def read_sheet(path, required_columns):
     if path.lower().endswith(".xlsx"):
         from openpyxl import load_workbook
 
-        sheet = load_workbook(io.BytesIO(data), read_only=True, data_only=True).worksheets[0]
+        try:
+            sheet = load_workbook(io.BytesIO(data), read_only=True, data_only=True).worksheets[0]
+        except (zipfile.BadZipFile, KeyError, ValueError) as err:
+            raise InputError(f"{path}: not a readable XLSX workbook ({err}); save it again from the "
+                             "spreadsheet program as .xlsx") from None
         grid = [[_cell_text(v) for v in row] for row in sheet.iter_rows(values_only=True)]
     else:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as err:
             raise InputError(f"{path}: byte {err.start} is not UTF-8; save the sheet as CSV UTF-8") from None
-        dialect = csv.Sniffer().sniff(text.split("\n", 1)[0], delimiters=",;\t")
+        try:
+            dialect = csv.Sniffer().sniff(text.split("\n", 1)[0], delimiters=",;\t")
+        except csv.Error:
+            raise InputError(f"{path}: row 1 is not a header of columns separated by , ; or tab; pass the "
+                             "sheet as exported (CSV or XLSX)") from None
         grid = list(csv.reader(io.StringIO(text), dialect))
     if not grid:
         raise InputError(f"{path}: the sheet is empty; export it again")

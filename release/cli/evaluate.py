@@ -2,8 +2,9 @@
 import json
 import os
 
-from release.configs import CONFIGS, SPLITS, data_file
+from picforge.errors import InputError
 from picforge.options import positive_int
+from release.configs import CONFIGS, SPLITS, data_file
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
 DEFAULT_BASELINES = ("PS", "PR-pass")
@@ -47,9 +48,13 @@ def run(args):
     from release import evaluate
     from release.configs import read_split
     from release.embed import PhraseEncoder
+    from release.write import MANIFEST, read_manifest
     if args.baseline or args.predictions:
         baselines = args.baseline or []
     else:
+        if read_manifest(args.release_dir) is None:
+            raise InputError(f"{os.path.join(args.release_dir, MANIFEST)}: not found, so this is no release; build "
+                             f"one with `picforge build --run RUN_DIR --out {args.release_dir}`")
         baselines, notes = default_baselines(args.release_dir)
         for note in notes:
             print(note)

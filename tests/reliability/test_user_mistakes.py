@@ -41,7 +41,7 @@ CASES = [
                                               "{gzip_named_bz2}", "--out", "{tmp}/cos"], "{text}"),
     ("cosimlex postprocess: --scale-max NaN", ["cosimlex", "postprocess", "--out", "{tmp}/cos",
                                                "--scale-max", "NaN"], "--scale-max"),
-    ("cosimlex eval: gold is a folder", ["cosimlex", "eval", "--gold", "{dir}", "{text}"], "{dir}"),
+    ("cosimlex evaluate: predictions not a sheet", ["cosimlex", "evaluate", "--gold", "{dir}", "{text}"], "{text}"),
     ("build: --run is a file", ["build", "--run", "{text}", "--out", "{tmp}/release"], "{text}"),
     ("build: --out is a file", ["build", "--run", "{dir}", "--out", "{text}"], "{dir}"),
     ("publish: release is a file", ["publish", "{text}", "--to", "s3://bucket/prefix"], "{text}"),
