@@ -20,13 +20,15 @@ demo: install
 	$(BIN)/picforge mine --input $(SHARED)/wiki/enwiki-sample-5pages.xml.bz2 \
 		--wic $(SHARED)/wic/WiC_dataset.zip --out $(RUN)
 
-# Debian packages the tests use: headless Chromium (annotation pages) and PostgreSQL (the ledger on a
-# real server), installed in one apt-get run when missing. Needs root; otherwise their tests are skipped.
+# Debian packages the tests use: headless Chromium (annotation pages), PostgreSQL (the ledger on a real
+# server) and WordNet 3.0 (PEARL's synonyms, read offline from /usr/share/wordnet), installed in one apt-get
+# run when missing. Needs root; otherwise their tests are skipped.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium-driver"; \
 	{ command -v pg_ctl || ls /usr/lib/postgresql/*/bin/pg_ctl; } >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	[ -f /usr/share/wordnet/data.noun ] || missing="$$missing wordnet-base"; \
 	[ -z "$$missing" ] || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } || \
 	  echo "not installed:$$missing; the tests that need them will be skipped"

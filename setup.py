@@ -13,6 +13,7 @@ setup(
         "picforge": ["data/*"],
         "companions.cosimlex": ["data/*"],
         "annotation": ["templates/*", "data/*"],
+        "companions.pearl": ["data/*"],
     },
     install_requires=[
         "apache-beam>=2.70,<3",
@@ -36,9 +37,10 @@ setup(
         "matplotlib>=3.8",
         "datasets>=2.19",
         "huggingface_hub>=0.23",
+        "gensim>=4.3",
     ],
     extras_require={
-        "test": ["pytest>=8", "selenium>=4.20", "gcp-storage-emulator>=2024.8", "moto[server]>=5.0"],
+        "test": ["pytest>=8", "selenium>=4.20", "gcp-storage-emulator>=2024.8", "moto[server]>=5.0", "hypothesis>=6.100"],
         "postgres": ["psycopg[binary]>=3.1"],
         # gs:// and the DataflowRunner; s3://: Beam's own extras
         "gcp": ["apache-beam[gcp]>=2.70,<3"],

@@ -11,6 +11,7 @@ from apache_beam.options.pipeline_options import StandardOptions
 from picforge import rundir
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, resolve_device
 from picforge.errors import InputError
+from picforge.files import write_atomically
 from picforge.options import LOCAL_RUNNERS, pipeline_options
 from picforge.resources import read_wic_words
 from pipeline import categories_api
@@ -138,10 +139,9 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
            lambda p: {"select": read_stage(p, run, "domains") | "select" >> SelectTriplets(
                read_stage(p, run, "group"), read_stage(p, run, "clean"), read_stage(p, run, "sentences"),
                read_stage(p, run, "phrases"), options.top_n)},
-           finalise=finalise_selection, derived=(CANDIDATES_CSV,))
+           finalise=lambda: finalise_selection(run), derived=(CANDIDATES_CSV,))
     funnel = funnel_report(manifests)
-    with FileSystems.create(run.join(FUNNEL_JSON), compression_type="uncompressed") as fh:
-        fh.write(json.dumps(funnel, indent=2).encode("utf-8"))
+    write_atomically(run.join(FUNNEL_JSON), json.dumps(funnel, indent=2))
     return funnel
 
 
@@ -179,14 +179,14 @@ def category_source(pipeline, run, options):
 
 
 def finalise_selection(run):
-    """Rewrite `select` as one Parquet file in rank order and export the annotation-candidate CSV."""
+    """Rewrite `select` as one Parquet file in rank order and export the annotation-candidate CSV; runs before
+    the stage's manifest is written, so a crash here leaves a stage that is redone."""
     triplets = sorted(run.iter_records("select"), key=select_stage.triplet_rank)
-    old_files = run.output_files("select")
-    if old_files:
-        FileSystems.delete(old_files)
-    run.write_records("select", triplets, "triplet")
-    with FileSystems.create(run.join(CANDIDATES_CSV), compression_type="uncompressed") as fh:
-        fh.write(select_stage.candidates_csv(triplets).encode("utf-8"))
+    shards = [p for p in run.output_files("select") if not p.endswith(rundir.PARQUET_FILE)]
+    run.write_file("select", rundir.PARQUET_FILE, rundir.parquet_bytes(triplets, "triplet"))
+    if shards:
+        FileSystems.delete(shards)
+    write_atomically(run.join(CANDIDATES_CSV), select_stage.candidates_csv(triplets))
 
 
 def funnel_report(manifests):

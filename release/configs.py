@@ -48,12 +48,17 @@ def _feature(prop):
     raise ValueError(f"no release feature for JSON type {kind!r}")
 
 
-def features(config):
-    """The Hugging Face Features of a config, in schema field order (integers int32, labels ClassLabel)."""
+def schema_features(schema_name):
+    """The Hugging Face Features of a record schema, in field order (integers int32, labels ClassLabel)."""
     import datasets
 
-    props = schemas.load(CONFIGS[config].schema)["properties"]
+    props = schemas.load(schema_name)["properties"]
     return datasets.Features({name: _feature(prop) for name, prop in props.items()})
+
+
+def features(config):
+    """The Hugging Face Features of a config."""
+    return schema_features(CONFIGS[config].schema)
 
 
 def data_file(config, split, ext="json"):

@@ -109,12 +109,18 @@ def _write_contents(root, release, seed, stage_fingerprints):
 
 def write_release(release, out, *, seed, stage_fingerprints):
     """Write `release` into a fresh sibling directory, then rename it to `out` (replacing any old one)."""
+    return replace_directory(out, lambda staging: _write_contents(staging, release, seed, stage_fingerprints))
+
+
+def replace_directory(out, write_contents):
+    """Run `write_contents(staging)` in a fresh sibling directory of `out`, then rename it to `out` (replacing
+    any old one), so readers see the old directory or the whole new one; returns what it returned."""
     out = os.path.abspath(out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.partial-", dir=os.path.dirname(out))
     os.chmod(staging, 0o755)
     try:
-        manifest = _write_contents(staging, release, seed, stage_fingerprints)
+        manifest = write_contents(staging)
         old = None
         if os.path.exists(out):
             old = f"{out}.old-{uuid.uuid4().hex[:8]}"

@@ -7,6 +7,7 @@ import math
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from picforge.sheets import neutralise
 from pipeline.stages.domains import page_of
 
 STAGE = "select"
@@ -81,15 +82,15 @@ def build_triplet(pair, wic_words, pages, page_sentences, spans):
 
 
 def candidates_csv(triplets):
-    """The annotation-candidate CSV (one row per triplet, in rank order)."""
+    """The annotation-candidate CSV (one row per triplet, in rank order); Wikipedia text never a formula."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for rank, t in enumerate(triplets, 1):
-        writer.writerow([rank, t["triplet_id"], t["phrase"], " ".join(t["wic_words"]),
-                         t["page1"]["title"], t["page1"]["url"], t["page1"]["passage"], t["page1"]["sentence"],
-                         t["page2"]["title"], t["page2"]["url"], t["page2"]["passage"], t["page2"]["sentence"],
-                         t["semantic_score"], t["domain_score"]])
+        writer.writerow([rank, t["triplet_id"], *(neutralise(text) for text in (
+                         t["phrase"], " ".join(t["wic_words"]), t["page1"]["title"], t["page1"]["url"],
+                         t["page1"]["passage"], t["page1"]["sentence"], t["page2"]["title"], t["page2"]["url"],
+                         t["page2"]["passage"], t["page2"]["sentence"])), t["semantic_score"], t["domain_score"]])
     return out.getvalue()
 
 

@@ -1,8 +1,8 @@
 """`picforge mine …` that stops at one point of the `select` stage and waits there to be killed.
 
 Usage: python -m tests.reliability.paused_mine POINT MINE_ARGS…; it prints "paused at POINT" when it gets there.
-POINT: before-finalise (the Beam job is done), after-delete (its shards are gone, the ranked file not yet
-written), before-manifest (every output written, the manifest not yet).
+POINT: before-finalise (the Beam job is done), mid-finalise (about to write the ranked Parquet file),
+before-manifest (every output written, the manifest not yet).
 """
 import sys
 import time
@@ -30,10 +30,10 @@ def stop_before(cls, method, point):
 def main(point, argv):
     if point == "before-finalise":
         mine.finalise_selection = lambda run: pause(point)
-    elif point == "after-delete":
-        stop_before(rundir.RunDir, "write_records", point)
+    elif point == "mid-finalise":
+        stop_before(rundir.RunDir, "write_file", point)
     elif point == "before-manifest":
-        stop_before(rundir.RunDir, "write_manifest", point)
+        stop_before(rundir.RunDir, "finish_stage", point)
     else:
         raise SystemExit(f"unknown point {point}")
     return cli.main(argv)

@@ -92,7 +92,7 @@ def finished_run(tmp_path_factory, wic_zip):
     return dump, out, triplets, (tmp / "run" / CANDIDATES_CSV).read_text()
 
 
-@pytest.mark.parametrize("point", ["before-finalise", "after-delete", "before-manifest"])
+@pytest.mark.parametrize("point", ["before-finalise", "mid-finalise", "before-manifest"])
 def test_sigkill_in_select_is_completed_by_the_next_run(point, finished_run, tmp_path, wic_zip):
     dump, finished, triplets, candidates = finished_run
     out = tmp_path / "run"

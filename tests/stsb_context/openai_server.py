@@ -1,7 +1,8 @@
 """A local (127.0.0.1) HTTP server speaking the OpenAI chat-completions wire format, with scripted faults.
 
 It answers the SLICE prompt with a sentence that starts with the requested letter and embeds the phrase
-(first letter lower-cased, final full stop dropped), and counts every request it receives.
+(first letter lower-cased, final full stop dropped), PEARL's paraphrase prompt with the phrase's words reversed
+(quoted, with a full stop), and counts every request it receives.
 """
 import json
 import re
@@ -10,6 +11,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PROMPT = re.compile(r"start with the letter (?P<letter>[A-Z]) the phrase is: (?P<phrase>.*)\Z", re.S)
+PARAPHRASE_PROMPT = re.compile(r"\nPhrase: (?P<phrase>.*)\Z", re.S)  # PEARL's phrase-level augmentation
 MALFORMED_BODY = '{"id": "chatcmpl-broken", "object": "chat.completion", "choices": ['
 
 
@@ -17,6 +19,11 @@ def embedded_context(letter, phrase):
     """A generated-looking sentence starting with `letter` that holds the phrase mid-sentence."""
     core = phrase.strip().rstrip(".!?")
     return f"{letter}. J. Harlow wrote in her diary that {core[0].lower()}{core[1:]}, while the crowd watched."
+
+
+def paraphrased(phrase):
+    """The scripted paraphrase of a phrase: its words in reverse order."""
+    return " ".join(reversed(phrase.split()))
 
 
 class FakeOpenAI:
@@ -66,7 +73,8 @@ class FakeOpenAI:
         with self.lock:
             self.requests.append({"auth": headers.get("Authorization"), "body": request})
             seen = self.seen[prompt] = self.seen.get(prompt, 0) + 1
-        fault = self.fault_for(match["phrase"]) if match else None
+        asked = None if match else PARAPHRASE_PROMPT.search(prompt)
+        fault = self.fault_for((match or asked)["phrase"]) if (match or asked) else None
         if fault == "unauthorized" or headers.get("Authorization") != f"Bearer {self.api_key}":
             return 401, {}, json.dumps({"error": {"message": "Incorrect API key provided.", "type":
                                                   "invalid_request_error", "param": None, "code": "invalid_api_key"}})
@@ -80,6 +88,8 @@ class FakeOpenAI:
         letter, phrase = (match["letter"], match["phrase"]) if match else ("A", "nothing")
         content = (f"{letter}ll of a sudden the music stopped and nobody said a word."
                    if fault == "no-phrase" else embedded_context(letter, phrase))
+        if asked:
+            content = f'"{paraphrased(asked["phrase"])}."'
         usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": len(content.split())}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         if fault == "negative-usage":

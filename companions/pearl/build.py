@@ -1,0 +1,138 @@
+"""`picforge pearl build`: the PEARL corpus from a mining run's `sentences` stage, into its own run directory."""
+import dataclasses
+import importlib.util
+import os
+import time
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+from companions.pearl import corpus, synonyms
+from picforge import rundir
+from picforge.encoders import BUNDLED_MODEL
+from picforge.errors import InputError
+from picforge.options import pipeline_options
+from pipeline.mine import read_stage
+
+WORD_VECTORS_STAGE = "pearl-word-vectors"
+WORD_VECTORS_FILE = "vectors.kv"
+
+
+@dataclasses.dataclass(frozen=True)
+class PearlOptions:
+    """Every option that changes the corpus (all recorded in the stage manifest)."""
+
+    seed: int = 0
+    parser: str = "spacy"
+    benepar_model: str = "benepar_en3"
+    spacy_model: str | None = None
+    ner_model: str | None = None
+    batch_size: int = 128
+    min_tokens: int = 2
+    max_tokens: int = 10
+    min_entity_share: float = 0.5
+    min_count: int = 2
+    wordnet: str | None = synonyms.DEBIAN_WORDNET
+    word_vectors: str | None = "corpus"
+    min_vector_cosine: float = 0.7
+    encoder: str = BUNDLED_MODEL
+    negatives_k: int = 2
+    min_overlap: float = 0.5
+    max_cosine: float = 0.6
+    max_block: int = 1000
+
+
+def check_options(options):
+    """InputError for options that cannot work here (before any pipeline starts)."""
+    if options.parser not in ("spacy", "benepar"):
+        raise InputError(f"--parser {options.parser}: choose spacy (dependency mapping) or benepar")
+    if options.parser == "benepar" and importlib.util.find_spec("benepar") is None:
+        raise InputError("--parser benepar: the benepar package is not installed; `pip install benepar` and "
+                         f"install its model {options.benepar_model}, or use --parser spacy")
+    if not 1 <= options.min_tokens <= options.max_tokens:
+        raise InputError(f"--min-tokens {options.min_tokens} / --max-tokens {options.max_tokens}: need "
+                         "1 <= min <= max")
+    if options.min_count < 1 or options.negatives_k < 0:
+        raise InputError("--min-count must be >= 1 and --negatives-k >= 0")
+
+
+def check_sentences(mining_run):
+    """InputError unless the run's `sentences` stage completed and each of its files is Parquet with the
+    Sentence columns PEARL reads."""
+    mining_run.require("sentences")
+    for path in mining_run.output_files("sentences"):
+        try:
+            with FileSystems.open(path, compression_type="uncompressed") as fh:
+                names = set(pq.ParquetFile(fh).schema_arrow.names)
+        except (OSError, pa.ArrowInvalid) as err:
+            raise InputError(f"{path}: not a readable Parquet file ({err}); re-run `picforge mine` for this run "
+                             "directory with --force") from err
+        if not {"sentence_id", "text"} <= names:
+            raise InputError(f"{path}: no sentence_id/text columns (has {sorted(names)}); is this the `sentences` "
+                             "stage of a picforge mining run?")
+
+
+def corpus_sentences(mining_run):
+    """Token lists of every sentence of the mining run (a restartable iterable, as gensim needs)."""
+    class Sentences:
+        def __iter__(self):
+            for record in mining_run.iter_records("sentences", columns=["text"]):
+                yield synonyms.corpus_tokens(record["text"])
+    return Sentences()
+
+
+def word_vectors(run, mining_run, options, force=False):
+    """(path, identity) of the word vectors the embedding-neighbour synonyms use: trained on the corpus (stage
+    `pearl-word-vectors`, skipped when up to date), given by the user, or (None, None) when switched off."""
+    if options.word_vectors is None:
+        return None, None
+    if options.word_vectors != "corpus":
+        synonyms.load_word_vectors(options.word_vectors)  # a bad file fails here, not inside the pipeline
+        return options.word_vectors, rundir.input_identity(options.word_vectors)
+    inputs = rundir.upstream(mining_run, "sentences")
+    settings = {"seed": options.seed}
+    stage_print = rundir.fingerprint(WORD_VECTORS_STAGE, inputs, settings)
+    path = run.join(WORD_VECTORS_STAGE, WORD_VECTORS_FILE)
+    if force or not run.is_complete(WORD_VECTORS_STAGE, stage_print):
+        started = time.time()
+        run.clear(WORD_VECTORS_STAGE)
+        vectors = synonyms.train_word_vectors(corpus_sentences(mining_run), seed=options.seed)
+        if "://" not in path:
+            os.makedirs(run.stage_dir(WORD_VECTORS_STAGE), exist_ok=True)
+        vectors.save(path)  # gensim writes through smart_open: local paths, gs:// and s3://
+        run.write_manifest(WORD_VECTORS_STAGE, {
+            "stage": WORD_VECTORS_STAGE, "fingerprint": stage_print, "inputs": inputs, "options": settings,
+            "records": len(vectors.key_to_index), "seconds": round(time.time() - started, 3),
+            "files": [WORD_VECTORS_FILE]})
+    return path, stage_print
+
+
+def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner="DirectRunner", force=False):
+    """Run stage `pearl-phrases` into `out` from the mining run's sentences; returns its manifest."""
+    check_options(options)
+    mining_run, run = rundir.RunDir(mining_run_dir), rundir.RunDir(out)
+    check_sentences(mining_run)
+    if options.wordnet:
+        synonyms.load_wordnet(options.wordnet)
+    vectors, vectors_identity = word_vectors(run, mining_run, options, force)
+    settings = dict(dataclasses.asdict(options), word_vectors=vectors)
+    inputs = dict(rundir.upstream(mining_run, "sentences"), word_vectors=vectors_identity)
+    manifests = rundir.run_stages(
+        run, {corpus.STAGE: "pearl_phrase"}, inputs=inputs, options=dataclasses.asdict(options),
+        build=lambda p: {corpus.STAGE: read_stage(p, mining_run, "sentences") | "pearl" >> corpus.BuildCorpus(settings)},
+        pipeline_options=pipeline_options(beam_args, runner), force=force)
+    manifest = manifests[corpus.STAGE]
+    if not manifest.get("skipped"):
+        sort_stage(run, corpus.STAGE, "pearl_phrase")
+    return manifest
+
+
+def sort_stage(run, stage, schema):
+    """Rewrite a stage as one Parquet file sorted by phrase, so equal inputs give byte-equal files."""
+    records = sorted(run.iter_records(stage), key=lambda r: r["phrase"])
+    manifest = run.read_manifest(stage)
+    FileSystems.delete([run.manifest_path(stage)] + run.output_files(stage))
+    run.write_records(stage, records, schema)
+    manifest["files"] = [p.rsplit("/", 1)[-1] for p in run.output_files(stage)]
+    run.write_manifest(stage, manifest)

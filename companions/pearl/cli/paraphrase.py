@@ -1,0 +1,49 @@
+"""`picforge pearl paraphrase --run PEARL_RUN`: one LLM paraphrase per phrase (cached, budgeted; --live to spend)."""
+import os
+
+from companions.pearl import paraphrase
+from companions.stsb_context.generate import GenerationSettings, resolve_endpoint
+from picforge.errors import InputError
+from picforge.rundir import RunDir
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "paraphrase", help="phrase-level augmentation: one paraphrase per phrase from an OpenAI-compatible model",
+        description="Stage `pearl-paraphrases`: ask the model for one paraphrase of each phrase (most frequent "
+                    "first), through STS-B-Context's client, response cache and budget.")
+    parser.add_argument("--run", required=True, help="PEARL run directory with a completed `pearl-phrases` stage")
+    parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
+    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, "
+                                                         "else the OpenAI API)")
+    parser.add_argument("--live", action="store_true", help="allow requests to a non-loopback endpoint, which may bill")
+    parser.add_argument("--offline", action="store_true", help="replay the cache only; report what is missing")
+    parser.add_argument("--max-requests", type=int, default=1000, metavar="N", help="at most N requests (default 1000)")
+    parser.add_argument("--max-tokens", type=int, default=200_000, metavar="N",
+                        help="at most N prompt+completion tokens (default 200000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed sent to the API (default 0)")
+    parser.add_argument("--temperature", type=float, default=0.7)
+    parser.add_argument("--completion-tokens", type=int, default=32, metavar="N", help="max_tokens of each answer")
+    parser.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight at once")
+    parser.add_argument("--cache", metavar="DIR", help="local response cache (default PEARL_RUN/cache)")
+    parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    endpoint = resolve_endpoint(args.base_url)
+    paraphrase.check_spend(endpoint, live=args.live, offline=args.offline, max_requests=args.max_requests,
+                           max_tokens=args.max_tokens)
+    if args.cache is None and "://" in args.run:
+        raise InputError(f"{args.run}: the response cache must be local; pass --cache DIR")
+    settings = GenerationSettings(model=args.model, endpoint=endpoint, temperature=args.temperature,
+                                  max_tokens=args.completion_tokens, seed=args.seed)
+    manifest = paraphrase.paraphrase_phrases(
+        RunDir(args.run), settings, cache_dir=args.cache or os.path.join(args.run, "cache"), offline=args.offline,
+        max_requests=args.max_requests, max_tokens=args.max_tokens, concurrency=args.concurrency, force=args.force)
+    counts = {k.split("/", 1)[1]: v for k, v in manifest["counters"].items()}
+    print(f"{paraphrase.STAGE}: {manifest['records']} phrases" + (" (up to date, skipped)" if manifest.get("skipped") else ""))
+    print("  " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    if not manifest["complete"]:
+        print(f"  {manifest['pending']} unanswered; re-run (with a larger budget, or online) to complete them")
+    return 0 if manifest["complete"] else 1

@@ -1,0 +1,144 @@
+"""Phrases of PEARL's five lexical types (NP, VP, PP, ADVP, ADJP) and their OntoNotes entity type.
+
+The paper parses with the Berkeley Neural Parser; by default the constituents are read off spaCy's dependency
+parse instead (the mapping is stated in docs/pearl.md and in `dependency_constituents`); `benepar_constituents`
+reads a benepar parse when that package and its model are installed.
+"""
+import re
+
+LEXICAL_TYPES = ("NP", "VP", "PP", "ADVP", "ADJP")
+ONTONOTES_TYPES = ("CARDINAL", "DATE", "PERSON", "NORP", "GPE", "LAW", "PERCENT", "ORDINAL", "MONEY",
+                   "WORK_OF_ART", "FAC", "TIME", "QUANTITY", "PRODUCT", "LANGUAGE", "ORG", "LOC", "EVENT")
+OTHER = "OTHER"
+ENTITY_TYPES = ONTONOTES_TYPES + (OTHER,)
+LABELS = tuple(f"{lex}-{ent}" for lex in LEXICAL_TYPES for ent in ENTITY_TYPES)
+
+# right dependents that end a head's phrase: coordination and punctuation belong to the enclosing constituent
+CLAUSE_BREAKS = frozenset({"punct", "cc", "conj", "preconj", "appos", "parataxis", "dep", "meta"})
+VP_LEFT_DEPS = frozenset({"aux", "auxpass", "neg"})  # a VP keeps its auxiliaries and negation, not its subject
+PP_DEPS = frozenset({"prep", "agent", "dative"})
+NOMINAL_POS = frozenset({"NOUN", "PROPN"})
+
+
+def _right_end(token, breaks):
+    """Index after the last token of `token`'s right dependents, stopping at the first clause break."""
+    end = token.i + 1
+    for child in token.rights:
+        if child.dep_ in breaks:
+            break
+        end = child.right_edge.i + 1
+    return end
+
+
+def _left_start(token, keep):
+    """Index of the first token of the contiguous left dependents `keep(child)` accepts, nearest first."""
+    start = token.i
+    for child in reversed(list(token.lefts)):
+        if not keep(child) or child.right_edge.i + 1 != start:
+            break
+        start = child.left_edge.i
+    return start
+
+
+def _trim(doc, start, end):
+    """(start, end) without punctuation or spaces at either edge."""
+    while start < end and (doc[start].is_punct or doc[start].is_space):
+        start += 1
+    while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
+        end -= 1
+    return start, end
+
+
+def dependency_constituents(doc):
+    """(lexical_type, start, end) token spans read off a dependency parse.
+
+    NP: a noun chunk, and a noun's whole subtree up to a clause break (NP → NP PP/SBAR); PP: a `prep`/`agent`/
+    `dative` preposition with its subtree; VP: a verb with its auxiliaries and negation and its right dependents
+    up to a clause break; ADJP / ADVP: an adjective / adverb with its left and right dependents up to a clause
+    break (NP when it has a determiner). Spans are trimmed of edge punctuation; duplicates of one (type, span) are dropped.
+    """
+    spans = set()
+    for chunk in doc.noun_chunks:
+        spans.add(("NP", chunk.start, chunk.end))
+    not_break = lambda child: child.dep_ not in CLAUSE_BREAKS  # noqa: E731 - the one predicate, named inline
+    for token in doc:
+        if token.pos_ in NOMINAL_POS and token.dep_ != "compound":
+            spans.add(("NP", _left_start(token, not_break), _right_end(token, CLAUSE_BREAKS)))
+        elif token.dep_ in PP_DEPS and token.pos_ == "ADP" and any(True for _ in token.rights):
+            spans.add(("PP", token.left_edge.i, token.right_edge.i + 1))
+        elif token.pos_ == "VERB":
+            spans.add(("VP", _left_start(token, lambda c: c.dep_ in VP_LEFT_DEPS), _right_end(token, CLAUSE_BREAKS)))
+        elif token.pos_ in ("ADJ", "ADV"):
+            nominal = any(child.dep_ == "det" for child in token.lefts)  # "the Irish poor" heads an NP
+            lex = "NP" if nominal else "ADJP" if token.pos_ == "ADJ" else "ADVP"
+            spans.add((lex, _left_start(token, not_break), _right_end(token, CLAUSE_BREAKS)))
+    trimmed = {(lex, *_trim(doc, start, end)) for lex, start, end in spans}
+    return sorted((s for s in trimmed if s[2] > s[1]), key=lambda s: (s[1], s[2], LEXICAL_TYPES.index(s[0])))
+
+
+def benepar_constituents(doc):
+    """(lexical_type, start, end) spans of benepar's constituents whose label is one of the five types."""
+    spans = set()
+    for sentence in doc.sents:
+        for constituent in sentence._.constituents:
+            for label in constituent._.labels:
+                if label in LEXICAL_TYPES:
+                    spans.add((label, *_trim(doc, constituent.start, constituent.end)))
+    return sorted((s for s in spans if s[2] > s[1]), key=lambda s: (s[1], s[2], LEXICAL_TYPES.index(s[0])))
+
+
+def entity_type(start, end, entities, min_share=0.5):
+    """The OntoNotes label of the entity covering most of tokens [start, end), if it covers at least
+    `min_share` of them; else OTHER. `entities` holds (start, end, label) token spans."""
+    best, best_overlap = OTHER, 0
+    for ent_start, ent_end, label in entities:
+        overlap = min(end, ent_end) - max(start, ent_start)
+        if overlap > best_overlap:
+            best, best_overlap = label, overlap
+    if best_overlap < min_share * (end - start):
+        return OTHER
+    return best if best in ONTONOTES_TYPES else OTHER
+
+
+BRACKETS = {")": "(", "]": "[", "}": "{"}
+
+
+def is_balanced(text):
+    """True when brackets nest and close and double quotes pair up."""
+    stack = []
+    for ch in text:
+        if ch in "([{":
+            stack.append(ch)
+        elif ch in BRACKETS and (not stack or stack.pop() != BRACKETS[ch]):
+            return False
+    return not stack and text.count('"') % 2 == 0
+
+
+def surface_text(doc, start, end):
+    """The phrase as written, whitespace collapsed; a sentence-initial capital is lowered unless a proper noun."""
+    text = re.sub(r"\s+", " ", doc[start:end].text).strip()
+    first = doc[start]
+    if first.is_sent_start and first.pos_ != "PROPN" and text[:1].isupper() and not first.text.isupper():
+        text = text[0].lower() + text[1:]
+    return text
+
+
+def phrase_occurrences(doc, constituents, entities, *, min_tokens=2, max_tokens=10, min_entity_share=0.5):
+    """(reason, occurrence) for each constituent: reason None and {phrase, lexical_type, entity_type, label}
+    when kept, else why it was skipped (too-short, too-long, no-alphanumeric, unbalanced)."""
+    for lex, start, end in constituents:
+        if end - start < min_tokens:
+            yield "too-short", None
+            continue
+        if end - start > max_tokens:
+            yield "too-long", None
+            continue
+        text = surface_text(doc, start, end)
+        if not any(ch.isalnum() for ch in text):
+            yield "no-alphanumeric", None
+            continue
+        if not is_balanced(text):
+            yield "unbalanced", None
+            continue
+        ent = entity_type(start, end, entities, min_entity_share)
+        yield None, {"phrase": text, "lexical_type": lex, "entity_type": ent, "label": f"{lex}-{ent}"}

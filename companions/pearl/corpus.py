@@ -1,0 +1,215 @@
+"""The PEARL corpus as Beam transforms: sentences → typed phrases (count ≥ 2) → augmentations → hard negatives."""
+import collections
+import hashlib
+
+import apache_beam as beam
+from apache_beam.metrics import Metrics
+from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
+
+from companions.pearl import augment, negatives, synonyms
+from companions.pearl.constituents import LEXICAL_TYPES, benepar_constituents, dependency_constituents, \
+    phrase_occurrences
+from picforge.encoders import SentenceTransformerHandler
+from pipeline.stages.phrases import default_spacy_model
+
+STAGE = "pearl-phrases"
+SPACY_PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "textcat", "textcat_multilabel", "spancat")
+
+
+def load_parser(model_name=None, parser="spacy", benepar_model="benepar_en3"):
+    """A spaCy pipeline with tagger, dependency parser and NER (the attribute_ruler's POS rules compiled); with
+    parser='benepar', benepar's constituency parser added after it."""
+    import spacy
+
+    from pipeline.pos_rules import replace_attribute_ruler
+
+    nlp = spacy.load(model_name or default_spacy_model(), exclude=SPACY_PIPES_NOT_NEEDED)
+    replace_attribute_ruler(nlp)
+    if parser == "benepar":
+        import benepar  # noqa: F401 - registers the "benepar" factory
+
+        nlp.add_pipe("benepar", config={"model": benepar_model})
+    return nlp
+
+
+def token_entities(doc, ner_doc=None):
+    """(start, end, label) token spans of the entities of `ner_doc` (a second model's parse of the same text)
+    or of `doc` itself."""
+    if ner_doc is None:
+        return [(ent.start, ent.end, ent.label_) for ent in doc.ents]
+    spans = (doc.char_span(ent.start_char, ent.end_char, alignment_mode="expand") for ent in ner_doc.ents)
+    return [(span.start, span.end, ent.label_) for span, ent in zip(spans, ner_doc.ents) if span is not None]
+
+
+class _ParsePhrases(beam.DoFn):
+    """Batches of Sentence records → {phrase, lexical_type, entity_type, label} occurrences (spaCy in setup)."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.sentences = Metrics.counter(STAGE, "sentences-parsed")
+        self.occurrences = Metrics.counter(STAGE, "occurrences")
+
+    def setup(self):
+        s = self.settings
+        self.nlp = load_parser(s["spacy_model"], s["parser"], s["benepar_model"])
+        self.ner = load_parser(s["ner_model"]) if s["ner_model"] else None
+        self.constituents = benepar_constituents if s["parser"] == "benepar" else dependency_constituents
+
+    def process(self, batch):
+        s = self.settings
+        texts = [sentence["text"] for sentence in batch]
+        ner_docs = self.ner.pipe(texts) if self.ner else (None for _ in texts)
+        for doc, ner_doc in zip(self.nlp.pipe(texts, batch_size=s["batch_size"]), ner_docs):
+            self.sentences.inc()
+            for reason, occurrence in phrase_occurrences(
+                    doc, self.constituents(doc), token_entities(doc, ner_doc), min_tokens=s["min_tokens"],
+                    max_tokens=s["max_tokens"], min_entity_share=s["min_entity_share"]):
+                if reason:
+                    Metrics.counter(STAGE, f"skipped-{reason}").inc()
+                    continue
+                self.occurrences.inc()
+                yield occurrence
+
+
+class ParsePhrases(beam.PTransform):
+    """Sentence records → typed phrase occurrences."""
+
+    def __init__(self, settings):
+        super().__init__()
+        self.settings = settings
+
+    def expand(self, sentences):
+        size = self.settings["batch_size"]
+        return (sentences
+                | "batch sentences" >> beam.BatchElements(min_batch_size=size, max_batch_size=size * 4)
+                | "parse constituents" >> beam.ParDo(_ParsePhrases(self.settings)))
+
+
+def phrase_record(phrase, labels, min_count=2):
+    """(reason, record): the phrase with its count and most frequent (lexical, entity) type (ties: the
+    earlier lexical type in NP, VP, PP, ADVP, ADJP order, then the entity name), or why it is dropped."""
+    counts = collections.Counter(labels)
+    total = sum(counts.values())
+    if total < min_count:
+        return "rare", None
+    (lex, ent), _ = min(counts.items(), key=lambda item: (-item[1], LEXICAL_TYPES.index(item[0][0]), item[0][1]))
+    return "kept", {"phrase": phrase, "lexical_type": lex, "entity_type": ent, "label": f"{lex}-{ent}",
+                    "count": total}
+
+
+class CountPhrases(beam.PTransform):
+    """Occurrences → one record per phrase seen at least `min_count` times."""
+
+    def __init__(self, min_count=2):
+        super().__init__()
+        self.min_count = min_count
+
+    def expand(self, occurrences):
+        min_count = self.min_count
+
+        def count(item):
+            phrase, labels = item
+            reason, record = phrase_record(phrase, labels, min_count)
+            Metrics.counter(STAGE, f"phrases-{reason}").inc()
+            if record:
+                yield record
+
+        return (occurrences
+                | "key by phrase" >> beam.Map(lambda o: (o["phrase"], (o["lexical_type"], o["entity_type"])))
+                | "group by phrase" >> beam.GroupByKey()
+                | "count and label" >> beam.FlatMap(count))
+
+
+class _Augment(beam.DoFn):
+    """Adds character- and token-level augmentations; WordNet and word vectors load in setup."""
+
+    def __init__(self, settings):
+        self.settings = settings
+
+    def setup(self):
+        s = self.settings
+        self.sources = {}
+        if s["wordnet"]:
+            wordnet = synonyms.load_wordnet(s["wordnet"])
+            self.sources["synonym-wordnet"] = lambda token: synonyms.wordnet_synonyms(wordnet, token)
+        if s["word_vectors"]:
+            vectors = synonyms.load_word_vectors(s["word_vectors"])
+            self.sources["synonym-embedding"] = lambda token: synonyms.vector_neighbours(
+                vectors, token, s["min_vector_cosine"])
+
+    def process(self, record):
+        made = augment.augment_phrase(record["phrase"], self.settings["seed"], self.sources)
+        for item in made:
+            Metrics.counter(STAGE, f"augmented-{item['kind']}").inc()
+        yield dict(record, augmentations=made)
+
+
+def seeded_order(seed, phrase):
+    """A deterministic pseudo-random sort key (for capping a block with a seed)."""
+    return hashlib.sha1(f"{seed}\x1f{phrase}".encode("utf-8")).hexdigest()
+
+
+class HardNegatives(beam.PTransform):
+    """Phrase records → (phrase, [hard negatives]): phrases sharing a content word are compared (blocks capped at
+    `max_block`, seeded), kept when lexically close and semantically far, k of lowest cosine per phrase."""
+
+    def __init__(self, encoder, k=2, min_overlap=0.5, max_cosine=0.6, max_block=1000, seed=0):
+        super().__init__()
+        self.handler = SentenceTransformerHandler(encoder)
+        self.k, self.min_overlap, self.max_cosine = k, min_overlap, max_cosine
+        self.max_block, self.seed = max_block, seed
+
+    def expand(self, records):
+        k, min_overlap, max_cosine, max_block, seed = (self.k, self.min_overlap, self.max_cosine, self.max_block,
+                                                       self.seed)
+
+        def by_word(item):
+            phrase, vector = item
+            for key in negatives.blocking_keys(phrase):
+                yield key, (phrase, vector)
+
+        def compare(item):
+            _, members = item
+            block = sorted(members, key=lambda member: seeded_order(seed, member[0]))
+            if len(block) > max_block:
+                Metrics.counter(STAGE, "blocks-capped").inc()
+                block = block[:max_block]
+            yield from negatives.hard_negative_candidates(block, min_overlap=min_overlap, max_cosine=max_cosine)
+
+        return (records
+                | "phrase text" >> beam.Map(lambda r: (r["phrase"], r["phrase"]))
+                | "embed phrases" >> RunInference(KeyedModelHandler(self.handler))
+                | "unit vector" >> beam.MapTuple(lambda phrase, result: (phrase, result.inference))
+                | "key by content word" >> beam.FlatMap(by_word)
+                | "group blocks" >> beam.GroupByKey()
+                | "score pairs in block" >> beam.FlatMap(compare)
+                | "group candidates" >> beam.GroupByKey()
+                | "pick k" >> beam.MapTuple(lambda phrase, found: (phrase, negatives.pick_hard_negatives(found, k))))
+
+
+def attach_negatives(item):
+    """(phrase, {record: [r], negatives: [[...]]}) → the record with its hard negatives ([] when none)."""
+    _, joined = item
+    for record in joined["record"]:
+        found = joined["negatives"]
+        yield dict(record, hard_negatives=found[0] if found else [])
+
+
+class BuildCorpus(beam.PTransform):
+    """Sentence records → PearlPhrase records (the `pearl-phrases` stage)."""
+
+    def __init__(self, settings):
+        super().__init__()
+        self.settings = settings
+
+    def expand(self, sentences):
+        s = self.settings
+        phrases = (sentences
+                   | "typed phrases" >> ParsePhrases(s)
+                   | "count" >> CountPhrases(s["min_count"])
+                   | "augment" >> beam.ParDo(_Augment(s)))
+        hard = phrases | "hard negatives" >> HardNegatives(
+            s["encoder"], s["negatives_k"], s["min_overlap"], s["max_cosine"], s["max_block"], s["seed"])
+        return ({"record": phrases | "key record" >> beam.Map(lambda r: (r["phrase"], r)), "negatives": hard}
+                | "join negatives" >> beam.CoGroupByKey()
+                | "attach negatives" >> beam.FlatMap(attach_negatives))

@@ -1,0 +1,97 @@
+"""Phrase-level augmentation: one LLM paraphrase per phrase through STS-B-Context's OpenAI-compatible client,
+response cache and budget (standing in for the paper's Parrot); off unless asked for."""
+import re
+import time
+
+from companions.pearl import corpus
+from companions.stsb_context.cache import ResponseCache, cache_key
+from companions.stsb_context.generate import Budget, Job, _Fetcher, estimate_tokens, is_local, make_client, \
+    openai_sender
+from picforge import rundir
+from picforge.errors import InputError
+
+STAGE = "pearl-paraphrases"
+SCHEMA = "pearl_paraphrase"
+MAX_WORDS_FACTOR = 3
+
+
+def build_prompt(phrase):
+    """The user message asking for one paraphrase of `phrase`."""
+    return ("Paraphrase the following phrase: give one different wording with the same meaning, about as short "
+            f"as the original. Answer with the paraphrase only, no quotes.\nPhrase: {phrase}")
+
+
+def chat_messages(phrase):
+    return [{"role": "user", "content": build_prompt(phrase)}]
+
+
+def parse_paraphrase(phrase, content):
+    """(status, paraphrase): the answer's first line without quotes or a final full stop; rejected when empty,
+    the phrase itself, or more than three times its length in words."""
+    line = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    line = re.sub(r"^(?:paraphrase:\s*)", "", line, flags=re.I).strip().strip("\"'“”‘’").rstrip(".").strip()
+    if not line or line.lower() == phrase.lower():
+        return "rejected", None
+    if len(line.split()) > MAX_WORDS_FACTOR * len(phrase.split()):
+        return "rejected", None
+    return "kept", line
+
+
+def paraphrase_record(phrase, key, outcome):
+    """The `pearl-paraphrases` row of one phrase."""
+    status, text = outcome["status"], None
+    if status == "answered":
+        status, text = parse_paraphrase(phrase, outcome["response"]["content"])
+    return {"phrase": phrase, "cache_key": key, "status": status, "paraphrase": text, "error": outcome.get("error")}
+
+
+def check_spend(endpoint, *, live, offline, max_requests, max_tokens):
+    """InputError unless requests to `endpoint` cannot bill (loopback, or cache only) or --live allows them."""
+    if not offline and not live and not is_local(endpoint):
+        raise InputError(f"{endpoint}: not a loopback server, so requests may cost money; pass --live (spending at "
+                         f"most --max-requests {max_requests} / --max-tokens {max_tokens}) or --offline to replay "
+                         "the cache")
+
+
+def paraphrase_phrases(run, settings, *, cache_dir, offline=False, max_requests=1000, max_tokens=200_000,
+                       concurrency=4, max_retries=4, timeout=60.0, force=False):
+    """Run stage `pearl-paraphrases` over the phrases of `pearl-phrases`, most frequent first (so a budget
+    goes to them); answers come from the cache when present. Returns the manifest."""
+    started = time.time()
+    inputs = rundir.upstream(run, corpus.STAGE)
+    options = {"model": settings.model, **settings.params()}
+    stage_print = rundir.fingerprint(STAGE, inputs, options)
+    manifest = run.read_manifest(STAGE)
+    if not force and manifest and manifest["fingerprint"] == stage_print and manifest.get("complete"):
+        return dict(manifest, skipped=True)
+    phrases = sorted(run.iter_records(corpus.STAGE, columns=["phrase", "count"]),
+                     key=lambda r: (-r["count"], r["phrase"]))
+    planned, jobs = [], {}
+    for row in phrases:
+        messages = chat_messages(row["phrase"])
+        key = cache_key(settings.model, messages, settings.params())
+        planned.append((row["phrase"], key))
+        jobs.setdefault(key, Job(key, messages, estimate_tokens(messages[0]["content"]) + settings.max_tokens))
+    send = None
+    if not offline:
+        send = openai_sender(make_client(settings.endpoint, max_retries=max_retries, timeout=timeout), settings)
+    fetcher = _Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings)
+    outcomes = fetcher.run(list(jobs.values()), concurrency)
+    records = sorted((paraphrase_record(phrase, key, outcomes[key]) for phrase, key in planned),
+                     key=lambda r: r["phrase"])
+    by_status = {}
+    for record in records:
+        by_status[record["status"]] = by_status.get(record["status"], 0) + 1
+    pending = sum(n for status, n in by_status.items() if status not in ("kept", "rejected"))
+    run.clear(STAGE)
+    run.write_records(STAGE, records, SCHEMA)
+    manifest = {
+        "stage": STAGE, "fingerprint": stage_print, "inputs": inputs, "options": options,
+        "records": len(records), "counters": {**{f"{STAGE}/{k}": v for k, v in sorted(by_status.items())},
+                                               **{f"{STAGE}/{k}": v for k, v in fetcher.counts.items()}},
+        "seconds": round(time.time() - started, 3), "complete": pending == 0, "pending": pending,
+        "budget": {"max_requests": max_requests, "max_tokens": max_tokens}, "offline": offline,
+        "files": [p.rsplit("/", 1)[-1] for p in run.output_files(STAGE)],
+    }
+    run.write_manifest(STAGE, manifest)
+    return manifest

@@ -1,0 +1,67 @@
+"""The dependency → constituent mapping and the entity types, on real sentences of the 103-page sample."""
+from companions.pearl.constituents import (LABELS, OTHER, dependency_constituents, entity_type, is_balanced,
+                                           phrase_occurrences)
+from companions.pearl.corpus import token_entities
+
+# Sentences of page 599 (Afroasiatic languages) of the shared enwiki sample; the expected constituents were
+# checked by hand against Penn Treebank bracketing conventions.
+HAND_CHECKED = {
+    "This gives us a minimum date for the age of Afroasiatic.": [
+        ("VP", "gives us a minimum date for the age of Afroasiatic"), ("NP", "a minimum date"),
+        ("NP", "a minimum date for the age of Afroasiatic"), ("PP", "for the age of Afroasiatic"),
+        ("NP", "the age of Afroasiatic"), ("PP", "of Afroasiatic")],
+    "4000 BC, suggesting an earlier possible dating.": [
+        ("VP", "suggesting an earlier possible dating"), ("NP", "an earlier possible dating")],
+    "Estimates of the date at which the Proto-Afroasiatic language was spoken vary widely.": [
+        ("NP", "the Proto-Afroasiatic language"), ("VP", "was spoken"), ("VP", "vary widely")],
+    "They fall within a range between approximately 7,500 BC (9,500 years ago) and approximately 16,000 BC "
+    "(18,000 years ago).": [("NP", "a range"), ("ADVP", "9,500 years ago"), ("NP", "9,500 years")],
+}
+
+
+def occurrences(nlp, text):
+    doc = nlp(text)
+    return [occ for reason, occ in phrase_occurrences(doc, dependency_constituents(doc), token_entities(doc)) if occ]
+
+
+def test_hand_checked_constituents_are_found(nlp):
+    for text, expected in HAND_CHECKED.items():
+        found = {(occ["lexical_type"], occ["phrase"]) for occ in occurrences(nlp, text)}
+        missing = [pair for pair in expected if pair not in found]
+        assert not missing, f"{text!r}: missing {missing}; found {sorted(found)}"
+
+
+def test_no_phrase_crosses_an_unbalanced_bracket(nlp):
+    text = ("However, Ancient Egyptian is highly divergent from Proto-Afroasiatic (Trombetti 1905: 1–2), and "
+            "considerable time must have elapsed in between them.")
+    found = occurrences(nlp, text)
+    assert found and all(is_balanced(occ["phrase"]) for occ in found)
+    assert ("NP", "considerable time") in {(occ["lexical_type"], occ["phrase"]) for occ in found}
+
+
+def test_entity_types_of_real_phrases(nlp):
+    labels = {occ["phrase"]: occ["label"] for occ in occurrences(
+        nlp, "According to Igor M. Diakonoff (1988: 33n), Proto-Afroasiatic was spoken c.")}
+    assert labels["Igor M. Diakonoff"] == "NP-PERSON"
+    dates = {occ["phrase"]: occ["label"] for occ in occurrences(nlp, "3400 BC (5,400 years ago).")}
+    assert dates["5,400 years ago"] == "ADVP-DATE"
+    assert all(label in LABELS for label in list(labels.values()) + list(dates.values()))
+
+
+def test_entity_type_needs_the_entity_to_cover_half_the_phrase():
+    entities = [(3, 5, "GPE"), (0, 1, "CARDINAL")]
+    assert entity_type(2, 5, entities) == "GPE"          # "in New York": 2 of 3 tokens
+    assert entity_type(0, 8, entities) == OTHER          # a long phrase mentioning New York
+    assert entity_type(0, 4, entities, min_share=0.25) == "GPE"  # a tie goes to the entity listed first
+    assert entity_type(0, 2, [(0, 2, "PER")]) == OTHER   # a label outside OntoNotes
+
+
+def test_sentence_initial_capital_is_lowered_unless_a_proper_noun(nlp):
+    found = {occ["phrase"] for occ in occurrences(nlp, "The voice of Swift was heard.")}
+    assert "the voice of Swift" in found and "The voice of Swift" not in found
+    found = {occ["phrase"] for occ in occurrences(nlp, "New York Harbor is large.")}
+    assert "New York Harbor" in found
+
+
+def test_balance_check():
+    assert is_balanced('the "Proposal" (1729)') and not is_balanced("from X (1905: 1") and not is_balanced('an "idea')

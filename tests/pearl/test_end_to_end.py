@@ -1,0 +1,149 @@
+"""`picforge pearl build` and `release` on a real mining run of the shared 103-page enwiki sample."""
+import collections
+import json
+import os
+import shutil
+
+import pytest
+
+import schemas
+from companions.pearl import corpus
+from companions.pearl.augment import CHARACTER_KINDS
+from companions.pearl.build import PearlOptions, build_corpus
+from companions.pearl.constituents import LABELS, LEXICAL_TYPES
+from companions.pearl.negatives import lexical_overlap
+from companions.pearl.release import distributions, read_jsonl
+from picforge import cli
+from picforge.encoders import encode, load_sentence_model
+from picforge.rundir import RunDir
+from release.configs import SPLITS
+
+pytestmark = pytest.mark.slow
+
+
+def picforge(*argv):
+    return cli.main([str(a) for a in argv])
+
+
+@pytest.fixture(scope="session")
+def pearl_103(mined_103, wordnet_root, tmp_path_factory):
+    """The PEARL run directory built from the mined sample with the defaults (WordNet and corpus vectors on)."""
+    out = tmp_path_factory.mktemp("pearl103") / "run"
+    assert picforge("pearl", "build", "--run", mined_103, "--out", out) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def records_103(pearl_103):
+    return list(RunDir(str(pearl_103)).iter_records(corpus.STAGE))
+
+
+def test_typed_phrases_of_the_real_sample(records_103, mined_103):
+    validator = schemas.validator("pearl_phrase")
+    for record in records_103:
+        validator.validate(record)
+    assert len(records_103) > 1000
+    assert all(r["count"] >= 2 and r["label"] in LABELS and r["label"] == f"{r['lexical_type']}-{r['entity_type']}"
+               for r in records_103)
+    assert {r["lexical_type"] for r in records_103} == set(LEXICAL_TYPES)
+    assert len({r["entity_type"] for r in records_103}) > 10
+    text = "\n".join(s["text"].lower() for s in RunDir(str(mined_103)).iter_records("sentences", columns=["text"]))
+    assert all(r["phrase"].lower() in text for r in records_103)
+    shares = collections.Counter(r["lexical_type"] for r in records_103)
+    assert shares["NP"] > shares["PP"] > shares["VP"]  # NP first and PP second, as in the paper
+
+
+def test_augmentations_of_every_kind(records_103):
+    made = collections.Counter(a["kind"] for r in records_103 for a in r["augmentations"])
+    assert all(made[kind] > 0.9 * len(records_103) for kind in CHARACTER_KINDS)
+    assert made["token-swap"] > 0 and made["synonym-wordnet"] > 0 and made["synonym-embedding"] > 0
+    assert all(a["text"] != r["phrase"] for r in records_103 for a in r["augmentations"])
+
+
+def test_hard_negatives_look_alike_and_mean_something_else(records_103):
+    options = PearlOptions()
+    phrases = {r["phrase"] for r in records_103}
+    with_negatives = [r for r in records_103 if r["hard_negatives"]]
+    assert len(with_negatives) > 100
+    pairs = [(r["phrase"], n) for r in with_negatives for n in r["hard_negatives"]]
+    assert all(len(r["hard_negatives"]) <= options.negatives_k for r in with_negatives)
+    assert all(n in phrases and n.lower() != p.lower() and lexical_overlap(p, n) >= options.min_overlap
+               for p, n in pairs)
+    model = load_sentence_model(options.encoder)
+    sample = pairs[:: max(1, len(pairs) // 40)]
+    left, right = encode(model, [p for p, _ in sample]), encode(model, [n for _, n in sample])
+    assert all(float(a @ b) <= options.max_cosine + 1e-4 for a, b in zip(left, right))
+
+
+def test_rerun_is_skipped_and_changes_nothing(pearl_103, mined_103, capsys):
+    run = RunDir(str(pearl_103))
+    before = {path: os.path.getmtime(path) for path in run.output_files(corpus.STAGE)}
+    assert picforge("pearl", "build", "--run", mined_103, "--out", pearl_103) == 0
+    assert "up to date, skipped" in capsys.readouterr().out
+    assert {path: os.path.getmtime(path) for path in run.output_files(corpus.STAGE)} == before
+
+
+def test_release_splits_by_phrase_and_card_from_written_files(pearl_103, records_103, tmp_path, capsys):
+    out = tmp_path / "release"
+    assert picforge("pearl", "release", "--run", pearl_103, "--out", out) == 0
+    splits = {split: read_jsonl(out / "data" / f"{split}.jsonl") for split in SPLITS}
+    keys = {split: {row["phrase"].lower() for row in rows} for split, rows in splits.items()}
+    assert not (keys["train"] & keys["validation"]) and not (keys["train"] & keys["test"])
+    assert not (keys["validation"] & keys["test"])
+    assert sum(len(rows) for rows in splits.values()) == len(records_103)
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats == json.loads(json.dumps(distributions(splits)))
+    card = (out / "README.md").read_text()
+    for lex, row in stats["lexical_types"].items():
+        assert f"| {lex} | {row['phrases']} | {row['pct']} | {row['paper_pct']} |" in card
+    assert (out / "plots" / "distributions.png").stat().st_size > 1000
+    import datasets
+    loaded = datasets.load_dataset("json", data_files={s: str(out / "data" / f"{s}.jsonl") for s in SPLITS})
+    assert {s: loaded[s].num_rows for s in SPLITS} == stats["split_sizes"]
+    assert set(loaded["train"].features) == {"phrase", "lexical_type", "entity_type", "label", "count",
+                                             "augmentations", "hard_negatives"}
+    assert picforge("pearl", "release", "--run", pearl_103, "--out", out) == 0
+    assert "up to date, skipped" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="session")
+def small_run(mined_103, tmp_path_factory):
+    """A mining run directory holding the first 400 real sentences of the sample as its `sentences` stage."""
+    source = RunDir(str(mined_103))
+    run = RunDir(str(tmp_path_factory.mktemp("small") / "mined"))
+    sentences = list(source.iter_records("sentences"))[:400]
+    os.makedirs(run.stage_dir("sentences"))
+    run.write_records("sentences", sentences, "sentence")
+    run.write_manifest("sentences", dict(source.read_manifest("sentences"), fingerprint="small-400"))
+    return run
+
+
+def test_same_seed_same_corpus_other_seed_other_augmentations(small_run, wordnet_root, tmp_path):
+    options = PearlOptions(min_count=1)
+    build_corpus(small_run.root, str(tmp_path / "a"), options)
+    build_corpus(small_run.root, str(tmp_path / "b"), options)
+    build_corpus(small_run.root, str(tmp_path / "c"), PearlOptions(min_count=1, seed=1))
+    a, b, c = (list(RunDir(str(tmp_path / x)).iter_records(corpus.STAGE)) for x in "abc")
+    assert a == b and len(a) > 100
+    assert [r["phrase"] for r in a] == [r["phrase"] for r in c]
+    assert [r["augmentations"] for r in a] != [r["augmentations"] for r in c]
+
+
+def test_bad_input_is_one_line_and_exit_2(small_run, tmp_path, capsys):
+    cases = [
+        (["--run", tmp_path / "nothing"], "stage 'sentences' has not completed"),
+        (["--run", small_run.root, "--parser", "benepar"], "benepar package is not installed"),
+        (["--run", small_run.root, "--wordnet", tmp_path], "not a WordNet database folder"),
+        (["--run", small_run.root, "--word-vectors", tmp_path / "none.vec"], "no such word-vector file"),
+        (["--run", small_run.root, "--min-tokens", "3", "--max-tokens", "2"], "need 1 <= min <= max"),
+    ]
+    broken = RunDir(str(tmp_path / "broken"))
+    shutil.copytree(small_run.root, broken.root)
+    with open(broken.output_files("sentences")[0], "wb") as fh:
+        fh.write(b"not parquet")
+    cases.append((["--run", broken.root], "part-00000-of-00001.parquet: not a readable Parquet file"))
+    for argv, message in cases:
+        assert picforge("pearl", "build", "--out", tmp_path / "out", *argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert not os.path.exists(tmp_path / "out" / corpus.STAGE)
