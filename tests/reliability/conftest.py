@@ -5,7 +5,9 @@ import zipfile
 
 import pytest
 
-from tests.pipeline.dump_factory import dump_xml, planted_pages
+from picforge.rundir import RunDir
+from pipeline.mine import CANDIDATES_CSV, mine
+from tests.pipeline.dump_factory import dump_xml, planted_pages, write_dump
 
 
 def _rewrite_member(wic_zip, member, damage):
@@ -54,3 +56,15 @@ def bad_files(tmp_path_factory, wic_zip):
     files["wic_bad_utf8"].write_bytes(
         _rewrite_member(wic_zip, "dev/dev.data.txt", lambda data: data.replace(b"\t", b"\xff\t", 1)))
     return {name: str(path) for name, path in files.items()}
+
+
+@pytest.fixture(scope="session")
+def finished_run(tmp_path_factory, wic_zip):
+    """A complete run of the planted dump (which yields triplets): (dump, run dir, ranked triplets, CSV text)."""
+    tmp = tmp_path_factory.mktemp("finished")
+    dump = write_dump(tmp / "planted.xml.bz2", planted_pages())
+    out = str(tmp / "run")
+    mine(dump, str(wic_zip), out)
+    triplets = list(RunDir(out).iter_records("select"))
+    assert triplets
+    return dump, out, triplets, (tmp / "run" / CANDIDATES_CSV).read_text()

@@ -79,19 +79,6 @@ def test_one_pathological_page_is_a_counted_skip(tmp_path, wic_zip):
     assert run.count_rows("select") > 0
 
 
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory, wic_zip):
-    """A complete run of the planted dump (which yields triplets), its ranked triplets and candidates CSV."""
-    tmp = tmp_path_factory.mktemp("finished")
-    dump = write_dump(tmp / "planted.xml.bz2", planted_pages())
-    out = str(tmp / "run")
-    mine(dump, str(wic_zip), out)
-    run = RunDir(out)
-    triplets = list(run.iter_records("select"))
-    assert triplets
-    return dump, out, triplets, (tmp / "run" / CANDIDATES_CSV).read_text()
-
-
 @pytest.mark.parametrize("point", ["before-finalise", "mid-finalise", "before-manifest"])
 def test_sigkill_in_select_is_completed_by_the_next_run(point, finished_run, tmp_path, wic_zip):
     dump, finished, triplets, candidates = finished_run
