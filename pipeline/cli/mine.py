@@ -4,7 +4,7 @@ import argparse
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, DEVICES, POOLING_MODES
 from picforge.options import finite_float, non_negative_int, positive_int
 from pipeline import categories_api
-from pipeline.mine import CANDIDATES_CSV, MineOptions, mine
+from pipeline.mine import MineOptions, mine, selection_summary
 
 
 def format_funnel(funnel):
@@ -86,5 +86,5 @@ def run(args):
         categories_contact=args.categories_contact)
     funnel = mine(args.input, args.wic, args.out, options, args.beam_args, args.runner, args.force, args.cache_dir)
     print(format_funnel(funnel))
-    print(f"\ntriplets: {args.out}/select/  candidates CSV: {args.out}/{CANDIDATES_CSV}")
+    print(selection_summary(args.out, funnel[-1]["count"]))
     return 0
