@@ -10,6 +10,7 @@ import contextlib
 import datetime
 import functools
 import json
+import logging
 import os
 
 import sqlalchemy as sa
@@ -17,6 +18,9 @@ import sqlalchemy as sa
 from picforge.errors import InputError
 
 LEDGER_FILE = "ledger.sqlite"
+BUSY_NOTICE_SECONDS = 2  # a writer waits this long for the SQLite ledger before saying it is waiting
+BUSY_WAIT_SECONDS = 600  # and at most this long in all
+log = logging.getLogger(__name__)
 
 # Decision rounds: 0 expert sheet accepted, 1 MTurk verification, 2 expert verification of round-1
 # rejections, 3 PS verification by three experts.
@@ -168,8 +172,10 @@ def now():
 def default_url(run_dir):
     """`sqlite:///RUN_DIR/ledger.sqlite` (the run directory must be local for the default ledger)."""
     if "://" in str(run_dir):
-        raise ValueError(f"{run_dir}: the default SQLite ledger needs a local run directory; "
+        raise InputError(f"{run_dir}: the default SQLite ledger needs a local run directory; "
                          "pass --ledger with an SQLAlchemy URL (e.g. postgresql://…)")
+    if os.path.exists(run_dir) and not os.path.isdir(run_dir):
+        raise InputError(f"--run {run_dir}: is a file, not a run directory; pass the folder `picforge mine` wrote")
     os.makedirs(run_dir, exist_ok=True)
     return "sqlite:///" + os.path.abspath(os.path.join(run_dir, LEDGER_FILE))
 
@@ -278,7 +284,8 @@ class Ledger:
 
 
 def _sqlite_transactions(engine):
-    """Make pysqlite start a real transaction (BEGIN IMMEDIATE) so a whole import is atomic."""
+    """Make pysqlite start a real transaction (BEGIN IMMEDIATE) so a whole import is atomic; a writer that
+    finds the ledger busy says so, waits its turn up to BUSY_WAIT_SECONDS, then gives up with one clear line."""
     @sa.event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):
         dbapi_conn.isolation_level = None
@@ -287,7 +294,28 @@ def _sqlite_transactions(engine):
 
     @sa.event.listens_for(engine, "begin")
     def _begin(conn):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={BUSY_NOTICE_SECONDS * 1000}")
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            return
+        except sa.exc.OperationalError as err:
+            if "locked" not in str(err.orig):
+                raise
+        finally:
+            conn.exec_driver_sql("PRAGMA busy_timeout=30000")
+        where = engine.url.database
+        log.warning("%s: another picforge command is writing to the ledger; waiting up to %d s for it to finish",
+                    where, BUSY_WAIT_SECONDS)
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={BUSY_WAIT_SECONDS * 1000}")
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        except sa.exc.OperationalError as err:
+            if "locked" not in str(err.orig):
+                raise
+            raise InputError(f"{where}: the ledger stayed busy for {BUSY_WAIT_SECONDS} s (another picforge command "
+                             "is writing to it); re-run this command when that one has finished") from None
+        finally:
+            conn.exec_driver_sql("PRAGMA busy_timeout=30000")
 
 
 class LedgerSession:
