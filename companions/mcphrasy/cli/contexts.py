@@ -3,6 +3,7 @@ from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
 from companions.mcphrasy.stages import CONTEXTS, MAX_CONTEXTS, TRIPLETS
 from companions.mcphrasy.workflow import retrieve_contexts, write_documents
 from picforge.encoders import BUNDLED_MODEL
+from picforge.options import non_negative_int, positive_int
 from picforge.rundir import RunDir
 
 
@@ -12,8 +13,8 @@ def register(verbs):
                                           "up to m seeded-sample contexts per phrase, masked. Beam flags pass through.")
     parser.add_argument("--phrases", required=True, help="text file, one phrase per line")
     add_corpus_arguments(parser)
-    parser.add_argument("--max-contexts", type=int, default=MAX_CONTEXTS, help=f"m (default {MAX_CONTEXTS})")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the context sample (default 0)")
+    parser.add_argument("--max-contexts", type=positive_int, default=MAX_CONTEXTS, help=f"m (default {MAX_CONTEXTS})")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the context sample (default 0)")
     parser.add_argument("--triplets", action="store_true", help="also write Appendix A.1 anchor/positive/negative")
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"encoder of the triplets (default {BUNDLED_MODEL})")
     parser.set_defaults(func=run, beam_args=[])
