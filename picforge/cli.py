@@ -5,7 +5,7 @@ import logging
 import sys
 import textwrap
 
-from picforge import __version__
+from picforge import __version__, progress
 from picforge.errors import InputError, NothingToDo
 
 # The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}.
@@ -30,6 +30,8 @@ SECTIONS = {
                          "build and evaluate STS-B-Context (SLICE paper, Sections 4.2 and 5)"),
         "cosimlex": ("companions.cosimlex.cli",
                      "build CoSimLex: contexts, expert selection, rating task, post-processing, metrics"),
+        "mcphrasy": ("companions.mcphrasy.cli",
+                     "McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release"),
         "pearl": ("companions.pearl.cli",
                   "build and release the PEARL phrase corpus: typed phrases, augmentations, hard negatives"),
     },
@@ -90,6 +92,7 @@ def main(argv=None):
         args.beam_args = extra
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     try:
         return args.func(args)
     except (InputError, OSError) as err:
