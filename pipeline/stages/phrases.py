@@ -144,7 +144,7 @@ class _ExtractPhrases(beam.DoFn):
         self.nlp = load_spacy(self.model_name)
 
     def tokenised(self, batch):
-        """(sentence, tokenised doc) of the batch's sentences that can hold a WiC phrase (all without a list)."""
+        """(tokenised doc, sentence) of the batch's sentences that can hold a WiC phrase (all without a list)."""
         for sentence in batch:
             if not parseable(sentence):
                 self.too_long.inc()
