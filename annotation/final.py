@@ -2,13 +2,10 @@
 import collections
 import hashlib
 import json
-import time
 
-import schemas
 from annotation.ledger import ACCEPTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
 from annotation.rules import ANNOTATION_KINDS, item_outcome, kept_outcomes
 from annotation.triplets import SELECT_STAGE, require_select
-from picforge import __version__
 from picforge.rundir import fingerprint
 
 STAGE = "final_annotations"
@@ -65,30 +62,18 @@ def export_final(ledger, run_dir, force=False):
     run = require_select(run_dir)
     with ledger.read() as q:
         records = final_records(q)
-    for record in records:
-        problems = schemas.errors(SCHEMA, record)
-        if problems:
-            raise ValueError(f"FinalAnnotation {record['triplet_id']} breaks {SCHEMA}.schema.json: {problems}")
     digest = hashlib.sha256(json.dumps(records, sort_keys=True).encode("utf-8")).hexdigest()
     # The ledger counts by the digest of what it holds, never by its URL: a copied run directory or a
     # second ledger with the same records is up to date.
     inputs = {SELECT_STAGE: run.require(SELECT_STAGE)["fingerprint"], "ledger_records_sha256": digest}
     options = {}
-    print_ = fingerprint(STAGE, inputs, options)
-    if not force and run.is_complete(STAGE, print_):
-        return dict(run.read_manifest(STAGE), skipped=True)
-    started = time.time()
-    run.clear(STAGE)
-    run.write_records(STAGE, records, SCHEMA)
+    done = None if force else run.up_to_date(STAGE, fingerprint(STAGE, inputs, options))
+    if done is not None:
+        return dict(done, skipped=True)
     rules = collections.Counter(f"{kind}_{r[f'{kind}_rule']}" for r in records for kind in ANNOTATION_KINDS
                                 if r[f"{kind}_rule"])
     counters = {f"{STAGE}/kept_{rule}": n for rule, n in sorted(rules.items())}
     for _, flag in PS_PAIRS:
         counters[f"{STAGE}/{flag}_endorsed"] = sum(r[flag] is True for r in records)
         counters[f"{STAGE}/{flag}_rejected"] = sum(r[flag] is False for r in records)
-    manifest = {"stage": STAGE, "fingerprint": print_, "inputs": inputs, "options": options,
-                "package_version": __version__, "records": len(records), "counters": counters,
-                "seconds": round(time.time() - started, 3),
-                "files": [p.rsplit("/", 1)[-1] for p in run.output_files(STAGE)]}
-    run.write_manifest(STAGE, manifest)
-    return manifest
+    return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters)

@@ -17,8 +17,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from botocore.exceptions import ClientError
 
 from annotation import hit_pages, round1
-from annotation.mturk_manual import write_atomically
 from picforge.errors import InputError
+from picforge.files import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -415,7 +415,7 @@ def assignment_records(ledger, batch_id):
 def write_assignments(ledger, batch_id, path):
     """Write the batch's saved assignments to `path` as JSON Lines (replaced whole); returns how many."""
     records = assignment_records(ledger, batch_id)
-    write_atomically(path, lambda fh: fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    write_atomically(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     return len(records)
 
 

@@ -3,32 +3,19 @@ uploads HITs by hand, ingest the `Batch_*_batch_results.csv` it downloads, and w
 Approve/Reject file it uploads after review. Same plan, checks and ledger as the API path.
 """
 import csv
+import io
 import os
 import shlex
-import tempfile
 
 from annotation import hit_pages, round1
 from annotation.ledger import CANCELLED
-from annotation.sheets import read_sheet
 from picforge.errors import InputError
+from picforge.files import write_atomically
+from picforge.sheets import read_sheet
 
 ROW_KEY = "row_key"
 RESULT_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "Input." + ROW_KEY)
 ASSIGNMENT_STATUSES = ("Submitted", "Approved", "Rejected")
-
-
-def write_atomically(path, write):
-    """Write a file through a temporary sibling and rename it, so a crash never leaves half a file."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def csv_cell(fragment):
@@ -49,23 +36,21 @@ def export_batch(run_dir, batch_id, plan, out_dir):
     csv_path = os.path.join(out_dir, f"{batch_id}_input.csv")
     template_path = os.path.join(out_dir, f"{batch_id}_template.html")
 
-    def write_rows(fh):
-        writer = csv.DictWriter(fh, fieldnames=columns)
-        writer.writeheader()
-        for hit in plan["hits"]:
-            row = {ROW_KEY: hit["token"]}
-            for slot, question in enumerate(pages[hit["token"]], start=1):
-                row[hit_pages.question_variable(slot)] = csv_cell(hit_pages.question_section(slot, question))
-            writer.writerow(row)
-
-    write_atomically(csv_path, write_rows)
-    template = hit_pages.crowd_template(settings.questions_per_hit, round1.practice_of(plan))
-    write_atomically(template_path, lambda fh: fh.write(template))
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=columns)
+    writer.writeheader()
+    for hit in plan["hits"]:
+        row = {ROW_KEY: hit["token"]}
+        for slot, question in enumerate(pages[hit["token"]], start=1):
+            row[hit_pages.question_variable(slot)] = csv_cell(hit_pages.question_section(slot, question))
+        writer.writerow(row)
+    write_atomically(csv_path, text.getvalue())
+    write_atomically(template_path, hit_pages.crowd_template(settings.questions_per_hit, round1.practice_of(plan)))
     test = round1.qualification_test(plan)
     test_path = os.path.join(out_dir, f"{batch_id}_qualification_test.xml")
     key_path = os.path.join(out_dir, f"{batch_id}_answer_key.xml")
-    write_atomically(test_path, lambda fh: fh.write(test.test_xml))
-    write_atomically(key_path, lambda fh: fh.write(test.answer_key))
+    write_atomically(test_path, test.test_xml)
+    write_atomically(key_path, test.answer_key)
     return csv_path, template_path, test_path, key_path
 
 
@@ -149,14 +134,13 @@ def write_review_file(ledger, batch_id, plan, path, approve_all=False):
     verdicts = [v for v in round1.assignment_verdicts(ledger, batch_id, plan) if v["status"] == "Submitted"]
     counts = {"approved": 0, "rejected": 0}
 
-    def write_rows(fh):
-        writer = csv.writer(fh)
-        writer.writerow(["HITId", "AssignmentId", "WorkerId", "Approve", "Reject"])
-        for verdict in verdicts:
-            approve = verdict["valid"] or approve_all
-            counts["approved" if approve else "rejected"] += 1
-            writer.writerow([verdict["hit_id"], verdict["assignment_id"], verdict["worker_id"],
-                             "x" if approve else "", "" if approve else verdict["reason"]])
-
-    write_atomically(path, write_rows)
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(["HITId", "AssignmentId", "WorkerId", "Approve", "Reject"])
+    for verdict in verdicts:
+        approve = verdict["valid"] or approve_all
+        counts["approved" if approve else "rejected"] += 1
+        writer.writerow([verdict["hit_id"], verdict["assignment_id"], verdict["worker_id"],
+                         "x" if approve else "", "" if approve else verdict["reason"]])
+    write_atomically(path, text.getvalue())
     return counts

@@ -1,8 +1,8 @@
 """Sheet round-trips shared by every expert round: write batches of sheets, resolve returned rows."""
 import os
 
-from annotation import sheets
 from annotation.ledger import CANCELLED
+from picforge import sheets
 from picforge.errors import InputError
 
 MAX_ERRORS_SHOWN = 20
@@ -18,7 +18,7 @@ def write_batches(ledger, kind, round_, out_dir, columns, shares):
         for name, meta, entries in shares:
             batch_id = tx.next_batch_id(kind, name)
             paths = sheets.write_sheet(os.path.join(out_dir, batch_id), columns,
-                                       [{"batch_id": batch_id, **row} for _, row in entries])
+                                       [{"batch_id": batch_id, **row} for _, row in entries], highlight=True)
             tx.add_batch(batch_id, kind, round=round_, meta={**meta, "files": [
                 os.path.basename(os.path.join(out_dir, batch_id)) + ext for ext in (".csv", ".xlsx")]})
             tx.add_items(batch_id, [key for key, _ in entries])

@@ -8,10 +8,7 @@ SELECT_STAGE = "select"
 def require_select(run_dir):
     """The run's RunDir, or a clear error when `picforge mine` has not finished its select stage."""
     run = RunDir(run_dir)
-    try:
-        run.require(SELECT_STAGE)
-    except FileNotFoundError as err:
-        raise InputError(f"{err} (`picforge mine --out {run_dir}` writes the triplets to annotate)") from err
+    run.require(SELECT_STAGE)
     return run
 
 

@@ -34,8 +34,7 @@ def timed(label, count, action):
 def main(count):
     with tempfile.TemporaryDirectory() as root:
         run = RunDir(root)
-        run.write_records("select", (synthetic_triplet(n) for n in range(count)), "triplet")
-        run.write_manifest("select", {"stage": "select", "fingerprint": "bench", "records": count})
+        run.write_stage("select", (synthetic_triplet(n) for n in range(count)), "triplet", inputs={}, options={})
         ledger = Ledger.for_run(root)
         written = timed("export", count, lambda: expert.export_expert(ledger, root, f"{root}/sheets", ["a"], count))
         with open(written[0][3], encoding="utf-8-sig", newline="") as fh:

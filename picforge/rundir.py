@@ -7,23 +7,49 @@ import time
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.parquet as pq
+from apache_beam.io.filesystem import BeamIOError
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
 
 import schemas
-from picforge import __version__
+from picforge import __version__, progress
 from picforge.errors import InputError
+from picforge.files import STAGING_PREFIX, write_atomically
 
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
+PARQUET_FILE = "part-00000-of-00001.parquet"
+# What picforge writes in any stage folder: Parquet part files, staging files and Beam's temporary folders.
+OWN_FILE_PREFIXES = ("part-", "beam-temp-", STAGING_PREFIX)
+# The one registry of which command produces which stage ({run}: the run directory), for `require`.
+PRODUCED_BY = {
+    **dict.fromkeys(("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select"),
+                    "picforge mine --input DUMP --wic WIC_ZIP --out {run}"),
+    "final_annotations": "picforge annotate export final --run {run}",
+    "generations": "picforge stsb-context --stsb FILE --out {run}",
+    "validation": "picforge stsb-context export-validation --out {run}",
+    "dataset": "picforge stsb-context ingest-validation --out {run} SHEET SHEET",
+    **dict.fromkeys(("cosimlex-contexts", "cosimlex-candidates"),
+                    "picforge cosimlex candidates --pairs SIMLEX --input DUMP --out {run}"),
+    "cosimlex-selection": "picforge cosimlex ingest-selection --out {run} SHEET…",
+    "cosimlex-rating-forms": "picforge cosimlex export-rating --out {run}",
+    "cosimlex-ratings": "picforge cosimlex ingest-rating --out {run} ANSWERS…",
+    "cosimlex-final": "picforge cosimlex postprocess --out {run}",
+}
 log = logging.getLogger(__name__)
 
 
-def input_identity(path):
-    """How an input file is recognised across runs: sha256 for small files, size and mtime for large ones."""
-    meta = FileSystems.match([path])[0].metadata_list
+def input_identity(path, option=None):
+    """How an input file is recognised across runs: sha256 for small files, size and mtime for large ones.
+
+    A missing file is an InputError naming `option` (the command-line flag that gave the path) when given.
+    """
+    try:
+        meta = FileSystems.match([path])[0].metadata_list
+    except (OSError, BeamIOError):
+        meta = []
     if not meta:
-        raise InputError(f"{path}: no file matches; check the path or glob")
+        raise InputError(f"{option + ' ' if option else ''}{path}: no file matches; check the path or glob")
     files = []
     for m in sorted(meta, key=lambda m: m.path):
         entry = {"path": m.path, "bytes": m.size_in_bytes}
@@ -40,7 +66,11 @@ def input_identity(path):
 
 
 class RunDir:
-    """One run directory holding a sub-directory per stage (local path, gs:// or s3://)."""
+    """One run directory holding a sub-directory per stage (local path, gs:// or s3://): the one stage store.
+
+    A stage is complete when its `_manifest.json` exists; the manifest is written last, atomically, after the
+    stage's outputs are final, so a crash at any point leaves a stage that is redone, never one that looks done.
+    """
 
     def __init__(self, root):
         self.root = root.rstrip("/")
@@ -55,34 +85,71 @@ class RunDir:
         return self.join(stage, MANIFEST)
 
     def read_manifest(self, stage):
-        """The stage's manifest, or None when the stage never completed."""
+        """The stage's manifest, or None when the stage never completed or its manifest is damaged (logged)."""
         path = self.manifest_path(stage)
         if not FileSystems.exists(path):
             return None
         with FileSystems.open(path, compression_type="uncompressed") as fh:
-            return json.loads(fh.read().decode("utf-8"))
-
-    def require(self, stage):
-        """The manifest of a completed stage, or a clear error saying which command produces it."""
-        manifest = self.read_manifest(stage)
-        if manifest is None:
-            raise InputError(
-                f"{self.stage_dir(stage)}: stage '{stage}' has not completed in this run directory; "
-                "run the command that produces it first (see `picforge --help`)"
-            )
+            data = fh.read()
+        try:
+            manifest = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            manifest = err
+        if not isinstance(manifest, dict) or "fingerprint" not in manifest:
+            log.warning("%s: damaged manifest (%s); stage %s will be redone", path,
+                        manifest if isinstance(manifest, Exception) else "not a stage manifest", stage)
+            return None
         return manifest
 
-    def is_complete(self, stage, fingerprint):
+    def require(self, stage):
+        """The manifest of a completed stage, or an InputError naming the command that produces it."""
         manifest = self.read_manifest(stage)
-        return manifest is not None and manifest.get("fingerprint") == fingerprint
+        if manifest is None:
+            command = PRODUCED_BY.get(stage, "the command that produces it (see `picforge --help`)")
+            raise InputError(f"{self.stage_dir(stage)}: stage '{stage}' has not completed in {self.root}: "
+                             f"run `{command.format(run=self.root)}` first")
+        return manifest
 
-    def clear(self, stage):
-        """Remove a stage's files (manifest first, so a half-cleared stage never looks complete)."""
-        if FileSystems.exists(self.manifest_path(stage)):
+    def require_records(self, stage):
+        """The records of a completed stage, as a list (an InputError naming the command that makes it if not)."""
+        self.require(stage)
+        return list(self.iter_records(stage))
+
+    def up_to_date(self, stage, fingerprint):
+        """The stage's manifest when it completed with this fingerprint (and is not marked incomplete), else None."""
+        manifest = self.read_manifest(stage)
+        if manifest is not None and manifest["fingerprint"] == fingerprint and manifest.get("complete", True):
+            return manifest
+        return None
+
+    def stage_identity(self, stage):
+        """What a downstream stage depends on: the completed stage's fingerprint and the sha256 of its Parquet
+        files (so a partial run completed later, under the same options, still counts as changed)."""
+        manifest = self.require(stage)
+        return {"fingerprint": manifest["fingerprint"],
+                "sha256": [input_identity(path)[0].get("sha256") for path in self.output_files(stage)]}
+
+    def stage_files(self, stage):
+        """Paths of every file in the stage folder."""
+        return sorted(m.path for m in FileSystems.match([self.join(stage, "*")])[0].metadata_list)
+
+    def clear(self, stage, expected=()):
+        """Remove a stage's files, manifest first. A folder without a manifest may hold only files picforge
+        writes there (part files, staging files, and the `expected` names of the step about to write it):
+        anything else is refused, never deleted."""
+        found = self.stage_files(stage)
+        if self.manifest_path(stage) not in found:
+            foreign = [name for name in (p.rsplit("/", 1)[-1] for p in found)
+                       if not name.startswith(OWN_FILE_PREFIXES) and name not in expected]
+            if foreign:
+                raise InputError(f"{self.stage_dir(stage)}: holds files picforge did not write "
+                                 f"({', '.join(foreign[:5])}{', …' if len(foreign) > 5 else ''}); is {self.root} a "
+                                 "picforge run directory? choose another --out, or move those files away")
+        else:
             FileSystems.delete([self.manifest_path(stage)])
-        found = FileSystems.match([self.join(stage, "*")])[0].metadata_list
+            found.remove(self.manifest_path(stage))
         if found:
-            FileSystems.delete([m.path for m in found])
+            FileSystems.delete(found)
 
     def output_prefix(self, stage):
         return self.join(stage, "part")
@@ -115,18 +182,58 @@ class RunDir:
                 for batch in pq.ParquetFile(fh).iter_batches(batch_size=batch_size, columns=columns):
                     yield from batch.to_pylist()
 
-    def write_records(self, stage, records, schema_name):
-        """Write rows (already in their final order) as one Parquet file of the stage."""
-        table = pa.Table.from_pylist(list(records), schema=schemas.arrow_schema(schema_name))
-        path = self.output_prefix(stage) + "-00000-of-00001.parquet"
-        with FileSystems.create(path, compression_type="uncompressed") as fh:
-            pq.write_table(table, fh, compression="zstd")
-        return table.num_rows
+    def write_stage(self, stage, rows, schema, *, inputs, options, counters=None, started=None, files=None,
+                    **extra):
+        """Write a stage outside Beam and return its manifest: `rows` checked against `schema` and written as one
+        Parquet file (none when `schema` is None), and `files` ({name: bytes or text}), each through a staging
+        name renamed into place; then the manifest with `extra` fields (they override the defaults), last and
+        atomically."""
+        started = time.time() if started is None else started
+        outputs = dict(files or {})
+        if schema is not None:
+            rows = list(rows)
+            for number, row in enumerate(rows):
+                problems = schemas.errors(schema, row)
+                if problems:
+                    raise InputError(f"{self.stage_dir(stage)}: record {number} breaks schema {schema}: "
+                                     f"{problems[0]}; fix the input named there and run the step again")
+            outputs = {PARQUET_FILE: parquet_bytes(rows, schema), **outputs}
+        self.clear(stage, expected=outputs)
+        for name, data in outputs.items():
+            self.write_file(stage, name, data)
+        return self.finish_stage(stage, fingerprint(stage, inputs, options), inputs=inputs, options=options,
+                                 counters=counters or {}, started=started,
+                                 files=[name for name in outputs if name != PARQUET_FILE], **extra)
 
-    def write_manifest(self, stage, manifest):
-        data = json.dumps(manifest, indent=2, sort_keys=True).encode("utf-8")
-        with FileSystems.create(self.manifest_path(stage), compression_type="uncompressed") as fh:
-            fh.write(data)
+    def finish_stage(self, stage, stage_print, *, inputs, options, counters, started, files=(), **extra):
+        """Write and return the manifest of a stage whose outputs are final (the Parquet files and `files`)."""
+        manifest = {
+            "stage": stage,
+            "fingerprint": stage_print,
+            "inputs": inputs,
+            "options": options,
+            "package_version": __version__,
+            "records": self.count_rows(stage),
+            "counters": counters,
+            "seconds": round(time.time() - started, 3),
+            "files": [p.rsplit("/", 1)[-1] for p in self.output_files(stage)] + list(files),
+            **extra,
+        }
+        write_atomically(self.manifest_path(stage), json.dumps(manifest, indent=2, sort_keys=True))
+        return manifest
+
+    def write_file(self, stage, name, data):
+        """Write bytes (or UTF-8 text) as `<run>/<stage>/<name>` through a staging name; returns its path."""
+        path = self.join(stage, name)
+        write_atomically(path, data)
+        return path
+
+
+def parquet_bytes(rows, schema):
+    """Rows as the bytes of one zstd Parquet file with the arrow form of `schema`."""
+    buffer = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pylist(list(rows), schema=schemas.arrow_schema(schema)), buffer, compression="zstd")
+    return buffer.getvalue().to_pybytes()
 
 
 def fingerprint(stage, inputs, options):
@@ -179,18 +286,20 @@ class WriteStage(beam.PTransform):
         )
 
 
-def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False):
+def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False, finalise=None):
     """Run one Beam pipeline producing `stages` ({name: schema}) unless all are already complete.
 
-    `build(pipeline)` returns {stage name: PCollection of dicts}. Returns {stage: manifest}.
+    `build(pipeline)` returns {stage name: PCollection of dicts}; `finalise()`, when given, runs after the
+    pipeline and before the manifests are written (last). Returns {stage: manifest}.
     """
     prints = {stage: fingerprint(stage, inputs, options) for stage in stages}
-    if not force and all(run.is_complete(stage, prints[stage]) for stage in stages):
-        log.info("skipping %s: outputs are up to date", ", ".join(stages))
+    if not force and all(run.up_to_date(stage, prints[stage]) for stage in stages):
+        progress.log.info("%s: up to date, skipped", ", ".join(stages))
         return {stage: dict(run.read_manifest(stage), skipped=True) for stage in stages}
     for stage in stages:
         run.clear(stage)
     started = time.time()
+    progress.stage_started(stages)
     pipeline = beam.Pipeline(options=pipeline_options)
     outputs = build(pipeline)
     for stage, schema_name in stages.items():
@@ -198,19 +307,10 @@ def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=F
     result = pipeline.run()
     result.wait_until_finish()
     counters = beam_counters(result)
-    manifests = {}
-    for stage in stages:
-        manifest = {
-            "stage": stage,
-            "fingerprint": prints[stage],
-            "inputs": inputs,
-            "options": options,
-            "package_version": __version__,
-            "records": run.count_rows(stage),
-            "counters": {k: v for k, v in counters.items() if k.startswith(stage + "/")},
-            "seconds": round(time.time() - started, 3),
-            "files": [p.rsplit("/", 1)[-1] for p in run.output_files(stage)],
-        }
-        run.write_manifest(stage, manifest)
-        manifests[stage] = manifest
+    if finalise is not None:
+        finalise()
+    manifests = {stage: run.finish_stage(stage, prints[stage], inputs=inputs, options=options, started=started,
+                                         counters={k: v for k, v in counters.items() if k.startswith(stage + "/")})
+                 for stage in stages}
+    progress.stage_finished(manifests)
     return manifests

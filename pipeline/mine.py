@@ -11,6 +11,7 @@ from apache_beam.options.pipeline_options import StandardOptions
 from picforge import rundir
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, resolve_device
 from picforge.errors import InputError
+from picforge.files import write_atomically
 from picforge.options import LOCAL_RUNNERS, pipeline_options
 from picforge.resources import read_wic_words
 from pipeline import categories_api
@@ -90,16 +91,12 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     opts = dataclasses.asdict(options)
     manifests = {}
 
-    def stages(names, inputs, stage_options, build):
+    def stages(names, inputs, stage_options, build, finalise=None):
         manifests.update(rundir.run_stages(run, names, inputs=inputs, options=stage_options, build=build,
-                                           pipeline_options=popts(), force=force))
-
-    def read_and_clean(p):
-        articles = p | "read-dump" >> ReadDump(dump, max_pages=options.max_pages)
-        return {"read-dump": articles | "article fields" >> beam.Map(article_fields), "clean": articles | "clean" >> CleanPages()}
+                                           pipeline_options=popts(), force=force, finalise=finalise))
 
     stages({"read-dump": "article", "clean": "page"}, {"dump": rundir.input_identity(dump)},
-           {"max_pages": options.max_pages}, read_and_clean)
+           {"max_pages": options.max_pages}, lambda p: read_and_clean(p, dump, options.max_pages))
     if manifests["read-dump"]["records"] == 0:
         raise InputError(
             f"{input_path}: no articles were read (counters: {json.dumps(manifests['read-dump']['counters'])}); "
@@ -137,13 +134,17 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     stages({"select": "triplet"}, select_inputs, {"top_n": options.top_n},
            lambda p: {"select": read_stage(p, run, "domains") | "select" >> SelectTriplets(
                read_stage(p, run, "group"), read_stage(p, run, "clean"), read_stage(p, run, "sentences"),
-               read_stage(p, run, "phrases"), options.top_n)})
-    if not manifests["select"].get("skipped"):
-        finalise_selection(run)
+               read_stage(p, run, "phrases"), options.top_n)},
+           finalise=lambda: finalise_selection(run))
     funnel = funnel_report(manifests)
-    with FileSystems.create(run.join(FUNNEL_JSON), compression_type="uncompressed") as fh:
-        fh.write(json.dumps(funnel, indent=2).encode("utf-8"))
+    write_atomically(run.join(FUNNEL_JSON), json.dumps(funnel, indent=2))
     return funnel
+
+
+def read_and_clean(pipeline, dump, max_pages=None):
+    """The first job's outputs: {"read-dump": Article records, "clean": Page records}."""
+    articles = pipeline | "read-dump" >> ReadDump(dump, max_pages=max_pages)
+    return {"read-dump": articles | "article fields" >> beam.Map(article_fields), "clean": articles | "clean" >> CleanPages()}
 
 
 def check_device(device, beam_options):
@@ -180,16 +181,14 @@ def category_source(pipeline, run, options):
 
 
 def finalise_selection(run):
-    """Rewrite `select` as one Parquet file in rank order and export the annotation-candidate CSV."""
+    """Rewrite `select` as one Parquet file in rank order and export the annotation-candidate CSV; runs before
+    the stage's manifest is written, so a crash here leaves a stage that is redone."""
     triplets = sorted(run.iter_records("select"), key=select_stage.triplet_rank)
-    manifest = run.read_manifest("select")
-    old_files = run.output_files("select")
-    FileSystems.delete(old_files)
-    run.write_records("select", triplets, "triplet")
-    with FileSystems.create(run.join(CANDIDATES_CSV), compression_type="uncompressed") as fh:
-        fh.write(select_stage.candidates_csv(triplets).encode("utf-8"))
-    manifest["files"] = [p.rsplit("/", 1)[-1] for p in run.output_files("select")]
-    run.write_manifest("select", manifest)
+    shards = [p for p in run.output_files("select") if not p.endswith(rundir.PARQUET_FILE)]
+    run.write_file("select", rundir.PARQUET_FILE, rundir.parquet_bytes(triplets, "triplet"))
+    if shards:
+        FileSystems.delete(shards)
+    write_atomically(run.join(CANDIDATES_CSV), select_stage.candidates_csv(triplets))
 
 
 def funnel_report(manifests):
@@ -213,6 +212,19 @@ def funnel_report(manifests):
         {"step": "5 sentence pairs formed", "count": counter("pairs", "pairs-formed")},
         {"step": "5 pairs in the semantic window", "count": records("pairs")},
         {"step": "5 pairs with a domain score", "count": records("domains") - counter("domains", "pairs-without-categories")},
+        {"step": "6 pairs after Step-6 filters", "count": counter("select", "pairs-after-filters")},
         {"step": "6 phrases after Step-6 filters", "count": counter("select", "phrases-after-filters")},
         {"step": "6 triplets selected", "count": records("select")},
     ]
+
+
+def selection_summary(out, selected, annotators=3):
+    """What a run selected, where it is, and the command that hands it to expert annotators."""
+    if not selected:
+        return (f"\n0 triplets selected in {out}: no phrase kept a pair of sentences from two pages; mine a larger "
+                "dump (see the funnel above for the step that emptied it)")
+    per_annotator = -(-selected // annotators)
+    names = ",".join(f"expert{n}" for n in range(1, annotators + 1))
+    return (f"\n{selected:,} triplets selected: {out}/select/ (ranked Parquet) and {out}/{CANDIDATES_CSV}\n"
+            f"next, the expert sheets: picforge annotate export expert --run {out} --annotators {names} "
+            f"--per-annotator {per_annotator}")

@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from picforge.encoders import BUNDLED_MODEL, resolve_model_path
+from picforge.encoders import BUNDLED_MODEL, load_token_model, resolve_device, resolve_model_path
 
 
 class PhraseEncoder:
@@ -21,14 +21,8 @@ class PhraseEncoder:
     def load(self):
         """(tokenizer, model), loaded once, on `device` (default: CUDA when available, else CPU)."""
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            import torch
-            from transformers import AutoModel, AutoTokenizer
-
-            self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-            self._tokenizer = AutoTokenizer.from_pretrained(self.model_path, local_files_only=True)
-            self._model = AutoModel.from_pretrained(self.model_path, local_files_only=True).eval()
-            self._model.to(self.device)
+            self.device = resolve_device(self.device or "auto")
+            self._tokenizer, self._model = load_token_model(self.model_path, self.device)
         return self._tokenizer, self._model
 
     def encode_spans(self, items, truncated_alone=True):

@@ -77,17 +77,6 @@ def locate(side, phrase, page, sentences):
     return Anchor(page["page_id"], page["text"], texts, (in_passage or candidates)[0], start, end)
 
 
-def _require(run, stage, root):
-    manifest = run.read_manifest(stage)
-    if manifest is not None:
-        return manifest.get("fingerprint")
-    if stage == "final_annotations":
-        raise InputError(f"{run.stage_dir(stage)}: this run has no final annotations; export them from the "
-                         f"ledger with `picforge annotate export final --run {root}`")
-    raise InputError(f"{run.stage_dir(stage)}: stage '{stage}' has not completed; run `picforge mine` with "
-                     f"--out {root} first")
-
-
 def _annotations(run):
     where = run.stage_dir("final_annotations")
     records = list(run.iter_records("final_annotations"))
@@ -124,7 +113,7 @@ def _triplets(run, annotations):
 def stage_fingerprints(root):
     """{stage: fingerprint} of the stages a build reads; a missing stage is an error naming its producer."""
     run = RunDir(root)
-    return {stage: _require(run, stage, root) for stage in STAGES}
+    return {stage: run.require(stage)["fingerprint"] for stage in STAGES}
 
 
 def load_run(root):

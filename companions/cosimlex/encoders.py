@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from picforge.encoders import BUNDLED_MODEL, resolve_model_path
+from picforge.encoders import BUNDLED_MODEL, TokenEncoder, resolve_model_path
 from picforge.errors import InputError
 
 MINILM = "minilm"
@@ -25,41 +25,6 @@ def pair_cosine(vectors, offsets, span1, span2):
         return None
     norm = float(np.linalg.norm(v1) * np.linalg.norm(v2))
     return float(v1 @ v2) / norm if norm else None
-
-
-class TransformerTokens:
-    """Last-layer token embeddings of a Hugging Face encoder in a local folder (never downloaded)."""
-
-    def __init__(self, path, max_length=512, batch_size=16):
-        self.path = path
-        self.max_length = max_length
-        self.batch_size = batch_size
-        self.model = None
-
-    def load(self):
-        if self.model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            from transformers import AutoModel, AutoTokenizer
-            from transformers.utils import logging as transformers_logging
-
-            transformers_logging.disable_progress_bar()
-            self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-            self.model = AutoModel.from_pretrained(self.path, local_files_only=True).eval()
-        return self
-
-    def token_vectors(self, texts):
-        """(vectors, character offsets) of each text's tokens."""
-        import torch
-
-        self.load()
-        for first in range(0, len(texts), self.batch_size):
-            batch = self.tokenizer(texts[first:first + self.batch_size], padding=True, truncation=True,
-                                   max_length=self.max_length, return_offsets_mapping=True, return_tensors="pt")
-            offsets = batch.pop("offset_mapping")
-            with torch.inference_mode():
-                hidden = self.model(**batch).last_hidden_state
-            for row, mask in enumerate(batch["attention_mask"].bool()):
-                yield hidden[row][mask].numpy(), offsets[row][mask].tolist()
 
 
 class SpacyTokens:
@@ -91,12 +56,12 @@ class SpacyTokens:
 def make_encoder(spec, spacy_model):
     """The encoder named by `spec`: minilm, tok2vec (of `spacy_model`), hf:FOLDER or spacy:MODEL."""
     if spec == MINILM:
-        return TransformerTokens(resolve_model_path(BUNDLED_MODEL))
+        return TokenEncoder(resolve_model_path(BUNDLED_MODEL))
     if spec == TOK2VEC:
         return SpacyTokens(spacy_model)
     kind, _, name = spec.partition(":")
     if kind == "hf" and os.path.isdir(name):
-        return TransformerTokens(name)
+        return TokenEncoder(name)
     if kind == "spacy" and name:
         import spacy
 

@@ -2,8 +2,8 @@
 import dataclasses
 import re
 
-from companions.cosimlex.sheets import read_bytes
 from picforge.errors import InputError
+from picforge.sheets import read_bytes
 
 OFFICIAL_HEADER = ("word1", "word2", "POS", "SimLex999", "conc(w1)", "conc(w2)", "concQ",
                    "Assoc(USF)", "SimAssoc333", "SD(SimLex)")

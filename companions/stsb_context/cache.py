@@ -7,7 +7,8 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
+
+from picforge.files import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -42,17 +43,5 @@ class ResponseCache:
 
     def put(self, key, request, response):
         """Store one answer atomically: readers see the old entry or the whole new one, never a partial file."""
-        path = self.path(key)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
         entry = {"key": key, "request": request, "response": response}
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=os.path.dirname(path))
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh, ensure_ascii=False, indent=1, sort_keys=True)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-            raise
+        write_atomically(self.path(key), json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True))

@@ -7,7 +7,6 @@ import time
 from companions.stsb_context import validation
 from companions.stsb_context.generate import STAGE as GENERATIONS
 from companions.stsb_context.prompts import PROMPT_TEMPLATE
-from companions.stsb_context.stage import finish_stage, require, stage_identity, up_to_date, write_file
 from picforge.rundir import fingerprint, input_identity
 
 STAGE = "dataset"
@@ -114,17 +113,17 @@ def ingest_validation(run, sheet_paths, *, force=False):
     """Run stage `dataset` from two filled validation sheets; returns its manifest."""
     started = time.time()
     validation.check_sheet_paths(sheet_paths)
-    inputs = {GENERATIONS: stage_identity(run, GENERATIONS), validation.STAGE: stage_identity(run, validation.STAGE),
+    inputs = {GENERATIONS: run.stage_identity(GENERATIONS), validation.STAGE: run.stage_identity(validation.STAGE),
               "sheets": [input_identity(p)[0] for p in sheet_paths]}
     stage_print = fingerprint(STAGE, inputs, {})
-    done = None if force else up_to_date(run, STAGE, stage_print)
+    done = None if force else run.up_to_date(STAGE, stage_print)
     if done is not None:
         return dict(done, skipped=True)
     by_annotator = validation.read_validation(run, sheet_paths)
     kept = [r for r in run.iter_records(GENERATIONS) if r["status"] == "kept"]
     rows = [final_row(r) for r in validation.validated_items(kept, by_annotator)]
     counters, agreement = validation.validation_counters(kept, by_annotator)
-    generations = require(run, GENERATIONS)
+    generations = run.require(GENERATIONS)
     gen_counts = generations["counters"]
     answered = gen_counts.get(f"{GENERATIONS}/kept", 0) + gen_counts.get(f"{GENERATIONS}/no-verbatim", 0)
     options = generations["options"]
@@ -140,11 +139,9 @@ def ingest_validation(run, sheet_paths, *, force=False):
         "cohen_kappa_text": "n/a" if agreement["cohen_kappa"] is None else f"{agreement['cohen_kappa']:.3f}",
     }
     stats = dataset_statistics(rows)
-    run.clear(STAGE)
-    run.write_records(STAGE, rows, SCHEMA)
-    write_file(run, STAGE, JSONL, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    write_file(run, STAGE, "README.md", dataset_card(stats, provenance))
-    return finish_stage(run, STAGE, fingerprint=stage_print, inputs=inputs, options={}, records=len(rows),
-                        counters=counters, started=started, statistics=stats, agreement=agreement,
+    files = {JSONL: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+             "README.md": dataset_card(stats, provenance)}
+    return run.write_stage(STAGE, rows, SCHEMA, inputs=inputs, options={}, counters=counters, started=started,
+                           files=files, statistics=stats, agreement=agreement,
                         verbatim_drop_rate=provenance["verbatim_drop_rate"],
                         validation_drop_rate=provenance["validation_drop_rate"])

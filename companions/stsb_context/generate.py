@@ -16,7 +16,6 @@ from urllib.parse import urlparse
 
 from companions.stsb_context import prompts, verbatim
 from companions.stsb_context.cache import ResponseCache, cache_key
-from companions.stsb_context.stage import finish_stage, up_to_date
 from companions.stsb_context.stsb import read_pairs
 from picforge.errors import InputError
 from picforge.rundir import fingerprint, input_identity
@@ -283,7 +282,7 @@ def generate_contexts(run, stsb_path, settings, *, cache_dir, offline=False, exa
     inputs = {"stsb": input_identity(stsb_path)}
     options = {"model": settings.model, **settings.params(), "exact_match": exact}
     stage_print = fingerprint(STAGE, inputs, options)
-    done = None if force else up_to_date(run, STAGE, stage_print)
+    done = None if force else run.up_to_date(STAGE, stage_print)
     if done is not None:
         log.info("skipping %s: up to date", STAGE)
         return dict(done, skipped=True)
@@ -303,9 +302,6 @@ def generate_contexts(run, stsb_path, settings, *, cache_dir, offline=False, exa
     records = [generation_record(pair, letter, prompt, key, outcomes[key], exact)
                for pair, letter, prompt, key in planned]
     counters, drop_rate, pending = generation_counters(records, fetcher.counts)
-    run.clear(STAGE)
-    run.write_records(STAGE, records, SCHEMA)
-    return finish_stage(run, STAGE, fingerprint=stage_print, inputs=inputs, options=options,
-                        records=len(records), counters=counters, started=started,
-                        complete=pending == 0, pending=pending, verbatim_drop_rate=drop_rate,
-                        budget={"max_requests": max_requests, "max_tokens": max_tokens}, offline=offline)
+    return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters,
+                           started=started, complete=pending == 0, pending=pending, verbatim_drop_rate=drop_rate,
+                           budget={"max_requests": max_requests, "max_tokens": max_tokens}, offline=offline)

@@ -1,12 +1,10 @@
 """Two-annotator validation: export one sheet per annotator (CSV + XLSX), ingest both, drop items either flags."""
-import csv
-import io
 import time
 
 from apache_beam.io.filesystems import FileSystems
 
 from companions.stsb_context.generate import STAGE as GENERATIONS
-from companions.stsb_context.stage import finish_stage, require, stage_identity, write_file
+from picforge import sheets
 from picforge.errors import InputError
 from picforge.rundir import fingerprint
 
@@ -40,52 +38,15 @@ def sheet_rows(kept, annotator):
              ANSWER_COLUMN: "", "comment": ""} for r in kept]
 
 
-def csv_bytes(rows):
-    """Sheet rows as UTF-8 CSV (with BOM, so spreadsheet programs read the accents right)."""
-    out = io.StringIO(newline="")
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return ("\ufeff" + out.getvalue()).encode("utf-8")
-
-
-def xlsx_bytes(rows):
-    """Sheet rows as an XLSX workbook with a Y/N drop-down on the answer column."""
-    from openpyxl import Workbook
-    from openpyxl.styles import Alignment
-    from openpyxl.worksheet.datavalidation import DataValidation
-
-    book = Workbook()
-    sheet = book.active
-    sheet.title = "validation"
-    sheet.append(COLUMNS)
-    for row in rows:
-        sheet.append([row[c] for c in COLUMNS])
-    answer_letter = chr(ord("A") + COLUMNS.index(ANSWER_COLUMN))
-    choice = DataValidation(type="list", formula1='"Y,N"', allow_blank=True)
-    sheet.add_data_validation(choice)
-    choice.add(f"{answer_letter}2:{answer_letter}{len(rows) + 1}")
-    widths = {"origin_phrase": 40, "target_phrase": 40, "context": 80, "comment": 30}
-    for index, column in enumerate(COLUMNS):
-        letter = chr(ord("A") + index)
-        sheet.column_dimensions[letter].width = widths.get(column, 14)
-        for cell in sheet[letter][1:]:
-            cell.alignment = Alignment(wrap_text=True, vertical="top")
-    sheet.freeze_panes = "A2"
-    data = io.BytesIO()
-    book.save(data)
-    return data.getvalue()
-
-
 def export_validation(run, *, force=False, partial=False):
     """Write stage `validation`: a CSV and an XLSX sheet per annotator plus guidelines; returns its manifest."""
     started = time.time()
-    generations = require(run, GENERATIONS)
+    generations = run.require(GENERATIONS)
     if not generations.get("complete", False) and not partial:
         raise InputError(
             f"{run.stage_dir(GENERATIONS)}: {generations.get('pending')} pairs have no answer yet (budget, offline "
             "or errors); re-run generation first, or pass --partial to validate what there is")
-    inputs = {GENERATIONS: stage_identity(run, GENERATIONS)}
+    inputs = {GENERATIONS: run.stage_identity(GENERATIONS)}
     stage_print = fingerprint(STAGE, inputs, {"annotators": ANNOTATORS})
     existing = run.read_manifest(STAGE)
     if existing is not None and not force:
@@ -95,40 +56,14 @@ def export_validation(run, *, force=False, partial=False):
             f"{run.stage_dir(STAGE)}: holds sheets exported from an earlier generation run, which exporting again "
             "would overwrite; ingest or move them first, or pass --force")
     kept = [r for r in run.iter_records(GENERATIONS) if r["status"] == "kept"]
-    run.clear(STAGE)
+    files = {}
     for annotator in ANNOTATORS:
         rows = sheet_rows(kept, annotator)
-        write_file(run, STAGE, f"{annotator}.csv", csv_bytes(rows))
-        write_file(run, STAGE, f"{annotator}.xlsx", xlsx_bytes(rows))
-    write_file(run, STAGE, "GUIDELINES.md", GUIDELINES)
-    return finish_stage(run, STAGE, fingerprint=stage_print, inputs=inputs, options={"annotators": ANNOTATORS},
-                        records=len(kept), counters={f"{STAGE}/items": len(kept)}, started=started,
-                        sheets=[f"{a}.{ext}" for a in ANNOTATORS for ext in ("csv", "xlsx")])
-
-
-def read_sheet(path):
-    """[(row number, {column: text})] of a CSV or XLSX sheet; row numbers as a spreadsheet shows them."""
-    with FileSystems.open(path, compression_type="uncompressed") as fh:
-        data = fh.read()
-    if path.lower().endswith(".xlsx"):
-        from openpyxl import load_workbook
-        try:
-            rows = list(load_workbook(io.BytesIO(data), read_only=True, data_only=True).active.iter_rows(values_only=True))
-        except Exception as err:
-            raise InputError(f"{path}: not a readable XLSX workbook ({err}); save it again as .xlsx or .csv") from None
-        header = [str(c or "").strip() for c in (rows[0] if rows else ())]
-        body = [["" if c is None else str(c) for c in row] for row in rows[1:]]
-    else:
-        try:
-            table = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
-        except (UnicodeDecodeError, csv.Error) as err:
-            raise InputError(f"{path}: not a readable UTF-8 CSV sheet ({err}); save it again as UTF-8 CSV") from None
-        header = [c.strip() for c in (table[0] if table else ())]
-        body = table[1:]
-    missing = [c for c in ("item_id", "annotator", ANSWER_COLUMN) if c not in header]
-    if missing:
-        raise InputError(f"{path} row 1: header lacks column(s) {', '.join(missing)}; keep the exported header row")
-    return [(number, dict(zip(header, row))) for number, row in enumerate(body, start=2) if any(c.strip() for c in row)]
+        xlsx = sheets.xlsx_bytes(COLUMNS, rows, title="validation", yes_no=[ANSWER_COLUMN])
+        files.update({f"{annotator}.csv": sheets.csv_bytes(COLUMNS, rows), f"{annotator}.xlsx": xlsx})
+    return run.write_stage(STAGE, None, None, inputs=inputs, options={"annotators": ANNOTATORS}, started=started,
+                           files={**files, "GUIDELINES.md": GUIDELINES}, records=len(kept),
+                           counters={f"{STAGE}/items": len(kept)}, sheets=list(files))
 
 
 def sheet_answers(path, rows, item_ids):
@@ -187,12 +122,13 @@ def check_sheet_paths(sheet_paths):
 def read_validation(run, sheet_paths):
     """{annotator: answers} from exactly two filled sheets of this run's exported items."""
     check_sheet_paths(sheet_paths)
-    require(run, STAGE)
+    run.require(STAGE)
     kept_ids = [r["pair_id"] for r in run.iter_records(GENERATIONS, columns=["pair_id", "status"])
                 if r["status"] == "kept"]
     by_annotator = {}
     for path in sheet_paths:
-        annotator, answers = sheet_answers(path, read_sheet(path), dict.fromkeys(kept_ids))
+        rows = sheets.read_sheet(path, ("item_id", "annotator", ANSWER_COLUMN)).rows
+        annotator, answers = sheet_answers(path, rows, dict.fromkeys(kept_ids))
         if annotator in by_annotator:
             raise InputError(f"{path}: annotator {annotator!r} already answered in the other sheet; "
                              "give one sheet from each annotator")

@@ -12,6 +12,7 @@ from annotation.cli import LEDGER_VARIABLE
 from annotation.ledger import Ledger
 from picforge.rundir import RunDir
 from tests.annotation.postgres_server import NOT_INSTALLED, URL_VARIABLE, find_bindir, fresh_schema, throwaway_server
+from tests.triplets import triplet, triplet_side
 
 # (phrase, [five sentences of page 1], [five of page 2]); the phrase is in the middle sentence.
 TRIPLETS = [
@@ -48,18 +49,9 @@ TRIPLETS = [
 ]
 
 
-def _page(page_id, sentences, phrase):
-    passage = " ".join(sentences)
-    sentence = sentences[2]
-    start = sentence.lower().index(phrase)
-    return {"page_id": page_id, "title": f"Page {page_id}", "url": f"https://en.wikipedia.org/wiki?curid={page_id}",
-            "passage": passage, "sentence": sentence, "char_span": [start, start + len(phrase)]}
-
-
 def triplet_records():
-    return [{"triplet_id": f"{n:05d}", "phrase": phrase, "page1": _page(100 + n, s1, phrase),
-             "page2": _page(200 + n, s2, phrase), "semantic_score": -0.1, "domain_score": 0.05 * n,
-             "wic_words": [phrase.split()[0]]}
+    return [triplet(f"{n:05d}", phrase, triplet_side(100 + n, s1, phrase), triplet_side(200 + n, s2, phrase),
+                    domain_score=0.05 * n, wic_words=[phrase.split()[0]])
             for n, (phrase, s1, s2) in enumerate(TRIPLETS, start=1)]
 
 
@@ -68,9 +60,7 @@ def run_dir(tmp_path):
     """A run directory holding a completed `select` stage of six triplets."""
     root = str(tmp_path / "run")
     run = RunDir(root)
-    records = triplet_records()
-    run.write_records("select", records, "triplet")
-    run.write_manifest("select", {"stage": "select", "fingerprint": "test", "records": len(records)})
+    run.write_stage("select", triplet_records(), "triplet", inputs={}, options={})
     return root
 
 

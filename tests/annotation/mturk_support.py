@@ -8,40 +8,37 @@ import boto3
 
 from annotation import ledger as L
 from picforge.rundir import RunDir
+from tests.triplets import triplet, triplet_side
 
 SCRIPT = "<script>alert(1)</script>"
 ANSWER_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
 NOW = datetime.datetime(2026, 5, 1, 12, 0, tzinfo=datetime.timezone.utc)
 
 
-def _page(page_id, title, before, sentence, after, phrase):
-    passage = " ".join(part for part in (before, sentence, after) if part)
-    start = sentence.lower().index(phrase)
-    return {"page_id": page_id, "title": title, "url": f"https://en.wikipedia.org/wiki?curid={page_id}",
-            "passage": passage, "sentence": sentence, "char_span": [start, start + len(phrase)]}
-
-
 TRIPLETS = [
-    {"triplet_id": "T1", "phrase": "massive figure",
-     "page1": _page(11, "Colossus", "The statue stood in the harbour. It was made of bronze.",
-                    "Visitors described a massive figure towering over the port.",
-                    "It fell in an earthquake. Its remains lay on the ground for centuries.", "massive figure"),
-     "page2": _page(12, "Budget", "The report was published in May. It covered ten years.",
-                    "The deficit reached a massive figure of four billion dollars.",
-                    f"Critics wrote {SCRIPT} in blogs. Costs & fees rose by $5.", "massive figure")},
-    {"triplet_id": "T2", "phrase": "open field",
-     "page1": _page(21, "Battle", "The armies met at dawn. Rain had fallen all night.",
-                    "The cavalry charged across the open field.", "Many horses fell. The battle ended at noon.",
-                    "open field"),
-     "page2": _page(22, "Research", "New methods appeared in the 1990s. Funding grew quickly.",
-                    "Quantum computing remained an open field for young researchers.",
-                    "Several groups competed. Results were ${question_2} uncertain.", "open field")},
-    {"triplet_id": "T3", "phrase": "cold case",
-     "page1": _page(31, "Police", "The detective retired in 2001. She kept her notes.",
-                    "Her last cold case was solved by DNA evidence.", "The suspect confessed. The family was relieved.",
-                    "cold case"),
-     "page2": _page(32, "Drinks", "The bar opened in 1950. It sold local beer.",
-                    "A cold case of beer stood by the door.", "Guests helped themselves. Nobody paid.", "cold case")},
+    triplet("T1", "massive figure",
+            triplet_side(11, ["The statue stood in the harbour.", "It was made of bronze.",
+                              "Visitors described a massive figure towering over the port.",
+                              "It fell in an earthquake.", "Its remains lay on the ground for centuries."],
+                         "massive figure", title="Colossus"),
+            triplet_side(12, ["The report was published in May.", "It covered ten years.",
+                              "The deficit reached a massive figure of four billion dollars.",
+                              f"Critics wrote {SCRIPT} in blogs.", "Costs & fees rose by $5."],
+                         "massive figure", title="Budget")),
+    triplet("T2", "open field",
+            triplet_side(21, ["The armies met at dawn.", "Rain had fallen all night.",
+                              "The cavalry charged across the open field.", "Many horses fell.",
+                              "The battle ended at noon."], "open field", title="Battle"),
+            triplet_side(22, ["New methods appeared in the 1990s.", "Funding grew quickly.",
+                              "Quantum computing remained an open field for young researchers.",
+                              "Several groups competed.", "Results were ${question_2} uncertain."],
+                         "open field", title="Research")),
+    triplet("T3", "cold case",
+            triplet_side(31, ["The detective retired in 2001.", "She kept her notes.",
+                              "Her last cold case was solved by DNA evidence.", "The suspect confessed.",
+                              "The family was relieved."], "cold case", title="Police"),
+            triplet_side(32, ["The bar opened in 1950.", "It sold local beer.", "A cold case of beer stood by the door.",
+                              "Guests helped themselves.", "Nobody paid."], "cold case", title="Drinks")),
 ]
 ANNOTATIONS = [
     {"triplet_id": "T1", "annotator": "ann1", "q1": "huge statue", "q2": "large number", "same_meaning": False},
@@ -79,10 +76,7 @@ def make_run(root, ledger_url=None):
     directory's SQLite file) with ANNOTATIONS accepted."""
     run_dir = str(root / "run")
     run = RunDir(run_dir)
-    records = [{**t, "semantic_score": -0.1, "domain_score": 0.05, "wic_words": t["phrase"].split()[-1:]}
-               for t in TRIPLETS]
-    run.write_records("select", records, "triplet")
-    run.write_manifest("select", {"stage": "select", "fingerprint": "test", "records": len(records)})
+    run.write_stage("select", TRIPLETS, "triplet", inputs={}, options={})
     ledger = L.Ledger.for_run(run_dir, ledger_url)
     with ledger.transaction() as tx:
         for annotation in ANNOTATIONS:

@@ -6,9 +6,10 @@ import pytest
 from openpyxl.cell.rich_text import CellRichText
 
 import schemas
-from annotation import expert, guidelines, sheets
+from annotation import expert, guidelines
 from annotation.cli import LEDGER_VARIABLE
 from annotation.ledger import ROUND_EXPERT, Ledger
+from picforge import sheets
 from picforge.errors import InputError
 from tests.annotation.conftest import good_answers, ledger_option, read_csv, write_csv
 

@@ -8,8 +8,8 @@ import openpyxl
 import pytest
 
 import schemas
+from companions.cosimlex import FINAL, FORMS, RATINGS, SELECTION
 from companions.cosimlex.stages import CANDIDATES
-from companions.cosimlex.store import FINAL, FORMS, RATINGS, SELECTION
 from picforge.cli import main
 from picforge.rundir import RunDir
 
@@ -130,6 +130,7 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
 
 def test_steps_out_of_order_say_which_command_comes_first(tmp_path, capsys):
     assert cli("export-selection", "--out", tmp_path) == 2
-    assert "run `picforge cosimlex candidates` with this --out first" in capsys.readouterr().err
+    assert f"run `picforge cosimlex candidates --pairs SIMLEX --input DUMP --out {tmp_path}` first" in (
+        capsys.readouterr().err)
     assert cli("postprocess", "--out", tmp_path) == 2
-    assert "run `picforge cosimlex ingest-rating`" in capsys.readouterr().err
+    assert "run `picforge cosimlex ingest-rating --out" in capsys.readouterr().err

@@ -12,7 +12,7 @@ from botocore.stub import ANY, Stubber
 
 from annotation import mturk
 from annotation.ledger import Ledger
-from companions.cosimlex.store import RATINGS, SELECTION, replace_stage
+from companions.cosimlex import RATINGS, SELECTION
 from picforge.cli import main
 from picforge.rundir import RunDir
 from tests.annotation.mturk_support import NOW, answer_xml, hit_id, hit_record
@@ -40,7 +40,7 @@ def rating_run(tmp_path):
                    "expert": "ana", "sheet": "selection-ana.xlsx", "expected_difference": 1,
                    "expected_more_similar": 1, "context1": _context(w1, w2, t1, 10 * n + 1),
                    "context2": _context(w1, w2, t2, 10 * n + 2)} for n, (w1, w2, t1, t2) in enumerate(PAIRS)]
-    replace_stage(run, SELECTION, "cosimlex_selection", selections, {}, {})
+    run.write_stage(SELECTION, selections, "cosimlex_selection", inputs={}, options={})
     assert main(["cosimlex", "export-rating", "--out", run.root, "--pairs-per-form", "2"]) == 0
     plan_path = run.join("cosimlex-exports", "rating", "plan.json")
     return run, plan_path, json.loads(pathlib.Path(plan_path).read_text())["forms"]

@@ -4,9 +4,9 @@ import csv
 import openpyxl
 import pytest
 
-from companions.cosimlex.sheets import read_sheet, write_sheet
 from companions.cosimlex.survey import SHEET_COLUMNS, deletion_spans, merge_selections, read_selection, sheet_rows
 from picforge.errors import InputError
+from picforge.sheets import read_sheet, write_sheet
 
 
 def candidate(pair_no, word1, word2, n, text):
@@ -53,12 +53,13 @@ def test_sheet_round_trip_through_csv_and_xlsx(tmp_path):
     first, second = option_of(rows, "cup|mug@1:0"), option_of(rows, "cup|mug@2:0")
     fill(rows, {("cup|mug", first): {"choice": "Most", "edited_context": "A cup of tea stood next to a mug."},
                 ("cup|mug", second): {"choice": "least", "expected_difference": "2"}})
-    csv_path, xlsx_path = write_sheet(str(tmp_path / "selection-ana"), SHEET_COLUMNS, rows, bold_column="context")
+    csv_path, xlsx_path = write_sheet(str(tmp_path / "selection-ana"), SHEET_COLUMNS, rows, title="selection",
+                                      bold="context")
     book = openpyxl.load_workbook(xlsx_path, rich_text=True)
     bold = [block.text for block in book.active["F2"].value if hasattr(block, "font") and block.font.b]
     assert bold == ["cup", "mug"]  # every cup|mug candidate names cup first
     for path in (csv_path, xlsx_path):
-        (selection,) = read_selection(read_sheet(path, SHEET_COLUMNS), BY_ID, path, "ana")
+        (selection,) = read_selection(read_sheet(path, SHEET_COLUMNS).rows, BY_ID, path, "ana")
         assert selection["pair_id"] == "cup|mug" and selection["expected_difference"] == 2
         contexts = {selection["context1"]["candidate_id"]: selection["context1"],
                     selection["context2"]["candidate_id"]: selection["context2"]}
@@ -94,7 +95,7 @@ def test_sheet_problems_name_file_row_and_column(tmp_path, change, message):
     path = tmp_path / "filled.csv"
     write_csv(path, fill(sheet_rows(CANDIDATES), change))
     with pytest.raises(InputError, match=message) as caught:
-        read_selection(read_sheet(str(path), SHEET_COLUMNS), BY_ID, str(path), "ana")
+        read_selection(read_sheet(str(path), SHEET_COLUMNS).rows, BY_ID, str(path), "ana")
     assert str(path) in str(caught.value)
 
 
@@ -102,10 +103,10 @@ def test_missing_column_and_left_out_pairs(tmp_path):
     path = tmp_path / "cut.csv"
     path.write_text("pair_id,word1,word2\ncup|mug,cup,mug\n", encoding="utf-8")
     with pytest.raises(InputError, match="row 1: missing column"):
-        read_sheet(str(path), SHEET_COLUMNS)
+        read_sheet(str(path), SHEET_COLUMNS).rows
     untouched = tmp_path / "untouched.csv"
     write_csv(untouched, sheet_rows(CANDIDATES))
-    assert read_selection(read_sheet(str(untouched), SHEET_COLUMNS), BY_ID, str(untouched), "ana") == []
+    assert read_selection(read_sheet(str(untouched), SHEET_COLUMNS).rows, BY_ID, str(untouched), "ana") == []
 
 
 def test_reingesting_is_a_no_op_and_changed_answers_need_replace(tmp_path):
@@ -114,7 +115,7 @@ def test_reingesting_is_a_no_op_and_changed_answers_need_replace(tmp_path):
                ("car|bicycle", 2): {"choice": "least"}}
     path = tmp_path / "a.csv"
     write_csv(path, fill(rows, answers))
-    first = read_selection(read_sheet(str(path), SHEET_COLUMNS), BY_ID, str(path), "ana")
+    first = read_selection(read_sheet(str(path), SHEET_COLUMNS).rows, BY_ID, str(path), "ana")
     assert merge_selections(first, first, replace=False) == first
     changed = [dict(first[0], expected_difference=3, sheet="b.csv")]
     with pytest.raises(InputError, match="already ingested with other answers from .*a.csv; pass --replace"):

@@ -3,6 +3,7 @@ import hashlib
 import json
 
 from picforge.rundir import RunDir
+from tests.triplets import triplet, triplet_side
 
 # page_id -> (title, categories, paragraphs of sentences)
 PAGES = {
@@ -162,7 +163,7 @@ def page_records():
         records.append({"page_id": page_id, "title": title,
                         "url": "https://en.wikipedia.org/wiki/" + title.replace(" ", "_"),
                         "text": "\n\n".join(texts), "categories": categories, "paragraphs": texts,
-                        "missing_words": 0})
+                        "missing_words": []})
     return records
 
 
@@ -173,25 +174,22 @@ def sentence_records():
         flat = [(p, s) for p, sentences in enumerate(paragraphs) for s in sentences]
         for idx, (paragraph, text) in enumerate(flat):
             records.append({"sentence_id": f"{page_id}:{idx}", "page_id": page_id, "idx": idx,
-                            "paragraph": paragraph, "text": text, "n_words": len(text.split())})
+                            "paragraph": paragraph, "text": text, "n_words": len(text.split()), "broken": ""})
     return records
 
 
 def _side(page_id, phrase):
     title = PAGES[page_id][0]
     sentences = [s for paragraph in PAGES[page_id][2] for s in paragraph]
-    index = next(i for i, s in enumerate(sentences) if phrase in s.lower())
-    start = sentences[index].lower().index(phrase)
-    return {"page_id": page_id, "title": title, "url": "https://en.wikipedia.org/wiki/" + title.replace(" ", "_"),
-            "passage": " ".join(sentences[max(0, index - 2):index + 3]), "sentence": sentences[index],
-            "char_span": [start, start + len(phrase)]}
+    return triplet_side(page_id, sentences, phrase, title=title,
+                        url="https://en.wikipedia.org/wiki/" + title.replace(" ", "_"))
 
 
 def triplet_records():
     """Triplet records (schema triplet) for every annotated phrase, plus one that was never annotated."""
     rows = [(tid, phrase, p1, p2) for tid, phrase, p1, p2, *_ in ANNOTATIONS] + [("t13", "grey granite", 102, 102)]
-    return [{"triplet_id": tid, "phrase": phrase, "page1": _side(p1, phrase), "page2": _side(p2, phrase),
-             "semantic_score": -0.1 + 0.02 * n, "domain_score": 0.05 * n, "wic_words": phrase.split()[-1:]}
+    return [triplet(tid, phrase, _side(p1, phrase), _side(p2, phrase), semantic_score=-0.1 + 0.02 * n,
+                    domain_score=0.05 * n)
             for n, (tid, phrase, p1, p2) in enumerate(rows)]
 
 
@@ -220,13 +218,9 @@ STAGES = {"clean": ("page", page_records), "sentences": ("sentence", sentence_re
 
 
 def write_stage(root, stage, records):
-    """Write one stage of a run directory with a manifest fingerprinting its records."""
-    run = RunDir(str(root))
-    schema = STAGES[stage][0]
-    run.clear(stage)
-    run.write_records(stage, records, schema)
+    """Write one stage of a run directory, its fingerprint depending on its records."""
     digest = hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()
-    run.write_manifest(stage, {"stage": stage, "fingerprint": digest, "records": len(records)})
+    RunDir(str(root)).write_stage(stage, records, STAGES[stage][0], inputs={"records_sha256": digest}, options={})
 
 
 def make_run(root, skip=(), **overrides):

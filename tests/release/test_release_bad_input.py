@@ -22,7 +22,7 @@ def tmp_run(tmp_path):
 
 def test_missing_ledger_export(picforge, tmp_run, tmp_path, capsys):
     err = build_fails(picforge, tmp_run(skip={"final_annotations"}), str(tmp_path / "out"), capsys)
-    assert "final_annotations: this run has no final annotations" in err
+    assert "final_annotations: stage 'final_annotations' has not completed" in err
     assert "picforge annotate export final --run" in err
 
 

@@ -28,9 +28,8 @@ def test_mined_run_builds_a_loadable_release(tmp_path, wic_zip, picforge):
                     "q2": "giant statue", "same_meaning": False, "q1_rule": "round1", "q2_rule": "round1",
                     "q3_rule": "round1", "ps_q1": True, "ps_q1_phrase": "huge sum", "ps_q2": True,
                     "ps_q2_phrase": "giant statue"} for t in triplets]
-    run.write_records("final_annotations", annotations, "final_annotation")
-    run.write_manifest("final_annotations", {"stage": "final_annotations", "fingerprint": hashlib.sha256(
-        json.dumps(annotations).encode()).hexdigest(), "records": len(annotations)})
+    run.write_stage("final_annotations", annotations, "final_annotation", options={},
+                    inputs={"records_sha256": hashlib.sha256(json.dumps(annotations).encode()).hexdigest()})
 
     out = tmp_path / "release"
     assert picforge("build", "--run", run_root, "--out", out) == 0

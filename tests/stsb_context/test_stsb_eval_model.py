@@ -2,6 +2,7 @@
 import pytest
 
 from companions.stsb_context import evaluate, spans
+from picforge.encoders import BUNDLED_MODEL, resolve_model_path
 from picforge.rundir import RunDir
 
 pytestmark = pytest.mark.slow
@@ -46,7 +47,7 @@ def test_eval_all_setups_with_minilm(released, picforge, capsys):
     for row, scored in zip(rows, results["full"][1]):
         assert (scored["best_span"], scored["best_span_start"]) == (row["context"], 0)
     for setup in evaluate.SPAN_SETUPS:
-        assert results[setup][0]["options"] == {"setup": setup, "source": "dataset", "model": evaluate.default_model(),
+        assert results[setup][0]["options"] == {"setup": setup, "source": "dataset", "model": resolve_model_path(BUNDLED_MODEL),
                                                 "min_span": 1, "max_span": MAX_SPAN}
         for row, scored in zip(rows, results[setup][1]):
             start, span = scored["best_span_start"], scored["best_span"]
@@ -56,7 +57,7 @@ def test_eval_all_setups_with_minilm(released, picforge, capsys):
 
     # a forward pass per n-gram sees the target phrase on its own among its candidates, so its best span is at
     # least as similar to the origin as the target phrase itself (when the phrase fits in MAX_SPAN words)
-    encoder = evaluate.Encoder(evaluate.default_model())
+    encoder = evaluate.Encoder(resolve_model_path(BUNDLED_MODEL))
     short = [i for i, r in enumerate(rows) if len(spans.word_offsets(r["target_phrase"])) <= MAX_SPAN]
     assert len(short) == ROWS - 1  # "a group of boys are playing soccer on the beach" is longer
     origins = encoder.sentences(rows[i]["origin_phrase"] for i in short)

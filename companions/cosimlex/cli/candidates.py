@@ -35,9 +35,8 @@ def run(args):
     from companions.cosimlex.encoders import make_encoder
     from companions.cosimlex.simlex import read_simlex
     from companions.cosimlex.stages import CANDIDATES, CONTEXTS, CosimlexCandidates
-    from companions.cosimlex.store import identity
     from picforge.options import pipeline_options
-    from picforge.rundir import RunDir, run_stages
+    from picforge.rundir import RunDir, input_identity, run_stages
     from pipeline.stages.clean import CleanPages
     from pipeline.stages.read_dump import ReadDump
     from pipeline.stages.sentences import SplitSentences
@@ -55,7 +54,7 @@ def run(args):
         raise InputError("--per-encoder must be at least 1 and --max-contexts at least 2")
     options = {"lang": args.lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
                "low_resource": args.low_resource, "max_contexts": args.max_contexts, "max_pages": args.max_pages}
-    inputs = {"pairs": identity(args.pairs, "--pairs"), "dump": identity(args.input, "--input")}
+    inputs = {"pairs": input_identity(args.pairs, "--pairs"), "dump": input_identity(args.input, "--input")}
 
     def build(pipeline):
         sentences = (pipeline

@@ -27,18 +27,18 @@ def _number(row, column, where):
 def read_gold(path):
     """Gold rows from a run directory's cosimlex-final stage or from a file."""
     from apache_beam.io.filesystems import FileSystems
-    from companions.cosimlex.sheets import read_rows
-    from companions.cosimlex.store import FINAL, required_records
+    from picforge.sheets import read_rows
+    from companions.cosimlex import FINAL
     from picforge.rundir import RunDir
     if FileSystems.exists(RunDir(path).manifest_path(FINAL)):
-        return required_records(RunDir(path), FINAL, "postprocess")
+        return RunDir(path).require_records(FINAL)
     return [dict(row, sim1=_number(row, "sim1", f"{path} row {n}"), sim2=_number(row, "sim2", f"{path} row {n}"))
             for n, row in read_rows(path, GOLD_COLUMNS)]
 
 
 def read_predictions(path):
     """{(word1, word2): {sim1, sim2} or {change}} of a predictions file."""
-    from companions.cosimlex.sheets import read_rows
+    from picforge.sheets import read_rows
     predictions = {}
     for number, row in read_rows(path, ("word1", "word2")):
         where = f"{path} row {number}"

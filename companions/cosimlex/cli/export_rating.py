@@ -34,16 +34,16 @@ def run(args):
     from annotation.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
     from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
     from companions.cosimlex.stages import CANDIDATES
-    from companions.cosimlex.store import EXPORTS, FORMS, SELECTION, replace_stage, required_records, stage_records
+    from companions.cosimlex import EXPORTS, FORMS, SELECTION
     from picforge.rundir import RunDir, upstream
     run_dir = RunDir(args.out)
-    forms = rating_forms(required_records(run_dir, SELECTION, "ingest-selection"), args.pairs_per_form, args.seed)
-    existing = sorted(stage_records(run_dir, FORMS), key=lambda f: f["form_id"])
+    forms = rating_forms(run_dir.require_records(SELECTION), args.pairs_per_form, args.seed)
+    existing = sorted(run_dir.iter_records(FORMS), key=lambda f: f["form_id"])
     if existing and existing != forms and not args.force:
         raise InputError(f"{run_dir.stage_dir(FORMS)}: forms were already exported and would change; answers "
                          "to posted forms stay valid, but pass --force only if none was posted yet")
-    manifest = replace_stage(run_dir, FORMS, "cosimlex_rating_form", forms, upstream(run_dir, SELECTION),
-                             {"pairs_per_form": args.pairs_per_form, "seed": args.seed})
+    manifest = run_dir.write_stage(FORMS, forms, "cosimlex_rating_form", inputs=upstream(run_dir, SELECTION),
+                                   options={"pairs_per_form": args.pairs_per_form, "seed": args.seed})
     lang = (run_dir.read_manifest(CANDIDATES) or {}).get("options", {}).get("lang", "en")
     plan = []
     for form in forms:

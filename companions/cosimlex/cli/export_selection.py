@@ -12,17 +12,17 @@ def register(verbs):
 
 def run(args):
     from apache_beam.io.filesystems import FileSystems
-    from companions.cosimlex.sheets import write_sheet
+    from picforge.sheets import write_sheet
     from companions.cosimlex.stages import CANDIDATES
-    from companions.cosimlex.store import EXPORTS, required_records
+    from companions.cosimlex import EXPORTS
     from companions.cosimlex.survey import GUIDELINES, SHEET_COLUMNS, sheet_rows
     from picforge.rundir import RunDir
     run_dir = RunDir(args.out)
-    candidates = required_records(run_dir, CANDIDATES, "candidates")
+    candidates = run_dir.require_records(CANDIDATES)
     rows = sheet_rows(candidates)
     per_pair = max((r["option"] for r in rows), default=0)
     stem = run_dir.join(EXPORTS, "selection", f"selection-{args.expert}")
-    csv_path, xlsx_path = write_sheet(stem, SHEET_COLUMNS, rows, bold_column="context")
+    csv_path, xlsx_path = write_sheet(stem, SHEET_COLUMNS, rows, title="selection", bold="context")
     guidelines = run_dir.join(EXPORTS, "selection", "guidelines.md")
     with FileSystems.create(guidelines, compression_type="uncompressed") as fh:
         fh.write(GUIDELINES.format(per_pair=per_pair).encode("utf-8"))

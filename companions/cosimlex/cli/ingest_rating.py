@@ -14,19 +14,19 @@ def register(verbs):
 
 def run(args):
     from companions.cosimlex.answers import mark_repeat_pairs, merge_ratings, read_submissions, status_counts, submission_ratings
-    from companions.cosimlex.sheets import read_bytes
-    from companions.cosimlex.store import FORMS, RATINGS, identity, replace_stage, required_records, stage_records
-    from picforge.rundir import RunDir
+    from picforge.sheets import read_bytes
+    from companions.cosimlex import FORMS, RATINGS
+    from picforge.rundir import RunDir, input_identity
     run_dir = RunDir(args.out)
-    known_items = {item["item_id"] for form in required_records(run_dir, FORMS, "export-rating")
+    known_items = {item["item_id"] for form in run_dir.require_records(FORMS)
                    for item in form["items"]}
     new = []
     for path in args.answers:
         for submission in read_submissions(path, read_bytes(path)):
             new += submission_ratings(submission, known_items, path)
-    merged, added = merge_ratings(stage_records(run_dir, RATINGS), new)
+    merged, added = merge_ratings(list(run_dir.iter_records(RATINGS)), new)
     ratings = mark_repeat_pairs(merged)
-    inputs = {path: identity(path, "ANSWERS") for path in args.answers}
-    replace_stage(run_dir, RATINGS, "cosimlex_rating", ratings, inputs, {})
+    inputs = {path: input_identity(path, "ANSWERS") for path in args.answers}
+    run_dir.write_stage(RATINGS, ratings, "cosimlex_rating", inputs=inputs, options={})
     print(f"{added} new ratings, {len(ratings)} in all {status_counts(ratings)} in {run_dir.stage_dir(RATINGS)}")
     return 0

@@ -13,20 +13,20 @@ def register(verbs):
 
 
 def run(args):
-    from companions.cosimlex.sheets import read_sheet
+    from picforge.sheets import read_sheet
     from companions.cosimlex.stages import CANDIDATES
-    from companions.cosimlex.store import SELECTION, identity, replace_stage, required_records, stage_records
+    from companions.cosimlex import SELECTION
     from companions.cosimlex.survey import SHEET_COLUMNS, merge_selections, read_selection
-    from picforge.rundir import RunDir
+    from picforge.rundir import RunDir, input_identity
     run_dir = RunDir(args.out)
-    candidates = {c["context_id"]: c for c in required_records(run_dir, CANDIDATES, "candidates")}
+    candidates = {c["context_id"]: c for c in run_dir.require_records(CANDIDATES)}
     new = []
     for sheet in args.sheets:
-        new += read_selection(read_sheet(sheet, SHEET_COLUMNS), candidates, sheet, args.expert)
-    merged = merge_selections(stage_records(run_dir, SELECTION), new, args.replace)
-    inputs = {"sheets": {sheet: identity(sheet, "SHEET") for sheet in args.sheets},
+        new += read_selection(read_sheet(sheet, SHEET_COLUMNS).rows, candidates, sheet, args.expert)
+    merged = merge_selections(list(run_dir.iter_records(SELECTION)), new, args.replace)
+    inputs = {"sheets": {sheet: input_identity(sheet, "SHEET") for sheet in args.sheets},
               "earlier": sorted({s["sheet"] for s in merged} - set(args.sheets))}
-    replace_stage(run_dir, SELECTION, "cosimlex_selection", merged, inputs, {})
+    run_dir.write_stage(SELECTION, merged, "cosimlex_selection", inputs=inputs, options={})
     pairs = len({c["pair_id"] for c in candidates.values()})
     edited = sum(s[k]["edited"] for s in merged for k in ("context1", "context2"))
     print(f"{len(new)} pairs read; {len(merged)} of {pairs} pairs selected ({edited} contexts shortened) "

@@ -23,14 +23,15 @@ def register(verbs):
 
 
 def run(args):
-    from companions.cosimlex.store import FINAL, RATINGS, SELECTION, replace_stage, required_records
+    from companions.cosimlex import FINAL, RATINGS, SELECTION
     from picforge.rundir import RunDir, upstream
     run_dir = RunDir(args.out)
-    ratings = required_records(run_dir, RATINGS, "ingest-rating")
-    selections = required_records(run_dir, SELECTION, "ingest-selection")
+    ratings = run_dir.require_records(RATINGS)
+    selections = run_dir.require_records(SELECTION)
     options = {"min_correlation": args.min_correlation, "max_disengaged": args.max_disengaged,
                "min_ratings": args.min_ratings, "scale_max": args.scale_max}
     rows, report = post.postprocess(ratings, selections, **options)
-    replace_stage(run_dir, FINAL, "cosimlex_final", rows, upstream(run_dir, RATINGS, SELECTION), options, report)
+    run_dir.write_stage(FINAL, rows, "cosimlex_final", inputs=upstream(run_dir, RATINGS, SELECTION), options=options,
+                        report=report)
     print(json.dumps(report, indent=2))
     return 0

@@ -1,0 +1,265 @@
+"""Spreadsheets people fill in, as CSV and XLSX (local, gs:// or s3:// paths): written for people, read back
+however Excel left them. Untrusted text (Wikipedia, annotators, language models) never becomes a formula:
+XLSX text cells are typed as text, and CSV cells starting with = + - @, tab or CR get a leading `'` (OWASP's
+rule), which the readers take off again."""
+import codecs
+import csv
+import dataclasses
+import io
+import json
+import re
+
+import openpyxl
+from openpyxl.cell.rich_text import CellRichText, TextBlock
+from openpyxl.cell.text import InlineFont
+from openpyxl.styles import Alignment, Font, NamedStyle
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from picforge.errors import InputError
+from picforge.files import write_atomically
+
+HIGHLIGHT = "**"
+_HIGHLIGHTED = re.compile(re.escape(HIGHLIGHT) + r"(.+?)" + re.escape(HIGHLIGHT), re.DOTALL)
+_PHRASE_FONT = InlineFont(b=True, color="C00000")
+WIDE_COLUMN_CHARS = 80
+# Every cell: text format (Excel must not turn ids into numbers), wrapped, top-aligned.
+TEXT_STYLE = NamedStyle(name="picforge text", number_format="@",
+                        alignment=Alignment(wrap_text=True, vertical="top"))
+# First characters that make a spreadsheet read a CSV cell as a formula (OWASP CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
+
+@dataclasses.dataclass
+class Sheet:
+    """Rows read from one sheet file: `rows` is [(spreadsheet row number, {column: text})]."""
+    path: str
+    columns: list
+    rows: list
+
+
+def neutralise(text):
+    """A CSV cell's text that no spreadsheet runs as a formula: `'` before a leading = + - @ tab or CR
+    (numbers such as -0.5 stay as they are), and before a `'` that would otherwise be taken off."""
+    formula = text.startswith(FORMULA_STARTS) and not NUMBER.fullmatch(text)
+    if formula or (text.startswith("'") and neutralise(text[1:]) != text[1:]):
+        return "'" + text
+    return text
+
+
+def restore(text):
+    """The text `neutralise` was given."""
+    return text[1:] if text.startswith("'") and neutralise(text[1:]) == text else text
+
+
+def csv_text(columns, rows):
+    """Rows (dicts) as CSV text with a header, every cell neutralised."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([neutralise(c) for c in columns])
+    writer.writerows([neutralise(_text(row.get(c))) for c in columns] for row in rows)
+    return out.getvalue()
+
+
+def csv_bytes(columns, rows):
+    """Rows as UTF-8 CSV with a BOM (so Excel reads accents right), cells neutralised."""
+    return codecs.BOM_UTF8 + csv_text(columns, rows).encode("utf-8")
+
+
+def xlsx_bytes(columns, rows, title="annotations", highlight=False, bold=None, yes_no=()):
+    """Rows as an XLSX workbook: every cell text (never a formula), wrapped; a bold header row.
+
+    Options: `highlight` shows text between ** marks in bold red; `bold` names a column whose spans listed
+    in row["_bold"] ([start, end) pairs) are bold; `yes_no` columns get a Y/N drop-down.
+    """
+    book = openpyxl.Workbook()
+    book.add_named_style(TEXT_STYLE)
+    sheet = book.active
+    sheet.title = title
+    sheet.append(columns)
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    for row_no, row in enumerate(rows, start=2):
+        for col_no, column in enumerate(columns, start=1):
+            cell = sheet.cell(row=row_no, column=col_no)
+            text = _text(row.get(column))
+            if column == bold and row.get("_bold"):
+                cell.value = _spans_bold(text, row["_bold"])
+            elif highlight and HIGHLIGHT in text:
+                cell.value = _rich(text)
+            else:
+                cell.value = text
+                cell.data_type = "s"  # openpyxl would store "=…" as a formula
+            cell.style = TEXT_STYLE.name
+    for col_no, column in enumerate(columns, start=1):
+        letter = openpyxl.utils.get_column_letter(col_no)
+        longest = max([len(column)] + [len(_text(r.get(column))) for r in rows])
+        sheet.column_dimensions[letter].width = min(longest + 2, WIDE_COLUMN_CHARS)
+        if column in yes_no and rows:
+            choice = DataValidation(type="list", formula1='"Y,N"', allow_blank=True)
+            sheet.add_data_validation(choice)
+            choice.add(f"{letter}2:{letter}{len(rows) + 1}")
+    sheet.freeze_panes = "A2"
+    data = io.BytesIO()
+    book.save(data)
+    return data.getvalue()
+
+
+def write_sheet(base_path, columns, rows, **options):
+    """Write `rows` (dicts) as `base_path.csv` and `base_path.xlsx` (options as for xlsx_bytes), each
+    atomically; returns the two paths."""
+    csv_path, xlsx_path = base_path + ".csv", base_path + ".xlsx"
+    write_atomically(csv_path, csv_bytes(columns, rows))
+    write_atomically(xlsx_path, xlsx_bytes(columns, rows, **options))
+    return csv_path, xlsx_path
+
+
+def _text(value):
+    return "" if value is None else str(value)
+
+
+def _rich(text):
+    """Rich text with the **highlighted** parts bold red."""
+    parts, last = CellRichText(), 0
+    for found in _HIGHLIGHTED.finditer(text):
+        if found.start() > last:
+            parts.append(text[last:found.start()])
+        parts.append(TextBlock(_PHRASE_FONT, found.group(1)))
+        last = found.end()
+    if last < len(text):
+        parts.append(text[last:])
+    return parts
+
+
+def _spans_bold(text, spans):
+    """Rich text with the [start, end) spans bold."""
+    pieces, at = [], 0
+    for start, end in sorted(spans):
+        pieces += [text[at:start], TextBlock(InlineFont(b=True), text[start:end])]
+        at = end
+    pieces.append(text[at:])
+    return CellRichText([p for p in pieces if p])
+
+
+def read_bytes(path):
+    """A file's bytes (local, gs:// or s3://), or a clear error when it is missing."""
+    from apache_beam.io.filesystems import FileSystems
+
+    if not FileSystems.exists(path):
+        raise InputError(f"{path}: no such file; check the path")
+    with FileSystems.open(path, compression_type="uncompressed") as fh:
+        return fh.read()
+
+
+def read_sheet(path, required, optional=()):
+    """Read a returned sheet (.csv or .xlsx) and check that it has the `required` columns.
+
+    Handles a UTF-8 BOM, Excel's cp1252 and UTF-16 CSV, `;` or tab delimiters, padded headers,
+    blank rows and empty trailing columns, and takes off the `'` that neutralised a formula-like cell.
+    Row numbers are those a spreadsheet shows (header = 1). Required and `optional` columns are found
+    whatever their case and appear under the given names.
+    """
+    data = read_bytes(path)
+    if path.lower().endswith((".xlsx", ".xlsm")):
+        header, body = _xlsx_rows(path, data)
+    else:
+        header, body = _csv_rows(path, data)
+    columns = [_clean(h) for h in header]
+    by_name = {c.casefold(): i for i, c in enumerate(columns) if c}
+    missing = [c for c in required if c.casefold() not in by_name]
+    if missing:
+        raise InputError(f"{path}: row 1: missing column(s) {', '.join(missing)}; the header must "
+                         f"contain {', '.join(required)} (found {', '.join(c for c in columns if c) or 'none'}); "
+                         "restore the header from the exported sheet")
+    named = {c: i for i, c in enumerate(columns) if c}
+    rows = []
+    for row_no, values in body:
+        cells = [_clean(v) for v in values]
+        if not any(cells):
+            continue
+        row = {c: (cells[i] if i < len(cells) else "") for c, i in named.items()}
+        for name in (*required, *optional):
+            if name.casefold() in by_name:
+                row[name] = row.get(columns[by_name[name.casefold()]], "")
+        rows.append((row_no, row))
+    return Sheet(path, [c for c in columns if c], rows)
+
+
+def read_rows(path, required):
+    """[(row or line number, {column: value})] of a JSON Lines file or a CSV/TSV/XLSX sheet."""
+    if not path.lower().endswith((".jsonl", ".json")):
+        return read_sheet(path, required).rows
+    rows = []
+    for line_no, line in enumerate(read_bytes(path).decode("utf-8-sig").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(f"{path}: line {line_no}: not valid JSON ({err.msg}); fix or remove the line") from None
+        missing = [c for c in required if c not in record]
+        if missing:
+            raise InputError(f"{path}: line {line_no}: missing field(s) {', '.join(missing)}; add them")
+        rows.append((line_no, record))
+    return rows
+
+
+def resolve_id(raw, known):
+    """The id in `known` that a sheet cell means: itself, or the id Excel turned into a number
+    (leading zeros dropped, `1.2E+04`); None when it names no known id."""
+    if raw in known:
+        return raw
+    try:
+        number = float(raw)
+    except ValueError:
+        return None
+    matches = [k for k in known if k.isdigit() and number.is_integer() and int(k) == int(number)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _clean(value):
+    """A cell as text: numbers Excel made of ids back to digits, whitespace (and NBSP) collapsed, NUL
+    characters (invisible in a spreadsheet; no PostgreSQL text holds them) dropped."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return " ".join(str(value).replace("\u00a0", " ").replace("\x00", "").split())
+
+
+def _decode(raw, path):
+    """Text of a CSV saved as UTF-8 (with or without BOM), UTF-16 (Excel 'Unicode text') or cp1252."""
+    if raw.startswith(codecs.BOM_UTF8):
+        return raw[len(codecs.BOM_UTF8):].decode("utf-8")
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return raw.decode("utf-16")
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise InputError(f"{path}: not UTF-8, UTF-16 or Windows-1252 text; save it as 'CSV UTF-8' or XLSX")
+
+
+def _csv_rows(path, data):
+    text = _decode(data, path)
+    first_line = text.split("\n", 1)[0]
+    delimiter = max(",;\t", key=first_line.count) if any(d in first_line for d in ",;\t") else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows = [[restore(cell) for cell in row] for row in reader]
+    if not rows:
+        raise InputError(f"{path}: the file is empty; return the sheet with its header row")
+    return rows[0], list(enumerate(rows[1:], start=2))
+
+
+def _xlsx_rows(path, data):
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as err:  # openpyxl raises several types for damaged files
+        raise InputError(f"{path}: not a readable XLSX workbook ({err}); re-save it from Excel") from err
+    sheet = book["annotations"] if "annotations" in book.sheetnames else book.worksheets[0]
+    rows = [list(r) for r in sheet.iter_rows(values_only=True)]
+    book.close()
+    if not rows:
+        raise InputError(f"{path}: the workbook's first sheet is empty; return the sheet with its header row")
+    return rows[0], list(enumerate(rows[1:], start=2))
