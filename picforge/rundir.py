@@ -35,6 +35,8 @@ PRODUCED_BY = {
     "cosimlex-rating-forms": "picforge cosimlex export-rating --out {run}",
     "cosimlex-ratings": "picforge cosimlex ingest-rating --out {run} ANSWERS…",
     "cosimlex-final": "picforge cosimlex postprocess --out {run}",
+    **dict.fromkeys(("pearl-word-vectors", "pearl-phrases"), "picforge pearl build --run MINING_RUN --out {run}"),
+    "pearl-paraphrases": "picforge pearl paraphrase --run {run}",
 }
 log = logging.getLogger(__name__)
 
