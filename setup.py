@@ -13,6 +13,7 @@ setup(
         "picforge": ["data/*"],
         "companions.cosimlex": ["data/*"],
         "annotation": ["templates/*", "data/*"],
+        "companions.mcphrasy": ["data/*"],
         "companions.pearl": ["data/*"],
     },
     install_requires=[
@@ -47,6 +48,8 @@ setup(
         "aws": ["apache-beam[aws]>=2.70,<3"],
         # pipeline/dask_runner.py patches Beam internals: exactly the Beam it was checked against
         "dask": ["apache-beam[dask]==2.77.0"],
+        # McPhraSy: one-pass multi-phrase matching; V-measure/ARI/AMI and agglomerative clustering
+        "mcphrasy": ["pyahocorasick>=2.1", "scikit-learn>=1.4"],
     },
     entry_points={"console_scripts": ["picforge=picforge.cli:main"]},
 )

@@ -10,6 +10,7 @@ import contextlib
 import datetime
 import functools
 import json
+import logging
 import os
 
 import sqlalchemy as sa
@@ -17,6 +18,9 @@ import sqlalchemy as sa
 from picforge.errors import InputError
 
 LEDGER_FILE = "ledger.sqlite"
+BUSY_NOTICE_SECONDS = 2  # a writer waits this long for the SQLite ledger before saying it is waiting
+BUSY_WAIT_SECONDS = 600  # and at most this long in all
+log = logging.getLogger(__name__)
 
 # Decision rounds: 0 expert sheet accepted, 1 MTurk verification, 2 expert verification of round-1
 # rejections, 3 PS verification by three experts.
@@ -134,6 +138,19 @@ releases = sa.Table(
 # an older results file or a re-poll cannot move Approved/Rejected back to Submitted (a rejection may
 # still be overridden by an approval: both rank the same).
 STATUS_RANK = {"Submitted": 0, "Ingested": 0, "Approved": 1, "Rejected": 1}
+
+# McPhraSy cluster sheets: one row per phrase of a group as one annotator labelled it (a corrected sheet
+# replaces that annotator's labels for the group).
+cluster_labels = sa.Table(
+    "cluster_labels", metadata,
+    sa.Column("group_id", sa.String(250), primary_key=True),
+    sa.Column("annotator", sa.String(200), primary_key=True),
+    sa.Column("phrase", sa.String(250), primary_key=True),
+    sa.Column("batch_id", sa.String(200), sa.ForeignKey("batches.batch_id"), nullable=False),
+    sa.Column("cluster", sa.String(100), nullable=False),
+    sa.Column("kind", sa.String(20), nullable=False),   # equivalent | same-kind | singleton
+)
+
 # Columns that record when, not what: left out when comparing two ledgers' contents.
 TIME_COLUMNS = {"created_at", "first_seen", "decided_at", "released_at"}
 # PostgreSQL advisory lock every writing transaction holds until it ends, so writers take turns as
@@ -155,8 +172,10 @@ def now():
 def default_url(run_dir):
     """`sqlite:///RUN_DIR/ledger.sqlite` (the run directory must be local for the default ledger)."""
     if "://" in str(run_dir):
-        raise ValueError(f"{run_dir}: the default SQLite ledger needs a local run directory; "
+        raise InputError(f"{run_dir}: the default SQLite ledger needs a local run directory; "
                          "pass --ledger with an SQLAlchemy URL (e.g. postgresql://…)")
+    if os.path.exists(run_dir) and not os.path.isdir(run_dir):
+        raise InputError(f"--run {run_dir}: is a file, not a run directory; pass the folder `picforge mine` wrote")
     os.makedirs(run_dir, exist_ok=True)
     return "sqlite:///" + os.path.abspath(os.path.join(run_dir, LEDGER_FILE))
 
@@ -265,7 +284,8 @@ class Ledger:
 
 
 def _sqlite_transactions(engine):
-    """Make pysqlite start a real transaction (BEGIN IMMEDIATE) so a whole import is atomic."""
+    """Make pysqlite start a real transaction (BEGIN IMMEDIATE) so a whole import is atomic; a writer that
+    finds the ledger busy says so, waits its turn up to BUSY_WAIT_SECONDS, then gives up with one clear line."""
     @sa.event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):
         dbapi_conn.isolation_level = None
@@ -274,7 +294,28 @@ def _sqlite_transactions(engine):
 
     @sa.event.listens_for(engine, "begin")
     def _begin(conn):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={BUSY_NOTICE_SECONDS * 1000}")
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            return
+        except sa.exc.OperationalError as err:
+            if "locked" not in str(err.orig):
+                raise
+        finally:
+            conn.exec_driver_sql("PRAGMA busy_timeout=30000")
+        where = engine.url.database
+        log.warning("%s: another picforge command is writing to the ledger; waiting up to %d s for it to finish",
+                    where, BUSY_WAIT_SECONDS)
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={BUSY_WAIT_SECONDS * 1000}")
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        except sa.exc.OperationalError as err:
+            if "locked" not in str(err.orig):
+                raise
+            raise InputError(f"{where}: the ledger stayed busy for {BUSY_WAIT_SECONDS} s (another picforge command "
+                             "is writing to it); re-run this command when that one has finished") from None
+        finally:
+            conn.exec_driver_sql("PRAGMA busy_timeout=30000")
 
 
 class LedgerSession:
@@ -427,6 +468,18 @@ class LedgerSession:
             "annotator": annotation["annotator"], "batch_id": batch_id, "phrase": phrase,
             "q1": annotation["q1"], "q2": annotation["q2"], "same_meaning": annotation["same_meaning"]})
 
+    def record_cluster_labels(self, group_id, annotator, batch_id, labels):
+        """Store one annotator's clustering of a group, {phrase: (cluster, kind)}, replacing an earlier sheet's
+        labels for it; returns the number of rows inserted, changed or removed."""
+        changed = 0
+        for phrase, (cluster, kind) in sorted(labels.items()):
+            changed += self._upsert(cluster_labels, {"group_id": group_id, "annotator": annotator, "phrase": phrase},
+                                    {"batch_id": batch_id, "cluster": cluster, "kind": kind})
+        stale = sa.delete(cluster_labels).where(cluster_labels.c.group_id == group_id,
+                                                cluster_labels.c.annotator == annotator,
+                                                cluster_labels.c.phrase.not_in(list(labels)))
+        return changed + self.conn.execute(stale).rowcount
+
     # -- reads -------------------------------------------------------------------------------------
 
     def batch(self, batch_id):
@@ -545,6 +598,18 @@ class LedgerSession:
                 decisions.c.item_id == expert_annotations.c.triplet_id + "/triplet",
                 decisions.c.round == ROUND_EXPERT, decisions.c.decision == ACCEPTED))
         return [dict(r) for r in self.conn.execute(query).mappings()]
+
+    def cluster_labels(self, group_id=None):
+        """{group_id: {annotator: {phrase: (cluster, kind)}}} of the ingested cluster sheets."""
+        query = sa.select(cluster_labels).order_by(cluster_labels.c.group_id, cluster_labels.c.annotator,
+                                                   cluster_labels.c.phrase)
+        if group_id is not None:
+            query = query.where(cluster_labels.c.group_id == group_id)
+        found = {}
+        for row in self.conn.execute(query).mappings():
+            found.setdefault(row["group_id"], {}).setdefault(row["annotator"], {})[row["phrase"]] = (
+                row["cluster"], row["kind"])
+        return found
 
     def dump(self, with_times=False):
         """Every table's rows, sorted, as {table: [row, …]} (for comparing ledgers)."""

@@ -68,18 +68,29 @@ class HitTypeSettings:
     keywords: str = "language, meaning, paraphrase, reading, English"
 
     def __post_init__(self):
-        try:
-            reward = Decimal(self.reward)
-        except ArithmeticError:
-            raise InputError(f"--reward {self.reward!r} is not an amount in USD (e.g. 1.50)") from None
-        if reward < CENT or reward != reward.quantize(CENT):
-            raise InputError(f"--reward {self.reward} must be at least 0.01 USD, in whole cents")
+        problem = amount_problem(self.reward, whole_cents=True)
+        if problem:
+            raise InputError(f"--reward {self.reward}: {problem}")
 
     def as_meta(self):
         return {**dataclasses.asdict(self), "locales": list(self.locales)}
 
 
 # -- money -----------------------------------------------------------------------------------------
+
+def amount_problem(text, whole_cents=False):
+    """What is wrong with `text` as an amount in USD ('' if nothing): it must be a finite number of at least
+    one cent (NaN, Infinity and negatives are refused), in whole cents when `whole_cents`."""
+    try:
+        amount = Decimal(str(text).strip())
+    except ArithmeticError:
+        return "not an amount in USD; give a number such as 1.50"
+    if not amount.is_finite() or amount < CENT:
+        return "must be a finite amount of at least 0.01 USD (such as 1.50)"
+    if whole_cents and amount != amount.quantize(CENT):
+        return "must be in whole cents (such as 1.50)"
+    return ""
+
 
 def batch_cost(reward, assignments, hits):
     """{'rewards', 'fees', 'total'} in USD (Decimal) of `hits` HITs with `assignments` assignments each."""
@@ -99,6 +110,8 @@ def check_budget(cost, max_spend, live):
     """Refuse (InputError) a live run without a cap, or any run whose total exceeds the cap."""
     if live and max_spend is None:
         raise InputError("--live spends real money: give --max-spend USD (the most this batch may cost)")
+    if max_spend is not None and amount_problem(max_spend):
+        raise InputError(f"--max-spend {max_spend}: {amount_problem(max_spend)}")
     if max_spend is not None and cost["total"] > Decimal(str(max_spend)):
         raise InputError(f"this batch costs ${cost['total']:.2f}, above --max-spend ${Decimal(str(max_spend)):.2f}; "
                          "raise the cap, or plan fewer HITs or assignments")

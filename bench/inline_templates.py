@@ -8,10 +8,9 @@ import collections
 import re
 
 import mwparserfromhell
-from apache_beam.io.filesystems import FileSystems
 
 from pipeline.stages import clean
-from pipeline.stages.read_dump import classify_page, iter_pages
+from pipeline.stages.read_dump import classify_page, read_pages
 
 MARK = "\ue002{}\ue003"
 MARKED = re.compile("\ue002(\\d+)\ue003")
@@ -33,17 +32,16 @@ class _MarkingRenderer(clean._Renderer):
 def inline_templates(path):
     """Counter of (name, rendered) over templates that sit between words of an article's prose line."""
     counts = collections.Counter()
-    with FileSystems.open(path) as stream:
-        for fields, wikitext, is_redirect in iter_pages(stream, path):
-            if classify_page(fields, wikitext, is_redirect):
-                continue
-            renderer = _MarkingRenderer()
-            for line in renderer.render(mwparserfromhell.parse(wikitext)).split("\n"):
-                for mark in MARKED.finditer(line):
-                    before = MARKED.sub("", line[:mark.start()]).replace(clean.GAP, "")
-                    after = MARKED.sub("", line[mark.end():]).replace(clean.GAP, "")
-                    if re.search(r"\w[^.!?]*$", before) and re.match(r"\s*\S", after):
-                        counts[renderer.seen[int(mark.group(1))]] += 1
+    for fields, wikitext, is_redirect in read_pages(path):
+        if classify_page(fields, wikitext, is_redirect):
+            continue
+        renderer = _MarkingRenderer()
+        for line in renderer.render(mwparserfromhell.parse(wikitext)).split("\n"):
+            for mark in MARKED.finditer(line):
+                before = MARKED.sub("", line[:mark.start()]).replace(clean.GAP, "")
+                after = MARKED.sub("", line[mark.end():]).replace(clean.GAP, "")
+                if re.search(r"\w[^.!?]*$", before) and re.match(r"\s*\S", after):
+                    counts[renderer.seen[int(mark.group(1))]] += 1
     return counts
 
 

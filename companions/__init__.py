@@ -1,1 +1,1 @@
-"""Companion datasets built with picforge's core: STS-B-Context and CoSimLex."""
+"""Companion datasets built with picforge's core: STS-B-Context, CoSimLex and McPhraSy."""

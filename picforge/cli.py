@@ -30,6 +30,8 @@ SECTIONS = {
                          "build and evaluate STS-B-Context (SLICE paper, Sections 4.2 and 5)"),
         "cosimlex": ("companions.cosimlex.cli",
                      "build CoSimLex: contexts, expert selection, rating task, post-processing, metrics"),
+        "mcphrasy": ("companions.mcphrasy.cli",
+                     "McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release"),
         "pearl": ("companions.pearl.cli",
                   "build and release the PEARL phrase corpus: typed phrases, augmentations, hard negatives"),
     },

@@ -1,5 +1,8 @@
-"""Beam pipeline options shared by every picforge pipeline; runner flags pass straight through."""
+"""Beam pipeline options shared by every picforge pipeline (runner flags pass straight through), and the
+argparse types that refuse impossible numbers (NaN, infinity, negative counts) on every command."""
+import argparse
 import importlib.util
+import math
 import os
 
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
@@ -43,3 +46,34 @@ def pipeline_options(beam_args, runner="DirectRunner"):
     if standard.runner not in LOCAL_RUNNERS and not setup.setup_file and os.path.exists(SETUP_FILE):
         setup.setup_file = SETUP_FILE
     return options
+
+
+def finite_float(text):
+    """argparse type: a number that is neither NaN nor infinite."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def positive_float(text):
+    """argparse type: a finite number above 0 (a timeout, a scale)."""
+    value = finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be above 0")
+    return value
+
+
+def at_least(minimum):
+    """argparse type: a whole number of at least `minimum`."""
+    def parse(text):
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be a whole number of at least {minimum}")
+        return value
+    parse.__name__ = f"whole number >= {minimum}"
+    return parse
+
+
+positive_int = at_least(1)
+non_negative_int = at_least(0)

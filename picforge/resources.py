@@ -2,6 +2,7 @@
 import functools
 import io
 import zipfile
+import zlib
 from importlib import resources
 
 from apache_beam.io.filesystems import FileSystems
@@ -28,6 +29,18 @@ def abbreviations():
     return frozenset(_word_list("abbreviations.txt"))
 
 
+def _member_text(path, archive, member):
+    """A zip member's UTF-8 text, or an InputError naming the damage (bad CRC, broken data, not UTF-8)."""
+    try:
+        return archive.read(member).decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}:{member}: byte {err.start} is not UTF-8; pass the official WiC_dataset.zip "
+                         "(re-download it if it was edited)") from None
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as err:
+        raise InputError(f"{path}:{member}: damaged inside the zip ({err}); re-download the official "
+                         "WiC_dataset.zip") from None
+
+
 def read_wic_words(path):
     """The unique target words (column 1) of the official WiC zip's train/dev/test data files."""
     try:
@@ -44,7 +57,7 @@ def read_wic_words(path):
                 f"{path}: missing {split}; expected the official WiC layout "
                 f"({', '.join(WIC_SPLITS)}), found {sorted(archive.namelist())[:6]}"
             )
-        for line_no, line in enumerate(archive.read(member).decode("utf-8").splitlines(), 1):
+        for line_no, line in enumerate(_member_text(path, archive, member).splitlines(), 1):
             fields = line.split("\t")
             if len(fields) != 5 or not fields[0].strip():
                 raise InputError(

@@ -2,6 +2,8 @@
 import hashlib
 import json
 import logging
+import os
+import tempfile
 import time
 
 import apache_beam as beam
@@ -35,6 +37,11 @@ PRODUCED_BY = {
     "cosimlex-rating-forms": "picforge cosimlex export-rating --out {run}",
     "cosimlex-ratings": "picforge cosimlex ingest-rating --out {run} ANSWERS…",
     "cosimlex-final": "picforge cosimlex postprocess --out {run}",
+    "mcphrasy-documents": "picforge mcphrasy groups --out {run}",
+    **dict.fromkeys(("mcphrasy-contexts", "mcphrasy-triplets"),
+                    "picforge mcphrasy contexts --phrases FILE --out {run}"),
+    **dict.fromkeys(("mcphrasy-phrases", "mcphrasy-groups"), "picforge mcphrasy groups --out {run}"),
+    "mcphrasy-clusters": "picforge mcphrasy reconcile --out {run}",
     **dict.fromkeys(("pearl-word-vectors", "pearl-phrases"), "picforge pearl build --run MINING_RUN --out {run}"),
     "pearl-paraphrases": "picforge pearl paraphrase --run {run}",
 }
@@ -56,15 +63,42 @@ def input_identity(path, option=None):
     for m in sorted(meta, key=lambda m: m.path):
         entry = {"path": m.path, "bytes": m.size_in_bytes}
         if m.size_in_bytes <= SMALL_INPUT_BYTES:
-            digest = hashlib.sha256()
-            with FileSystems.open(m.path, compression_type="uncompressed") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    digest.update(block)
-            entry["sha256"] = digest.hexdigest()
+            entry["sha256"] = _sha256(m.path)
         else:
             entry["mtime"] = m.last_updated_in_seconds
         files.append(entry)
     return files
+
+
+def writable_folder(path, option="--out"):
+    """Create the local folder `path` if needed and check it takes files; an InputError naming `option` when it is
+    a file or cannot be written (remote paths are left to their file system)."""
+    if "://" in path:
+        return path
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InputError(f"{option} {path}: is a file, not a folder; pass a folder (a new one is created)")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as err:
+        raise InputError(f"{option} {path}: cannot write there ({err.strerror or err}); pass a folder you can "
+                         "write to") from None
+    return path
+
+
+def _sha256(path):
+    """The sha256 of one input file; an InputError naming it when it is a folder or cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with FileSystems.open(path, compression_type="uncompressed") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder; pass the file inside it (or a glob such as {path.rstrip('/')}/*)") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot be read ({err.strerror or err}); check the path and its permissions") from None
+    return digest.hexdigest()
 
 
 class RunDir:
@@ -288,11 +322,12 @@ class WriteStage(beam.PTransform):
         )
 
 
-def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False, finalise=None):
+def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False, finalise=None, derived=()):
     """Run one Beam pipeline producing `stages` ({name: schema}) unless all are already complete.
 
     `build(pipeline)` returns {stage name: PCollection of dicts}; `finalise()`, when given, runs after the
-    pipeline and before the manifests are written (last). Returns {stage: manifest}.
+    pipeline and before the manifests are written (last); `derived` names the run-level files it writes, removed
+    before the stages rerun so none outlives the stage it came from. Returns {stage: manifest}.
     """
     prints = {stage: fingerprint(stage, inputs, options) for stage in stages}
     if not force and all(run.up_to_date(stage, prints[stage]) for stage in stages):
@@ -300,6 +335,9 @@ def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=F
         return {stage: dict(run.read_manifest(stage), skipped=True) for stage in stages}
     for stage in stages:
         run.clear(stage)
+    stale = [run.join(name) for name in derived if FileSystems.exists(run.join(name))]
+    if stale:
+        FileSystems.delete(stale)
     started = time.time()
     progress.stage_started(stages)
     pipeline = beam.Pipeline(options=pipeline_options)

@@ -85,15 +85,15 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
     check_device(options.device, popts())
     FileSystems.set_options(popts())  # the run directory's own reads and writes see --s3_endpoint_url and the like
-    run = rundir.RunDir(out)
+    run = rundir.RunDir(rundir.writable_folder(out))
     dump = resolve_input(input_path, cache_dir)
     wic_words = read_wic_words(wic_path)
     opts = dataclasses.asdict(options)
     manifests = {}
 
-    def stages(names, inputs, stage_options, build, finalise=None):
+    def stages(names, inputs, stage_options, build, **finalising):
         manifests.update(rundir.run_stages(run, names, inputs=inputs, options=stage_options, build=build,
-                                           pipeline_options=popts(), force=force, finalise=finalise))
+                                           pipeline_options=popts(), force=force, **finalising))
 
     stages({"read-dump": "article", "clean": "page"}, {"dump": rundir.input_identity(dump)},
            {"max_pages": options.max_pages}, lambda p: read_and_clean(p, dump, options.max_pages))
@@ -135,7 +135,7 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
            lambda p: {"select": read_stage(p, run, "domains") | "select" >> SelectTriplets(
                read_stage(p, run, "group"), read_stage(p, run, "clean"), read_stage(p, run, "sentences"),
                read_stage(p, run, "phrases"), options.top_n)},
-           finalise=lambda: finalise_selection(run))
+           finalise=lambda: finalise_selection(run), derived=(CANDIDATES_CSV,))
     funnel = funnel_report(manifests)
     write_atomically(run.join(FUNNEL_JSON), json.dumps(funnel, indent=2))
     return funnel

@@ -43,7 +43,8 @@ def _as_sequence(feature):
     return feature
 
 
-def _table(header, rows):
+def markdown_table(header, rows):
+    """A Markdown table of a header and rows of cells."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -60,7 +61,7 @@ def _statistics_tables(stats):
         body += [[label] + [stats[c][key] for c in group] for label, key in rows]
         lengths = list(dict.fromkeys(name for c in group for name in stats[c]["mean_length"]))
         body += [[f"mean {name}"] + [stats[c]["mean_length"].get(name, "") for c in group] for name in lengths]
-        sections.append(_table(["", *group], body))
+        sections.append(markdown_table(["", *group], body))
     for config in ps:
         labels = stats[config]["labels"]
         sections.append(f"Label balance in {config}: {labels['negative']} negative, {labels['positive']} positive.")
@@ -97,9 +98,9 @@ def omitted_note(omitted):
 def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted):
     """The full README.md text of a release."""
     header = card_data(split_sizes).to_yaml()
-    configs = _table(["config", "task", *SPLITS],
-                     [[c, CONFIGS[c].summary, *(split_sizes[c].get(s, (0,))[0] or "–" for s in SPLITS)]
-                      for c in stats])
+    configs = markdown_table(["config", "task", *SPLITS],
+                             [[c, CONFIGS[c].summary, *(split_sizes[c].get(s, (0,))[0] or "–" for s in SPLITS)]
+                              for c in stats])
     example = next(iter(stats), "PS")
     loading = "\n".join(
         ["```python", "from datasets import load_dataset", "",
@@ -166,7 +167,7 @@ the share of PS pairs whose two phrases have a word in common.
 
 Left out while building:
 
-{_table(["config", "reason", "examples"], left_out) if left_out else "nothing."}
+{markdown_table(["config", "reason", "examples"], left_out) if left_out else "nothing."}
 
 Inputs (stage fingerprints of the run directory):
 

@@ -32,7 +32,8 @@ CONFIGS = {
 }
 
 
-def _feature(prop):
+def schema_feature(prop):
+    """The Hugging Face feature of one JSON Schema property."""
     import datasets
 
     kind = prop["type"]
@@ -42,9 +43,9 @@ def _feature(prop):
         names = prop.get("x-class-names")
         return datasets.ClassLabel(names=names) if names else datasets.Value("int32")
     if kind == "array":
-        return datasets.List(_feature(prop["items"]))
+        return datasets.List(schema_feature(prop["items"]))
     if kind == "object":
-        return {name: _feature(sub) for name, sub in prop["properties"].items()}
+        return {name: schema_feature(sub) for name, sub in prop["properties"].items()}
     raise ValueError(f"no release feature for JSON type {kind!r}")
 
 
@@ -53,7 +54,7 @@ def schema_features(schema_name):
     import datasets
 
     props = schemas.load(schema_name)["properties"]
-    return datasets.Features({name: _feature(prop) for name, prop in props.items()})
+    return datasets.Features({name: schema_feature(prop) for name, prop in props.items()})
 
 
 def features(config):

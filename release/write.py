@@ -42,6 +42,17 @@ def sha256_file(path):
     return digest.hexdigest()
 
 
+def file_checksums(root):
+    """{relative path: {sha256, bytes}} of every file under `root`, sorted by path."""
+    files = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            files[os.path.relpath(path, root).replace(os.sep, "/")] = {
+                "sha256": sha256_file(path), "bytes": os.path.getsize(path)}
+    return dict(sorted(files.items()))
+
+
 def _write_split(root, config, split, records):
     """JSON Lines and Parquet of one non-empty split; returns the Arrow size in bytes (the card's num_bytes)."""
     if not records:
@@ -85,12 +96,6 @@ def _write_contents(root, release, seed, stage_fingerprints):
                        skipped=release.skipped, rejected=rejected, plots=plot_files, omitted=omitted)
     with open(os.path.join(root, "README.md"), "w", encoding="utf-8") as fh:
         fh.write(card)
-    files = {}
-    for folder, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            files[os.path.relpath(path, root).replace(os.sep, "/")] = {
-                "sha256": sha256_file(path), "bytes": os.path.getsize(path)}
     manifest = {
         "fingerprint": release_fingerprint(stage_fingerprints, seed),
         "package_version": __version__,
@@ -100,7 +105,7 @@ def _write_contents(root, release, seed, stage_fingerprints):
         "omitted_splits": omitted,
         "skipped": release.skipped,
         "rejected": [{"config": c, "id": key, "reason": reason} for c, key, reason in release.rejected],
-        "files": dict(sorted(files.items())),
+        "files": file_checksums(root),
     }
     with open(os.path.join(root, MANIFEST), "w", encoding="utf-8") as fh:
         json.dump(manifest, fh, indent=2, sort_keys=True)

@@ -2,6 +2,7 @@
 import os
 
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
+from picforge.options import positive_int
 
 GROUP = "export"
 
@@ -11,7 +12,7 @@ def register(subparsers):
     add_ledger_options(parser)
     parser.add_argument("--annotators", required=True, type=annotator_names, metavar="A,B,…",
                         help="annotator names (letters, digits, - _ .); one sheet each")
-    parser.add_argument("--per-annotator", required=True, type=int, metavar="N",
+    parser.add_argument("--per-annotator", required=True, type=positive_int, metavar="N",
                         help="triplets per annotator (the next unassigned ones, in select-stage order)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/annotation/expert)")
     parser.set_defaults(func=run)

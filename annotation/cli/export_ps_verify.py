@@ -2,6 +2,7 @@
 import os
 
 from annotation.cli import add_ledger_options, name_list, open_ledger, print_batches
+from picforge.options import non_negative_int
 
 GROUP = "export"
 
@@ -16,7 +17,7 @@ def register(subparsers):
                      help="the third verifier: gets the pairs A1 and A2 disagree on or corrected")
     parser.add_argument("--balance", action="store_true",
                         help="sample as many positive pairs as there are negatives (seeded)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the --balance sample (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the --balance sample (default 0)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/annotation/ps-verify)")
     parser.set_defaults(func=run)
 

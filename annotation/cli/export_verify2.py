@@ -2,6 +2,7 @@
 import os
 
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
+from picforge.options import positive_int
 
 GROUP = "export"
 
@@ -11,7 +12,7 @@ def register(subparsers):
     add_ledger_options(parser)
     parser.add_argument("--verifiers", required=True, type=annotator_names, metavar="V1,V2,…",
                         help="expert verifiers; items are dealt to them in turn")
-    parser.add_argument("--per-verifier", type=int, metavar="N", help="at most N items each (default: all)")
+    parser.add_argument("--per-verifier", type=positive_int, metavar="N", help="at most N items each (default: all)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/annotation/verify2)")
     parser.set_defaults(func=run)
 

@@ -1,6 +1,6 @@
 """`annotate mturk create-questions`: post prepared question files (e.g. CoSimLex rating forms) as HITs."""
 from annotation.cli import mturk_options, open_ledger
-from picforge.errors import InputError
+from picforge.options import positive_int
 
 GROUP = "mturk"
 
@@ -15,7 +15,7 @@ def register(subparsers):
     mturk_options.add_batch_options(parser)
     parser.add_argument("--questions", required=True, metavar="PLAN.json",
                         help="plan file naming each HIT's request token and question XML file")
-    parser.add_argument("--assignments", type=int, default=1, metavar="N", help="workers per HIT (default 1)")
+    parser.add_argument("--assignments", type=positive_int, default=1, metavar="N", help="workers per HIT (default 1)")
     mturk_options.add_budget_option(parser)
     mturk_options.add_hit_type_options(parser, round1_defaults=False)
     parser.set_defaults(func=run)
@@ -24,8 +24,6 @@ def register(subparsers):
 @mturk_options.reports_mturk_errors
 def run(args):
     from annotation import mturk, mturk_questions
-    if args.assignments < 1:
-        raise InputError(f"--assignments {args.assignments} must be at least 1")
     hit_type = mturk_options.hit_type_settings(args)
     ledger = open_ledger(args)
     plan, questions, _ = mturk_questions.plan_batch(

@@ -1,12 +1,13 @@
 """Options and error reporting shared by the `picforge annotate mturk …` verbs."""
+import argparse
 import functools
 import sys
-from decimal import Decimal
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from annotation import mturk, round1
 from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
+from picforge.options import non_negative_int, positive_int
 
 DEFAULT_HIT_TYPE = mturk.HitTypeSettings()
 DEFAULT_ROUND1 = round1.Round1Settings()
@@ -36,19 +37,19 @@ def add_plan_options(parser):
     plan.add_argument("--gold", metavar="GOLD.jsonl",
                       help="bank of verified questions with known answers (schemas/gold_question.schema.json); "
                            "needed when the batch is new")
-    plan.add_argument("--limit", type=int, metavar="N", help="verify at most N expert annotations in this batch")
-    plan.add_argument("--questions-per-hit", type=int, default=DEFAULT_ROUND1.questions_per_hit, metavar="N",
+    plan.add_argument("--limit", type=positive_int, metavar="N", help="verify at most N expert annotations in this batch")
+    plan.add_argument("--questions-per-hit", type=positive_int, default=DEFAULT_ROUND1.questions_per_hit, metavar="N",
                       help="questions on one HIT page, gold checks included (default %(default)s)")
-    plan.add_argument("--gold-per-hit", type=int, default=DEFAULT_ROUND1.gold_per_hit, metavar="N",
+    plan.add_argument("--gold-per-hit", type=non_negative_int, default=DEFAULT_ROUND1.gold_per_hit, metavar="N",
                       help="gold check questions mixed into each HIT (default %(default)s)")
-    plan.add_argument("--practice", type=int, default=DEFAULT_ROUND1.practice, metavar="N",
+    plan.add_argument("--practice", type=non_negative_int, default=DEFAULT_ROUND1.practice, metavar="N",
                       help="practice questions with feedback shown above the questions (default %(default)s)")
-    plan.add_argument("--qualification-pass", type=int, default=DEFAULT_ROUND1.qualification_pass, metavar="N",
+    plan.add_argument("--qualification-pass", type=non_negative_int, default=DEFAULT_ROUND1.qualification_pass, metavar="N",
                       help=f"right answers needed out of the {DEFAULT_ROUND1.qualification_questions} "
                            "qualification questions (default %(default)s)")
-    plan.add_argument("--assignments", type=int, default=DEFAULT_ROUND1.assignments, metavar="N",
+    plan.add_argument("--assignments", type=positive_int, default=DEFAULT_ROUND1.assignments, metavar="N",
                       help="workers per HIT (default %(default)s, as in PiC: each annotation verified once)")
-    plan.add_argument("--max-gold-errors", type=int, default=DEFAULT_ROUND1.max_gold_errors, metavar="N",
+    plan.add_argument("--max-gold-errors", type=non_negative_int, default=DEFAULT_ROUND1.max_gold_errors, metavar="N",
                       help="wrong gold answers an assignment may have and still count (default %(default)s)")
 
 
@@ -59,8 +60,18 @@ def round1_settings(args):
         max_gold_errors=args.max_gold_errors)
 
 
+def usd_amount(whole_cents):
+    """An argparse type for USD options: the amount as written, refused unless finite and at least a cent."""
+    def parse(text):
+        problem = mturk.amount_problem(text, whole_cents)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{text!r} {problem}")
+        return text.strip()
+    return parse
+
+
 def add_budget_option(parser):
-    parser.add_argument("--max-spend", type=Decimal, metavar="USD",
+    parser.add_argument("--max-spend", type=usd_amount(whole_cents=False), metavar="USD",
                         help="refuse the batch if rewards + MTurk fees exceed this (required with --live)")
 
 
@@ -69,11 +80,13 @@ def add_hit_type_options(parser, round1_defaults=True):
     batches must give --reward, --title and --description."""
     hit_type = parser.add_argument_group("HIT type")
     if round1_defaults:
-        hit_type.add_argument("--reward", default=DEFAULT_HIT_TYPE.reward, metavar="USD",
+        hit_type.add_argument("--reward", type=usd_amount(whole_cents=True), default=DEFAULT_HIT_TYPE.reward,
+                              metavar="USD",
                               help="reward per HIT (default %(default)s: PiC paid $5.6 per 30 answers, fees "
                                    "included, i.e. $4.67 + $0.93 fee per HIT of 30 questions)")
     else:
-        hit_type.add_argument("--reward", required=True, metavar="USD", help="reward per HIT")
+        hit_type.add_argument("--reward", type=usd_amount(whole_cents=True), required=True, metavar="USD",
+                              help="reward per HIT")
     texts = {"title": "title workers see in the HIT list", "description": "what the task asks, shown with the title",
              "keywords": "comma-separated words workers can search for"}
     for name, text in texts.items():
@@ -82,17 +95,17 @@ def add_hit_type_options(parser, round1_defaults=True):
                                   help=f"{text} (default: round 1's)")
         else:
             hit_type.add_argument(f"--{name}", required=name != "keywords", default="", metavar="TEXT", help=text)
-    hit_type.add_argument("--duration", type=int, default=DEFAULT_HIT_TYPE.assignment_duration, metavar="SECONDS",
+    hit_type.add_argument("--duration", type=positive_int, default=DEFAULT_HIT_TYPE.assignment_duration, metavar="SECONDS",
                           help="time a worker has for one HIT (default %(default)s)")
-    hit_type.add_argument("--lifetime", type=int, default=DEFAULT_HIT_TYPE.lifetime, metavar="SECONDS",
+    hit_type.add_argument("--lifetime", type=positive_int, default=DEFAULT_HIT_TYPE.lifetime, metavar="SECONDS",
                           help="how long HITs stay on offer (default %(default)s)")
-    hit_type.add_argument("--auto-approve", type=int, default=DEFAULT_HIT_TYPE.auto_approval_delay, metavar="SECONDS",
+    hit_type.add_argument("--auto-approve", type=non_negative_int, default=DEFAULT_HIT_TYPE.auto_approval_delay, metavar="SECONDS",
                           help="MTurk approves unreviewed work after this delay (default %(default)s)")
     hit_type.add_argument("--locales", type=csv_list, default=",".join(DEFAULT_HIT_TYPE.locales), metavar="CC,CC",
                           help="worker countries allowed (default %(default)s)")
-    hit_type.add_argument("--min-approval-rate", type=int, default=DEFAULT_HIT_TYPE.min_approval_rate, metavar="PCT",
+    hit_type.add_argument("--min-approval-rate", type=non_negative_int, default=DEFAULT_HIT_TYPE.min_approval_rate, metavar="PCT",
                           help="minimum approval rate of workers, 0 for none (default %(default)s)")
-    hit_type.add_argument("--min-approved-hits", type=int, default=DEFAULT_HIT_TYPE.min_approved_hits, metavar="N",
+    hit_type.add_argument("--min-approved-hits", type=non_negative_int, default=DEFAULT_HIT_TYPE.min_approved_hits, metavar="N",
                           help="minimum approved HITs of workers, 0 for none (default %(default)s)")
 
 

@@ -5,6 +5,7 @@ Retries with exponential backoff on 408/409/429/5xx and connection errors are th
 logged, cached or written to the run directory.
 """
 import dataclasses
+import ipaddress
 import json
 import logging
 import math
@@ -23,7 +24,6 @@ from picforge.rundir import fingerprint, input_identity
 STAGE = "generations"
 SCHEMA = "stsb_generation"
 OPENAI_ENDPOINT = "https://api.openai.com/v1"
-LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 LOCAL_PLACEHOLDER_KEY = "EMPTY"  # what vLLM, llama.cpp and Ollama accept when they run without a key
 CHARS_PER_TOKEN_LOW = 3  # a generous (high) token estimate for reserving budget before a request
 log = logging.getLogger(__name__)
@@ -56,14 +56,30 @@ class Job:
 
 
 def resolve_endpoint(base_url=None):
-    """The base URL requests go to: --base-url, else $OPENAI_BASE_URL, else the OpenAI API."""
-    return (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_ENDPOINT).rstrip("/")
+    """The base URL requests go to: --base-url, else $OPENAI_BASE_URL, else the OpenAI API; InputError if malformed."""
+    endpoint = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_ENDPOINT).rstrip("/")
+    try:
+        parsed = urlparse(endpoint)
+        usable = parsed.scheme in ("http", "https") and bool(parsed.hostname) and (parsed.port or 0) >= 0
+    except ValueError:  # a broken IPv6 literal or port
+        usable = False
+    if not usable:
+        source = "--base-url" if base_url else "$OPENAI_BASE_URL"
+        raise InputError(f"{source} {endpoint}: not an http(s) URL with a host; give one such as "
+                         "http://127.0.0.1:8000/v1")
+    return endpoint
 
 
 def is_local(endpoint):
-    """True for a loopback endpoint (a self-hosted server that cannot bill)."""
+    """True for a loopback endpoint (a self-hosted server that cannot bill): exactly `localhost` or a loopback
+    IP literal, never a name that merely starts like one (`127.0.0.1.evil.example`)."""
     host = (urlparse(endpoint).hostname or "").lower()
-    return host in LOCAL_HOSTS or host.startswith("127.")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def parse_completion(body):
@@ -81,12 +97,13 @@ def parse_completion(body):
         raise MalformedCompletion("choices[0].message.content is missing or empty")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     counts = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    well_formed = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts.values())
     return {
         "id": data.get("id"),
         "model": data.get("model"),
         "content": content.strip(),
         "finish_reason": choices[0].get("finish_reason"),
-        "usage": counts if all(isinstance(v, int) for v in counts.values()) else None,
+        "usage": counts if well_formed else None,
     }
 
 
@@ -96,33 +113,27 @@ def estimate_tokens(text):
 
 
 class Budget:
-    """Per-run caps on requests and tokens; a request goes out only if its worst case still fits."""
+    """Per-run caps on requests and tokens. Each request is charged its worst case (prompt estimate plus the
+    request's max_tokens), which the client can verify, never the usage a server reports."""
 
     def __init__(self, max_requests, max_tokens):
         self.max_requests, self.max_tokens = max_requests, max_tokens
-        self.requests = self.tokens = self.reserved = 0
+        self.requests = self.tokens = 0
         self.lock = threading.RLock()
 
     def fits(self, worst_tokens):
         """True when one more request of at most `worst_tokens` tokens stays within both caps."""
         with self.lock:
-            return (self.requests < self.max_requests
-                    and self.tokens + self.reserved + worst_tokens <= self.max_tokens)
+            return self.requests < self.max_requests and self.tokens + worst_tokens <= self.max_tokens
 
     def reserve(self, worst_tokens):
-        """Claim one request and `worst_tokens` tokens; False when either cap would be passed."""
+        """Charge one request and `worst_tokens` tokens; False when either cap would be passed."""
         with self.lock:
             if not self.fits(worst_tokens):
                 return False
             self.requests += 1
-            self.reserved += worst_tokens
+            self.tokens += worst_tokens
             return True
-
-    def settle(self, worst_tokens, used_tokens):
-        """Replace a reservation by the tokens the answer really used."""
-        with self.lock:
-            self.reserved -= worst_tokens
-            self.tokens += used_tokens
 
 
 def make_client(endpoint, *, max_retries, timeout):
@@ -167,19 +178,17 @@ class _Fetcher:
 
     def __init__(self, cache, send, budget, settings):
         self.cache, self.send, self.budget, self.settings = cache, send, budget, settings
-        self.counts = {"requests_sent": 0, "cache_hits": 0, "retries": 0, "tokens_used": 0}
+        self.counts = {"requests_sent": 0, "cache_hits": 0, "retries": 0, "tokens_budgeted": 0,
+                       "tokens_reported": 0}
         self.lock = threading.Lock()
 
     def answer(self, job):
         """Send one job; returns its outcome (answered/malformed/error) after caching a good answer."""
         import openai
-        used = job.worst_tokens
+        reported = 0
         try:
             response, retries = self.send(job.messages)
-            if response["usage"]:
-                used = response["usage"]["total_tokens"]
-            else:
-                used = estimate_tokens(job.messages[-1]["content"]) + estimate_tokens(response["content"])
+            reported = response["usage"]["total_tokens"] if response["usage"] else 0
             self.cache.put(job.key, {"model": self.settings.model, "messages": job.messages,
                                      "params": self.settings.params()}, response)
             outcome = {"status": "answered", "response": response}
@@ -189,12 +198,11 @@ class _Fetcher:
             if _fatal(err):
                 raise
             retries, outcome = 0, {"status": "error", "error": describe_error(err)}
-        finally:
-            self.budget.settle(job.worst_tokens, used)
         with self.lock:
             self.counts["requests_sent"] += 1
             self.counts["retries"] += retries
-            self.counts["tokens_used"] += used
+            self.counts["tokens_budgeted"] += job.worst_tokens
+            self.counts["tokens_reported"] += reported
         return outcome
 
     def run(self, jobs, concurrency):

@@ -44,8 +44,12 @@ def read_pairs(path):
     """All pairs of an STS-B file (official headerless layout or with a header row), in file order."""
     if not FileSystems.exists(path):
         raise InputError(f"{path}: no such file; give the STS Benchmark test file with --stsb")
-    with FileSystems.open(path, compression_type="uncompressed") as fh:
-        raw = fh.read()
+    try:
+        with FileSystems.open(path, compression_type="uncompressed") as fh:
+            raw = fh.read()
+    except OSError as err:
+        raise InputError(f"{path}: cannot be read ({err.strerror or err}); give the STS Benchmark test file "
+                         "with --stsb") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:

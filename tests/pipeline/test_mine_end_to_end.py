@@ -188,7 +188,7 @@ def test_invalid_utf8_and_huge_pages_are_counted_skips(tmp_path, wic_zip):
 def test_empty_dump_is_a_clear_error(tmp_path, wic_zip):
     path = tmp_path / "empty.xml"
     path.write_bytes(b"")
-    with pytest.raises(InputError, match="no articles were read"):
+    with pytest.raises(InputError, match="empty.xml: not a pages-articles dump .it is an empty file"):
         mine(str(path), str(wic_zip), str(tmp_path / "run"))
 
 

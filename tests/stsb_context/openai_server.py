@@ -30,7 +30,7 @@ class FakeOpenAI:
     """The server's state: requests received, faults by phrase substring, and the key it expects.
 
     Faults: "429-once", "503-once" (fail the first request of a prompt), "malformed" (truncated JSON body),
-    "no-phrase" (an answer without the phrase), "unauthorized" (401).
+    "no-phrase" (an answer without the phrase), "unauthorized" (401), "negative-usage" (a lying usage count).
     """
 
     def __init__(self, faults=None, api_key="sk-test-key", delay=0.02):
@@ -92,6 +92,8 @@ class FakeOpenAI:
             content = f'"{paraphrased(asked["phrase"])}."'
         usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": len(content.split())}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        if fault == "negative-usage":
+            usage = {"prompt_tokens": -100000, "completion_tokens": 0, "total_tokens": -100000}
         return 200, {}, json.dumps({
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
             "model": request["model"], "system_fingerprint": "fp_local",

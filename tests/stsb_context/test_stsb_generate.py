@@ -71,9 +71,10 @@ def test_generation_with_retries_malformed_and_missing_phrase(picforge, small_st
     cache = ResponseCache(str(out / "cache"))
     malformed = by_target(rows, "playing soccer on the beach")
     assert cache.get(malformed["cache_key"]) is None  # never cached, so a re-run asks again
-    assert counters["generations/tokens_used"] == sum(
-        cache.get(r["cache_key"])["usage"]["total_tokens"] for r in kept + [missing]
-    ) + generate.estimate_tokens(malformed["prompt"]) + 256  # a malformed answer counts at its worst case
+    assert counters["generations/tokens_reported"] == sum(
+        cache.get(r["cache_key"])["usage"]["total_tokens"] for r in kept + [missing])
+    assert counters["generations/tokens_budgeted"] == sum(  # every request counts at its worst case
+        generate.estimate_tokens(r["prompt"]) + 256 for r in kept + [missing, malformed])
     printed = capsys.readouterr().out
     assert "drop rate 7.7%" in printed and "malformed 1" in printed
 
@@ -138,7 +139,7 @@ def test_request_and_token_budgets_cap_spending(picforge, small_stsb, openai_ser
     counters = RunDir(str(out)).read_manifest("generations")["counters"]
     sent = counters["generations/requests_sent"]
     assert server.count == 3 + sent and 1 <= sent < 11
-    assert counters["generations/tokens_used"] <= cap and counters["generations/over-budget"] == 11 - sent
+    assert counters["generations/tokens_budgeted"] <= cap and counters["generations/over-budget"] == 11 - sent
 
     assert picforge(*generate_args(small_stsb, out, server)) == 0
     assert server.count == len(distinct_prompts(small_stsb))  # nothing asked twice across the four runs
@@ -199,13 +200,13 @@ def test_parse_completion_accepts_the_wire_format_and_rejects_the_rest():
             generate.parse_completion(bad)
 
 
-def test_budget_reserves_worst_case_and_settles_actual_use():
+def test_budget_charges_each_request_its_worst_case():
     budget = generate.Budget(max_requests=3, max_tokens=100)
     assert budget.reserve(60) and not budget.reserve(60)
-    budget.settle(60, 20)
-    assert budget.reserve(60) and budget.reserve(20)
-    assert not budget.reserve(1)  # three requests used
-    assert (budget.requests, budget.tokens, budget.reserved) == (3, 20, 80)
+    assert budget.reserve(40) and not budget.reserve(1)
+    assert (budget.requests, budget.tokens) == (2, 100)
+    budget = generate.Budget(max_requests=2, max_tokens=1000)
+    assert budget.reserve(1) and budget.reserve(1) and not budget.reserve(1)  # two requests used
 
 
 def test_cache_key_and_atomic_entries(tmp_path):

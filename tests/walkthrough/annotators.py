@@ -9,31 +9,63 @@ from annotation import round1
 from annotation.ledger import Ledger
 from tests.annotation.conftest import read_csv, write_csv
 
-# Expert answers (Q1, Q2, Q3) per phrase of the 103-page sample's triplets, written for their two passages.
+# Expert answers (Q1, Q2, Q3) per phrase of the 42 triplets `make demo` selects on the shipped 103-page sample,
+# written for their two passages (e.g. "dominant class": pigs as the ruling class vs a taxonomic class).
 EXPERT_ANSWERS = {
+    "wide range": ("broad spectrum", "large assortment", "Y"),
     "wide variety": ("diverse array", "broad assortment", "Y"),
+    "first time": ("initial occasion", "earliest instance", "Y"),
+    "great deal": ("considerable amount", "substantial share", "Y"),
+    "major part": ("largest portion", "key role", "N"),
+    "one end": ("its tip", "first mouth", "Y"),
+    "similar way": ("comparable manner", "like fashion", "Y"),
+    "major role": ("significant part", "central place", "Y"),
+    "west coast": ("western seaboard", "Atlantic shoreline", "Y"),
+    "dominant class": ("ruling elite", "most numerous group", "N"),
     "one way": ("possible method", "single approach", "Y"),
-    "major role": ("significant part", "key contribution", "Y"),
+    "economic growth": ("financial expansion", "GDP increase", "Y"),
+    "first use": ("earliest application", "initial employment", "Y"),
+    "first year": ("initial twelve months", "freshman term", "Y"),
     "necessary condition": ("logical prerequisite", "vital ingredient", "N"),
     "small number": ("modest quantity", "limited group", "Y"),
-    "first time": ("initial occasion", "very beginning", "Y"),
-    "wide range": ("large assortment", "broad span", "N"),
+    "large number": ("great many", "vast quantity", "Y"),
+    "prime minister": ("head of government", "government leader", "Y"),
+    "important part": ("essential ingredient", "integral feature", "Y"),
+    "military service": ("army conscription", "enlistment in the ranks", "Y"),
+    "general term": ("umbrella label", "broad name", "Y"),
+    "long history": ("lengthy past", "ancient lineage", "Y"),
     "past century": ("last hundred years", "recent era", "Y"),
     "little effect": ("minimal impact", "scant avail", "N"),
     "local circumstances": ("regional conditions", "particular situation", "Y"),
-    "long history": ("lengthy past", "ancient tradition", "Y"),
+    "great number": ("large crowd", "whole host", "Y"),
+    "small area": ("limited patch", "narrow strip", "Y"),
+    "common usage": ("everyday parlance", "popular adoption", "Y"),
+    "civil war": ("internal armed conflict", "American secession war", "N"),
+    "political change": ("governmental reform", "social transformation", "Y"),
+    "one such example": ("a case in point", "a typical instance", "Y"),
+    "local government": ("municipal administration", "council authority", "Y"),
+    "last decade": ("closing ten years", "recent period", "N"),
+    "central government": ("national authorities", "federal administration", "Y"),
+    "important role": ("essential function", "instrumental part", "Y"),
+    "developed world": ("industrialised nations", "wealthy countries", "Y"),
+    "mass production": ("assembly-line manufacturing", "large-scale output", "Y"),
+    "last years": ("closing stages", "recent seasons", "N"),
+    "ruling party": ("governing faction", "incumbent movement", "Y"),
+    "life expectancy": ("average lifespan", "expected longevity", "Y"),
+    "large part": ("great measure", "vast swath", "N"),
+    "folk dances": ("peasant dance forms", "traditional dancing", "Y"),
 }
 # Mistakes in the first return of the sheets: (phrase, column, wrong value); the fix is EXPERT_ANSWERS.
 FIRST_DRAFT = {
-    "small number": ("Q1", "handful"),                  # one word: refused, fixed on the fix-list
+    "one way": ("Q1", "method"),                        # one word: refused, fixed from the fix-list
     "first time": ("Q3", "maybe"),                      # not Y/N: refused
     "wide variety": ("Q1", "extensive array"),          # "a extensive array": LanguageTool's EN_A_VS_AN
 }
 # Round-1 workers who do not endorse an expert's answer: (phrase, kind); those items go to round 2.
-WORKER_DISAGREES = {("one way", "q2"), ("necessary condition", "q3"), ("little effect", "q2"),
-                    ("past century", "q1"), ("long history", "q2")}
+WORKER_DISAGREES = {("one end", "q2"), ("dominant class", "q3"), ("great deal", "q2"), ("similar way", "q1"),
+                    ("west coast", "q2")}
 # Round-2 verifiers: the items they do not endorse (dropped); the rest of round 1's rejections are endorsed.
-VERIFIER_REJECTS = {("long history", "q2")}
+VERIFIER_REJECTS = {("west coast", "q2")}
 BAD_VERIFY2_ANSWER = "yes please"
 
 
@@ -70,10 +102,10 @@ def fill_expert_sheets(run, returned, draft):
 
 # A PS verifier's better paraphrase of the phrase in its page-1 sentence, offered as a correction.
 PS_CORRECTIONS = {
-    "wide variety": "great diversity", "one way": "one method", "major role": "large part",
-    "necessary condition": "formal requirement", "small number": "handful", "first time": "first occasion",
-    "wide range": "broad selection", "past century": "last hundred years", "little effect": "hardly any impact",
-    "local circumstances": "local conditions", "long history": "long record",
+    "wide range": "great diversity", "wide variety": "rich assortment", "first time": "first occasion",
+    "great deal": "large amount", "major part": "bulk", "one end": "one tip", "similar way": "like manner",
+    "major role": "large part", "west coast": "Pacific coast", "dominant class": "ruling class",
+    "one way": "one method", "economic growth": "growth of the economy",
 }
 
 

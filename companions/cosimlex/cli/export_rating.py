@@ -4,6 +4,7 @@ import io
 import json
 
 from picforge.errors import InputError
+from picforge.options import non_negative_int, positive_int
 
 DEFAULT_PAIRS_PER_FORM = 10
 
@@ -14,9 +15,9 @@ def register(verbs):
                                           "pair per form) and render them as MTurk HTMLQuestion XML and standalone "
                                           "HTML pages, with plan.json for the MTurk tooling.")
     parser.add_argument("--out", required=True, help="run directory holding cosimlex-selection")
-    parser.add_argument("--pairs-per-form", type=int, default=DEFAULT_PAIRS_PER_FORM,
+    parser.add_argument("--pairs-per-form", type=positive_int, default=DEFAULT_PAIRS_PER_FORM,
                         help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the item order inside each form")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the item order inside each form")
     parser.add_argument("--annotators", help="comma-separated codes of recruited annotators: writes "
                                              "assignments.csv saying which standalone forms each one fills")
     parser.add_argument("--force", action="store_true",

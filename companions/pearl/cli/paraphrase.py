@@ -4,6 +4,7 @@ import os
 from companions.pearl import paraphrase
 from companions.stsb_context.generate import GenerationSettings, resolve_endpoint
 from picforge.errors import InputError
+from picforge.options import finite_float, non_negative_int, positive_int
 from picforge.rundir import RunDir
 
 
@@ -18,13 +19,13 @@ def register(subparsers):
                                                          "else the OpenAI API)")
     parser.add_argument("--live", action="store_true", help="allow requests to a non-loopback endpoint, which may bill")
     parser.add_argument("--offline", action="store_true", help="replay the cache only; report what is missing")
-    parser.add_argument("--max-requests", type=int, default=1000, metavar="N", help="at most N requests (default 1000)")
-    parser.add_argument("--max-tokens", type=int, default=200_000, metavar="N",
+    parser.add_argument("--max-requests", type=non_negative_int, default=1000, metavar="N", help="at most N requests (default 1000)")
+    parser.add_argument("--max-tokens", type=non_negative_int, default=200_000, metavar="N",
                         help="at most N prompt+completion tokens (default 200000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed sent to the API (default 0)")
-    parser.add_argument("--temperature", type=float, default=0.7)
-    parser.add_argument("--completion-tokens", type=int, default=32, metavar="N", help="max_tokens of each answer")
-    parser.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight at once")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed sent to the API (default 0)")
+    parser.add_argument("--temperature", type=finite_float, default=0.7)
+    parser.add_argument("--completion-tokens", type=positive_int, default=32, metavar="N", help="max_tokens of each answer")
+    parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="requests in flight at once")
     parser.add_argument("--cache", metavar="DIR", help="local response cache (default PEARL_RUN/cache)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
     parser.set_defaults(func=run)

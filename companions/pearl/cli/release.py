@@ -1,6 +1,7 @@
 """`picforge pearl release --run PEARL_RUN --out DIR`: the Hugging Face dataset of a PEARL run."""
 from companions.pearl.release import DEFAULT_RATIOS, release_corpus
 from release.configs import SPLITS
+from picforge.options import non_negative_int
 
 
 def _ratios(text):
@@ -14,7 +15,7 @@ def register(subparsers):
                     "README.md (card with distributions from the written files), plots and MANIFEST.json.")
     parser.add_argument("--run", required=True, help="PEARL run directory")
     parser.add_argument("--out", required=True, help="release directory to write (local path)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the split assignment (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split assignment (default 0)")
     parser.add_argument("--ratios", type=_ratios, default=DEFAULT_RATIOS, metavar="TRAIN,VALIDATION,TEST",
                         help="split shares (default 0.8,0.1,0.1)")
     parser.add_argument("--force", action="store_true", help="replace --out even if it holds something else")

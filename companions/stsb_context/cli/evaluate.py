@@ -1,5 +1,6 @@
 """`picforge stsb-context evaluate --out RUN_DIR`: Pearson/Spearman of gold scores with best-span similarity."""
 from companions.stsb_context import evaluate
+from picforge.options import positive_int
 
 
 def register(verbs):
@@ -10,11 +11,11 @@ def register(verbs):
     parser.add_argument("--setup", action="append", choices=evaluate.SETUPS,
                         help="setup to run (repeatable; default all four)")
     parser.add_argument("--model", help="sentence-transformers model directory (default: bundled all-MiniLM-L6-v2)")
-    parser.add_argument("--min-span", type=int, default=1, metavar="MIN", help="fewest words in an n-gram (default 1)")
-    parser.add_argument("--max-span", type=int, default=20, metavar="MAX", help="most words in an n-gram (default 20)")
+    parser.add_argument("--min-span", type=positive_int, default=1, metavar="MIN", help="fewest words in an n-gram (default 1)")
+    parser.add_argument("--max-span", type=positive_int, default=20, metavar="MAX", help="most words in an n-gram (default 20)")
     parser.add_argument("--from", dest="source", choices=evaluate.SOURCES, default=evaluate.SOURCES[0],
                         help="evaluate the validated dataset (default) or the kept generations")
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--batch-size", type=positive_int, default=64)
     parser.add_argument("--device", help="torch device (default: the model's choice)")
     parser.add_argument("--force", action="store_true", help="recompute even if up to date")
     parser.set_defaults(func=run)

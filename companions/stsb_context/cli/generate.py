@@ -3,6 +3,7 @@ import os
 
 from companions.stsb_context import generate
 from picforge.errors import InputError
+from picforge.options import finite_float, non_negative_int, positive_float, positive_int
 
 
 def add_arguments(parser):
@@ -14,19 +15,19 @@ def add_arguments(parser):
                              "Ollama (default $OPENAI_BASE_URL, else the OpenAI API)")
     parser.add_argument("--live", action="store_true",
                         help="allow requests to a non-loopback endpoint, which may bill (needed for the OpenAI API)")
-    parser.add_argument("--max-requests", type=int, default=1500, metavar="N",
+    parser.add_argument("--max-requests", type=non_negative_int, default=1500, metavar="N",
                         help="at most N requests this run (default %(default)s)")
-    parser.add_argument("--max-tokens", type=int, default=500_000, metavar="N",
+    parser.add_argument("--max-tokens", type=non_negative_int, default=500_000, metavar="N",
                         help="at most N prompt+completion tokens this run (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the start letters and of the API (default 0)")
-    parser.add_argument("--temperature", type=float, default=generate.GenerationSettings.temperature)
-    parser.add_argument("--completion-tokens", type=int, default=generate.GenerationSettings.max_tokens, metavar="N",
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the start letters and of the API (default 0)")
+    parser.add_argument("--temperature", type=finite_float, default=generate.GenerationSettings.temperature)
+    parser.add_argument("--completion-tokens", type=positive_int, default=generate.GenerationSettings.max_tokens, metavar="N",
                         help="max_tokens of each completion (default %(default)s)")
-    parser.add_argument("--concurrency", type=int, default=4, metavar="N",
+    parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
                         help="requests in flight at once (default %(default)s)")
-    parser.add_argument("--max-retries", type=int, default=4, metavar="N",
+    parser.add_argument("--max-retries", type=non_negative_int, default=4, metavar="N",
                         help="retries with exponential backoff on 408/409/429/5xx and connection errors (default 4)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per-request timeout")
+    parser.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="per-request timeout")
     parser.add_argument("--cache", metavar="DIR", help="local response cache (default RUN_DIR/cache)")
     parser.add_argument("--offline", action="store_true", help="replay the cache only; report what is missing")
     parser.add_argument("--exact-match", action="store_true",
@@ -43,11 +44,9 @@ def default_cache(out):
 
 
 def run(args):
-    from picforge.rundir import RunDir
+    from picforge.rundir import RunDir, writable_folder
     if not args.stsb or not args.out:
         raise InputError("stsb-context: generation needs --stsb FILE and --out RUN_DIR")
-    if args.max_requests < 0 or args.max_tokens < 0 or args.concurrency < 1:
-        raise InputError("stsb-context: --max-requests/--max-tokens must be >= 0 and --concurrency >= 1")
     endpoint = generate.resolve_endpoint(args.base_url)
     if not args.offline and not args.live and not generate.is_local(endpoint):
         raise InputError(f"{endpoint}: not a loopback server, so requests may cost money; pass --live (spending "
@@ -56,7 +55,7 @@ def run(args):
     settings = generate.GenerationSettings(model=args.model, endpoint=endpoint, temperature=args.temperature,
                                            max_tokens=args.completion_tokens, seed=args.seed)
     manifest = generate.generate_contexts(
-        RunDir(args.out), args.stsb, settings, cache_dir=args.cache or default_cache(args.out),
+        RunDir(writable_folder(args.out)), args.stsb, settings, cache_dir=args.cache or default_cache(args.out),
         offline=args.offline, exact=args.exact_match, max_requests=args.max_requests, max_tokens=args.max_tokens,
         concurrency=args.concurrency, max_retries=args.max_retries, timeout=args.timeout, force=args.force)
     print(summary(manifest))
@@ -73,7 +72,8 @@ def summary(manifest):
         f"  kept {counts.get('kept', 0)}, phrase not verbatim {counts.get('no-verbatim', 0)}"
         + ("" if rate is None else f" (drop rate {100 * rate:.1f}%)"),
         f"  requests sent {counts.get('requests_sent', 0)} (retries {counts.get('retries', 0)}), "
-        f"cache hits {counts.get('cache_hits', 0)}, tokens {counts.get('tokens_used', 0)}",
+        f"cache hits {counts.get('cache_hits', 0)}, tokens budgeted {counts.get('tokens_budgeted', 0)} "
+        f"(server reported {counts.get('tokens_reported', 0)})",
     ]
     unresolved = {k: counts.get(k, 0) for k in ("malformed", "error", "not-cached", "over-budget")}
     if any(unresolved.values()):

@@ -1,0 +1,152 @@
+"""Cluster-annotation round over a run: export sheets, ingest them into the ledger, agreement, reconciled clusters."""
+import hashlib
+import json
+import os
+import re
+
+from annotation.ledger import Ledger
+from picforge.sheets import read_sheet, write_sheet
+from companions.mcphrasy import clusters
+from companions.mcphrasy.workflow import GROUPS
+from picforge.errors import InputError
+from picforge.rundir import upstream
+
+BATCH_KIND = "mcphrasy-clusters"
+CLUSTERS = "mcphrasy-clusters"
+SHEET_COLUMNS = ["annotator"] + clusters.SHEET_COLUMNS
+DEFAULT_SHARED = 6
+
+
+def sheet_name(group_id):
+    """A file name for a group's sheet: its id made safe, plus a short hash so two ids never share a name."""
+    safe = re.sub(r"[^A-Za-z0-9]+", "-", group_id).strip("-")[:60]
+    return f"{safe}-{hashlib.sha1(group_id.encode('utf-8')).hexdigest()[:8]}"
+
+
+def batch_id(annotator, group_id):
+    """The natural id of one annotator's sheet of one group."""
+    return f"{BATCH_KIND}/{annotator}/{group_id}"
+
+
+def read_groups(run):
+    """The group records of the run, in stage order ({} when the stage wrote none)."""
+    run.require(GROUPS)
+    return {g["group_id"]: g for g in run.iter_records(GROUPS)}
+
+
+def export_sheets(run, annotators, out_dir, shared=DEFAULT_SHARED, ledger_url=None):
+    """Write one sheet per group per annotator (CSV + XLSX) and the guidelines; record each sheet as a batch.
+    A sheet file already there is left as it is. Returns {annotator: [sheet base paths]}."""
+    if not annotators or len(set(annotators)) != len(annotators):
+        raise InputError("--annotators: name each annotator once, e.g. --annotators ann alex sam")
+    groups = read_groups(run)
+    plan = clusters.assign_groups(list(groups), annotators, shared)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "guidelines.md"), "w", encoding="utf-8") as fh:
+        fh.write(clusters.GUIDELINES)
+    written = {a: [] for a in annotators}
+    ledger = Ledger.for_run(run.root, ledger_url)
+    with ledger.transaction() as session:
+        for group_id, assigned in plan.items():
+            for annotator in assigned:
+                base = os.path.join(out_dir, annotator, sheet_name(group_id))
+                if not os.path.exists(base + ".csv"):
+                    rows = [dict(row, annotator=annotator) for row in clusters.sheet_rows(groups[group_id])]
+                    write_sheet(base, SHEET_COLUMNS, rows)
+                session.add_batch(batch_id(annotator, group_id), BATCH_KIND, meta={
+                    "annotator": annotator, "group_id": group_id, "shared": len(assigned) > 1})
+                written[annotator].append(base)
+    ledger.dispose()
+    return written
+
+
+def sheet_files(paths):
+    """The sheet files named or found in folders (.csv, .xlsx); a folder holding both forms of one sheet is an
+    InputError (which one is the answer?)."""
+    files = []
+    for path in paths:
+        if not os.path.isdir(path):
+            files.append(path)
+            continue
+        found = sorted(os.path.join(folder, name) for folder, _, names in os.walk(path) for name in names
+                       if name.lower().endswith((".csv", ".xlsx")))
+        stems = [os.path.splitext(f)[0] for f in found]
+        twice = sorted({s for s in stems if stems.count(s) > 1})
+        if twice:
+            raise InputError(f"{twice[0]}: both .csv and .xlsx are there; keep only the returned one")
+        files += found
+    return files
+
+
+def ingest_sheets(run, paths, ledger_url=None):
+    """Validate returned sheets and store their labels in the ledger (all or none); {sheets, changed}."""
+    groups = {g: record["phrases"] for g, record in read_groups(run).items()}
+    ledger = Ledger.for_run(run.root, ledger_url)
+    parsed = []
+    with ledger.read() as session:
+        for path in sheet_files(paths):
+            sheet = read_sheet(path, SHEET_COLUMNS)
+            annotators = {row["annotator"] for _, row in sheet.rows}
+            group_id, labels = clusters.sheet_labels(sheet, groups)
+            if len(annotators) != 1 or session.batch(batch_id(next(iter(annotators)), group_id)) is None:
+                raise InputError(f"{path}: column annotator ({', '.join(sorted(annotators))}) does not name the "
+                                 f"annotator this group's sheet was exported to; restore it from the exported sheet")
+            parsed.append((group_id, annotators.pop(), labels))
+    changed = 0
+    with ledger.transaction() as session:
+        for group_id, annotator, labels in parsed:
+            changed += session.record_cluster_labels(group_id, annotator, batch_id(annotator, group_id), labels)
+    ledger.dispose()
+    return {"sheets": len(parsed), "changed": changed}
+
+
+def ledger_labels(run, ledger_url=None):
+    """{group_id: {annotator: {phrase: (cluster, kind)}}} as ingested."""
+    ledger = Ledger.for_run(run.root, ledger_url)
+    with ledger.read() as session:
+        found = session.cluster_labels()
+    ledger.dispose()
+    return found
+
+
+def agreement_report(labels):
+    """Agreement on the groups labelled by several annotators: per group and pair, per pair, and on average."""
+    per_group, per_pair = {}, {}
+    for group_id, by_annotator in sorted(labels.items()):
+        if len(by_annotator) < 2:
+            continue
+        per_group[group_id] = clusters.pairwise_agreement(by_annotator)
+        for row in per_group[group_id]:
+            per_pair.setdefault(" / ".join(row["annotators"]), []).append(row)
+    return {"groups": len(per_group), "per_group": per_group,
+            "per_pair": {pair: clusters.mean_scores(rows) for pair, rows in sorted(per_pair.items())},
+            "average": clusters.mean_scores([r for rows in per_group.values() for r in rows])}
+
+
+def reconciled_records(groups, labels):
+    """(records, counts): each labelled group with its final clusters (one annotator's, or the majority's)."""
+    records, counts = [], {"groups": len(groups), "single-annotator": 0, "reconciled": 0, "unannotated": 0}
+    for group_id, group in groups.items():
+        by_annotator = labels.get(group_id, {})
+        if not by_annotator:
+            counts["unannotated"] += 1
+            continue
+        if len(by_annotator) == 1:
+            counts["single-annotator"] += 1
+            final = next(iter(by_annotator.values()))
+        else:
+            counts["reconciled"] += 1
+            final = clusters.reconcile(by_annotator)
+        records.append({"group_id": group_id, "category": group["category"], "seed": group["seed"],
+                        "phrases": list(group["phrases"]), "clusters": clusters.clusters_of(final)})
+    return records, counts
+
+
+def write_clusters(run, ledger_url=None):
+    """The `mcphrasy-clusters` stage from the ledger's labels, with the agreement report in its manifest."""
+    groups = read_groups(run)
+    labels = ledger_labels(run, ledger_url)
+    records, counts = reconciled_records(groups, labels)
+    labels_digest = hashlib.sha256(json.dumps(labels, sort_keys=True).encode("utf-8")).hexdigest()
+    return run.write_stage(CLUSTERS, records, "mcphrasy_clustering", inputs=dict(upstream(run, GROUPS), labels=labels_digest),
+                           options={}, report={"counts": counts, "agreement": agreement_report(labels)})

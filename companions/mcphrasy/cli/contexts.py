@@ -1,0 +1,33 @@
+"""`picforge mcphrasy contexts`: up to m masked contexts per listed phrase (and A.1 triplets), on Beam."""
+from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
+from companions.mcphrasy.stages import CONTEXTS, MAX_CONTEXTS, TRIPLETS
+from companions.mcphrasy.workflow import retrieve_contexts, write_documents
+from picforge.encoders import BUNDLED_MODEL
+from picforge.options import non_negative_int, positive_int
+from picforge.rundir import RunDir
+
+
+def register(verbs):
+    parser = verbs.add_parser("contexts", help="contexts of each listed phrase (Beam)",
+                              description="Match a phrase list against every corpus sentence in one pass and keep "
+                                          "up to m seeded-sample contexts per phrase, masked. Beam flags pass through.")
+    parser.add_argument("--phrases", required=True, help="text file, one phrase per line")
+    add_corpus_arguments(parser)
+    parser.add_argument("--max-contexts", type=positive_int, default=MAX_CONTEXTS, help=f"m (default {MAX_CONTEXTS})")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the context sample (default 0)")
+    parser.add_argument("--triplets", action="store_true", help="also write Appendix A.1 anchor/positive/negative")
+    parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"encoder of the triplets (default {BUNDLED_MODEL})")
+    parser.set_defaults(func=run, beam_args=[])
+
+
+def run(args):
+    run_dir = RunDir(args.out)
+    write_documents(run_dir, corpus_source(args), args.beam_args, args.force)
+    manifests, phrases = retrieve_contexts(run_dir, args.phrases, args.max_contexts, args.seed,
+                                           args.encoder if args.triplets else None, args.beam_args, args.force)
+    found = manifests[CONTEXTS]["records"]
+    print(f"{found} of {len(phrases)} phrases found; "
+          f"{manifests[CONTEXTS]['counters'].get(f'{CONTEXTS}/contexts-kept', 0)} contexts in {run_dir.stage_dir(CONTEXTS)}")
+    if TRIPLETS in manifests:
+        print(f"{manifests[TRIPLETS]['records']} triplets in {run_dir.stage_dir(TRIPLETS)}")
+    return 0

@@ -1,0 +1,22 @@
+"""`picforge mcphrasy export-clusters`: one cluster sheet per group per annotator, and the guidelines."""
+from companions.mcphrasy.annotate import DEFAULT_SHARED, export_sheets
+from picforge.options import non_negative_int
+from picforge.rundir import RunDir
+
+
+def register(verbs):
+    parser = verbs.add_parser("export-clusters", help="write cluster sheets (CSV + XLSX) for annotators")
+    parser.add_argument("--out", required=True, help="run directory holding mcphrasy-groups")
+    parser.add_argument("--annotators", nargs="+", required=True, help="annotator names")
+    parser.add_argument("--sheets", required=True, help="folder for the sheets (one sub-folder per annotator)")
+    parser.add_argument("--shared", type=non_negative_int, default=DEFAULT_SHARED,
+                        help=f"first N groups go to every annotator, for agreement (default {DEFAULT_SHARED})")
+    parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    written = export_sheets(RunDir(args.out), args.annotators, args.sheets, args.shared, args.ledger)
+    for annotator, sheets in written.items():
+        print(f"{annotator}: {len(sheets)} sheets in {args.sheets}/{annotator}")
+    return 0

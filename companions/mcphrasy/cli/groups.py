@@ -1,0 +1,36 @@
+"""`picforge mcphrasy groups`: Appendix B.1 phrase groups (seed + 24 nearest) per category."""
+from companions.mcphrasy import grouping
+from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
+from companions.mcphrasy.stages import PHRASES
+from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups, frequent_phrases, write_documents
+from picforge.options import at_least, non_negative_int, positive_int
+from picforge.rundir import RunDir
+from pipeline.stages.phrases import default_spacy_model
+
+
+def register(verbs):
+    parser = verbs.add_parser("groups", help="frequent noun phrases and phrase groups (Beam, then word vectors)",
+                              description="Noun phrases of 2-3 words in each document's first 200 characters, top 30 "
+                                          "per product, top 2000 per category, B.1 filters, then groups of a seed and "
+                                          "its nearest phrases by averaged word vectors. Beam flags pass through.")
+    add_corpus_arguments(parser)
+    parser.add_argument("--spacy-model", help="spaCy model for Penn tags (default: first installed English sm)")
+    parser.add_argument("--per-product", type=positive_int, default=grouping.PER_PRODUCT)
+    parser.add_argument("--per-category", type=positive_int, default=grouping.PER_CATEGORY)
+    parser.add_argument("--max-groups", type=positive_int, default=25, help="groups per category at most (default 25)")
+    parser.add_argument("--group-size", type=at_least(2), default=grouping.GROUP_SIZE)
+    parser.add_argument("--vectors", help="word2vec-format vectors file (default: word2vec trained on the corpus)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of word2vec training (default 0)")
+    parser.set_defaults(func=run, beam_args=[])
+
+
+def run(args):
+    run_dir = RunDir(args.out)
+    write_documents(run_dir, corpus_source(args), args.beam_args, args.force)
+    phrases = frequent_phrases(run_dir, args.spacy_model or default_spacy_model(), args.per_product,
+                               args.per_category, args.beam_args, args.force)
+    groups = build_groups(run_dir, VectorOptions(vectors_file=args.vectors, seed=args.seed), args.max_groups,
+                          args.group_size, force=args.force)
+    print(f"{phrases['records']} frequent phrases in {run_dir.stage_dir(PHRASES)}; "
+          f"{groups['records']} groups in {run_dir.stage_dir(GROUPS)}")
+    return 0

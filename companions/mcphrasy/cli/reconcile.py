@@ -1,0 +1,19 @@
+"""`picforge mcphrasy reconcile`: the final clusters of every annotated group (majority where several)."""
+from companions.mcphrasy.annotate import CLUSTERS, write_clusters
+from picforge.rundir import RunDir
+
+
+def register(verbs):
+    parser = verbs.add_parser("reconcile", help="write the agreed clustering of every annotated group")
+    parser.add_argument("--out", required=True, help="run directory")
+    parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    run_dir = RunDir(args.out)
+    manifest = write_clusters(run_dir, args.ledger)
+    counts = manifest["report"]["counts"]
+    print(f"{manifest['records']} clustered groups in {run_dir.stage_dir(CLUSTERS)} ({counts['reconciled']} reconciled, "
+          f"{counts['single-annotator']} by one annotator, {counts['unannotated']} not annotated yet)")
+    return 0

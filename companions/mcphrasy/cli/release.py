@@ -1,0 +1,21 @@
+"""`picforge mcphrasy release`: the Hugging Face-format phrase-clustering dataset with its card."""
+from companions.mcphrasy.release import DEFAULT_KS, DEFAULT_LICENSE, write_release
+from picforge.encoders import BUNDLED_MODEL
+from picforge.rundir import RunDir
+
+
+def register(verbs):
+    parser = verbs.add_parser("release", help="write the dataset, its card (Table 1) and the baseline scores")
+    parser.add_argument("--out", required=True, help="run directory holding mcphrasy-clusters")
+    parser.add_argument("--release", required=True, help="release folder to write (replaced atomically)")
+    parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")
+    parser.add_argument("--license", default=DEFAULT_LICENSE, help=f"card license (default {DEFAULT_LICENSE})")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    manifest = write_release(RunDir(args.out), args.release, args.encoder, DEFAULT_KS, args.license)
+    table = manifest["stats"]["table1"]["with_singletons"]
+    print(f"{manifest['records']} groups in {args.release}; {table['clusters_per_group']} clusters per group; "
+          f"baseline V at gold k: {manifest['stats']['baseline']['gold']['v_measure']}")
+    return 0

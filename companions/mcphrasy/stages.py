@@ -1,0 +1,285 @@
+"""Beam stages of McPhraSy: corpus documents, phrase contexts, A.1 triplets and frequent noun phrases."""
+import logging
+import zlib
+
+import apache_beam as beam
+import numpy as np
+from apache_beam.metrics import Metrics
+
+from companions.mcphrasy import corpus, grouping, match, nps, triplets
+from picforge.encoders import encode, load_sentence_model
+from pipeline.stages.sentences import split_sentences
+
+DOCUMENTS = "mcphrasy-documents"
+CONTEXTS = "mcphrasy-contexts"
+TRIPLETS = "mcphrasy-triplets"
+PHRASES = "mcphrasy-phrases"
+MAX_CONTEXTS = 300
+
+
+def parse_review(item, category):
+    """The document of one (doc_id, line, file category) of a reviews file; a bad row is a counted skip."""
+    doc_id, line, file_category = item
+    reason, document = corpus.review_document(line, doc_id, category, file_category)
+    Metrics.counter(DOCUMENTS, reason if reason == "kept" else f"skipped-{reason}").inc()
+    if document:
+        yield document
+
+
+def read_review_file(path):
+    """The lines of one reviews file; a file that stops being readable (truncated gzip…) is a counted skip."""
+    try:
+        yield from corpus.review_lines(path)
+    except (OSError, EOFError, zlib.error) as err:
+        logging.getLogger(__name__).warning("%s: unreadable after some lines (%s); the rest is skipped", path, err)
+        Metrics.counter(DOCUMENTS, "skipped-unreadable-file").inc()
+
+
+class ReadReviews(beam.PTransform):
+    """Reviews files (Ni et al. 2019 JSON lines, plain or gzip) → documents; one category for all, or each row's."""
+
+    def __init__(self, paths, category=None):
+        super().__init__()
+        self.paths = sorted(paths)
+        self.category = category
+
+    def expand(self, pipeline):
+        return (pipeline
+                | "list review files" >> beam.Create(self.paths)
+                | "read review lines" >> beam.FlatMap(read_review_file)
+                | "parse reviews" >> beam.FlatMap(parse_review, self.category))
+
+
+class WikiDocuments(beam.PTransform):
+    """Mined Sentence records → documents (page = product; category from `page_categories` pairs, a side input)."""
+
+    def __init__(self, page_categories):
+        super().__init__()
+        self.page_categories = page_categories
+
+    def expand(self, sentences):
+        def as_document(sentence, page_categories):
+            Metrics.counter(DOCUMENTS, "kept").inc()
+            return corpus.wiki_document(sentence, page_categories)
+
+        return sentences | "sentence to document" >> beam.Map(as_document, beam.pvalue.AsDict(self.page_categories))
+
+
+def review_sentences(document):
+    """The Punkt sentences of a review as documents of their own (id doc_id:n)."""
+    return [dict(document, doc_id=f"{document['doc_id']}:{n}", text=text)
+            for n, text in enumerate(split_sentences(document["text"]))]
+
+
+class _MatchFn(beam.DoFn):
+    """Every listed phrase found in a sentence, as (phrase, context) with the first occurrence's span masked."""
+
+    def __init__(self, phrases, seed):
+        self.phrases = list(phrases)
+        self.seed = seed
+        self.sentences = Metrics.counter(CONTEXTS, "sentences")
+        self.matched = Metrics.counter(CONTEXTS, "sentences-with-a-phrase")
+        self.matches = Metrics.counter(CONTEXTS, "phrase-matches")
+
+    def setup(self):
+        self.automaton = match.build_automaton(self.phrases)
+
+    def process(self, sentence):
+        self.sentences.inc()
+        found = match.find_phrases(self.automaton, sentence["text"])
+        if found:
+            self.matched.inc()
+            self.matches.inc(len(found))
+        for phrase, (start, end, occurrences) in sorted(found.items()):
+            rank = match.context_rank(self.seed, phrase, sentence["doc_id"])
+            yield phrase, (rank, {"sentence_id": sentence["doc_id"], "product": sentence["product"],
+                           "category": sentence["category"], "text": sentence["text"], "start": start, "end": end,
+                           "occurrences": occurrences, "masked": match.masked(sentence["text"], start, end)})
+
+
+class SampleContexts(beam.CombineFn):
+    """Per phrase: how many sentences matched, and the `size` (rank, context) of smallest seeded rank."""
+
+    def __init__(self, size):
+        self.size = size
+
+    def create_accumulator(self):
+        return 0, []
+
+    def add_input(self, accumulator, ranked_context):
+        count, kept = accumulator
+        kept.append(ranked_context)
+        return self._trim(count + 1, kept)
+
+    def merge_accumulators(self, accumulators):
+        accumulators = list(accumulators)
+        return self._trim(sum(a[0] for a in accumulators), [item for a in accumulators for item in a[1]])
+
+    def _trim(self, count, kept):
+        if len(kept) > 2 * self.size:
+            kept = sorted(kept, key=lambda item: item[0])[:self.size]
+        return count, kept
+
+    def extract_output(self, accumulator):
+        count, kept = accumulator
+        return count, [context for _, context in sorted(kept, key=lambda item: item[0])[:self.size]]
+
+
+def phrase_record(item):
+    """The PhraseContexts record of one phrase (contexts in sample order)."""
+    phrase, (count, contexts) = item
+    Metrics.counter(CONTEXTS, "phrases-with-contexts").inc()
+    Metrics.counter(CONTEXTS, "contexts-kept").inc(len(contexts))
+    return {"phrase": phrase, "n_sentences": count, "contexts": contexts}
+
+
+class RetrieveContexts(beam.PTransform):
+    """Sentences → one record per matched phrase with up to `max_contexts` seeded-sample contexts (McPhraSy §3.1)."""
+
+    def __init__(self, phrases, max_contexts=MAX_CONTEXTS, seed=0):
+        super().__init__()
+        self.phrases = phrases
+        self.max_contexts = max_contexts
+        self.seed = seed
+
+    def expand(self, sentences):
+        return (sentences
+                | "match phrases" >> beam.ParDo(_MatchFn(self.phrases, self.seed))
+                | "sample contexts" >> beam.CombinePerKey(SampleContexts(self.max_contexts))
+                | "phrase records" >> beam.Map(phrase_record))
+
+
+def negative_candidates(record, seed):
+    """Each sampled context of a phrase as a candidate negative sentence, keyed by a seeded rank."""
+    for context in record["contexts"][:triplets.ANCHOR_POOL]:
+        yield match.context_rank(seed, "negative", context["sentence_id"]), dict(context, phrase=record["phrase"])
+
+
+class _TripletFn(beam.DoFn):
+    """A.1 triplet of one phrase: contexts and negatives embedded by the encoder (loaded once per worker)."""
+
+    def __init__(self, model_name):
+        self.model_name = model_name
+        self.too_few = Metrics.counter(TRIPLETS, "skipped-single-context")
+        self.no_negative = Metrics.counter(TRIPLETS, "skipped-no-negative")
+        self.made = Metrics.counter(TRIPLETS, "triplets")
+
+    def setup(self):
+        self.model = load_sentence_model(self.model_name)
+        self.cache = {}
+        self.pool_key, self.pool = None, []
+
+    def vectors(self, texts):
+        missing = sorted({t for t in texts if t not in self.cache})
+        if missing:
+            self.cache.update(zip(missing, encode(self.model, missing)))
+        return np.stack([self.cache[t] for t in texts])
+
+    def ranked_pool(self, pool):
+        """The negative candidates in rank order with their folded text (folded once per worker; the side input
+        may arrive as a new list for every element)."""
+        key = (len(pool), min((rank for rank, _ in pool), default=None))
+        if self.pool_key != key:
+            self.pool_key = key
+            self.pool = [(n, match.fold(n["text"])) for _, n in sorted(pool, key=lambda item: item[0])]
+        return self.pool
+
+    def process(self, record, pool):
+        phrase, contexts = record["phrase"], record["contexts"][:triplets.ANCHOR_POOL]
+        if len(contexts) < 2:
+            self.too_few.inc()
+            return
+        negatives = [n for n, folded in self.ranked_pool(pool)
+                     if n["phrase"] != phrase and not match.holds_phrase(folded, phrase)][:triplets.NEGATIVE_POOL]
+        if not negatives:
+            self.no_negative.inc()
+            return
+        anchor, positive, negative = triplets.choose_triplet(self.vectors([c["masked"] for c in contexts]),
+                                                             self.vectors([n["masked"] for n in negatives]))
+        self.made.inc()
+        yield {"phrase": phrase, "anchor": contexts[anchor], "positive": contexts[positive],
+               "negative_phrase": negatives[negative]["phrase"],
+               "negative": {k: v for k, v in negatives[negative].items() if k != "phrase"}}
+
+
+class ContextTriplets(beam.PTransform):
+    """PhraseContexts records → A.1 triplets; negatives come from one seeded sample of other phrases' contexts."""
+
+    def __init__(self, model_name, seed=0, pool_size=4 * triplets.NEGATIVE_POOL):
+        super().__init__()
+        self.model_name = model_name
+        self.seed = seed
+        self.pool_size = pool_size
+
+    def expand(self, records):
+        pool = (records
+                | "negative candidates" >> beam.FlatMap(negative_candidates, self.seed)
+                | "sample negatives" >> beam.combiners.Top.Of(self.pool_size, key=lambda item: item[0], reverse=True)
+                | "flatten negatives" >> beam.FlatMap(lambda sample: sample))
+        return records | "choose triplets" >> beam.ParDo(_TripletFn(self.model_name), beam.pvalue.AsList(pool))
+
+
+class _NounPhraseFn(beam.DoFn):
+    """((product, category), phrase) for each B.1 noun phrase in the first 200 characters of each document."""
+
+    def __init__(self, spacy_model):
+        self.spacy_model = spacy_model
+        self.documents = Metrics.counter(PHRASES, "documents")
+        self.found = Metrics.counter(PHRASES, "noun-phrases")
+
+    def setup(self):
+        self.nlp = nps.load_tagger(self.spacy_model)
+
+    def process(self, batch):
+        prefixes = [nps.document_prefix(d["text"]) for d in batch]
+        for document, doc in zip(batch, self.nlp.pipe(prefixes)):
+            self.documents.inc()
+            for phrase in nps.noun_phrases([t.text for t in doc], [t.tag_ for t in doc]):
+                self.found.inc()
+                yield (document["product"], document["category"]), phrase
+
+
+def product_top(item, n):
+    """((category, phrase), count) of a product's n most frequent phrases."""
+    (_, category), phrases = item
+    counts = {}
+    for phrase in phrases:
+        counts[phrase] = counts.get(phrase, 0) + 1
+    Metrics.counter(PHRASES, "products").inc()
+    for phrase, count in grouping.top_phrases(counts, n):
+        yield (category, phrase), count
+
+
+def category_phrases(item, n):
+    """PhraseCount records of a category's n most frequent phrases that pass the B.1 filters (skips counted)."""
+    category, counted = item
+    rank = 0
+    for phrase, count in grouping.top_phrases(dict(counted), n):
+        reason = nps.filter_reason(phrase)
+        if reason:
+            Metrics.counter(PHRASES, f"filtered-{reason}").inc()
+            continue
+        rank += 1
+        Metrics.counter(PHRASES, "kept").inc()
+        yield {"category": category, "phrase": phrase, "count": count, "rank": rank}
+
+
+class FrequentPhrases(beam.PTransform):
+    """Documents → each category's top phrases: top `per_product` per product, summed, top `per_category`, filtered."""
+
+    def __init__(self, spacy_model, per_product=grouping.PER_PRODUCT, per_category=grouping.PER_CATEGORY):
+        super().__init__()
+        self.spacy_model = spacy_model
+        self.per_product = per_product
+        self.per_category = per_category
+
+    def expand(self, documents):
+        return (documents
+                | "batch documents" >> beam.BatchElements(min_batch_size=16, max_batch_size=256)
+                | "noun phrases" >> beam.ParDo(_NounPhraseFn(self.spacy_model))
+                | "group by product" >> beam.GroupByKey()
+                | "top per product" >> beam.FlatMap(product_top, self.per_product)
+                | "sum per category" >> beam.CombinePerKey(sum)
+                | "key by category" >> beam.Map(lambda item: (item[0][0], (item[0][1], item[1])))
+                | "group by category" >> beam.GroupByKey()
+                | "top per category" >> beam.FlatMap(category_phrases, self.per_category))

@@ -1,0 +1,195 @@
+"""McPhraSy steps over a run directory: corpus documents, contexts (+ A.1 triplets), frequent phrases, groups."""
+import dataclasses
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from companions.mcphrasy import corpus, grouping, match, stages
+from picforge.errors import InputError
+from pipeline.mine import read_stage
+from picforge.options import pipeline_options
+from picforge.rundir import RunDir, fingerprint, input_identity, run_stages, upstream
+
+GROUPS = "mcphrasy-groups"
+WIKI_CATEGORY_MODES = ("one", "page")
+
+
+@dataclasses.dataclass(frozen=True)
+class CorpusSource:
+    """Where documents come from: review files (Ni et al. 2019 layout) or a mined run's `sentences` stage."""
+
+    reviews: tuple = ()
+    category: str | None = None
+    wiki_run: str | None = None
+    wiki_category: str = "one"
+
+
+def review_files(patterns):
+    """The files the --reviews patterns match, sorted; a pattern matching nothing is an InputError."""
+    files = []
+    for pattern in patterns:
+        found = FileSystems.match([pattern])[0].metadata_list
+        if not found:
+            raise InputError(f"--reviews {pattern}: no file matches; give JSON-lines review files (.json, .json.gz)")
+        files += [m.path for m in found]
+    return sorted(set(files))
+
+
+def page_categories(p, wiki):
+    """(page_id, first visible category) of every cleaned page of a mined run."""
+    return read_stage(p, wiki, "clean") | "page categories" >> beam.Map(
+        lambda page: (page["page_id"], corpus.first_category(page)))
+
+
+def write_documents(run, source, beam_args=(), force=False):
+    """The `mcphrasy-documents` stage of `run` from `source` (skipped when up to date); its manifest."""
+    if source.reviews:
+        files = review_files(source.reviews)
+        inputs = {"reviews": [input_identity(f, "--reviews") for f in files]}
+
+        def build(p):
+            return {stages.DOCUMENTS: p | "reviews" >> stages.ReadReviews(files, source.category)}
+    else:
+        wiki = RunDir(source.wiki_run or run.root)
+        inputs = upstream(wiki, "sentences", "clean")
+
+        def build(p):
+            one_category = source.wiki_category == "one"
+            categories = p | "one category" >> beam.Create([]) if one_category else page_categories(p, wiki)
+            return {stages.DOCUMENTS: read_stage(p, wiki, "sentences") | "documents" >> stages.WikiDocuments(categories)}
+    options = {"source": "reviews" if source.reviews else "wikipedia", "category": source.category,
+               "wiki_category": source.wiki_category}
+    manifest = run_stages(run, {stages.DOCUMENTS: "mcphrasy_document"}, inputs=inputs, options=options, build=build,
+                          pipeline_options=pipeline_options(beam_args), force=force)[stages.DOCUMENTS]
+    if manifest["records"] == 0:
+        raise InputError(f"{run.stage_dir(stages.DOCUMENTS)}: the corpus gave no documents "
+                         f"(counters: {manifest.get('counters')}); check the --reviews files or the run's sentences")
+    return manifest
+
+
+def read_phrase_list(path):
+    """The phrases of a list file (one per line, `#` comments), normalised and deduplicated in file order."""
+    try:
+        with FileSystems.open(path, compression_type="uncompressed") as fh:
+            raw = fh.read()
+    except (OSError, FileNotFoundError) as err:
+        raise InputError(f"--phrases {path}: cannot read it ({err}); give a text file with one phrase per line") from None
+    try:
+        lines = raw.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError:
+        raise InputError(f"--phrases {path}: not UTF-8 text; save it as UTF-8, one phrase per line") from None
+    phrases = []
+    for line in lines:
+        phrase = match.normalise_phrase(line)
+        if phrase and not phrase.startswith("#") and phrase not in phrases:
+            phrases.append(phrase)
+    if not phrases:
+        raise InputError(f"--phrases {path}: no phrases in it; write one phrase per line")
+    return phrases
+
+
+def corpus_sentences(p, run):
+    """The documents stage as sentences: reviews are split with Punkt, mined sentences stay as they are."""
+    documents = read_stage(p, run, stages.DOCUMENTS)
+    if run.read_manifest(stages.DOCUMENTS)["options"]["source"] == "reviews":
+        return documents | "review sentences" >> beam.FlatMap(stages.review_sentences)
+    return documents
+
+
+def retrieve_contexts(run, phrases_path, max_contexts=stages.MAX_CONTEXTS, seed=0, triplet_encoder=None,
+                      beam_args=(), force=False):
+    """The `mcphrasy-contexts` stage (and `mcphrasy-triplets` when an encoder is named); (manifests, phrases)."""
+    if max_contexts < 1:
+        raise InputError(f"--max-contexts {max_contexts}: give at least 1")
+    phrases = read_phrase_list(phrases_path)
+    inputs = dict(upstream(run, stages.DOCUMENTS), phrases=input_identity(phrases_path, "--phrases"))
+    manifests = run_stages(
+        run, {stages.CONTEXTS: "mcphrasy_contexts"}, inputs=inputs,
+        options={"max_contexts": max_contexts, "seed": seed}, pipeline_options=pipeline_options(beam_args),
+        force=force, build=lambda p: {stages.CONTEXTS: corpus_sentences(p, run) | "contexts" >> stages.RetrieveContexts(
+            phrases, max_contexts, seed)})
+    if triplet_encoder:
+        manifests.update(run_stages(
+            run, {stages.TRIPLETS: "mcphrasy_triplet"}, inputs=upstream(run, stages.CONTEXTS),
+            options={"encoder": triplet_encoder, "seed": seed}, pipeline_options=pipeline_options(beam_args),
+            force=force, build=lambda p: {stages.TRIPLETS: read_stage(p, run, stages.CONTEXTS)
+                                          | "triplets" >> stages.ContextTriplets(triplet_encoder, seed)}))
+    return manifests, phrases
+
+
+def frequent_phrases(run, spacy_model, per_product=grouping.PER_PRODUCT, per_category=grouping.PER_CATEGORY,
+                     beam_args=(), force=False):
+    """The `mcphrasy-phrases` stage: each category's frequent, filtered noun phrases; its manifest."""
+    return run_stages(
+        run, {stages.PHRASES: "mcphrasy_phrase_count"}, inputs=upstream(run, stages.DOCUMENTS),
+        options={"spacy_model": spacy_model, "per_product": per_product, "per_category": per_category},
+        pipeline_options=pipeline_options(beam_args), force=force,
+        build=lambda p: {stages.PHRASES: read_stage(p, run, stages.DOCUMENTS) | "phrases" >> stages.FrequentPhrases(
+            spacy_model, per_product, per_category)})[stages.PHRASES]
+
+
+class CorpusWords:
+    """The documents stage as word lists, re-iterable (gensim reads it once per epoch)."""
+
+    def __init__(self, run):
+        self.run = run
+
+    def __iter__(self):
+        for record in self.run.iter_records(stages.DOCUMENTS, columns=["text"]):
+            yield grouping.corpus_words(record["text"])
+
+
+@dataclasses.dataclass(frozen=True)
+class VectorOptions:
+    """Word vectors for grouping: a word2vec-format file, or word2vec trained on the corpus with these settings."""
+
+    vectors_file: str | None = None
+    dimensions: int = 100
+    window: int = 5
+    epochs: int = 10
+    seed: int = 0
+
+
+def word_vectors(run, options):
+    """gensim KeyedVectors: loaded from `options.vectors_file`, or trained on the run's documents."""
+    from gensim.models import KeyedVectors, Word2Vec
+
+    if options.vectors_file:
+        try:
+            return KeyedVectors.load_word2vec_format(options.vectors_file,
+                                                     binary=options.vectors_file.endswith(".bin"))
+        except (OSError, ValueError, UnicodeDecodeError) as err:
+            raise InputError(f"--vectors {options.vectors_file}: not a word2vec-format vectors file ({err}); "
+                             "give word2vec text (header 'WORDS DIMENSIONS') or binary (.bin)") from None
+    model = Word2Vec(sentences=CorpusWords(run), vector_size=options.dimensions, window=options.window,
+                     min_count=1, workers=1, seed=options.seed, hashfxn=grouping.stable_hash, epochs=options.epochs)
+    return model.wv
+
+
+def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=grouping.GROUP_SIZE,
+                 near_duplicate=grouping.NEAR_DUPLICATE, force=False):
+    """The `mcphrasy-groups` stage: seed + nearest phrases per category, overlapping groups dropped; its manifest."""
+    inputs = upstream(run, stages.PHRASES)
+    if vector_options.vectors_file:
+        inputs["vectors"] = input_identity(vector_options.vectors_file, "--vectors")
+    options = dict(dataclasses.asdict(vector_options), max_groups=max_groups, size=size, near_duplicate=near_duplicate)
+    done = None if force else run.up_to_date(GROUPS, fingerprint(GROUPS, inputs, options))
+    if done:
+        return dict(done, skipped=True)
+    by_category = {}
+    for record in run.iter_records(stages.PHRASES):
+        by_category.setdefault(record["category"], []).append(record)
+    vectors = word_vectors(run, vector_options)
+    known = lambda word: vectors[word] if word in vectors.key_to_index else None  # noqa: E731
+    records, report = [], {}
+    for category in sorted(by_category):
+        ranked = [r["phrase"] for r in sorted(by_category[category], key=lambda r: r["rank"])]
+        counts = {r["phrase"]: r["count"] for r in by_category[category]}
+        phrase_vecs = grouping.phrase_vectors(ranked, known)
+        groups, reasons = grouping.category_groups(ranked, phrase_vecs, max_groups, size, near_duplicate)
+        report[category] = dict(reasons, phrases=len(ranked), groups=len(groups))
+        for group in groups:
+            records.append({"group_id": grouping.group_id(category, group[0]), "category": category, "seed": group[0],
+                            "phrases": group, "counts": [counts[p] for p in group],
+                            "similarities": [round(float(phrase_vecs[p] @ phrase_vecs[group[0]]), 6) for p in group]})
+    return run.write_stage(GROUPS, records, "mcphrasy_group", inputs=inputs, options=options, report=report)

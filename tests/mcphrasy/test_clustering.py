@@ -1,0 +1,186 @@
+"""Phrase groups, cluster sheets, agreement, reconciliation and release end to end on the 103-page sample, with
+three scripted annotators."""
+import csv
+import json
+import os
+import shutil
+
+import pytest
+from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_measure_score
+
+from annotation.ledger import Ledger
+from picforge.sheets import write_sheet
+from companions.mcphrasy import nps
+from companions.mcphrasy.annotate import CLUSTERS, SHEET_COLUMNS
+from companions.mcphrasy.release import read_release, table1
+from companions.mcphrasy.stages import PHRASES
+from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
+from release.write import sha256_file
+from picforge.rundir import RunDir
+from tests.mcphrasy.conftest import SPACY_MODEL, picforge
+
+ANNOTATORS = ("ann", "bob", "cy")
+
+
+def head_noun(phrase):
+    return phrase.split()[-1]
+
+
+def first_word(phrase):
+    return phrase.split()[0]
+
+
+def scripted(annotator, phrase, phrases):
+    """A scripted annotator's (cluster, kind): ann and cy cluster by head noun (cy calls 'cards'-like clusters
+    equivalent), bob by first word; a phrase whose key no other phrase shares is alone."""
+    key = first_word if annotator == "bob" else head_noun
+    shared = sum(key(p) == key(phrase) for p in phrases) > 1
+    label = "w" + str(sorted({key(p) for p in phrases}).index(key(phrase)))
+    return (label, ("equivalent" if annotator == "cy" else "same-kind") if shared else "")
+
+
+def fill_sheets(exported, returned):
+    """Fill every exported CSV as its annotator would and save it under `returned` (bob's as XLSX only)."""
+    for annotator in ANNOTATORS:
+        for name in sorted(os.listdir(exported / annotator)):
+            if not name.endswith(".csv"):
+                continue
+            with open(exported / annotator / name, encoding="utf-8-sig") as fh:
+                rows = list(csv.DictReader(fh))
+            phrases = [r["phrase"] for r in rows]
+            for row in rows:
+                row["cluster"], row["kind"] = scripted(annotator, row["phrase"], phrases)
+            base = returned / annotator / name[:-4]
+            write_sheet(str(base), SHEET_COLUMNS, rows)
+            os.remove(str(base) + (".csv" if annotator == "bob" else ".xlsx"))
+
+
+@pytest.mark.slow
+def test_groups_follow_appendix_b1(groups_run):
+    run = RunDir(str(groups_run))
+    phrases = list(run.iter_records(PHRASES))
+    assert phrases and all(nps.filter_reason(p["phrase"]) is None for p in phrases)
+    assert all(2 <= len(p["phrase"].split()) <= 3 and p["phrase"] == p["phrase"].lower() for p in phrases)
+    counters = run.read_manifest(PHRASES)["counters"]
+    assert counters[f"{PHRASES}/documents"] > 14000 and counters[f"{PHRASES}/filtered-pronoun"] > 0
+    groups = list(run.iter_records(GROUPS))
+    assert len(groups) == 8
+    most_frequent = min(phrases, key=lambda p: p["rank"])["phrase"]
+    assert groups[0]["seed"] == most_frequent
+    frequent = {p["phrase"] for p in phrases}
+    for n, group in enumerate(groups):
+        assert len(set(group["phrases"])) == 25 and group["phrases"][0] == group["seed"]
+        assert set(group["phrases"]) <= frequent
+        assert all(s <= 0.99 for s in group["similarities"][1:])
+        assert group["similarities"][1:] == sorted(group["similarities"][1:], reverse=True)
+        assert all(len(set(group["phrases"]) & set(earlier["phrases"])) <= 12 for earlier in groups[:n])
+    report = run.read_manifest(GROUPS)["report"]["wikipedia"]
+    assert report["groups"] == 8 and report["phrases"] == len(phrases)
+
+
+@pytest.mark.slow
+def test_groups_are_the_same_when_rebuilt_with_the_same_seed(groups_run, tmp_path):
+    copy = RunDir(str(shutil.copytree(groups_run, tmp_path / "run")))
+    build_groups(copy, VectorOptions(seed=0), max_groups=8, force=True)
+    assert list(copy.iter_records(GROUPS)) == list(RunDir(str(groups_run)).iter_records(GROUPS))
+
+
+@pytest.mark.slow
+def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_path, capsys):
+    out = shutil.copytree(groups_run, tmp_path / "run")
+    exported, returned = tmp_path / "sheets", tmp_path / "returned"
+    assert picforge("mcphrasy", "export-clusters", "--out", out, "--annotators", *ANNOTATORS, "--sheets", exported,
+                    "--shared", 2) == 0
+    assert sorted(len([f for f in os.listdir(exported / a) if f.endswith(".csv")]) for a in ANNOTATORS) == [4, 4, 4]
+    assert (exported / "guidelines.md").read_text().startswith("# Clustering")
+    fill_sheets(exported, returned)
+
+    # a bad sheet stops the whole ingest with one line naming the file and row; nothing is recorded
+    bad = tmp_path / "bad"
+    shutil.copytree(returned, bad)
+    victim = sorted((bad / "ann").iterdir())[0]
+    lines = victim.read_text(encoding="utf-8-sig").splitlines()
+    lines[3] = lines[3].rsplit(",", 2)[0] + ",no way!,"
+    victim.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert picforge("mcphrasy", "ingest-clusters", "--out", out, bad) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"picforge: error: {victim}: row 4: cluster label 'no way!'") and "\n" not in error
+    ledger = Ledger.for_run(str(out))
+    with ledger.read() as session:
+        assert session.cluster_labels() == {}
+
+    assert picforge("mcphrasy", "ingest-clusters", "--out", out, returned) == 0
+    assert "12 sheets valid; 300 ledger rows added or changed" in capsys.readouterr().out
+    with ledger.read() as session:
+        before = session.dump()
+    assert picforge("mcphrasy", "ingest-clusters", "--out", out, returned) == 0
+    assert "0 ledger rows added or changed" in capsys.readouterr().out
+    with ledger.read() as session:
+        assert session.dump() == before
+        labels = session.cluster_labels()
+    ledger.dispose()
+
+    assert picforge("mcphrasy", "agreement", "--out", out) == 0
+    printed = capsys.readouterr().out
+    groups = {g["group_id"]: g for g in RunDir(str(out)).iter_records(GROUPS)}
+    shared = [g for g in groups if len(labels[g]) == 3]
+    assert len(shared) == 2 and printed.startswith("2 groups clustered by several annotators")
+    for pair in (("ann", "bob"), ("ann", "cy"), ("bob", "cy")):
+        truth = [[labels[g][a][p][0] for p in sorted(groups[g]["phrases"])] for g in shared for a in pair[:1]]
+        other = [[labels[g][pair[1]][p][0] for p in sorted(groups[g]["phrases"])] for g in shared]
+        expected = [sum(f(t, o) for t, o in zip(truth, other)) / 2
+                    for f in (v_measure_score, adjusted_rand_score, adjusted_mutual_info_score)]
+        assert f"{pair[0]} / {pair[1]}: V {expected[0]:.2f}  ARI {expected[1]:.2f}  AMI {expected[2]:.2f}" in printed
+    assert "ann / cy: V 1.00  ARI 1.00  AMI 1.00" in printed
+
+    assert picforge("mcphrasy", "reconcile", "--out", out) == 0
+    assert "8 clustered groups" in capsys.readouterr().out
+    final = {r["group_id"]: r for r in RunDir(str(out)).iter_records(CLUSTERS)}
+    for group_id in shared:  # ann and cy agree on every pair, so the majority is their clustering
+        by_head = {}
+        for phrase in groups[group_id]["phrases"]:
+            by_head.setdefault(head_noun(phrase), []).append(phrase)
+        assert sorted(c["phrases"] for c in final[group_id]["clusters"]) == sorted(sorted(v) for v in by_head.values())
+        assert {c["kind"] for c in final[group_id]["clusters"] if len(c["phrases"]) > 1} <= {"same-kind", "equivalent"}
+
+    release = tmp_path / "release"
+    assert picforge("mcphrasy", "release", "--out", out, "--release", release) == 0
+    rows = read_release(str(release))
+    assert sorted(r["group_id"] for r in rows) == sorted(groups)
+    import datasets
+    loaded = datasets.load_dataset("json", data_files=str(release / "data" / "test.json"), split="train")
+    assert loaded.num_rows == 8 and loaded[0]["clusters"][0]["kind"] in ("equivalent", "same-kind", "singleton")
+    stats = json.loads((release / "stats.json").read_text())
+    assert stats["table1"] == table1(rows)
+    card = (release / "README.md").read_text()
+    with_s, without_s = stats["table1"]["with_singletons"], stats["table1"]["without_singletons"]
+    assert f"| avg. # clusters per group | {with_s['clusters_per_group']} | {without_s['clusters_per_group']} |" in card
+    assert "| ann / cy | 1.0 | 1.0 | 1.0 |" in card
+    assert set(stats["baseline"]) == {"10", "15", "20", "gold"}
+    assert all(0 <= s["v_measure"] <= 1 and -1 <= s["ari"] <= 1 for s in stats["baseline"].values())
+    manifest = json.loads((release / "MANIFEST.json").read_text())
+    for name, entry in manifest["files"].items():
+        assert sha256_file(str(release / name)) == entry["sha256"]
+
+    predictions = tmp_path / "gold.jsonl"
+    predictions.write_text("".join(json.dumps({"group_id": r["group_id"], "clusters": [c["phrases"] for c in r["clusters"]]})
+                                   + "\n" for r in rows))
+    assert picforge("mcphrasy", "evaluate", "--release", release, "--predictions", predictions) == 0
+    assert "8 groups: V 1.0000  ARI 1.0000  AMI 1.0000" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_groups_on_reviews_count_what_the_filters_drop(reviews_file, tmp_path):
+    out = tmp_path / "run"
+    assert picforge("mcphrasy", "groups", "--reviews", reviews_file, "--out", out, "--spacy-model", SPACY_MODEL) == 0
+    run = RunDir(str(out))
+    kept = {(p["category"], p["phrase"]): p["count"] for p in run.iter_records(PHRASES)}
+    office, arts = "Office Products", "Arts, Crafts & Sewing"
+    assert kept == {(office, "business cards"): 2, (office, "business cards pack"): 1, (office, "card holder"): 1,
+                    (office, "card stock"): 1, (office, "place cards"): 1, (arts, "paint brushes"): 2}
+    counters = run.read_manifest(PHRASES)["counters"]
+    assert counters[f"{PHRASES}/filtered-sentiment"] == 1        # great business cards
+    assert counters[f"{PHRASES}/filtered-uninformative"] == 1    # lots of colors
+    assert run.read_manifest(GROUPS)["records"] == 0              # far fewer than 25 phrases per category
+    assert run.read_manifest(GROUPS)["report"]["Office Products"]["too-few-neighbours"] >= 1

@@ -1,0 +1,146 @@
+"""`picforge mcphrasy contexts` end to end on real text: the 103-page enwiki sample and a Ni et al. reviews file."""
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+from companions.mcphrasy.stages import CONTEXTS, DOCUMENTS, TRIPLETS
+from picforge.encoders import encode, load_sentence_model
+from picforge.rundir import RunDir
+from tests.mcphrasy.conftest import picforge
+
+PHRASES = "# phrases to look up\nUnited States\nlanguage family\nalkali metal\nthe\n\nno such phrase here\nunited  states\n"
+
+
+def oracle(phrase):
+    """An independent matcher: the phrase, any case, not inside a longer run of letters or digits."""
+    return re.compile(r"(?<![^\W_])" + re.escape(phrase) + r"(?![^\W_])", re.IGNORECASE)
+
+
+@pytest.fixture
+def phrase_file(tmp_path):
+    path = tmp_path / "phrases.txt"
+    path.write_text(PHRASES, encoding="utf-8")
+    return path
+
+
+def contexts_of(run):
+    return {r["phrase"]: r for r in RunDir(str(run)).iter_records(CONTEXTS)}
+
+
+@pytest.mark.slow
+def test_contexts_of_the_real_sample_match_an_independent_regex(wiki_run, phrase_file, tmp_path):
+    out = shutil.copytree(wiki_run, tmp_path / "run")
+    assert picforge("mcphrasy", "contexts", "--phrases", phrase_file, "--out", out, "--max-contexts", 40) == 0
+    found = contexts_of(out)
+    assert sorted(found) == ["alkali metal", "language family", "the", "united states"]
+    sentences = list(RunDir(str(out)).iter_records("sentences"))
+    manifest = RunDir(str(out)).read_manifest(CONTEXTS)
+    assert manifest["counters"][f"{CONTEXTS}/sentences"] == len(sentences) > 14000
+    for phrase, record in found.items():
+        holding = {s["sentence_id"] for s in sentences if oracle(phrase).search(s["text"])}
+        assert record["n_sentences"] == len(holding) >= 2
+        assert len(record["contexts"]) == min(40, len(holding))
+        for context in record["contexts"]:
+            assert context["sentence_id"] in holding
+            assert context["text"][context["start"]:context["end"]].lower() == phrase
+            assert context["masked"] == context["text"][:context["start"]] + "[MASK]" + context["text"][context["end"]:]
+            assert context["product"] == context["sentence_id"].split(":")[0] and context["category"] == "wikipedia"
+    assert found["the"]["n_sentences"] > 5000
+
+
+@pytest.mark.slow
+def test_contexts_are_a_seeded_sample_and_a_rerun_changes_nothing(wiki_run, phrase_file, tmp_path):
+    runs = {name: shutil.copytree(wiki_run, tmp_path / name) for name in ("a", "b", "c")}
+    for name, seed in (("a", 0), ("b", 0), ("c", 1)):
+        assert picforge("mcphrasy", "contexts", "--phrases", phrase_file, "--out", runs[name],
+                        "--max-contexts", 5, "--seed", seed) == 0
+    assert contexts_of(runs["a"]) == contexts_of(runs["b"])
+    assert contexts_of(runs["a"])["the"]["contexts"] != contexts_of(runs["c"])["the"]["contexts"]
+    before = RunDir(str(runs["a"])).read_manifest(CONTEXTS)
+    assert picforge("mcphrasy", "contexts", "--phrases", phrase_file, "--out", runs["a"], "--max-contexts", 5) == 0
+    assert RunDir(str(runs["a"])).read_manifest(CONTEXTS) == before
+
+
+@pytest.mark.slow
+def test_a1_triplets_on_the_real_sample(wiki_run, tmp_path):
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("language family\nalkali metal\nunited states\n", encoding="utf-8")
+    out = shutil.copytree(wiki_run, tmp_path / "run")
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--out", out, "--max-contexts", 30,
+                    "--triplets") == 0
+    found = contexts_of(out)
+    made = {t["phrase"]: t for t in RunDir(str(out)).iter_records(TRIPLETS)}
+    assert sorted(made) == sorted(found)
+    model = load_sentence_model()
+    for phrase, triplet in made.items():
+        contexts = found[phrase]["contexts"]
+        ids = [c["sentence_id"] for c in contexts]
+        anchor, positive = ids.index(triplet["anchor"]["sentence_id"]), ids.index(triplet["positive"]["sentence_id"])
+        vectors = encode(model, [c["masked"] for c in contexts])
+        similarity = vectors @ vectors.T + np.eye(len(ids)) * 9
+        assert similarity[anchor, positive] == pytest.approx(similarity.min(), abs=1e-5)  # the most distant pair
+        assert triplet["negative_phrase"] != phrase
+        assert not oracle(phrase).search(triplet["negative"]["text"])
+        assert triplet["negative"] in found[triplet["negative_phrase"]]["contexts"]
+
+
+@pytest.mark.slow
+def test_reviews_in_the_ni_layout_with_bad_rows_counted(reviews_file, tmp_path):
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("business cards\npaint brushes\n", encoding="utf-8")
+    out = tmp_path / "run"
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--reviews", reviews_file, "--out", out) == 0
+    run = RunDir(str(out))
+    assert run.read_manifest(DOCUMENTS)["counters"] == {
+        f"{DOCUMENTS}/kept": 4, f"{DOCUMENTS}/skipped-bad-json": 2, f"{DOCUMENTS}/skipped-no-asin": 1,
+        f"{DOCUMENTS}/skipped-no-review-text": 1}
+    categories = {d["product"]: d["category"] for d in run.iter_records(DOCUMENTS)}
+    assert categories == {"B001": "Office Products", "B002": "Office Products", "B003": "Arts, Crafts & Sewing"}
+    found = contexts_of(out)
+    assert sorted(c["text"] for c in found["business cards"]["contexts"]) == [
+        "Great business cards for the price.",
+        "The Business Cards pack was fine; business-cards-holder not included.",
+        "The business cards fit my card holder, and the card stock is thick.",
+        "These business cards print cleanly."]
+    assert [(c["occurrences"], c["product"]) for c in found["paint brushes"]["contexts"]] == [(2, "B003")]
+
+
+def test_unreadable_inputs_are_one_line_errors(reviews_file, tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n\n", encoding="utf-8")
+    assert picforge("mcphrasy", "contexts", "--phrases", empty, "--reviews", reviews_file, "--out", tmp_path / "r1") == 2
+    assert capsys.readouterr().err.strip() == f"picforge: error: --phrases {empty}: no phrases in it; write one phrase per line"
+    junk = tmp_path / "Junk.json"
+    junk.write_text("not json\n[1, 2]\n", encoding="utf-8")
+    assert picforge("mcphrasy", "contexts", "--phrases", empty, "--reviews", junk, "--out", tmp_path / "r2") == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("picforge: error: ") and "the corpus gave no documents" in error and "\n" not in error
+    assert picforge("mcphrasy", "contexts", "--phrases", empty, "--out", tmp_path / "r3") == 2
+    assert "stage 'sentences' has not completed" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_truncated_gzip_keeps_the_rows_before_the_damage(reviews_file, tmp_path):
+    damaged = tmp_path / "Office_Products_5.json.gz"
+    damaged.write_bytes(reviews_file.read_bytes()[:-60])
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("business cards\n", encoding="utf-8")
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--reviews", damaged, "--out", tmp_path / "run") == 0
+    counters = RunDir(str(tmp_path / "run")).read_manifest(DOCUMENTS)["counters"]
+    assert counters[f"{DOCUMENTS}/skipped-unreadable-file"] == 1 and counters[f"{DOCUMENTS}/kept"] >= 2
+
+
+@pytest.mark.slow
+def test_page_categories_of_a_mined_run_read_from_another_directory(wiki_run, tmp_path):
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("language family\n", encoding="utf-8")
+    out = tmp_path / "run"
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--corpus", wiki_run, "--out", out,
+                    "--wiki-category", "page") == 0
+    first = {str(p["page_id"]): (p["categories"] or ["wikipedia"])[0] for p in RunDir(str(wiki_run)).iter_records("clean")}
+    contexts = contexts_of(out)["language family"]["contexts"]
+    assert contexts and all(c["category"] == first[c["product"]] for c in contexts)
+    assert "Afroasiatic languages" in {c["category"] for c in contexts}
+    assert not (tmp_path / "run" / "sentences").exists()  # the corpus run is only read
