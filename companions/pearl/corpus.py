@@ -1,5 +1,6 @@
 """The PEARL corpus as Beam transforms: sentences → typed phrases (count ≥ 2) → augmentations → hard negatives."""
 import collections
+import functools
 import hashlib
 
 import apache_beam as beam
@@ -13,6 +14,7 @@ from picforge.encoders import SentenceTransformerHandler
 from pipeline.stages.phrases import default_spacy_model
 
 STAGE = "pearl-phrases"
+SYNONYM_CACHE_SIZE = 200_000  # distinct tokens whose synonyms a worker keeps
 SPACY_PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "textcat", "textcat_multilabel", "spancat")
 
 
@@ -121,7 +123,8 @@ class CountPhrases(beam.PTransform):
 
 
 class _Augment(beam.DoFn):
-    """Adds character- and token-level augmentations; WordNet and word vectors load in setup."""
+    """Adds character- and token-level augmentations; WordNet and word vectors load in setup, and each token's
+    synonyms are looked up once per worker (the lookups cost 100x the augmentations themselves)."""
 
     def __init__(self, settings):
         self.settings = settings
@@ -131,11 +134,12 @@ class _Augment(beam.DoFn):
         self.sources = {}
         if s["wordnet"]:
             wordnet = synonyms.load_wordnet(s["wordnet"])
-            self.sources["synonym-wordnet"] = lambda token: synonyms.wordnet_synonyms(wordnet, token)
+            self.sources["synonym-wordnet"] = functools.lru_cache(maxsize=SYNONYM_CACHE_SIZE)(
+                lambda token: synonyms.wordnet_synonyms(wordnet, token))
         if s["word_vectors"]:
             vectors = synonyms.load_word_vectors(s["word_vectors"])
-            self.sources["synonym-embedding"] = lambda token: synonyms.vector_neighbours(
-                vectors, token, s["min_vector_cosine"])
+            self.sources["synonym-embedding"] = functools.lru_cache(maxsize=SYNONYM_CACHE_SIZE)(
+                lambda token: synonyms.vector_neighbours(vectors, token, s["min_vector_cosine"]))
 
     def process(self, record):
         made = augment.augment_phrase(record["phrase"], self.settings["seed"], self.sources)

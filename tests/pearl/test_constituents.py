@@ -65,3 +65,11 @@ def test_sentence_initial_capital_is_lowered_unless_a_proper_noun(nlp):
 
 def test_balance_check():
     assert is_balanced('the "Proposal" (1729)') and not is_balanced("from X (1905: 1") and not is_balanced('an "idea')
+
+
+def test_entities_of_a_second_ner_model_align_by_character_offsets(nlp):
+    text = "According to Igor M. Diakonoff (1988: 33n), Proto-Afroasiatic was spoken c."
+    doc, ner_doc = nlp(text), nlp.make_doc(text)
+    assert token_entities(doc, ner_doc) == []  # a model that found nothing gives nothing
+    ner_doc = nlp(text)
+    assert token_entities(doc, ner_doc) == token_entities(doc) and token_entities(doc)
