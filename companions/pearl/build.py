@@ -94,17 +94,15 @@ def word_vectors(run, mining_run, options, force=False):
     settings = {"seed": options.seed}
     stage_print = rundir.fingerprint(WORD_VECTORS_STAGE, inputs, settings)
     path = run.join(WORD_VECTORS_STAGE, WORD_VECTORS_FILE)
-    if force or not run.is_complete(WORD_VECTORS_STAGE, stage_print):
+    if force or not run.up_to_date(WORD_VECTORS_STAGE, stage_print):
         started = time.time()
-        run.clear(WORD_VECTORS_STAGE)
+        run.clear(WORD_VECTORS_STAGE, expected=[WORD_VECTORS_FILE])
         vectors = synonyms.train_word_vectors(corpus_sentences(mining_run), seed=options.seed)
         if "://" not in path:
             os.makedirs(run.stage_dir(WORD_VECTORS_STAGE), exist_ok=True)
         vectors.save(path)  # gensim writes through smart_open: local paths, gs:// and s3://
-        run.write_manifest(WORD_VECTORS_STAGE, {
-            "stage": WORD_VECTORS_STAGE, "fingerprint": stage_print, "inputs": inputs, "options": settings,
-            "records": len(vectors.key_to_index), "seconds": round(time.time() - started, 3),
-            "files": [WORD_VECTORS_FILE]})
+        run.finish_stage(WORD_VECTORS_STAGE, stage_print, inputs=inputs, options=settings, counters={},
+                         started=started, files=[WORD_VECTORS_FILE], records=len(vectors.key_to_index))
     return path, stage_print
 
 
@@ -121,18 +119,12 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
     manifests = rundir.run_stages(
         run, {corpus.STAGE: "pearl_phrase"}, inputs=inputs, options=dataclasses.asdict(options),
         build=lambda p: {corpus.STAGE: read_stage(p, mining_run, "sentences") | "pearl" >> corpus.BuildCorpus(settings)},
-        pipeline_options=pipeline_options(beam_args, runner), force=force)
-    manifest = manifests[corpus.STAGE]
-    if not manifest.get("skipped"):
-        sort_stage(run, corpus.STAGE, "pearl_phrase")
-    return manifest
+        pipeline_options=pipeline_options(beam_args, runner), force=force,
+        finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
+    return manifests[corpus.STAGE]
 
 
 def sort_stage(run, stage, schema):
-    """Rewrite a stage as one Parquet file sorted by phrase, so equal inputs give byte-equal files."""
-    records = sorted(run.iter_records(stage), key=lambda r: r["phrase"])
-    manifest = run.read_manifest(stage)
-    FileSystems.delete([run.manifest_path(stage)] + run.output_files(stage))
-    run.write_records(stage, records, schema)
-    manifest["files"] = [p.rsplit("/", 1)[-1] for p in run.output_files(stage)]
-    run.write_manifest(stage, manifest)
+    """Rewrite a stage as one Parquet file sorted by phrase (before its manifest), so equal inputs give
+    byte-equal files."""
+    run.rewrite_rows(stage, sorted(run.iter_records(stage), key=lambda r: r["phrase"]), schema)

@@ -61,9 +61,9 @@ def paraphrase_phrases(run, settings, *, cache_dir, offline=False, max_requests=
     inputs = rundir.upstream(run, corpus.STAGE)
     options = {"model": settings.model, **settings.params()}
     stage_print = rundir.fingerprint(STAGE, inputs, options)
-    manifest = run.read_manifest(STAGE)
-    if not force and manifest and manifest["fingerprint"] == stage_print and manifest.get("complete"):
-        return dict(manifest, skipped=True)
+    done = None if force else run.up_to_date(STAGE, stage_print)
+    if done is not None:
+        return dict(done, skipped=True)
     phrases = sorted(run.iter_records(corpus.STAGE, columns=["phrase", "count"]),
                      key=lambda r: (-r["count"], r["phrase"]))
     planned, jobs = [], {}
@@ -83,15 +83,8 @@ def paraphrase_phrases(run, settings, *, cache_dir, offline=False, max_requests=
     for record in records:
         by_status[record["status"]] = by_status.get(record["status"], 0) + 1
     pending = sum(n for status, n in by_status.items() if status not in ("kept", "rejected"))
-    run.clear(STAGE)
-    run.write_records(STAGE, records, SCHEMA)
-    manifest = {
-        "stage": STAGE, "fingerprint": stage_print, "inputs": inputs, "options": options,
-        "records": len(records), "counters": {**{f"{STAGE}/{k}": v for k, v in sorted(by_status.items())},
-                                               **{f"{STAGE}/{k}": v for k, v in fetcher.counts.items()}},
-        "seconds": round(time.time() - started, 3), "complete": pending == 0, "pending": pending,
-        "budget": {"max_requests": max_requests, "max_tokens": max_tokens}, "offline": offline,
-        "files": [p.rsplit("/", 1)[-1] for p in run.output_files(STAGE)],
-    }
-    run.write_manifest(STAGE, manifest)
-    return manifest
+    counters = {**{f"{STAGE}/{k}": v for k, v in sorted(by_status.items())},
+                **{f"{STAGE}/{k}": v for k, v in fetcher.counts.items()}}
+    return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters,
+                           started=started, complete=pending == 0, pending=pending, offline=offline,
+                           budget={"max_requests": max_requests, "max_tokens": max_tokens})

@@ -112,9 +112,7 @@ def small_run(mined_103, tmp_path_factory):
     source = RunDir(str(mined_103))
     run = RunDir(str(tmp_path_factory.mktemp("small") / "mined"))
     sentences = list(source.iter_records("sentences"))[:400]
-    os.makedirs(run.stage_dir("sentences"))
-    run.write_records("sentences", sentences, "sentence")
-    run.write_manifest("sentences", dict(source.read_manifest("sentences"), fingerprint="small-400"))
+    run.write_stage("sentences", sentences, "sentence", inputs={"sentences": "first 400 of the sample"}, options={})
     return run
 
 

@@ -1,6 +1,5 @@
 """Phrase-level augmentation through STS-B-Context's OpenAI client, cache and budget, against a local server
 speaking the real chat-completions wire format."""
-import os
 
 import pytest
 
@@ -21,9 +20,7 @@ def pearl_run(tmp_path):
     run = RunDir(str(tmp_path / "pearl"))
     records = [{"phrase": p, "lexical_type": "NP", "entity_type": "OTHER", "label": "NP-OTHER", "count": n,
                 "augmentations": [{"kind": "char-drop", "text": p[1:]}], "hard_negatives": []} for p, n in PHRASES]
-    os.makedirs(run.stage_dir(PHRASES_STAGE))
-    run.write_records(PHRASES_STAGE, records, "pearl_phrase")
-    run.write_manifest(PHRASES_STAGE, {"stage": PHRASES_STAGE, "fingerprint": "f" * 64, "records": len(records)})
+    run.write_stage(PHRASES_STAGE, records, "pearl_phrase", inputs={}, options={})
     return run
 
 
