@@ -1,8 +1,9 @@
-# The README's two commands: `make demo` (install, then mine the shared enwiki sample) and `make test`.
+# The README's two commands: `make demo` (install, then mine the enwiki sample shipped in examples/data) and
+# `make test` (reads the reference data in ../shared/data; its tests skip when it is absent).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-SHARED ?= ../shared/data
+DEMO_DATA ?= examples/data
 RUN ?= runs/demo
 
 .PHONY: install demo test system-deps
@@ -17,8 +18,8 @@ $(VENV)/.installed: setup.py
 	touch $@
 
 demo: install
-	$(BIN)/picforge mine --input $(SHARED)/wiki/enwiki-sample-5pages.xml.bz2 \
-		--wic $(SHARED)/wic/WiC_dataset.zip --out $(RUN)
+	$(BIN)/picforge mine --input $(DEMO_DATA)/enwiki-sample-103pages.xml.bz2 \
+		--wic $(DEMO_DATA)/WiC_dataset.zip --out $(RUN)
 
 # Debian packages the tests use: headless Chromium (annotation pages), PostgreSQL (the ledger on a real
 # server) and WordNet 3.0 (PEARL's synonyms, read offline from /usr/share/wordnet), installed in one apt-get

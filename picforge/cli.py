@@ -5,7 +5,7 @@ import logging
 import sys
 import textwrap
 
-from picforge import __version__
+from picforge import __version__, progress
 from picforge.errors import InputError, NothingToDo
 
 # The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}.
@@ -90,6 +90,7 @@ def main(argv=None):
         args.beam_args = extra
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     try:
         return args.func(args)
     except (InputError, OSError) as err:

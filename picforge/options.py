@@ -1,7 +1,10 @@
 """Beam pipeline options shared by every picforge pipeline; runner flags pass straight through."""
+import importlib.util
 import os
 
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
+
+from picforge.errors import InputError
 
 SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
 
@@ -10,6 +13,21 @@ SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 RUNNER_ALIASES = {"DaskRunner": "pipeline.dask_runner.DaskRunner"}
 # runners whose workers run on this machine (no setup.py to ship)
 LOCAL_RUNNERS = ("DirectRunner", "PrismRunner", RUNNER_ALIASES["DaskRunner"])
+# runner → (a module it needs, the picforge extra that installs it)
+RUNNER_EXTRAS = {RUNNER_ALIASES["DaskRunner"]: ("distributed", "dask"), "DataflowRunner": ("google.cloud.storage", "gcp")}
+
+
+def check_runner_installed(runner):
+    """A one-line InputError when the runner's optional dependencies are not installed."""
+    module, extra = RUNNER_EXTRAS.get(runner, (None, None))
+    if module is None:
+        return
+    try:
+        installed = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a parent package is missing
+        installed = False
+    if not installed:
+        raise InputError(f"--runner {runner} needs the {extra} extra: pip install 'picforge[{extra}]'")
 
 
 def pipeline_options(beam_args, runner="DirectRunner"):
@@ -19,6 +37,7 @@ def pipeline_options(beam_args, runner="DirectRunner"):
     if not standard.runner:
         standard.runner = runner
     standard.runner = RUNNER_ALIASES.get(standard.runner, standard.runner)
+    check_runner_installed(standard.runner)
     setup = options.view_as(SetupOptions)
     setup.save_main_session = False
     if standard.runner not in LOCAL_RUNNERS and not setup.setup_file and os.path.exists(SETUP_FILE):

@@ -12,7 +12,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
 
 import schemas
-from picforge import __version__
+from picforge import __version__, progress
 from picforge.errors import InputError
 from picforge.files import STAGING_PREFIX, write_atomically
 
@@ -303,11 +303,12 @@ def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=F
     """
     prints = {stage: fingerprint(stage, inputs, options) for stage in stages}
     if not force and all(run.up_to_date(stage, prints[stage]) for stage in stages):
-        log.info("skipping %s: outputs are up to date", ", ".join(stages))
+        progress.log.info("%s: up to date, skipped", ", ".join(stages))
         return {stage: dict(run.read_manifest(stage), skipped=True) for stage in stages}
     for stage in stages:
         run.clear(stage)
     started = time.time()
+    progress.stage_started(stages)
     pipeline = beam.Pipeline(options=pipeline_options)
     outputs = build(pipeline)
     for stage, schema_name in stages.items():
@@ -317,6 +318,8 @@ def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=F
     counters = beam_counters(result)
     if finalise is not None:
         finalise()
-    return {stage: run.finish_stage(stage, prints[stage], inputs=inputs, options=options, started=started,
-                                    counters={k: v for k, v in counters.items() if k.startswith(stage + "/")})
-            for stage in stages}
+    manifests = {stage: run.finish_stage(stage, prints[stage], inputs=inputs, options=options, started=started,
+                                         counters={k: v for k, v in counters.items() if k.startswith(stage + "/")})
+                 for stage in stages}
+    progress.stage_finished(manifests)
+    return manifests

@@ -95,12 +95,8 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
         manifests.update(rundir.run_stages(run, names, inputs=inputs, options=stage_options, build=build,
                                            pipeline_options=popts(), force=force, finalise=finalise))
 
-    def read_and_clean(p):
-        articles = p | "read-dump" >> ReadDump(dump, max_pages=options.max_pages)
-        return {"read-dump": articles | "article fields" >> beam.Map(article_fields), "clean": articles | "clean" >> CleanPages()}
-
     stages({"read-dump": "article", "clean": "page"}, {"dump": rundir.input_identity(dump)},
-           {"max_pages": options.max_pages}, read_and_clean)
+           {"max_pages": options.max_pages}, lambda p: read_and_clean(p, dump, options.max_pages))
     if manifests["read-dump"]["records"] == 0:
         raise InputError(
             f"{input_path}: no articles were read (counters: {json.dumps(manifests['read-dump']['counters'])}); "
@@ -143,6 +139,12 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     funnel = funnel_report(manifests)
     write_atomically(run.join(FUNNEL_JSON), json.dumps(funnel, indent=2))
     return funnel
+
+
+def read_and_clean(pipeline, dump, max_pages=None):
+    """The first job's outputs: {"read-dump": Article records, "clean": Page records}."""
+    articles = pipeline | "read-dump" >> ReadDump(dump, max_pages=max_pages)
+    return {"read-dump": articles | "article fields" >> beam.Map(article_fields), "clean": articles | "clean" >> CleanPages()}
 
 
 def check_device(device, beam_options):
@@ -207,6 +209,19 @@ def funnel_report(manifests):
         {"step": "5 sentence pairs formed", "count": counter("pairs", "pairs-formed")},
         {"step": "5 pairs in the semantic window", "count": records("pairs")},
         {"step": "5 pairs with a domain score", "count": records("domains") - counter("domains", "pairs-without-categories")},
+        {"step": "6 pairs after Step-6 filters", "count": counter("select", "pairs-after-filters")},
         {"step": "6 phrases after Step-6 filters", "count": counter("select", "phrases-after-filters")},
         {"step": "6 triplets selected", "count": records("select")},
     ]
+
+
+def selection_summary(out, selected, annotators=3):
+    """What a run selected, where it is, and the command that hands it to expert annotators."""
+    if not selected:
+        return (f"\n0 triplets selected in {out}: no phrase kept a pair of sentences from two pages; mine a larger "
+                "dump (see the funnel above for the step that emptied it)")
+    per_annotator = -(-selected // annotators)
+    names = ",".join(f"expert{n}" for n in range(1, annotators + 1))
+    return (f"\n{selected:,} triplets selected: {out}/select/ (ranked Parquet) and {out}/{CANDIDATES_CSV}\n"
+            f"next, the expert sheets: picforge annotate export expert --run {out} --annotators {names} "
+            f"--per-annotator {per_annotator}")

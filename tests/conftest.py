@@ -22,6 +22,12 @@ def enwiki_sample():
 
 
 @pytest.fixture(scope="session")
+def enwiki_sample_103():
+    """The real 103-page enwiki pages-articles sample (69 articles, bz2)."""
+    return _shared("wiki/enwiki-sample-103pages.xml.bz2")
+
+
+@pytest.fixture(scope="session")
 def wic_zip():
     """The official WiC package zip."""
     return _shared("wic/WiC_dataset.zip")

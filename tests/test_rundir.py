@@ -12,7 +12,7 @@ from picforge.files import write_atomically
 from picforge.rundir import MANIFEST, PARQUET_FILE, RunDir, fingerprint, run_stages
 
 ROWS = [{"page_id": page_id, "title": title, "url": f"https://en.wikipedia.org/wiki?curid={page_id}",
-         "text": text, "categories": categories, "paragraphs": [text], "missing_words": 0}
+         "text": text, "categories": categories, "paragraphs": [text], "missing_words": []}
         for page_id, title, text, categories in ((1, "First", "First page.", ["A"]), (2, "Second", "Second.", []))]
 
 

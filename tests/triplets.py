@@ -1,5 +1,5 @@
 """Triplet records for tests, built the way stage `select` builds them (select.page_ref and its passage window)."""
-from pipeline.stages.select import page_ref
+from pipeline.stages.select import page_ref, passage_window
 
 
 def triplet_side(page_id, sentences, phrase, title=None, url=None):
@@ -8,7 +8,8 @@ def triplet_side(page_id, sentences, phrase, title=None, url=None):
     start = sentences[index].lower().index(phrase)
     page = {"page_id": page_id, "title": title or f"Page {page_id}",
             "url": url or f"https://en.wikipedia.org/wiki?curid={page_id}"}
-    return page_ref(page, sentences, f"{page_id}:{index}", (start, start + len(phrase)))
+    return page_ref(page, sentences, f"{page_id}:{index}", (start, start + len(phrase)),
+                    passage_window(index, len(sentences)))
 
 
 def triplet(triplet_id, phrase, page1, page2, semantic_score=-0.1, domain_score=0.05, wic_words=None):

@@ -1,7 +1,7 @@
 """`picforge mine`: Wikipedia dump → ranked annotation triplets (PiC Appendix C, Steps 1–6)."""
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, DEVICES, POOLING_MODES
 from pipeline import categories_api
-from pipeline.mine import CANDIDATES_CSV, MineOptions, mine
+from pipeline.mine import MineOptions, mine, selection_summary
 
 
 def format_funnel(funnel):
@@ -77,5 +77,5 @@ def run(args):
         categories_contact=args.categories_contact)
     funnel = mine(args.input, args.wic, args.out, options, args.beam_args, args.runner, args.force, args.cache_dir)
     print(format_funnel(funnel))
-    print(f"\ntriplets: {args.out}/select/  candidates CSV: {args.out}/{CANDIDATES_CSV}")
+    print(selection_summary(args.out, funnel[-1]["count"]))
     return 0

@@ -10,15 +10,21 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from mwparserfromhell.nodes import Argument, Comment, ExternalLink, Heading, HTMLEntity, Tag, Template, Text, Wikilink
 
+from picforge.progress import Progress
+
 STAGE = "clean"
 log = logging.getLogger(__name__)
-GAP = "\ue000"  # placeholder where an unrenderable inline template left a hole in a sentence
+GAP = "\ue000"  # placeholder where an unrenderable inline template left a hole
+MISSING = "\ue001"  # a gap inside a sentence: words went missing there
 
 DROPPED_TAGS = {
-    "ref", "references", "table", "tr", "td", "th", "caption", "gallery", "math", "chem", "ce", "imagemap",
+    "ref", "references", "table", "tr", "td", "th", "caption", "gallery", "imagemap",
     "timeline", "score", "syntaxhighlight", "source", "pre", "code", "graph", "mapframe", "maplink",
-    "templatedata", "categorytree", "inputbox", "hiero", "poem", "noinclude", "includeonly", "onlyinclude", "sup",
+    "templatedata", "categorytree", "inputbox", "poem", "noinclude", "includeonly", "onlyinclude",
 }
+# Formula tags: plain-text formulas (`<math>A</math>`, `<chem>H2O</chem>`) are kept, others leave a gap.
+FORMULA_TAGS = {"math", "chem", "ce", "hiero"}
+SIMPLE_FORMULA = re.compile(r"[\w .,+\-=()/]+")
 LINE_BREAK_TAGS = {"br", "p", "li", "dd", "dt", "hr"}
 NON_PROSE_SECTIONS = {
     "references", "external links", "see also", "further reading", "notes", "bibliography", "sources",
@@ -34,19 +40,102 @@ MAINTENANCE_CATEGORY = re.compile(
     r"|stub(s)?$|(wikidata|maintenance|tracking)",
     re.IGNORECASE,
 )
-# Inline templates that render visible words: name → function(params) -> text.
-_first = lambda params: params[0] if params else ""  # noqa: E731
+# Inline templates that render visible words: name → function(positional params, named params) -> text.
+# The list follows what the article prose of the 103-page enwiki sample uses (bench/inline_templates.py counts it).
+SUPERSCRIPT_DIGITS = str.maketrans("0123456789+-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻")
+IPA_LABELS = {"lang", "pron", "local", "us", "uk", "also", "uk also", "us also", "ipa"}
+
+
+def _first(params, _named):
+    return params[0] if params else ""
+
+
+def _last(params, _named):
+    return params[-1] if params else ""
+
+
+def _joined(params, _named):
+    return "".join(params)
+
+
+def _ipa_en(params, _named):
+    """{{IPAc-en|…}}: the phonemes between slashes ('_' is a space), without its US/UK/lang labels."""
+    phonemes = [p for p in params if p.lower() not in IPA_LABELS]
+    return "/" + "".join(phonemes).replace("_", " ") + "/" if phonemes else ""
+
+
+def _ipa(params, _named):
+    """{{IPA-xx|…}} and {{IPA|…}}: the transcription between brackets (unless it brings its own)."""
+    if not params or not params[0]:
+        return ""
+    return params[0] if params[0].startswith(("[", "/")) else "[" + params[0] + "]"
+
+
+def _exponent(value):
+    return "×10" + value.translate(SUPERSCRIPT_DIGITS)
+
+
+def _val(params, named):
+    """{{val|number|uncertainty|e=exponent|u=unit}}."""
+    if not params:
+        return ""
+    text = params[0]
+    if len(params) > 1:
+        text += params[1] if params[1].startswith("(") else "±" + params[1]
+    if named.get("e"):
+        text += _exponent(named["e"])
+    unit = named.get("u") or named.get("ul") or ""
+    return text + (" " + unit if unit else "")
+
+
+def _nihongo(params, _named):
+    """{{nihongo|English|kanji|romaji|extra}} → English (kanji, romaji, extra)."""
+    english, rest = (params[0] if params else ""), [p for p in params[1:4] if p]
+    if not english:
+        return rest[-1] + " (" + ", ".join(rest[:-1]) + ")" if len(rest) > 1 else "".join(rest)
+    return english + (" (" + ", ".join(rest) + ")" if rest else "")
+
+
+def _coord(params, _named):
+    """{{coord|d|m|s|N|d|m|s|W}} (or decimal degrees) → 13°19′N 169°9′W."""
+    marks, out, part = ("°", "′", "″"), [], []
+    for value in params:
+        if value.upper() in {"N", "S", "E", "W"}:
+            out.append("".join(v + m for v, m in zip(part, marks)) + value.upper())
+            part = []
+        elif re.fullmatch(r"-?[\d.]+", value):
+            part.append(value)
+    if part:
+        out.append("°, ".join(part) + "°")
+    return " ".join(out)
+
+
+def _gauge(params, _named):
+    """{{RailGauge|1435mm}} → 1435 mm."""
+    return re.sub(r"^([\d.,]+)\s*([a-z]+)$", r"\1 \2", params[0]) if params else ""
+
+
 RENDERED_TEMPLATES = {
     "nowrap": _first, "nobr": _first, "small": _first, "smaller": _first, "big": _first, "em": _first,
-    "abbr": _first, "visible anchor": _first, "ill": _first, "interlanguage link": _first, "lang": lambda p: p[-1] if p else "",
-    "transl": lambda p: p[-1] if p else "", "ipa": lambda p: "", "convert": lambda p: " ".join(p[:2]),
-    "cvt": lambda p: " ".join(p[:2]), "nbsp": lambda p: " ", "snd": lambda p: " – ", "ndash": lambda p: "–",
-    "mdash": lambda p: "—", "spaced ndash": lambda p: " – ", "'": lambda p: "'", "!": lambda p: "|",
-    "sortname": lambda p: " ".join(p[:2]), "as of": lambda p: "As of " + " ".join(p[:1]), "frac": lambda p: "/".join(p[:2]),
+    "abbr": _first, "visible anchor": _first, "vanchor": _first, "ill": _first, "interlanguage link": _first,
+    "lang": _last, "transl": _last, "nq": _first, "linktext": _joined, "ipa": _ipa, "ipac-en": _ipa_en,
+    "ipaslink": _ipa, "respell": lambda p, _: "-".join(p), "convert": lambda p, _: " ".join(p[:2]),
+    "cvt": lambda p, _: " ".join(p[:2]), "nbsp": lambda p, _: " ", "thinsp": lambda p, _: " ",
+    "spaces": lambda p, _: " ", "snd": lambda p, _: " – ", "ndash": lambda p, _: "–",
+    "mdash": lambda p, _: "—", "spaced ndash": lambda p, _: " – ", "'": lambda p, _: "'",
+    "'s": lambda p, _: "'s", "!": lambda p, _: "|", "eqm": lambda p, _: "⇌",
+    "sortname": lambda p, _: " ".join(p[:2]), "as of": lambda p, _: "As of " + " ".join(p[:1]),
+    "frac": lambda p, _: "/".join(p[:2]), "sfrac": lambda p, _: "/".join(p[:2]),
     "math": _first, "mvar": _first, "var": _first, "not a typo": _first, "sic": _first, "quote": _first,
-    "angbr": lambda p: "⟨" + _first(p) + "⟩", "circa": lambda p: "c. " + _first(p), "c.": lambda p: "c. " + _first(p),
-    "us$": lambda p: "US$" + _first(p), "usd": lambda p: "US$" + _first(p), "gbp": lambda p: "£" + _first(p),
-    "£": lambda p: "£" + _first(p), "€": lambda p: "€" + _first(p), "inr": lambda p: "₹" + _first(p),
+    "chem": _joined, "chem2": _joined, "chemical formula": _joined, "sub": _first, "sup": _first,
+    "carbon": lambda p, _: "C", "hydrogen": lambda p, _: "H", "oxygen": lambda p, _: "O",
+    "nitrogen": lambda p, _: "N", "val": _val, "e": lambda p, _: _exponent(p[0]) if p else "",
+    "nihongo": _nihongo, "coord": _coord, "railgauge": _gauge, "us patent": lambda p, _: "U.S. Patent " + _first(p, _),
+    "angbr": lambda p, _: "⟨" + _first(p, _) + "⟩", "circa": lambda p, _: "c. " + _first(p, _),
+    "c.": lambda p, _: "c. " + _first(p, _), "us$": lambda p, _: "US$" + _first(p, _),
+    "usd": lambda p, _: "US$" + _first(p, _), "gbp": lambda p, _: "£" + _first(p, _),
+    "£": lambda p, _: "£" + _first(p, _), "€": lambda p, _: "€" + _first(p, _),
+    "inr": lambda p, _: "₹" + _first(p, _),
 }
 # Inline templates that are invisible in the rendered page (citations, maintenance tags, anchors).
 INVISIBLE_TEMPLATE = re.compile(
@@ -120,10 +209,13 @@ class _Renderer:
     def template(self, template):
         name = _template_name(template)
         params = [self.render(p.value).strip() for p in template.params if not p.showkey]
+        named = {str(p.name).strip().lower(): self.render(p.value).strip() for p in template.params if p.showkey}
         if name in RENDERED_TEMPLATES:
-            return RENDERED_TEMPLATES[name](params)
-        if name.startswith("lang-") or name.startswith("lang "):
+            return RENDERED_TEMPLATES[name](params, named)
+        if name.startswith(("lang-", "lang ")):
             return params[-1] if params else ""
+        if name.startswith("ipa-"):
+            return _ipa(params, named)
         if INVISIBLE_TEMPLATE.match(name):
             return ""
         return GAP  # unknown template: a gap if it sat inside a sentence, nothing if it stood alone
@@ -132,9 +224,16 @@ class _Renderer:
         name = str(tag.tag).strip().lower()
         if name in DROPPED_TAGS:
             return ""
+        contents = self.render(tag.contents) if tag.contents else ""
+        if name in FORMULA_TAGS:
+            return contents if SIMPLE_FORMULA.fullmatch(contents.strip()) else GAP
+        if name == "sup":  # exponents and ordinals are words; footnote letters are not
+            if re.fullmatch(r"[\d+\-−]+", contents):
+                return contents.translate(SUPERSCRIPT_DIGITS)
+            return contents if contents in {"st", "nd", "rd", "th"} else ""
         if name in LINE_BREAK_TAGS:
-            return "\n" + (self.render(tag.contents) if tag.contents else "") + "\n"
-        return self.render(tag.contents) if tag.contents else ""
+            return "\n" + contents + "\n"
+        return contents
 
 
 def tidy(text):
@@ -153,21 +252,43 @@ def tidy(text):
     return text.strip()
 
 
-def _line_has_gap(line):
-    """True when a gap placeholder sits between words of the same line (a word went missing)."""
-    for match in re.finditer(GAP, line):
-        before, after = line[: match.start()].replace(GAP, ""), line[match.end():].replace(GAP, "")
-        if re.search(r"\w[^.!?]*$", before) and re.match(r"^\s*[\w,;:)]", after):
-            return True
-    return False
+def mark_missing_words(line):
+    """The line with each gap that sits inside a sentence (a word before it, no sentence end between) turned
+    into a MISSING mark and every other gap removed."""
+    out = []
+    for piece_no, piece in enumerate(line.split(GAP)):
+        if piece_no:
+            before = "".join(out).replace(MISSING, "")
+            out.append(MISSING if re.search(r"\w[^.!?]*$", before) else "")
+        out.append(piece)
+    return "".join(out)
+
+
+def take_missing_words(paragraph):
+    """(paragraph without MISSING marks, char offsets where words went missing); a bracket that held only the
+    missing words goes with them, as the rendered page would read without it."""
+    paragraph = re.sub(rf"\s*\(\s*{MISSING}\s*\)", "", paragraph)
+    paragraph = re.sub(rf"\(\s*{MISSING}\s*[,;:]\s*", "(", paragraph)
+    paragraph = re.sub(rf"\s*[,;:]\s*{MISSING}\s*\)", ")", paragraph)
+    text, offsets = [], []
+    for piece_no, piece in enumerate(paragraph.split(MISSING)):
+        if piece_no:
+            if text and text[-1].endswith(" ") and (not piece or piece[0] in " ,.;:!?)"):
+                text[-1] = text[-1][:-1]
+            elif text and text[-1].endswith(("(", "[")):
+                piece = piece.lstrip()
+            offsets.append(sum(map(len, text)))
+        text.append(piece)
+    return "".join(text).rstrip(), offsets
 
 
 class CleanText(NamedTuple):
-    """A page's prose paragraphs, visible categories, lines with missing words, and paragraphs dropped for residue."""
+    """A page's prose paragraphs, visible categories, [paragraph, offset] of each place where an unrenderable
+    inline template removed words, and the number of paragraphs dropped for markup residue."""
 
     paragraphs: list
     categories: list
-    missing_words: int
+    missing_words: list
     residue_paragraphs: int
 
 
@@ -175,16 +296,17 @@ def clean_wikitext(wikitext):
     """Render wikitext to prose paragraphs with no markup residue (paragraphs that keep any are dropped)."""
     renderer = _Renderer()
     rendered = renderer.render(mwparserfromhell.parse(wikitext))
-    paragraphs, current, in_prose_section = [], [], True
-    missing_words = residue = 0
+    paragraphs, current, missing_words, in_prose_section = [], [], [], True
+    residue = 0
 
     def flush():
         nonlocal residue
         if current:
-            paragraph = tidy(" ".join(current))
+            paragraph, offsets = take_missing_words(tidy(" ".join(current)))
             if RESIDUE.search(paragraph):
                 residue += 1
             elif re.search(r"[A-Za-z]", paragraph):
+                missing_words.extend([len(paragraphs), offset] for offset in offsets)
                 paragraphs.append(paragraph)
             current.clear()
 
@@ -204,14 +326,10 @@ def clean_wikitext(wikitext):
             line = line.lstrip("*#;: ")
             if line.startswith(("|", "!", "{")) or not line:
                 continue
-            if _line_has_gap(line):
-                missing_words += 1
-            current.append(line.replace(GAP, ""))
+            current.append(mark_missing_words(line))
             flush()
             continue
-        if _line_has_gap(line):
-            missing_words += 1
-        current.append(line.replace(GAP, ""))
+        current.append(mark_missing_words(line))
     flush()
     categories = [c for c in renderer.categories if not MAINTENANCE_CATEGORY.search(c)]
     return CleanText(paragraphs, categories, missing_words, residue)
@@ -226,10 +344,11 @@ class CleanPages(beam.PTransform):
     """Article records with wikitext → Page records (clean paragraphs, visible categories)."""
 
     def expand(self, articles):
-        return articles | "clean wikitext" >> beam.FlatMap(_clean_article)
+        return articles | "clean wikitext" >> beam.FlatMap(_clean_article, Progress(STAGE, "pages cleaned"))
 
 
-def _clean_article(article):
+def _clean_article(article, progress):
+    progress.tick()
     try:
         paragraphs, categories, missing_words, residue = clean_wikitext(article["wikitext"])
     except Exception as err:  # a parser failure on one page must not stop the run
@@ -244,6 +363,7 @@ def _clean_article(article):
         Metrics.counter(STAGE, "paragraphs-dropped-markup-residue").inc(residue)
     if missing_words:
         Metrics.counter(STAGE, "pages-with-missing-words").inc()
+        Metrics.counter(STAGE, "missing-words").inc(len(missing_words))
     yield {
         "page_id": article["page_id"],
         "title": article["title"],
@@ -256,8 +376,8 @@ def _clean_article(article):
 
 
 def iter_clean_pages(path, max_pages=None):
-    """{page_id, paragraphs} of one dump file's kept articles with prose, streamed without Beam (for benches
-    and checks); at most `max_pages` of them."""
+    """{page_id, paragraphs, missing_words} of one dump file's kept articles with prose, streamed without Beam
+    (for benches and checks); at most `max_pages` of them."""
     from pipeline.stages.read_dump import classify_page, iter_pages
 
     kept = 0
@@ -267,7 +387,8 @@ def iter_clean_pages(path, max_pages=None):
                 return
             if classify_page(fields, wikitext, is_redirect):
                 continue
-            paragraphs = clean_wikitext(wikitext).paragraphs
-            if paragraphs:
+            cleaned = clean_wikitext(wikitext)
+            if cleaned.paragraphs:
                 kept += 1
-                yield {"page_id": fields["page_id"], "paragraphs": paragraphs}
+                yield {"page_id": fields["page_id"], "paragraphs": cleaned.paragraphs,
+                       "missing_words": cleaned.missing_words}

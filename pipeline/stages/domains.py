@@ -62,7 +62,7 @@ class ScoreDomains(beam.PTransform):
         super().__init__()
         self.categories = categories
         self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling, encode_batch_size,
-                                                  device=device)
+                                                  device=device, stage=STAGE)
 
     def expand(self, pairs):
         texts = (

@@ -64,7 +64,7 @@ class PairContexts(beam.PTransform):
         self.sentences = sentences
         self.seed = seed
         self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling, encode_batch_size,
-                                                  device=device)
+                                                  device=device, stage=STAGE)
         self.limits = dict(max_contexts=max_contexts, min_words=min_words, max_words=max_words,
                            max_length_diff=max_length_diff)
         self.window = window

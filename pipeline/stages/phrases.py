@@ -10,6 +10,7 @@ import re
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from picforge.progress import Progress
 from picforge.resources import stopwords
 
 STAGE = "phrases"
@@ -127,6 +128,7 @@ class _ExtractPhrases(beam.DoFn):
         self.wic_words = wic_words
         self.occurrences = Metrics.counter(STAGE, "occurrences")
         self.sentences = Metrics.counter(STAGE, "sentences-parsed")
+        self.progress = Progress(STAGE, "sentences parsed")
         self.without_wic_word = Metrics.counter(STAGE, "sentences-without-wic-word")
 
     def setup(self):
@@ -144,6 +146,7 @@ class _ExtractPhrases(beam.DoFn):
     def process(self, batch):
         for doc, sentence in self.nlp.pipe(self.tokenised(batch), as_tuples=True, batch_size=self.batch_size):
             self.sentences.inc()
+            self.progress.tick()
             for phrase, start, end, kind in extract_phrases(doc):
                 self.occurrences.inc()
                 yield {"phrase": phrase, "sentence_id": sentence["sentence_id"], "start": start, "end": end, "kind": kind}

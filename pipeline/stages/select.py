@@ -36,26 +36,57 @@ def passage_window(idx, n_sentences, size=PASSAGE_SENTENCES):
     return start, min(n_sentences, start + size)
 
 
+def clean_passage(idx, n_sentences, broken, size=PASSAGE_SENTENCES):
+    """(reason, window) of sentence idx on a page of n_sentences whose broken sentences are `broken` (a set of
+    idx): the window nearest the centred one that holds idx and no broken sentence; a broken sentence idx
+    itself is 'broken-sentence', no such window 'broken-passage' (window None)."""
+    if idx in broken:
+        return "broken-sentence", None
+    centred, _ = passage_window(idx, n_sentences, size)
+    length = min(size, n_sentences)
+    starts = range(max(0, idx - length + 1), min(idx, n_sentences - length) + 1)
+    for start in sorted(starts, key=lambda s: (abs(s - centred), s)):
+        if broken.isdisjoint(range(start, start + length)):
+            return "", (start, start + length)
+    return "broken-passage", None
+
+
+def page_layout(page_id, sentences):
+    """(page_id, (n_sentences, broken idx)) from the page's (idx, broken reason) pairs."""
+    sentences = list(sentences)
+    return page_id, (len(sentences), tuple(sorted(idx for idx, reason in sentences if reason)))
+
+
+def with_passage(item, side):
+    """The pairs of one page (page_id, {pairs, layout}) with their `side` passage window ([] when none) and why it
+    has none ('')."""
+    _, grouped = item
+    n_sentences, broken = grouped["layout"][0] if grouped["layout"] else (0, ())
+    for pair in grouped["pairs"]:
+        idx = int(pair[f"sentence_id{side}"].split(":")[1])
+        reason, window = clean_passage(idx, n_sentences, set(broken))
+        yield dict(pair, **{f"passage{side}": list(window or ()), f"broken{side}": reason})
+
+
 def triplet_id(phrase, sentence_id1, sentence_id2):
     """A stable id from the phrase and its two sentences."""
     return "t" + hashlib.sha1(f"{phrase}\x1f{sentence_id1}\x1f{sentence_id2}".encode("utf-8")).hexdigest()[:16]
 
 
-def rejection_reason(pair, kinds, broken_pages):
-    """Why a pair fails Step 6 ('' to keep): proper noun, newline in phrase, page with missing words."""
+def rejection_reason(pair, kinds):
+    """Why a pair fails Step 6 ('' to keep): proper noun, newline in phrase, a broken sentence or no passage
+    without one on either page."""
     if kinds == ["PROPN"]:
         return "proper-noun"
     if "\n" in pair["phrase"]:
         return "newline"
-    if page_of(pair["sentence_id1"]) in broken_pages or page_of(pair["sentence_id2"]) in broken_pages:
-        return "missing-words"
-    return ""
+    return pair["broken1"] or pair["broken2"]
 
 
-def page_ref(page, sentences, sentence_id, span):
-    """A Triplet page{…}: passage of 5 sentences centred on the phrase's sentence, and the phrase's span."""
+def page_ref(page, sentences, sentence_id, span, window):
+    """A Triplet page{…}: the passage window's sentences, the phrase's sentence and the phrase's span."""
     idx = int(sentence_id.split(":")[1])
-    start, end = passage_window(idx, len(sentences))
+    start, end = window
     return {
         "page_id": page["page_id"],
         "title": page["title"],
@@ -73,8 +104,8 @@ def build_triplet(pair, wic_words, pages, page_sentences, spans):
     return {
         "triplet_id": triplet_id(pair["phrase"], sid1, sid2),
         "phrase": pair["phrase"],
-        "page1": page_ref(pages[page1], page_sentences[page1], sid1, spans[(pair["phrase"], sid1)]),
-        "page2": page_ref(pages[page2], page_sentences[page2], sid2, spans[(pair["phrase"], sid2)]),
+        "page1": page_ref(pages[page1], page_sentences[page1], sid1, spans[(pair["phrase"], sid1)], pair["passage1"]),
+        "page2": page_ref(pages[page2], page_sentences[page2], sid2, spans[(pair["phrase"], sid2)], pair["passage2"]),
         "semantic_score": pair["semantic_score"],
         "domain_score": pair["domain_score"],
         "wic_words": wic_words,
@@ -118,28 +149,64 @@ class _KeepWanted(_SideInputSetDoFn):
             yield element
 
 
-class _Step6Filter(_SideInputSetDoFn):
-    def process(self, item, broken_pages):
+class _Step6Filter(beam.DoFn):
+    def process(self, item):
         phrase, grouped = item
         if not grouped["contexts"]:
             return
         contexts = grouped["contexts"][0]
-        broken = self.as_set(broken_pages)
         best = None
         for pair in grouped["pairs"]:
             Metrics.counter(STAGE, "pairs-in").inc()
-            reason = rejection_reason(pair, contexts["kinds"], broken)
+            reason = rejection_reason(pair, contexts["kinds"])
             if reason:
                 Metrics.counter(STAGE, f"dropped-{reason}").inc()
                 continue
             if pair["domain_score"] is None:
                 Metrics.counter(STAGE, "dropped-no-categories").inc()
                 continue
+            Metrics.counter(STAGE, "pairs-after-filters").inc()
             if best is None or rank_key(pair) < rank_key(best):
                 best = pair
         if best is not None:
             Metrics.counter(STAGE, "phrases-after-filters").inc()
             yield dict(best, wic_words=contexts["wic_words"])
+
+
+class AttachPassages(beam.PTransform):
+    """Pairs → pairs with each side's clean passage window, from the sentences' broken flags."""
+
+    def __init__(self, sentences):
+        super().__init__()
+        self.sentences = sentences
+
+    def expand(self, pairs):
+        layouts = (
+            self.sentences
+            | "idx and broken by page" >> beam.Map(lambda s: (s["page_id"], (s["idx"], s["broken"])))
+            | "group page layout" >> beam.GroupByKey()
+            | "page layout" >> beam.MapTuple(page_layout)
+        )
+        for side in (1, 2):
+            keyed = pairs | f"key by page {side}" >> beam.Map(lambda p, s: (page_of(p[f"sentence_id{s}"]), p), side)
+            pairs = (
+                {"pairs": keyed, "layout": layouts}
+                | f"join page {side} layout" >> beam.CoGroupByKey()
+                | f"passage {side}" >> beam.FlatMap(with_passage, side)
+            )
+        return pairs
+
+
+def _built_triplets(pairs, pages, page_sentences, spans):
+    """Triplets of the top pairs, counting the passages moved off the centre to avoid a broken sentence."""
+    for pair in pairs:
+        triplet = build_triplet(pair, pair["wic_words"], pages, page_sentences, spans)
+        for side in (1, 2):
+            sentence_id = pair[f"sentence_id{side}"]
+            centred = passage_window(int(sentence_id.split(":")[1]), len(page_sentences[page_of(sentence_id)]))
+            if tuple(pair[f"passage{side}"]) != centred:
+                Metrics.counter(STAGE, "passages-moved-off-broken-sentences").inc()
+        yield triplet
 
 
 class SelectTriplets(beam.PTransform):
@@ -154,17 +221,13 @@ class SelectTriplets(beam.PTransform):
         self.top_n = top_n
 
     def expand(self, pairs):
-        broken_pages = (
-            self.pages
-            | "pages with missing words" >> beam.Filter(lambda p: p["missing_words"] > 0)
-            | "broken page ids" >> beam.Map(lambda p: p["page_id"])
-        )
         kinds = self.phrase_contexts | "kinds by phrase" >> beam.Map(
             lambda pc: (pc["phrase"], {"kinds": pc["kinds"], "wic_words": pc["wic_words"]}))
+        with_passages = pairs | "clean passages" >> AttachPassages(self.sentences)
         best = (
-            {"pairs": pairs | "key by phrase" >> beam.Map(lambda p: (p["phrase"], p)), "contexts": kinds}
+            {"pairs": with_passages | "key by phrase" >> beam.Map(lambda p: (p["phrase"], p)), "contexts": kinds}
             | "join phrase kinds" >> beam.CoGroupByKey()
-            | "step 6 filters" >> beam.ParDo(_Step6Filter(), beam.pvalue.AsList(broken_pages))
+            | "step 6 filters" >> beam.ParDo(_Step6Filter())
         )
         top = best | "top N" >> beam.combiners.Top.Smallest(self.top_n, key=rank_key)
         chosen = top | "selected pairs" >> beam.FlatMap(lambda pairs_: pairs_)
@@ -192,7 +255,5 @@ class SelectTriplets(beam.PTransform):
             | "first span" >> beam.CombinePerKey(min)
         )
         return top | "build triplets" >> beam.FlatMap(
-            lambda pairs_, pages, page_sentences, spans_: [
-                build_triplet(p, p["wic_words"], pages, page_sentences, spans_) for p in pairs_],
-            beam.pvalue.AsDict(page_rows), beam.pvalue.AsDict(sentence_lists), beam.pvalue.AsDict(spans),
-        )
+            _built_triplets, beam.pvalue.AsDict(page_rows), beam.pvalue.AsDict(sentence_lists),
+            beam.pvalue.AsDict(spans))

@@ -1,13 +1,30 @@
-"""Stage `sentences`: NLTK Punkt sentence split per paragraph, with a shipped abbreviation list."""
+"""Stage `sentences`: NLTK Punkt sentence split per paragraph, with a shipped abbreviation list; each sentence
+says whether it is broken (words went missing in cleaning, or it shows debris of removed markup)."""
+import bisect
 import functools
+import re
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
+from picforge.progress import Progress
 from picforge.resources import abbreviations
+from pipeline.stages.clean import RESIDUE
 
 STAGE = "sentences"
+MISSING_WORDS = "missing-words"
+# Debris a reader sees in a broken sentence, checked in this order (the first match names the reason).
+BROKEN_PATTERNS = (
+    ("doubled-space", re.compile(r"\S {2,}\S")),
+    ("empty-brackets", re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]|\{\s*\}")),
+    ("space-before-punctuation", re.compile(r"\w\s+(?:[,;:!?)\]]|\.(?!\.))")),
+    ("space-after-bracket", re.compile(r"[(\[]\s")),
+    ("number-followed-by-nothing", re.compile(r"\d$")),
+    ("stray-pipe", re.compile(r"\|")),
+    ("leftover-markup", re.compile(RESIDUE.pattern + r"|[\ue000-\uf8ff]|^=", RESIDUE.flags)),
+    ("dangling-punctuation", re.compile(r"^[,;:.)\]]|[,;:]\s*[,;:.]")),
+)
 
 
 @functools.lru_cache(maxsize=None)
@@ -22,11 +39,28 @@ def split_sentences(paragraph):
     return [s.strip() for s in _tokenizer().tokenize(paragraph) if s.strip()]
 
 
+def broken_reason(text):
+    """Why a cleaned sentence reads broken ('' when it reads whole): the first debris pattern it shows."""
+    for reason, pattern in BROKEN_PATTERNS:
+        if pattern.search(text):
+            return reason
+    return ""
+
+
 def page_sentences(page):
-    """Sentence records of a page, idx running over the whole page in reading order."""
+    """Sentence records of a page, idx running over the whole page in reading order; a sentence holding a place
+    where cleaning lost words is broken for `missing-words`, others as `broken_reason` says."""
+    missing = {}
+    for paragraph_no, offset in page["missing_words"]:
+        missing.setdefault(paragraph_no, []).append(offset)
     idx = 0
     for paragraph_no, paragraph in enumerate(page["paragraphs"]):
-        for text in split_sentences(paragraph):
+        offsets = sorted(missing.get(paragraph_no, ()))
+        for start, end in _tokenizer().span_tokenize(paragraph):
+            text = paragraph[start:end].strip()
+            if not text:
+                continue
+            lost_words = bisect.bisect_right(offsets, end) > bisect.bisect_right(offsets, start)
             yield {
                 "sentence_id": f"{page['page_id']}:{idx}",
                 "page_id": page["page_id"],
@@ -34,19 +68,22 @@ def page_sentences(page):
                 "paragraph": paragraph_no,
                 "text": text,
                 "n_words": len(text.split()),
+                "broken": MISSING_WORDS if lost_words else broken_reason(text),
             }
             idx += 1
 
 
 class SplitSentences(beam.PTransform):
-    """Page records → Sentence records."""
+    """Page records → Sentence records, counting broken sentences by reason."""
 
     def expand(self, pages):
-        counter = Metrics.counter(STAGE, "sentences")
+        return pages | "split paragraphs" >> beam.FlatMap(_counted_sentences, Progress(STAGE, "pages split"))
 
-        def split(page):
-            for sentence in page_sentences(page):
-                counter.inc()
-                yield sentence
 
-        return pages | "split paragraphs" >> beam.FlatMap(split)
+def _counted_sentences(page, progress):
+    progress.tick()
+    for sentence in page_sentences(page):
+        Metrics.counter(STAGE, "sentences").inc()
+        if sentence["broken"]:
+            Metrics.counter(STAGE, f"broken-{sentence['broken']}").inc()
+        yield sentence

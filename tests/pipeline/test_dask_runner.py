@@ -74,6 +74,12 @@ class _EmitAtFinishBundle(beam.DoFn):
                                                           [beam.window.GlobalWindow()])
 
 
+def test_beam_internals_it_patches_are_those_it_was_checked_against():
+    from pipeline.dask_runner import changed_beam_internals
+
+    assert changed_beam_internals() == [], "Beam changed under pipeline/dask_runner.py: re-check its five fixes"
+
+
 def test_outputs_emitted_in_finish_bundle_reach_the_next_transform(dask_address):
     with beam.Pipeline(options=dask_options(dask_address)) as p:
         numbers = p | beam.Create(range(5))
@@ -115,3 +121,12 @@ def test_every_sink_runs_and_counters_are_reported(tmp_path, dask_address):
     assert lines("second") == ["c"]
     counters = result.metrics().query(beam.metrics.MetricsFilter().with_name("elements"))["counters"]
     assert [c.committed for c in counters] == [1]
+
+
+def test_a_runner_without_its_extra_is_a_one_line_error(monkeypatch):
+    from picforge import options
+    from picforge.errors import InputError
+
+    monkeypatch.setitem(options.RUNNER_EXTRAS, DASK_RUNNER, ("picforge_absent_module.bag", "dask"))
+    with pytest.raises(InputError, match=r"pip install 'picforge\[dask\]'"):
+        options.pipeline_options(["--runner", "DaskRunner"])

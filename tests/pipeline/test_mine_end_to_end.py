@@ -1,6 +1,8 @@
 """`picforge mine` end to end on real and synthetic dumps: stages, manifests, determinism, bad input."""
 import bz2
 import json
+import shlex
+import shutil
 
 import apache_beam as beam
 import pytest
@@ -114,11 +116,20 @@ def test_changed_option_reruns_only_affected_stages(planted_run, wic_zip, tmp_pa
     mine(dump, str(wic_zip), out)  # restore for other tests
 
 
-def test_cli_prints_funnel(planted_run, wic_zip, capsys):
-    dump, out, _ = planted_run
-    assert main(["mine", "--input", dump, "--wic", str(wic_zip), "--out", out]) == 0
+def test_cli_prints_funnel_progress_and_a_next_command_that_works(planted_run, wic_zip, capsys, caplog, tmp_path):
+    dump, out, funnel = planted_run
+    copy = str(tmp_path / "run")
+    shutil.copytree(out, copy)
+    assert main(["mine", "--input", dump, "--wic", str(wic_zip), "--out", copy]) == 0
     printed = capsys.readouterr().out
     assert "6 triplets selected" in printed and "annotation_candidates.csv" in printed
+    progress = [r.getMessage() for r in caplog.records if r.name == "picforge.progress"]
+    assert progress == [f"{', '.join(stages)}: up to date, skipped" for stages in (
+        ["read-dump", "clean"], ["sentences"], ["phrases"], ["group"], ["pairs"], ["domains"], ["select"])]
+    assert f"\n{funnel[-1]['count']} triplets selected: {copy}/select/" in printed
+    next_command = shlex.split(printed.split("next, the expert sheets: ", 1)[1].splitlines()[0])
+    assert next_command[0] == "picforge" and main(next_command[1:]) == 0
+    assert list((tmp_path / "run" / "annotation" / "expert").glob("expert-expert1-*.csv"))
 
 
 @pytest.mark.parametrize("threshold_mode", ["quantile"])

@@ -70,15 +70,16 @@ def test_candidate_pairs_sample_at_most_max_contexts_with_the_seed():
     assert sampled == again and sampled != other
 
 
-def pair(phrase="massive figure", sid1="1:0", sid2="2:0"):
-    return {"phrase": phrase, "sentence_id1": sid1, "sentence_id2": sid2}
+def pair(phrase="massive figure", broken1="", broken2=""):
+    """A pair after AttachPassages: why each side has no clean passage ('' when it has one)."""
+    return {"phrase": phrase, "sentence_id1": "1:0", "sentence_id2": "2:0", "broken1": broken1, "broken2": broken2}
 
 
 def test_rejection_reason_names_each_step6_filter():
-    assert rejection_reason(pair(), ["NOUN_CHUNK"], broken_pages=set()) == ""
-    assert rejection_reason(pair(), ["PROPN"], broken_pages=set()) == "proper-noun"
-    assert rejection_reason(pair(), ["NOUN_CHUNK", "PROPN"], broken_pages=set()) == ""  # also a noun chunk
-    assert rejection_reason(pair("massive\nfigure"), ["NOUN_CHUNK"], broken_pages=set()) == "newline"
-    assert rejection_reason(pair(sid2="7:3"), ["NOUN_CHUNK"], broken_pages={7}) == "missing-words"
-    assert rejection_reason(pair(sid1="7:0"), ["NOUN_CHUNK"], broken_pages={7}) == "missing-words"
-    assert rejection_reason(pair("x\ny"), ["PROPN"], broken_pages={1}) == "proper-noun"  # first reason wins
+    assert rejection_reason(pair(), ["NOUN_CHUNK"]) == ""
+    assert rejection_reason(pair(), ["PROPN"]) == "proper-noun"
+    assert rejection_reason(pair(), ["NOUN_CHUNK", "PROPN"]) == ""  # also a noun chunk
+    assert rejection_reason(pair("massive\nfigure"), ["NOUN_CHUNK"]) == "newline"
+    assert rejection_reason(pair(broken2="broken-sentence"), ["NOUN_CHUNK"]) == "broken-sentence"
+    assert rejection_reason(pair(broken1="broken-passage"), ["NOUN_CHUNK"]) == "broken-passage"
+    assert rejection_reason(pair("x\ny", broken1="broken-sentence"), ["PROPN"]) == "proper-noun"  # first wins

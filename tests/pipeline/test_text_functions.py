@@ -52,13 +52,13 @@ def test_cleaning_drops_tables_refs_files_templates_and_unescapes_entities():
     cleaned = clean_wikitext(wikitext)
     assert cleaned.paragraphs == ["Intro with a shown text and here. Price was 5 km long & wide."]
     assert cleaned.categories == ["Real topic"]
-    assert cleaned.missing_words == 0
+    assert cleaned.missing_words == []
 
 
-def test_unknown_inline_template_is_counted_as_missing_words():
-    cleaned = clean_wikitext("The river is {{Unknown template|x}} long and very deep.")
-    assert cleaned.missing_words == 1
-    assert cleaned.paragraphs == ["The river is long and very deep."]
+def test_unknown_inline_template_records_where_words_went_missing():
+    cleaned = clean_wikitext("Intro line.\n\nThe river is {{Unknown template|x}} long and very deep.")
+    assert cleaned.paragraphs == ["Intro line.", "The river is long and very deep."]
+    assert cleaned.missing_words == [[1, 12]]
 
 
 @pytest.mark.parametrize("raw, expected", [

@@ -163,7 +163,7 @@ def page_records():
         records.append({"page_id": page_id, "title": title,
                         "url": "https://en.wikipedia.org/wiki/" + title.replace(" ", "_"),
                         "text": "\n\n".join(texts), "categories": categories, "paragraphs": texts,
-                        "missing_words": 0})
+                        "missing_words": []})
     return records
 
 
@@ -174,7 +174,7 @@ def sentence_records():
         flat = [(p, s) for p, sentences in enumerate(paragraphs) for s in sentences]
         for idx, (paragraph, text) in enumerate(flat):
             records.append({"sentence_id": f"{page_id}:{idx}", "page_id": page_id, "idx": idx,
-                            "paragraph": paragraph, "text": text, "n_words": len(text.split())})
+                            "paragraph": paragraph, "text": text, "n_words": len(text.split()), "broken": ""})
     return records
 
 

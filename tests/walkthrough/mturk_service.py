@@ -26,6 +26,7 @@ class SandboxMTurk:
     def __init__(self, worker):
         self.worker = worker
         self.hits, self.assignments, self.qualification_types, self.hit_types = {}, {}, {}, {}
+        self.unseen = []    # HITs created but not yet taken by the workers
         self.calls = []
         self._ids = itertools.count(1)
 
@@ -39,6 +40,7 @@ class SandboxMTurk:
         operation = request.headers["X-Amz-Target"].decode().rsplit(".", 1)[1]
         params = json.loads(request.body or b"{}")
         self.calls.append((operation, params))
+        self._workers_arrive()
         status, payload = 200, getattr(self, operation)(params)
         if "__type" in payload:
             status = 400
@@ -77,11 +79,17 @@ class SandboxMTurk:
                "NumberOfAssignmentsAvailable": params["MaxAssignments"], "NumberOfAssignmentsPending": 0,
                "NumberOfAssignmentsCompleted": 0}
         self.hits[hit["HITId"]] = hit
-        self._work(hit, len(self.hits))
-        return {"HIT": hit}
+        self.unseen.append((hit, len(self.hits)))
+        return {"HIT": dict(hit)}
+
+    def _workers_arrive(self):
+        """The sandbox's workers take every new HIT before the requester's next request (the created HIT is
+        recorded by then, so the scripted workers can read its plan) and submit their forms."""
+        while self.unseen:
+            self._work(*self.unseen.pop(0))
 
     def _work(self, hit, number):
-        """The sandbox's workers take the new HIT at once and submit their forms."""
+        """One HIT's workers submit their forms."""
         for worker_id, fields in self.worker(hit["RequesterAnnotation"], number)[:hit["MaxAssignments"]]:
             answer = "".join(f"<Answer><QuestionIdentifier>{name}</QuestionIdentifier><FreeText>{value}</FreeText>"
                              "</Answer>" for name, value in fields.items())

@@ -1,0 +1,38 @@
+"""Progress a user can read during a long run: a line when a stage starts and ends (records, records/s), and a
+periodic line from inside the slow DoFns (items so far, items/s), on the `picforge.progress` logger."""
+import logging
+import time
+
+log = logging.getLogger("picforge.progress")
+INTERVAL_S = 30.0
+
+
+class Progress:
+    """Counts one stage's items in this worker and logs how far it got at most every `interval` seconds."""
+
+    def __init__(self, stage, unit, interval=INTERVAL_S):
+        self.stage, self.unit, self.interval = stage, unit, interval
+        self.count = 0
+        self.started = self.logged = None
+
+    def tick(self, n=1):
+        now = time.monotonic()
+        if self.started is None:
+            self.started = self.logged = now
+        self.count += n
+        if now > self.started and now - self.logged >= self.interval:
+            self.logged = now
+            log.info("%s: %s %s in %.0f s (%s/s)", self.stage, f"{self.count:,}", self.unit, now - self.started,
+                     f"{self.count / (now - self.started):,.0f}")
+
+
+def stage_started(stages):
+    log.info("%s: running", ", ".join(stages))
+
+
+def stage_finished(manifests):
+    """One line per finished stage: records written, seconds, records/s."""
+    for stage, manifest in manifests.items():
+        seconds = max(manifest["seconds"], 1e-3)
+        log.info("%s: %s records in %.1f s (%s records/s)", stage, f"{manifest['records']:,}", seconds,
+                 f"{manifest['records'] / seconds:,.0f}")

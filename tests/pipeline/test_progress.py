@@ -1,0 +1,39 @@
+"""Progress lines during long stages, and the embedding model loaded only when a stage has texts to embed."""
+import logging
+import time
+
+import apache_beam as beam
+from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from picforge.encoders import SentenceTransformerHandler
+from picforge.progress import Progress
+
+
+def test_progress_logs_count_and_rate_once_per_interval(caplog):
+    caplog.set_level(logging.INFO, logger="picforge.progress")
+    every_tick, quiet = Progress("phrases", "sentences parsed", interval=0), Progress("clean", "pages", interval=3600)
+    for _ in range(3):
+        every_tick.tick(100)
+        quiet.tick()
+        time.sleep(0.01)
+    lines = [r.getMessage() for r in caplog.records]
+    assert [line.split(" in ")[0] for line in lines] == [  # the first tick only starts the clock
+        "phrases: 200 sentences parsed", "phrases: 300 sentences parsed"]
+    assert all(line.endswith("/s)") for line in lines)
+
+
+def _embed(texts):
+    with TestPipeline() as p:
+        dims = (p | beam.Create(texts) | beam.Map(lambda t: (t, t))
+                | RunInference(KeyedModelHandler(SentenceTransformerHandler(stage="pairs")))
+                | beam.MapTuple(lambda key, result: (key, len(result.inference))))
+        assert_that(dims, equal_to([(t, 384) for t in texts]))
+
+
+def test_the_model_loads_with_its_bar_only_when_there_are_texts_to_embed(capfd):
+    _embed([])
+    assert "Loading weights" not in capfd.readouterr().err
+    _embed(["A river bank in spring.", "The bank raised its rates."])
+    assert "Loading weights" in capfd.readouterr().err
