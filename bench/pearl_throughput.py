@@ -80,9 +80,7 @@ def mined_sample(max_sentences):
         return source
     run = RunDir(tempfile.mkdtemp(prefix="pearl-bench-cut-"))
     rows = list(RunDir(source).iter_records("sentences"))[:max_sentences]
-    os.makedirs(run.stage_dir("sentences"))
-    run.write_records("sentences", rows, "sentence")
-    run.write_manifest("sentences", {"stage": "sentences", "fingerprint": f"cut-{max_sentences}", "records": len(rows)})
+    run.write_stage("sentences", rows, "sentence", inputs={"cut": max_sentences}, options={})
     return run.root
 
 
