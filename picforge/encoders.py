@@ -113,6 +113,19 @@ def cosine(a, b):
     return float(np.dot(a, b))
 
 
+def span_tokens(offsets, start, end):
+    """Indices of the tokens whose (non-empty) character offsets overlap the span [start, end)."""
+    offsets = np.asarray(offsets).reshape(-1, 2)
+    starts, ends = offsets[:, 0], offsets[:, 1]
+    return np.flatnonzero((starts < end) & (ends > start) & (ends > starts))
+
+
+def span_vector(vectors, offsets, start, end):
+    """Mean of the token vectors (numpy or torch rows) overlapping [start, end); None when no token does."""
+    rows = span_tokens(offsets, start, end)
+    return vectors[rows].mean(0) if len(rows) else None
+
+
 def load_token_model(path, device="cpu"):
     """(tokenizer, model) of a Hugging Face encoder in a local folder (never downloaded), in eval mode on `device`."""
     use_local_models()

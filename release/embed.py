@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from picforge.encoders import BUNDLED_MODEL, load_token_model, resolve_device, resolve_model_path
+from picforge.encoders import BUNDLED_MODEL, load_token_model, resolve_device, resolve_model_path, span_vector
 
 
 class PhraseEncoder:
@@ -47,11 +47,10 @@ class PhraseEncoder:
             with torch.no_grad():
                 hidden = model(**inputs.to(self.device)).last_hidden_state.cpu()
             for row, text in enumerate(batch):
-                starts, ends = offsets[row, :, 0], offsets[row, :, 1]
                 for i, start, end in by_text[text]:
-                    mask = (starts < end) & (ends > start) & (ends > starts)
-                    if mask.any():
-                        vectors[i] = hidden[row][mask].mean(0).numpy()
+                    vector = span_vector(hidden[row], offsets[row], start, end)
+                    if vector is not None:
+                        vectors[i] = vector.numpy()
                     elif truncated_alone:
                         unreached.append(i)
                     else:

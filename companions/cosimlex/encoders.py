@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from picforge.encoders import BUNDLED_MODEL, TokenEncoder, resolve_model_path
+from picforge.encoders import BUNDLED_MODEL, TokenEncoder, resolve_model_path, span_vector
 from picforge.errors import InputError
 
 MINILM = "minilm"
@@ -11,16 +11,9 @@ TOK2VEC = "tok2vec"
 DEFAULT_ENCODERS = (MINILM, TOK2VEC)
 
 
-def span_vector(vectors, offsets, span):
-    """Mean of the token vectors whose character offsets overlap `span`; None when no token does."""
-    start, end = span
-    rows = [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
-    return vectors[rows].mean(axis=0) if rows else None
-
-
 def pair_cosine(vectors, offsets, span1, span2):
     """Cosine of the two words' contextual vectors; None when a word has no token (e.g. truncated away)."""
-    v1, v2 = span_vector(vectors, offsets, span1), span_vector(vectors, offsets, span2)
+    v1, v2 = span_vector(vectors, offsets, *span1), span_vector(vectors, offsets, *span2)
     if v1 is None or v2 is None:
         return None
     norm = float(np.linalg.norm(v1) * np.linalg.norm(v2))

@@ -4,6 +4,8 @@ import re
 import numpy as np
 from scipy import stats
 
+from picforge.encoders import span_tokens
+
 WORD = re.compile(r"\w+(?:[-'’.,]\w+)*")
 
 
@@ -30,15 +32,9 @@ def word_token_ranges(token_offsets, words):
     Special tokens (empty offsets) belong to no word.
     """
     ranges = []
-    index = 0
     for start, end in words:
-        while index < len(token_offsets) and (token_offsets[index][1] <= start
-                                               or token_offsets[index][0] == token_offsets[index][1]):
-            index += 1
-        first = index
-        while index < len(token_offsets) and token_offsets[index][0] < end and token_offsets[index][1] > 0:
-            index += 1
-        ranges.append((first, index) if index > first else None)
+        rows = span_tokens(token_offsets, start, end)
+        ranges.append((int(rows[0]), int(rows[-1]) + 1) if len(rows) else None)
     return ranges
 
 
