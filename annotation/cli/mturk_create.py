@@ -20,13 +20,8 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk, round1
-    settings, hit_type = mturk_options.round1_settings(args), mturk_options.hit_type_settings(args)
-    ledger = open_ledger(args)
-    plan, _ = round1.plan_batch(ledger, args.batch, round1.API_BATCH, args.gold, settings,
-                                  {"environment": mturk.environment(args.live), "hit_type": hit_type.as_meta()},
-                                  limit=args.limit)
-    mturk.announce_cost(args.batch, plan, f"{len(plan['items'])} questions", args.live, args.max_spend)
-    questions = mturk.question_xmls(plan, round1.hit_pages_of(args.run, plan))
-    mturk.create_planned_hits(mturk_options.client(args), ledger, args.batch, plan, questions, args.live)
+    from annotation import mturk
+    mturk.create_round1_batch(open_ledger(args), args.run, args.batch, args.gold, mturk_options.round1_settings(args),
+                              mturk_options.hit_type_settings(args), live=args.live, max_spend=args.max_spend,
+                              limit=args.limit, profile=args.profile)
     return 0

@@ -6,7 +6,8 @@ from apache_beam.metrics import Metrics
 
 from companions.cosimlex import contexts as ctx
 from companions.cosimlex.encoders import make_encoder, pair_similarities
-from companions.cosimlex.select import select_candidates
+from companions.cosimlex.select import DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER, select_candidates
+from picforge.errors import InputError
 
 CONTEXTS = "cosimlex-contexts"
 CANDIDATES = "cosimlex-candidates"
@@ -142,3 +143,43 @@ class CosimlexCandidates(beam.PTransform):
     def expand(self, sentences):
         found = sentences | "find contexts" >> self.find
         return {CONTEXTS: found, CANDIDATES: found | "select candidates" >> self.select}
+
+
+def find_candidates(pairs_path, dump, out, *, lang, spacy_model, encoders, per_encoder, low_resource, max_contexts,
+                    max_pages, beam_args, force):
+    """Stages `cosimlex-contexts` and `cosimlex-candidates` of a dump: (pairs, their manifests, pairs with
+    candidates, the candidates' folder); the encoders are checked before Beam starts."""
+    from companions.cosimlex.simlex import read_simlex
+    from picforge.options import pipeline_options
+    from picforge.rundir import RunDir, input_identity, run_stages, writable_folder
+    from pipeline.stages.clean import CleanPages
+    from pipeline.stages.read_dump import ReadDump
+    from pipeline.stages.sentences import SplitSentences
+
+    pairs = read_simlex(pairs_path)
+    spacy_model = spacy_model or ctx.default_spacy_model(lang)
+    if not encoders:
+        raise InputError("--encoders: name at least one encoder, e.g. minilm,tok2vec")
+    for spec in encoders:
+        make_encoder(spec, spacy_model)
+    if per_encoder is None:
+        per_encoder = LOW_RESOURCE_PER_ENCODER if low_resource else DEFAULT_PER_ENCODER
+    options = {"lang": lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
+               "low_resource": low_resource, "max_contexts": max_contexts, "max_pages": max_pages}
+    inputs = {"pairs": input_identity(pairs_path, "--pairs"), "dump": input_identity(dump, "--input")}
+
+    def build(pipeline):
+        sentences = (pipeline
+                     | "read dump" >> ReadDump(dump, max_pages=max_pages)
+                     | "clean" >> CleanPages()
+                     | "sentences" >> SplitSentences())
+        return sentences | "cosimlex" >> CosimlexCandidates(pairs, spacy_model, encoders, per_encoder,
+                                                            low_resource, max_contexts)
+
+    run_dir = RunDir(writable_folder(out))
+    manifests = run_stages(run_dir, {CONTEXTS: "cosimlex_context", CANDIDATES: "cosimlex_candidate"},
+                           inputs=inputs, options=options, build=build,
+                           pipeline_options=pipeline_options(beam_args), force=force)
+    with_candidates = len(set(run_dir.read_table(CANDIDATES, columns=["pair_id"]).column("pair_id").to_pylist())) \
+        if manifests[CANDIDATES]["records"] else 0
+    return pairs, manifests, with_candidates, run_dir.stage_dir(CANDIDATES)

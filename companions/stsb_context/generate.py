@@ -313,3 +313,30 @@ def generate_contexts(run, stsb_path, settings, *, cache_dir, offline=False, exa
     return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters,
                            started=started, complete=pending == 0, pending=pending, verbatim_drop_rate=drop_rate,
                            budget={"max_requests": max_requests, "max_tokens": max_tokens}, offline=offline)
+
+
+def default_cache(out):
+    """RUN_DIR/cache for a local run directory; remote run directories need --cache."""
+    if "://" in out:
+        raise InputError(f"{out}: the response cache must be local; pass --cache DIR")
+    return os.path.join(out, "cache")
+
+
+def generate_into(out, stsb_path, *, model, base_url, live, temperature, completion_tokens, seed, cache_dir,
+                  offline, exact, max_requests, max_tokens, concurrency, max_retries, timeout, force):
+    """`stsb-context` generation into run folder `out`; a non-loopback endpoint needs `live` (or `offline`)."""
+    from picforge.rundir import RunDir, writable_folder
+
+    if not stsb_path or not out:
+        raise InputError("stsb-context: generation needs --stsb FILE and --out RUN_DIR")
+    endpoint = resolve_endpoint(base_url)
+    if not offline and not live and not is_local(endpoint):
+        raise InputError(f"{endpoint}: not a loopback server, so requests may cost money; pass --live (spending "
+                         f"at most --max-requests {max_requests} / --max-tokens {max_tokens}) or "
+                         "--offline to replay the cache")
+    settings = GenerationSettings(model=model, endpoint=endpoint, temperature=temperature,
+                                  max_tokens=completion_tokens, seed=seed)
+    return generate_contexts(
+        RunDir(writable_folder(out)), stsb_path, settings, cache_dir=cache_dir or default_cache(out),
+        offline=offline, exact=exact, max_requests=max_requests, max_tokens=max_tokens, concurrency=concurrency,
+        max_retries=max_retries, timeout=timeout, force=force)

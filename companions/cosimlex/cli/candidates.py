@@ -2,7 +2,6 @@
 from companions.cosimlex.encoders import DEFAULT_ENCODERS
 from companions.cosimlex.select import DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER
 from companions.cosimlex.stages import DEFAULT_MAX_CONTEXTS
-from picforge.errors import InputError
 from picforge.options import at_least, positive_int
 
 
@@ -32,43 +31,12 @@ def register(verbs):
 
 
 def run(args):
-    from companions.cosimlex.contexts import default_spacy_model
-    from companions.cosimlex.encoders import make_encoder
-    from companions.cosimlex.simlex import read_simlex
-    from companions.cosimlex.stages import CANDIDATES, CONTEXTS, CosimlexCandidates
-    from picforge.options import pipeline_options
-    from picforge.rundir import RunDir, input_identity, run_stages, writable_folder
-    from pipeline.stages.clean import CleanPages
-    from pipeline.stages.read_dump import ReadDump
-    from pipeline.stages.sentences import SplitSentences
-    pairs = read_simlex(args.pairs)
-    spacy_model = args.spacy_model or default_spacy_model(args.lang)
-    encoders = [spec.strip() for spec in args.encoders.split(",") if spec.strip()]
-    if not encoders:
-        raise InputError("--encoders: name at least one encoder, e.g. minilm,tok2vec")
-    for spec in encoders:
-        make_encoder(spec, spacy_model)
-    per_encoder = args.per_encoder
-    if per_encoder is None:
-        per_encoder = LOW_RESOURCE_PER_ENCODER if args.low_resource else DEFAULT_PER_ENCODER
-    options = {"lang": args.lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
-               "low_resource": args.low_resource, "max_contexts": args.max_contexts, "max_pages": args.max_pages}
-    inputs = {"pairs": input_identity(args.pairs, "--pairs"), "dump": input_identity(args.input, "--input")}
-
-    def build(pipeline):
-        sentences = (pipeline
-                     | "read dump" >> ReadDump(args.input, max_pages=args.max_pages)
-                     | "clean" >> CleanPages()
-                     | "sentences" >> SplitSentences())
-        return sentences | "cosimlex" >> CosimlexCandidates(pairs, spacy_model, encoders, per_encoder,
-                                                            args.low_resource, args.max_contexts)
-
-    run_dir = RunDir(writable_folder(args.out))
-    manifests = run_stages(run_dir, {CONTEXTS: "cosimlex_context", CANDIDATES: "cosimlex_candidate"},
-                           inputs=inputs, options=options, build=build,
-                           pipeline_options=pipeline_options(args.beam_args), force=args.force)
-    with_candidates = len(set(run_dir.read_table(CANDIDATES, columns=["pair_id"]).column("pair_id").to_pylist())) \
-        if manifests[CANDIDATES]["records"] else 0
+    from companions.cosimlex.stages import CONTEXTS, CANDIDATES, find_candidates
+    pairs, manifests, with_candidates, where = find_candidates(
+        args.pairs, args.input, args.out, lang=args.lang, spacy_model=args.spacy_model,
+        encoders=[spec.strip() for spec in args.encoders.split(",") if spec.strip()], per_encoder=args.per_encoder,
+        low_resource=args.low_resource, max_contexts=args.max_contexts, max_pages=args.max_pages,
+        beam_args=args.beam_args, force=args.force)
     print(f"{len(pairs)} pairs; {manifests[CONTEXTS]['records']} contexts; "
-          f"{manifests[CANDIDATES]['records']} candidates for {with_candidates} pairs in {run_dir.stage_dir(CANDIDATES)}")
+          f"{manifests[CANDIDATES]['records']} candidates for {with_candidates} pairs in {where}")
     return 0

@@ -1,8 +1,5 @@
 """`picforge stsb-context --stsb FILE --out RUN_DIR`: generate and verify a context per STS-B pair."""
-import os
-
 from companions.stsb_context import generate
-from picforge.errors import InputError
 from picforge.options import finite_float, non_negative_int, positive_float, positive_int
 
 
@@ -36,28 +33,13 @@ def add_arguments(parser):
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
 
 
-def default_cache(out):
-    """RUN_DIR/cache for a local run directory; remote run directories need --cache."""
-    if "://" in out:
-        raise InputError(f"{out}: the response cache must be local; pass --cache DIR")
-    return os.path.join(out, "cache")
-
-
 def run(args):
-    from picforge.rundir import RunDir, writable_folder
-    if not args.stsb or not args.out:
-        raise InputError("stsb-context: generation needs --stsb FILE and --out RUN_DIR")
-    endpoint = generate.resolve_endpoint(args.base_url)
-    if not args.offline and not args.live and not generate.is_local(endpoint):
-        raise InputError(f"{endpoint}: not a loopback server, so requests may cost money; pass --live (spending "
-                         f"at most --max-requests {args.max_requests} / --max-tokens {args.max_tokens}) or "
-                         "--offline to replay the cache")
-    settings = generate.GenerationSettings(model=args.model, endpoint=endpoint, temperature=args.temperature,
-                                           max_tokens=args.completion_tokens, seed=args.seed)
-    manifest = generate.generate_contexts(
-        RunDir(writable_folder(args.out)), args.stsb, settings, cache_dir=args.cache or default_cache(args.out),
-        offline=args.offline, exact=args.exact_match, max_requests=args.max_requests, max_tokens=args.max_tokens,
-        concurrency=args.concurrency, max_retries=args.max_retries, timeout=args.timeout, force=args.force)
+    manifest = generate.generate_into(
+        args.out, args.stsb, model=args.model, base_url=args.base_url, live=args.live,
+        temperature=args.temperature, completion_tokens=args.completion_tokens, seed=args.seed,
+        cache_dir=args.cache, offline=args.offline, exact=args.exact_match, max_requests=args.max_requests,
+        max_tokens=args.max_tokens, concurrency=args.concurrency, max_retries=args.max_retries,
+        timeout=args.timeout, force=args.force)
     print(summary(manifest))
     return 0 if manifest["complete"] else 1
 
