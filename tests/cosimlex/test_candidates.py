@@ -7,7 +7,7 @@ from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from companions.cosimlex.simlex import parse_simlex
-from companions.cosimlex.stages import CANDIDATES, CONTEXTS, FindContexts
+from companions.cosimlex.candidate_pipeline import CANDIDATES, CONTEXTS, FindContexts
 from picforge.cli import main
 from picforge.rundir import RunDir
 from tests.cosimlex.conftest import SPACY_MODEL

@@ -9,7 +9,7 @@ import pytest
 
 import schemas
 from companions.cosimlex import FINAL, FORMS, RATINGS, SELECTION
-from companions.cosimlex.stages import CANDIDATES
+from companions.cosimlex.candidate_pipeline import CANDIDATES
 from picforge.cli import main
 from picforge.rundir import RunDir
 

@@ -1,7 +1,7 @@
 """`picforge cosimlex candidates`: contexts of every SimLex pair in a dump, and the encoders' candidates."""
 from companions.cosimlex.encoders import DEFAULT_ENCODERS
 from companions.cosimlex.select import DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER
-from companions.cosimlex.stages import DEFAULT_MAX_CONTEXTS
+from companions.cosimlex.candidate_pipeline import DEFAULT_MAX_CONTEXTS
 from picforge.options import at_least, positive_int
 
 
@@ -31,7 +31,7 @@ def register(verbs):
 
 
 def run(args):
-    from companions.cosimlex.stages import CONTEXTS, CANDIDATES, find_candidates
+    from companions.cosimlex.candidate_pipeline import CONTEXTS, CANDIDATES, find_candidates
     pairs, manifests, with_candidates, where = find_candidates(
         args.pairs, args.input, args.out, lang=args.lang, spacy_model=args.spacy_model,
         encoders=[spec.strip() for spec in args.encoders.split(",") if spec.strip()], per_encoder=args.per_encoder,

@@ -13,7 +13,7 @@ def register(verbs):
 def run(args):
     from apache_beam.io.filesystems import FileSystems
     from picforge.sheets import write_sheet
-    from companions.cosimlex.stages import CANDIDATES
+    from companions.cosimlex.candidate_pipeline import CANDIDATES
     from companions.cosimlex import EXPORTS
     from companions.cosimlex.survey import GUIDELINES, SHEET_COLUMNS, sheet_rows
     from picforge.rundir import RunDir
