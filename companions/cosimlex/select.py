@@ -2,6 +2,7 @@
 
 DEFAULT_PER_ENCODER = 2
 LOW_RESOURCE_PER_ENCODER = 4
+DEFAULT_MAX_CONTEXTS = 200  # contexts scored per pair
 
 
 def score_of(context, encoder):

@@ -10,7 +10,7 @@ from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from companions.pearl import augment, negatives, synonyms
 from companions.pearl.constituents import LEXICAL_TYPES, benepar_constituents, dependency_constituents, \
     phrase_occurrences
-from picforge.encoders import SentenceTransformerHandler
+from picforge.inference import SentenceTransformerHandler
 from pipeline.stages.phrases import default_spacy_model
 
 STAGE = "pearl-phrases"

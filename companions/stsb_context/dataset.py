@@ -7,9 +7,10 @@ import time
 from companions.stsb_context import validation
 from companions.stsb_context.generate import STAGE as GENERATIONS
 from companions.stsb_context.prompts import PROMPT_TEMPLATE
+from companions.stsb_context.settings import DATASET
 from picforge.rundir import fingerprint, input_identity
 
-STAGE = "dataset"
+STAGE = DATASET
 SCHEMA = "stsb_context"
 JSONL = "stsb_context.jsonl"
 FIELDS = ("origin_phrase", "target_phrase", "context", "target_start", "score", "genre")

@@ -11,15 +11,13 @@ import time
 import numpy as np
 
 from companions.stsb_context import dataset, spans
-from companions.stsb_context.generate import STAGE as GENERATIONS
+from companions.stsb_context.settings import GENERATIONS, SETUPS, SOURCES
 from picforge.encoders import BUNDLED_MODEL, load_sentence_model, resolve_model_path
 from picforge.errors import InputError
 from picforge.rundir import fingerprint
 
-SETUPS = ("full", "ngram-forward", "ngram-single", "bm25")
 SPAN_SETUPS = ("ngram-forward", "ngram-single")
 SCHEMA = "stsb_span_score"
-SOURCES = (dataset.STAGE, GENERATIONS)
 BM25_TOKEN = re.compile(r"\w+")
 log = logging.getLogger(__name__)
 

@@ -17,13 +17,13 @@ from urllib.parse import urlparse
 
 from companions.stsb_context import prompts, verbatim
 from companions.stsb_context.cache import ResponseCache, cache_key
+from companions.stsb_context.settings import GENERATIONS, OPENAI_ENDPOINT, GenerationSettings
 from companions.stsb_context.stsb import read_pairs
 from picforge.errors import InputError
 from picforge.rundir import fingerprint, input_identity
 
-STAGE = "generations"
+STAGE = GENERATIONS
 SCHEMA = "stsb_generation"
-OPENAI_ENDPOINT = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"  # what vLLM, llama.cpp and Ollama accept when they run without a key
 CHARS_PER_TOKEN_LOW = 3  # a generous (high) token estimate for reserving budget before a request
 log = logging.getLogger(__name__)
@@ -31,20 +31,6 @@ log = logging.getLogger(__name__)
 
 class MalformedCompletion(ValueError):
     """A 200 answer whose body is not a usable chat completion."""
-
-
-@dataclasses.dataclass(frozen=True)
-class GenerationSettings:
-    """What decides a completion (and so its cache key)."""
-    model: str = "gpt-3.5-turbo"
-    endpoint: str = OPENAI_ENDPOINT
-    temperature: float = 1.0
-    max_tokens: int = 256
-    seed: int = 0
-
-    def params(self):
-        return {"endpoint": self.endpoint, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "seed": self.seed}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,8 +3,7 @@ import argparse
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, DEVICES, POOLING_MODES
 from picforge.options import finite_float, non_negative_int, positive_int
-from pipeline import categories_api
-from pipeline.mine import MineOptions, mine, selection_summary
+from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 
 
 def format_funnel(funnel):
@@ -50,11 +49,11 @@ def register(subparsers):
     parser.add_argument("--categories-from-api", action="store_true",
                         help="take the categories of the paired pages from the MediaWiki API instead of the dump's "
                              "[[Category:…]] links")
-    parser.add_argument("--categories-api-url", default=categories_api.API_URL,
-                        help=f"MediaWiki api.php for --categories-from-api (default {categories_api.API_URL})")
-    parser.add_argument("--categories-cache-dir", default=categories_api.DEFAULT_CACHE_DIR,
+    parser.add_argument("--categories-api-url", default=CATEGORIES_API_URL,
+                        help=f"MediaWiki api.php for --categories-from-api (default {CATEGORIES_API_URL})")
+    parser.add_argument("--categories-cache-dir", default=CATEGORIES_CACHE_DIR,
                         help="cache of fetched categories, on each worker: a local path or a file system mounted on "
-                             f"every worker (default {categories_api.DEFAULT_CACHE_DIR})")
+                             f"every worker (default {CATEGORIES_CACHE_DIR})")
     parser.add_argument("--categories-contact",
                         help="e-mail or URL sent in the User-Agent to the MediaWiki API (default $PICFORGE_CONTACT)")
     parser.add_argument("--cache-dir", help="where https:// dumps are downloaded (default ~/.cache/picforge/downloads)")
@@ -74,6 +73,7 @@ def _float_pair(text):
 
 
 def run(args):
+    from pipeline.mine import mine, selection_summary
     options = MineOptions(
         top_n=args.top_n, max_pages=args.max_pages, seed=args.seed, spacy_model=args.spacy_model,
         spacy_batch_size=args.spacy_batch_size, embedding_model=args.embedding_model, pooling=args.pooling,

@@ -3,8 +3,10 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
-from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, SentenceTransformerHandler, cosine
-from pipeline.categories_api import API_URL, BATCH_SIZE, FetchCategories
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, cosine
+from picforge.inference import SentenceTransformerHandler
+from pipeline.categories_api import BATCH_SIZE, FetchCategories
+from pipeline.mine_options import CATEGORIES_API_URL
 
 STAGE = "domains"
 
@@ -38,7 +40,7 @@ class PageCategoryTexts(beam.PTransform):
 class ApiCategoryTexts(beam.PTransform):
     """Page ids → (page_id, category text) from the MediaWiki API, 50 ids per request, through the cache."""
 
-    def __init__(self, api_url=API_URL, cache_dir=None, contact=None):
+    def __init__(self, api_url=CATEGORIES_API_URL, cache_dir=None, contact=None):
         super().__init__()
         self.fetch = FetchCategories(api_url, cache_dir, contact, namespace=STAGE)
 

@@ -3,7 +3,8 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
-from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, SentenceTransformerHandler, cosine
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, cosine
+from picforge.inference import SentenceTransformerHandler
 from pipeline.stages.group import seeded_rank
 
 STAGE = "pairs"

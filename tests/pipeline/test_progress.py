@@ -7,7 +7,7 @@ from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from picforge.encoders import SentenceTransformerHandler
+from picforge.inference import SentenceTransformerHandler
 from picforge.progress import Progress
 
 

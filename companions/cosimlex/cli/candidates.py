@@ -1,7 +1,6 @@
 """`picforge cosimlex candidates`: contexts of every SimLex pair in a dump, and the encoders' candidates."""
 from companions.cosimlex.encoders import DEFAULT_ENCODERS
-from companions.cosimlex.select import DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER
-from companions.cosimlex.candidate_pipeline import DEFAULT_MAX_CONTEXTS
+from companions.cosimlex.select import DEFAULT_MAX_CONTEXTS, DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER
 from picforge.options import at_least, positive_int
 
 

@@ -1,5 +1,5 @@
 """`picforge stsb-context evaluate --out RUN_DIR`: Pearson/Spearman of gold scores with best-span similarity."""
-from companions.stsb_context import evaluate
+from companions.stsb_context.settings import SETUPS, SOURCES
 from picforge.options import positive_int
 
 
@@ -8,12 +8,12 @@ def register(verbs):
                               description="Score each row for each setup of the SLICE paper (Section 5) and report "
                                           "Pearson and Spearman correlations with the gold STS-B scores.")
     parser.add_argument("--out", metavar="RUN_DIR", required=True, help="run directory")
-    parser.add_argument("--setup", action="append", choices=evaluate.SETUPS,
+    parser.add_argument("--setup", action="append", choices=SETUPS,
                         help="setup to run (repeatable; default all four)")
     parser.add_argument("--model", help="sentence-transformers model directory (default: bundled all-MiniLM-L6-v2)")
     parser.add_argument("--min-span", type=positive_int, default=1, metavar="MIN", help="fewest words in an n-gram (default 1)")
     parser.add_argument("--max-span", type=positive_int, default=20, metavar="MAX", help="most words in an n-gram (default 20)")
-    parser.add_argument("--from", dest="source", choices=evaluate.SOURCES, default=evaluate.SOURCES[0],
+    parser.add_argument("--from", dest="source", choices=SOURCES, default=SOURCES[0],
                         help="evaluate the validated dataset (default) or the kept generations")
     parser.add_argument("--batch-size", type=positive_int, default=64)
     parser.add_argument("--device", help="torch device (default: the model's choice)")
@@ -22,11 +22,11 @@ def register(verbs):
 
 
 def run(args):
+    from companions.stsb_context.evaluate import evaluate
     from picforge.rundir import RunDir
-    setups = args.setup or list(evaluate.SETUPS)
-    manifests = evaluate.evaluate(RunDir(args.out), setups, model=args.model, min_size=args.min_span,
-                                  max_size=args.max_span, source=args.source, batch_size=args.batch_size,
-                                  device=args.device, force=args.force)
+    setups = args.setup or list(SETUPS)
+    manifests = evaluate(RunDir(args.out), setups, model=args.model, min_size=args.min_span, max_size=args.max_span,
+                         source=args.source, batch_size=args.batch_size, device=args.device, force=args.force)
     print(f"{'setup':<14} {'pearson':>8} {'spearman':>8} {'n':>6}")
     for setup in setups:
         metrics = manifests[setup]["metrics"]

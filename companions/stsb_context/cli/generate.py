@@ -1,12 +1,12 @@
 """`picforge stsb-context --stsb FILE --out RUN_DIR`: generate and verify a context per STS-B pair."""
-from companions.stsb_context import generate
+from companions.stsb_context.settings import GENERATIONS, GenerationSettings
 from picforge.options import finite_float, non_negative_int, positive_float, positive_int
 
 
 def add_arguments(parser):
     parser.add_argument("--stsb", metavar="FILE", help="STS Benchmark test file (tab-separated, 7 columns)")
     parser.add_argument("--out", metavar="RUN_DIR", help="run directory (local path, gs:// or s3://)")
-    parser.add_argument("--model", default=generate.GenerationSettings.model, help="chat model (default %(default)s)")
+    parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
     parser.add_argument("--base-url", metavar="URL",
                         help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 for vLLM, llama.cpp or "
                              "Ollama (default $OPENAI_BASE_URL, else the OpenAI API)")
@@ -17,8 +17,8 @@ def add_arguments(parser):
     parser.add_argument("--max-tokens", type=non_negative_int, default=500_000, metavar="N",
                         help="at most N prompt+completion tokens this run (default %(default)s)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the start letters and of the API (default 0)")
-    parser.add_argument("--temperature", type=finite_float, default=generate.GenerationSettings.temperature)
-    parser.add_argument("--completion-tokens", type=positive_int, default=generate.GenerationSettings.max_tokens, metavar="N",
+    parser.add_argument("--temperature", type=finite_float, default=GenerationSettings.temperature)
+    parser.add_argument("--completion-tokens", type=positive_int, default=GenerationSettings.max_tokens, metavar="N",
                         help="max_tokens of each completion (default %(default)s)")
     parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
                         help="requests in flight at once (default %(default)s)")
@@ -34,6 +34,7 @@ def add_arguments(parser):
 
 
 def run(args):
+    from companions.stsb_context import generate
     manifest = generate.generate_into(
         args.out, args.stsb, model=args.model, base_url=args.base_url, live=args.live,
         temperature=args.temperature, completion_tokens=args.completion_tokens, seed=args.seed,
@@ -46,7 +47,7 @@ def run(args):
 
 def summary(manifest):
     """One line per fact of a generation run."""
-    stage = generate.STAGE
+    stage = GENERATIONS
     counts = {k.split("/", 1)[1]: v for k, v in manifest["counters"].items()}
     rate = manifest["verbatim_drop_rate"]
     lines = [

@@ -1,0 +1,49 @@
+"""The minimal Beam RunInference handler of the sentence encoders (apart from picforge.encoders, which imports no
+Beam)."""
+from collections.abc import Iterable, Sequence
+
+from apache_beam.ml.inference.base import ModelHandler, PredictionResult
+
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, encode, load_sentence_model
+from picforge.progress import Progress
+
+
+class SentenceModelOnFirstUse:
+    """A sentence model loaded when the first batch needs it, so a stage with nothing to embed loads nothing."""
+
+    def __init__(self, name, pooling, device):
+        self.name, self.pooling, self.device, self.model = name, pooling, device, None
+
+    def get(self):
+        if self.model is None:
+            self.model = load_sentence_model(self.name, self.pooling, self.device)
+        return self.model
+
+
+class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
+    """RunInference handler: batches of texts → normalised embeddings; one model per worker process, loaded with
+    the first batch; `stage` names the periodic progress line."""
+
+    def __init__(self, model_name=BUNDLED_MODEL, pooling="model", batch_size=DEFAULT_ENCODE_BATCH_SIZE,
+                 max_batch_size=None, device="auto", stage="embed"):
+        super().__init__()
+        self.model_name = model_name
+        self.pooling = pooling
+        self.batch_size = batch_size
+        self.max_batch_size = max_batch_size or 4 * batch_size
+        self.device = device
+        self.progress = Progress(stage, "texts embedded")
+
+    def load_model(self):
+        return SentenceModelOnFirstUse(self.model_name, self.pooling, self.device)
+
+    def run_inference(self, batch: Sequence[str], model, inference_args=None) -> Iterable[PredictionResult]:
+        vectors = encode(model.get(), batch, self.batch_size)
+        self.progress.tick(len(batch))
+        return [PredictionResult(text, vector) for text, vector in zip(batch, vectors)]
+
+    def batch_elements_kwargs(self):
+        return {"min_batch_size": min(8, self.max_batch_size), "max_batch_size": self.max_batch_size}
+
+    def get_metrics_namespace(self):
+        return "embeddings"
