@@ -8,38 +8,14 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from companions.pearl import corpus, synonyms
+from companions.pearl.options import PearlOptions
 from picforge import rundir
-from picforge.encoders import BUNDLED_MODEL
 from picforge.errors import InputError
 from picforge.options import pipeline_options
 from pipeline.mine import read_stage
 
 WORD_VECTORS_STAGE = "pearl-word-vectors"
 WORD_VECTORS_FILE = "vectors.kv"
-
-
-@dataclasses.dataclass(frozen=True)
-class PearlOptions:
-    """Every option that changes the corpus (all recorded in the stage manifest)."""
-
-    seed: int = 0
-    parser: str = "spacy"
-    benepar_model: str = "benepar_en3"
-    spacy_model: str | None = None
-    ner_model: str | None = None
-    batch_size: int = 128
-    min_tokens: int = 2
-    max_tokens: int = 10
-    min_entity_share: float = 0.5
-    min_count: int = 2
-    wordnet: str | None = synonyms.DEBIAN_WORDNET
-    word_vectors: str | None = "corpus"
-    min_vector_cosine: float = 0.7
-    encoder: str = BUNDLED_MODEL
-    negatives_k: int = 2
-    min_overlap: float = 0.5
-    max_cosine: float = 0.6
-    max_block: int = 1000
 
 
 def check_options(options):

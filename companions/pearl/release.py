@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from companions.pearl import corpus, paraphrase
 from companions.pearl.augment import KINDS, PARAPHRASE_KIND
 from companions.pearl.constituents import LEXICAL_TYPES, ONTONOTES_TYPES, OTHER
+from companions.pearl.options import DEFAULT_RATIOS
 from picforge import __version__, rundir
 from picforge.errors import InputError
 from release.configs import SPLITS, schema_features
@@ -21,7 +22,6 @@ from release.write import MANIFEST, read_manifest, replace_directory, sha256_fil
 
 SCHEMA = "pearl_phrase"
 LICENSE = "cc-by-sa-4.0"  # Wikipedia text
-DEFAULT_RATIOS = (0.8, 0.1, 0.1)
 # Section 4.1 of the PEARL paper: shares of the five lexical types among its 3.8M phrases
 PAPER_LEXICAL_SHARES = {"NP": 60.1, "VP": 0.4, "PP": 26.1, "ADVP": 11.0, "ADJP": 2.4}
 

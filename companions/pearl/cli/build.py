@@ -1,5 +1,5 @@
 """`picforge pearl build --run MINING_RUN --out PEARL_RUN`: the `pearl-phrases` stage (Beam)."""
-from companions.pearl.build import PearlOptions, build_corpus
+from companions.pearl.options import PearlOptions
 from picforge.options import finite_float, non_negative_int, positive_int
 
 DEFAULTS = PearlOptions()
@@ -50,6 +50,7 @@ def _off(value):
 
 
 def run(args):
+    from companions.pearl.build import build_corpus
     options = PearlOptions(
         seed=args.seed, parser=args.parser, benepar_model=args.benepar_model, spacy_model=args.spacy_model,
         ner_model=args.ner_model, batch_size=args.batch_size, min_tokens=args.min_tokens, max_tokens=args.max_tokens,

@@ -1,11 +1,9 @@
 """`picforge pearl paraphrase --run PEARL_RUN`: one LLM paraphrase per phrase (cached, budgeted; --live to spend)."""
 import os
 
-from companions.pearl import paraphrase
-from companions.stsb_context.generate import GenerationSettings, resolve_endpoint
+from companions.stsb_context.settings import GenerationSettings
 from picforge.errors import InputError
 from picforge.options import finite_float, non_negative_int, positive_int
-from picforge.rundir import RunDir
 
 
 def register(subparsers):
@@ -32,6 +30,9 @@ def register(subparsers):
 
 
 def run(args):
+    from companions.pearl import paraphrase
+    from companions.stsb_context.generate import resolve_endpoint
+    from picforge.rundir import RunDir
     endpoint = resolve_endpoint(args.base_url)
     paraphrase.check_spend(endpoint, live=args.live, offline=args.offline, max_requests=args.max_requests,
                            max_tokens=args.max_tokens)

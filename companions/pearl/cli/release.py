@@ -1,5 +1,5 @@
 """`picforge pearl release --run PEARL_RUN --out DIR`: the Hugging Face dataset of a PEARL run."""
-from companions.pearl.release import DEFAULT_RATIOS, release_corpus
+from companions.pearl.options import DEFAULT_RATIOS
 from release.configs import SPLITS
 from picforge.options import non_negative_int
 
@@ -23,6 +23,7 @@ def register(subparsers):
 
 
 def run(args):
+    from companions.pearl.release import release_corpus
     manifest = release_corpus(args.run, args.out, seed=args.seed, ratios=args.ratios, force=args.force)
     state = " (up to date, skipped)" if manifest.get("skipped") else ""
     print(f"{args.out}: " + ", ".join(f"{split} {manifest['counts'][split]}" for split in SPLITS) + state)

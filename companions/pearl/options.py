@@ -1,0 +1,31 @@
+"""PEARL's build options and split ratios with their defaults, in a module without Beam (for `pearl --help`)."""
+import dataclasses
+
+from companions.pearl import synonyms
+from picforge.encoders import BUNDLED_MODEL
+
+DEFAULT_RATIOS = (0.8, 0.1, 0.1)
+
+
+@dataclasses.dataclass(frozen=True)
+class PearlOptions:
+    """Every option that changes the corpus (all recorded in the stage manifest)."""
+
+    seed: int = 0
+    parser: str = "spacy"
+    benepar_model: str = "benepar_en3"
+    spacy_model: str | None = None
+    ner_model: str | None = None
+    batch_size: int = 128
+    min_tokens: int = 2
+    max_tokens: int = 10
+    min_entity_share: float = 0.5
+    min_count: int = 2
+    wordnet: str | None = synonyms.DEBIAN_WORDNET
+    word_vectors: str | None = "corpus"
+    min_vector_cosine: float = 0.7
+    encoder: str = BUNDLED_MODEL
+    negatives_k: int = 2
+    min_overlap: float = 0.5
+    max_cosine: float = 0.6
+    max_block: int = 1000
