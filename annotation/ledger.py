@@ -155,7 +155,11 @@ cluster_labels = sa.Table(
 TIME_COLUMNS = {"created_at", "first_seen", "decided_at", "released_at"}
 # PostgreSQL advisory lock every writing transaction holds until it ends, so writers take turns as
 # BEGIN IMMEDIATE makes them on SQLite (the key is arbitrary: "picf" in ASCII).
-WRITER_LOCK = sa.select(sa.func.pg_advisory_xact_lock(0x70696366))
+WRITER_LOCK_KEY = 0x70696366
+WRITER_LOCK = sa.select(sa.func.pg_advisory_xact_lock(WRITER_LOCK_KEY))
+WRITER_LOCK_IF_FREE = sa.select(sa.func.pg_try_advisory_xact_lock(WRITER_LOCK_KEY))
+# What a writer says before it waits for another (PostgreSQL: the lock above; SQLite: the busy file).
+WAITING = "%s: another picforge command is writing to the ledger; waiting%s for it to finish"
 
 
 def item_id(triplet_id, kind):
@@ -261,7 +265,8 @@ class Ledger:
     def _writing(self):
         """A connection in a transaction no other writer runs beside (the others wait until it ends)."""
         with self.engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
+            if conn.dialect.name == "postgresql" and not conn.execute(WRITER_LOCK_IF_FREE).scalar():
+                log.warning(WAITING, self.engine.url.render_as_string(hide_password=True), "")
                 conn.execute(WRITER_LOCK)
             yield conn
 
@@ -304,8 +309,7 @@ def _sqlite_transactions(engine):
         finally:
             conn.exec_driver_sql("PRAGMA busy_timeout=30000")
         where = engine.url.database
-        log.warning("%s: another picforge command is writing to the ledger; waiting up to %d s for it to finish",
-                    where, BUSY_WAIT_SECONDS)
+        log.warning(WAITING, where, f" up to {BUSY_WAIT_SECONDS} s")
         conn.exec_driver_sql(f"PRAGMA busy_timeout={BUSY_WAIT_SECONDS * 1000}")
         try:
             conn.exec_driver_sql("BEGIN IMMEDIATE")

@@ -1,7 +1,9 @@
 """Ledger: natural keys make every write idempotent; a transaction is all-or-nothing."""
 import concurrent.futures
 import importlib.util
+import logging
 import threading
+import time
 
 import pytest
 import sqlalchemy as sa
@@ -120,6 +122,28 @@ def test_concurrent_writers_take_turns(ledger):
     assert numbered == {"first": "expert-alice-001", "second": "expert-alice-002"}
     with ledger.read() as q:
         assert [b["batch_id"] for b in q.batches()] == ["expert-alice-001", "expert-alice-002"]
+
+
+def test_a_writer_that_must_wait_says_so(ledger, caplog):
+    """A second writer says that another command is writing (PostgreSQL's advisory lock as SQLite's busy file)."""
+    caplog.set_level(logging.WARNING, logger=L.__name__)
+
+    def second_import():
+        with ledger.transaction() as tx:
+            tx.add_batch("expert-bob-001", "expert")
+
+    with ledger.transaction() as tx:
+        tx.add_batch("expert-alice-001", "expert")
+        second = threading.Thread(target=second_import)
+        second.start()
+        deadline = time.monotonic() + 30
+        while "is writing to the ledger; waiting" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert second.is_alive()
+    second.join(timeout=60)
+    assert "another picforge command is writing to the ledger; waiting" in caplog.text
+    with ledger.read() as q:
+        assert [b["batch_id"] for b in q.batches()] == ["expert-alice-001", "expert-bob-001"]
 
 
 def test_two_exports_for_one_person_at_once_get_batches_of_their_own(ledger, tmp_path):
