@@ -5,8 +5,6 @@ import importlib.util
 import math
 import os
 
-from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
-
 from picforge.errors import InputError
 
 SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
@@ -35,6 +33,8 @@ def check_runner_installed(runner):
 
 def pipeline_options(beam_args, runner="DirectRunner"):
     """PipelineOptions from leftover command-line flags, defaulting to `runner` (DirectRunner)."""
+    from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
+
     options = PipelineOptions(list(beam_args or []))
     standard = options.view_as(StandardOptions)
     if not standard.runner:

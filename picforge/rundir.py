@@ -171,12 +171,12 @@ class RunDir:
 
     def clear(self, stage, expected=()):
         """Remove a stage's files, manifest first. A folder without a manifest may hold only files picforge
-        writes there (part files, staging files, and the `expected` names of the step about to write it):
-        anything else is refused, never deleted."""
+        writes there (part files, staging files, and names starting with the `expected` names of the step
+        about to write it): anything else is refused, never deleted."""
         found = self.stage_files(stage)
         if self.manifest_path(stage) not in found:
             foreign = [name for name in (p.rsplit("/", 1)[-1] for p in found)
-                       if not name.startswith(OWN_FILE_PREFIXES) and name not in expected]
+                       if not name.startswith((*OWN_FILE_PREFIXES, *expected))]
             if foreign:
                 raise InputError(f"{self.stage_dir(stage)}: holds files picforge did not write "
                                  f"({', '.join(foreign[:5])}{', …' if len(foreign) > 5 else ''}); is {self.root} a "
@@ -240,6 +240,13 @@ class RunDir:
         return self.finish_stage(stage, fingerprint(stage, inputs, options), inputs=inputs, options=options,
                                  counters=counters or {}, started=started,
                                  files=[name for name in outputs if name != PARQUET_FILE], **extra)
+
+    def rewrite_rows(self, stage, rows, schema):
+        """Replace the Parquet files of a stage being written (before its manifest) with one file of `rows`."""
+        shards = [path for path in self.output_files(stage) if not path.endswith(PARQUET_FILE)]
+        self.write_file(stage, PARQUET_FILE, parquet_bytes(rows, schema))
+        if shards:
+            FileSystems.delete(shards)
 
     def finish_stage(self, stage, stage_print, *, inputs, options, counters, started, files=(), **extra):
         """Write and return the manifest of a stage whose outputs are final (the Parquet files and `files`)."""

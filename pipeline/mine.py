@@ -184,10 +184,7 @@ def finalise_selection(run):
     """Rewrite `select` as one Parquet file in rank order and export the annotation-candidate CSV; runs before
     the stage's manifest is written, so a crash here leaves a stage that is redone."""
     triplets = sorted(run.iter_records("select"), key=select_stage.triplet_rank)
-    shards = [p for p in run.output_files("select") if not p.endswith(rundir.PARQUET_FILE)]
-    run.write_file("select", rundir.PARQUET_FILE, rundir.parquet_bytes(triplets, "triplet"))
-    if shards:
-        FileSystems.delete(shards)
+    run.rewrite_rows("select", triplets, "triplet")
     write_atomically(run.join(CANDIDATES_CSV), select_stage.candidates_csv(triplets))
 
 

@@ -122,6 +122,4 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
 
 def sort_stage(run, stage, schema):
     """Rewrite a stage's Parquet output as one file sorted by phrase, so equal inputs give byte-equal files."""
-    records = sorted(run.iter_records(stage), key=lambda r: r["phrase"])
-    FileSystems.delete(run.output_files(stage))
-    run.write_file(stage, rundir.PARQUET_FILE, rundir.parquet_bytes(records, schema))
+    run.rewrite_rows(stage, sorted(run.iter_records(stage), key=lambda r: r["phrase"]), schema)
