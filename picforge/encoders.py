@@ -117,9 +117,6 @@ def load_token_model(path, device="cpu"):
     """(tokenizer, model) of a Hugging Face encoder in a local folder (never downloaded), in eval mode on `device`."""
     use_local_models()
     from transformers import AutoModel, AutoTokenizer
-    from transformers.utils import logging as transformers_logging
-
-    transformers_logging.disable_progress_bar()
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     model = AutoModel.from_pretrained(path, local_files_only=True).eval()
     return tokenizer, model.to(device)
