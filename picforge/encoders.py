@@ -63,6 +63,18 @@ def encode(model, texts, batch_size=DEFAULT_ENCODE_BATCH_SIZE):
     return np.asarray(vectors, dtype=np.float32)
 
 
+class SentenceModelOnFirstUse:
+    """A sentence model loaded when the first batch needs it, so a stage with nothing to embed loads nothing."""
+
+    def __init__(self, name, pooling, device):
+        self.name, self.pooling, self.device, self.model = name, pooling, device, None
+
+    def get(self):
+        if self.model is None:
+            self.model = load_sentence_model(self.name, self.pooling, self.device)
+        return self.model
+
+
 def cosine(a, b):
     """Cosine similarity of two already-normalised vectors."""
     return float(np.dot(a, b))
@@ -85,9 +97,6 @@ def load_token_model(path, device="cpu"):
     """(tokenizer, model) of a Hugging Face encoder in a local folder (never downloaded), in eval mode on `device`."""
     use_local_models()
     from transformers import AutoModel, AutoTokenizer
-    from transformers.utils import logging as transformers_logging
-
-    transformers_logging.disable_progress_bar()
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     model = AutoModel.from_pretrained(path, local_files_only=True).eval()
     return tokenizer, model.to(device)

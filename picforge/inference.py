@@ -4,20 +4,8 @@ from collections.abc import Iterable, Sequence
 
 from apache_beam.ml.inference.base import ModelHandler, PredictionResult
 
-from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, encode, load_sentence_model
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, SentenceModelOnFirstUse, encode
 from picforge.progress import Progress
-
-
-class SentenceModelOnFirstUse:
-    """A sentence model loaded when the first batch needs it, so a stage with nothing to embed loads nothing."""
-
-    def __init__(self, name, pooling, device):
-        self.name, self.pooling, self.device, self.model = name, pooling, device, None
-
-    def get(self):
-        if self.model is None:
-            self.model = load_sentence_model(self.name, self.pooling, self.device)
-        return self.model
 
 
 class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):

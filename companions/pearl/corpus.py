@@ -5,16 +5,16 @@ import hashlib
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
-from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
 from companions.pearl import augment, negatives, synonyms
 from companions.pearl.constituents import LEXICAL_TYPES, benepar_constituents, dependency_constituents, \
     phrase_occurrences
-from picforge.inference import SentenceTransformerHandler
+from picforge.encoders import SentenceModelOnFirstUse, encode
 from pipeline.stages.phrases import default_spacy_model
 
 STAGE = "pearl-phrases"
 SYNONYM_CACHE_SIZE = 200_000  # distinct tokens whose synonyms a worker keeps
+EMBED_GROUPS = 64  # groups the phrases are embedded in; a group's batches depend only on the phrases in it
 SPACY_PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "textcat", "textcat_multilabel", "spancat")
 
 
@@ -148,6 +148,29 @@ class _Augment(beam.DoFn):
         yield dict(record, augmentations=made)
 
 
+def embed_group(phrase, groups=EMBED_GROUPS):
+    """The group a phrase is embedded in: a stable hash of its text, the same in every process."""
+    return int.from_bytes(hashlib.sha1(phrase.encode("utf-8")).digest()[:4], "big") % groups
+
+
+class _EmbedGroup(beam.DoFn):
+    """(group, phrases) → (phrase, unit vector), encoded in sorted order so each phrase is in the same batch on
+    every run (a vector's last bits depend on its batch; RunInference's adaptive batches vary between runs)."""
+
+    def __init__(self, encoder):
+        self.encoder = encoder
+        self.embedded = Metrics.counter(STAGE, "phrases-embedded")
+
+    def setup(self):
+        self.model = SentenceModelOnFirstUse(self.encoder, "model", "auto")
+
+    def process(self, item):
+        _, phrases = item
+        texts = sorted(phrases)
+        self.embedded.inc(len(texts))
+        yield from zip(texts, encode(self.model.get(), texts))
+
+
 def seeded_order(seed, phrase):
     """A deterministic pseudo-random sort key (for capping a block with a seed)."""
     return hashlib.sha1(f"{seed}\x1f{phrase}".encode("utf-8")).hexdigest()
@@ -159,7 +182,7 @@ class HardNegatives(beam.PTransform):
 
     def __init__(self, encoder, k=2, min_overlap=0.5, max_cosine=0.6, max_block=1000, seed=0):
         super().__init__()
-        self.handler = SentenceTransformerHandler(encoder)
+        self.encoder = encoder
         self.k, self.min_overlap, self.max_cosine = k, min_overlap, max_cosine
         self.max_block, self.seed = max_block, seed
 
@@ -181,9 +204,9 @@ class HardNegatives(beam.PTransform):
             yield from negatives.hard_negative_candidates(block, min_overlap=min_overlap, max_cosine=max_cosine)
 
         return (records
-                | "phrase text" >> beam.Map(lambda r: (r["phrase"], r["phrase"]))
-                | "embed phrases" >> RunInference(KeyedModelHandler(self.handler))
-                | "unit vector" >> beam.MapTuple(lambda phrase, result: (phrase, result.inference))
+                | "key by embed group" >> beam.Map(lambda r: (embed_group(r["phrase"]), r["phrase"]))
+                | "group for embedding" >> beam.GroupByKey()
+                | "embed phrases" >> beam.ParDo(_EmbedGroup(self.encoder))
                 | "key by content word" >> beam.FlatMap(by_word)
                 | "group blocks" >> beam.GroupByKey()
                 | "score pairs in block" >> beam.FlatMap(compare)

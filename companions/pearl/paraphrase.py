@@ -5,7 +5,7 @@ import time
 
 from companions.pearl import corpus
 from companions.stsb_context.cache import ResponseCache, cache_key
-from companions.stsb_context.generate import Budget, Job, _Fetcher, estimate_tokens, is_local, make_client, \
+from companions.stsb_context.generate import Budget, Fetcher, Job, estimate_tokens, is_local, make_client, \
     openai_sender
 from picforge import rundir
 from picforge.errors import InputError
@@ -74,7 +74,7 @@ def paraphrase_phrases(run, settings, *, cache_dir, offline=False, max_requests=
     send = None
     if not offline:
         send = openai_sender(make_client(settings.endpoint, max_retries=max_retries, timeout=timeout), settings)
-    fetcher = _Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings)
+    fetcher = Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings)
     outcomes = fetcher.run(list(jobs.values()), concurrency)
     records = sorted((paraphrase_record(phrase, key, outcomes[key]) for phrase, key in planned),
                      key=lambda r: r["phrase"])

@@ -159,7 +159,7 @@ def _fatal(err):
     return isinstance(err, (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError))
 
 
-class _Fetcher:
+class Fetcher:
     """Answers distinct jobs from the cache or through `send`, counting what it did."""
 
     def __init__(self, cache, send, budget, settings):
@@ -291,7 +291,7 @@ def generate_contexts(run, stsb_path, settings, *, cache_dir, offline=False, exa
     send = None
     if not offline:
         send = openai_sender(make_client(settings.endpoint, max_retries=max_retries, timeout=timeout), settings)
-    fetcher = _Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings)
+    fetcher = Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings)
     outcomes = fetcher.run(list(jobs.values()), concurrency)
     records = [generation_record(pair, letter, prompt, key, outcomes[key], exact)
                for pair, letter, prompt, key in planned]
