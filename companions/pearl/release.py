@@ -17,8 +17,9 @@ from companions.pearl.constituents import LEXICAL_TYPES, ONTONOTES_TYPES, OTHER
 from companions.pearl.options import DEFAULT_RATIOS
 from picforge import __version__, rundir
 from picforge.errors import InputError
+from release.card import markdown_table
 from release.configs import SPLITS, schema_features
-from release.write import MANIFEST, read_manifest, replace_directory, sha256_file
+from release.write import MANIFEST, file_checksums, read_manifest, replace_directory
 
 SCHEMA = "pearl_phrase"
 LICENSE = "cc-by-sa-4.0"  # Wikipedia text
@@ -108,20 +109,15 @@ def card_header(split_bytes):
     return data.to_yaml()
 
 
-def _table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return "\n".join(lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows])
-
-
 def render_card(stats, split_bytes, *, seed, ratios, fingerprints):
     """The README.md of a release: header, fields, distributions (from the written files) and provenance."""
-    lexical = _table(["lexical type", "phrases", "%", "paper %"],
+    lexical = markdown_table(["lexical type", "phrases", "%", "paper %"],
                      [[t, v["phrases"], v["pct"], v["paper_pct"]] for t, v in stats["lexical_types"].items()])
-    entity = _table(["entity type", "phrases", "% of named"],
+    entity = markdown_table(["entity type", "phrases", "% of named"],
                     [[e, v["phrases"], v["pct_of_named"]] for e, v in
                      sorted(stats["entity_types"].items(), key=lambda item: -item[1]["phrases"])])
-    augment = _table(["kind", "phrases"], list(stats["augmentations"].items()))
-    sizes = _table(["split", "phrases"], list(stats["split_sizes"].items()))
+    augment = markdown_table(["kind", "phrases"], list(stats["augmentations"].items()))
+    sizes = markdown_table(["split", "phrases"], list(stats["split_sizes"].items()))
     labels = ", ".join(f"`{label}` {n}" for label, n in stats["top_labels"])
     inputs = "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())
     return f"""---
@@ -192,14 +188,9 @@ def _write_contents(root, splits, *, seed, ratios, fingerprints):
         json.dump(stats, fh, indent=2, sort_keys=True)
     with open(os.path.join(root, "README.md"), "w", encoding="utf-8") as fh:
         fh.write(render_card(stats, split_bytes, seed=seed, ratios=ratios, fingerprints=fingerprints))
-    files = {}
-    for folder, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            files[os.path.relpath(path, root)] = {"sha256": sha256_file(path), "bytes": os.path.getsize(path)}
     manifest = {"fingerprint": rundir.fingerprint("pearl-release", fingerprints, {"seed": seed, "ratios": ratios}),
                 "package_version": __version__, "seed": seed, "ratios": list(ratios), "inputs": fingerprints,
-                "counts": stats["split_sizes"], "files": dict(sorted(files.items()))}
+                "counts": stats["split_sizes"], "files": file_checksums(root)}
     with open(os.path.join(root, MANIFEST), "w", encoding="utf-8") as fh:
         json.dump(manifest, fh, indent=2, sort_keys=True)
     return manifest
