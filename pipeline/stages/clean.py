@@ -143,8 +143,16 @@ INVISIBLE_TEMPLATE = re.compile(
     r"page needed|full citation|original research|or$|lead|nbsp|zwsp|•|dot|·|pad|clear|-$|toc)",
     re.IGNORECASE,
 )
+# MediaWiki's behaviour switches (__TOC__, __NOTOC__, …): page settings, never prose.
+BEHAVIOUR_SWITCH = re.compile(
+    r"__(?:NOTOC|FORCETOC|TOC|NOEDITSECTION|NEWSECTIONLINK|NONEWSECTIONLINK|NOGALLERY|HIDDENCAT|"
+    r"EXPECTUNUSEDCATEGORY|NOCONTENTCONVERT|NOCC|NOTITLECONVERT|NOTC|INDEX|NOINDEX|STATICREDIRECT|DISAMBIG|"
+    r"EXPECTED_UNCONNECTED_PAGE|NOGLOBAL|ARCHIVEDTALK|START|END)__",
+    re.IGNORECASE,
+)
 RESIDUE = re.compile(
-    r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|&[a-zA-Z]{2,8};|&#\d+;|<\s*/?\s*[a-zA-Z!][^>]*>|^\s*category:|''",
+    r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|&[a-zA-Z]{2,8};|&#x?[0-9a-f]+;|<\s*/?\s*[a-zA-Z!][^>]*>|^\s*category:|''|"
+    + BEHAVIOUR_SWITCH.pattern,
     re.IGNORECASE | re.MULTILINE,
 )
 SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
@@ -294,7 +302,7 @@ class CleanText(NamedTuple):
 def clean_wikitext(wikitext):
     """Render wikitext to prose paragraphs with no markup residue (paragraphs that keep any are dropped)."""
     renderer = _Renderer()
-    rendered = renderer.render(mwparserfromhell.parse(wikitext))
+    rendered = BEHAVIOUR_SWITCH.sub("", renderer.render(mwparserfromhell.parse(wikitext)))
     paragraphs, current, missing_words, in_prose_section = [], [], [], True
     residue = 0
 

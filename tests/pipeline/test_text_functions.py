@@ -61,6 +61,20 @@ def test_unknown_inline_template_records_where_words_went_missing():
     assert cleaned.missing_words == [[1, 12]]
 
 
+def test_behaviour_switches_leave_no_trace():
+    """From the real 'Alkali metal' page (103-page sample), where __TOC__ ended the lead's last paragraph."""
+    wikitext = ("Sodium and potassium are also [[essential element]]s, having major biological roles as "
+                "[[electrolyte]]s, and although the other alkali metals are not essential, they also have various "
+                "effects on the body, both beneficial and harmful.\n__TOC__\n{{clear left}}\n\n==Properties==\n\n"
+                "===Physical and chemical===\nThe physical and chemical properties __NOEDITSECTION__ differ.")
+    cleaned = clean_wikitext(wikitext)
+    assert cleaned.paragraphs == [
+        "Sodium and potassium are also essential elements, having major biological roles as electrolytes, and although "
+        "the other alkali metals are not essential, they also have various effects on the body, both beneficial and "
+        "harmful.", "The physical and chemical properties differ."]
+    assert has_residue("harmful. __NOTOC__") and has_residue("x &#x2013; y")
+
+
 @pytest.mark.parametrize("raw, expected", [
     ("word ( ) word", "word word"),
     ("end . . next", "end. next"),
