@@ -161,12 +161,13 @@ def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, windo
         _, record = steps.timed("group", group_phrase, phrase, occs, wic_words, seed)
         if record:
             grouped[phrase] = record
-    scored = []
+    scored, embedded = [], 0
     for phrase, record in grouped.items():
         contexts = [sentences[sid] for sid in record["contexts"]]
         sampled, pairs = steps.timed("pairs", candidate_pairs, phrase, contexts, seed)
         if not pairs:
             continue
+        embedded += len(sampled)
         vectors = dict(zip((c["sentence_id"] for c in sampled),
                            steps.timed("embed sentences", encode, encoder, [c["text"] for c in sampled])))
         scored += [{"phrase": phrase, "sentence_id1": a, "sentence_id2": b,
@@ -191,6 +192,7 @@ def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, windo
     return {
         "articles": len(pages), "sentences": len(sentences), "words": sum(s["n_words"] for s in sentences.values()),
         "phrases": len(occurrences), "phrases_kept": len(grouped), "pairs_scored": len(scored),
+        "phrases_embedded": len({p["phrase"] for p in scored}), "sentences_embedded": embedded,
         "pairs_in_window": len(kept), "triplets": [[p["phrase"], page_of(p["sentence_id1"]), page_of(p["sentence_id2"])]
                                                    for p in top],
         "step_cpu_s": dict(steps.cpu),
@@ -263,8 +265,10 @@ def print_sides(sides):
           f"{len({t[0] for t in ours} & {t[0] for t in theirs})}")
     print("\noriginal side, CPU s per step: " + ", ".join(f"{step} {cpu:.1f}" for step, cpu in
                                                        sorted(original["step_cpu_s"].items(), key=lambda x: -x[1])))
-    print(f"  phrases {original['phrases']:,}, kept (>= 2 contexts, WiC word) {original['phrases_kept']:,}, pairs "
-          f"embedded {original['pairs_scored']:,}, in window {original['pairs_in_window']:,}")
+    print(f"  phrases {original['phrases']:,}, kept (>= 2 contexts, WiC word) {original['phrases_kept']:,}, "
+          f"encode calls on contexts {original['phrases_embedded']:,} ({original['sentences_embedded']:,} sentences), "
+          f"pairs scored {original['pairs_scored']:,}, in window {original['pairs_in_window']:,} (one encode call "
+          "each on its pages' categories)")
     print("picforge side, per stage (manifest seconds" + (", cpu_seconds" if any(
         "cpu_seconds" in m for m in picforge["manifests"].values()) else "") + "): " + ", ".join(
         f"{stage} {m.get('seconds', 0):.1f}" + (f"/{m['cpu_seconds']:.1f}" if "cpu_seconds" in m else "")
