@@ -121,25 +121,14 @@ class Steps:
             self.cpu[step] += time.process_time() - started
 
 
-def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, window=(-0.3, 0.2)):
-    """The original PiC pipeline in one plain loop per step (see the module docstring); its figures and triplets."""
-    import spacy
-
+def original_steps_1_to_4(dump, max_pages, nlp, wic_words, seed, steps):
+    """WikiExtractor text, sentences, full spaCy + merge_noun_chunks per sentence, grouping: (pages {page_id:
+    categories, broken idx, n_sentences}, sentences {sentence_id: Sentence}, distinct phrases, {phrase: PhraseContexts})."""
     from mine_throughput import original_phrases
-    from picforge.encoders import cosine, encode, load_sentence_model
-    from picforge.resources import read_wic_words, stopwords
-    from pipeline.stages.domains import category_text, page_of
+    from picforge.resources import stopwords
     from pipeline.stages.group import group_phrase
-    from pipeline.stages.pairs import candidate_pairs, in_window
-    from pipeline.stages.phrases import default_spacy_model
-    from pipeline.stages.select import clean_passage, rank_key, rejection_reason
     from pipeline.stages.sentences import broken_reason, split_sentences
 
-    steps = Steps()
-    nlp = steps.timed("load models", spacy.load, default_spacy_model())
-    nlp.add_pipe("merge_noun_chunks")
-    encoder = steps.timed("load models", load_sentence_model)
-    wic_words = frozenset(read_wic_words(wic_path))
     stop = stopwords()
     sentences, pages, occurrences = {}, {}, collections.defaultdict(list)
     for fields, wikitext in dump_articles(dump, max_pages):
@@ -163,6 +152,14 @@ def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, windo
         _, record = steps.timed("group", group_phrase, phrase, occs, wic_words, seed)
         if record:
             grouped[phrase] = record
+    return pages, sentences, len(occurrences), grouped
+
+
+def original_step_5_pairs(grouped, sentences, encoder, seed, steps):
+    """Every candidate pair scored, one encode call per phrase on its sampled contexts: (pairs, sentences embedded)."""
+    from picforge.encoders import cosine, encode
+    from pipeline.stages.pairs import candidate_pairs
+
     scored, embedded = [], 0
     for phrase, record in grouped.items():
         contexts = [sentences[sid] for sid in record["contexts"]]
@@ -174,7 +171,15 @@ def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, windo
                            steps.timed("embed sentences", encode, encoder, [c["text"] for c in sampled])))
         scored += [{"phrase": phrase, "sentence_id1": a, "sentence_id2": b,
                     "semantic_score": round(cosine(vectors[a], vectors[b]), 6)} for a, b in pairs]
-    kept = [p for p in scored if in_window(p["semantic_score"], *window)]
+    return scored, embedded
+
+
+def original_ranking(kept, pages, grouped, encoder, top_n, steps):
+    """Domain score (one encode call per pair on its pages' categories), Step-6 filters, best pair per phrase, top N."""
+    from picforge.encoders import cosine, encode
+    from pipeline.stages.domains import category_text, page_of
+    from pipeline.stages.select import clean_passage, rank_key, rejection_reason
+
     best = {}
     for pair in kept:
         page1, page2 = page_of(pair["sentence_id1"]), page_of(pair["sentence_id2"])
@@ -182,7 +187,7 @@ def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, windo
         if not all(texts):
             continue
         vector1, vector2 = steps.timed("embed categories", encode, encoder, texts)
-        pair["domain_score"] = round(cosine(vector1, vector2), 6)
+        pair = dict(pair, domain_score=round(cosine(vector1, vector2), 6))
         for side, page_id in ((1, page1), (2, page2)):
             idx = int(pair[f"sentence_id{side}"].split(":")[1])
             pair[f"broken{side}"] = clean_passage(idx, pages[page_id]["n_sentences"], pages[page_id]["broken"])[0]
@@ -190,13 +195,32 @@ def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, windo
             continue
         if pair["phrase"] not in best or rank_key(pair) < rank_key(best[pair["phrase"]]):
             best[pair["phrase"]] = pair
-    top = sorted(best.values(), key=rank_key)[:top_n]
+    return [[p["phrase"], page_of(p["sentence_id1"]), page_of(p["sentence_id2"])]
+            for p in sorted(best.values(), key=rank_key)[:top_n]]
+
+
+def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, window=(-0.3, 0.2)):
+    """The original PiC pipeline, one plain loop per step (see the module docstring): its figures and triplets."""
+    import spacy
+
+    from picforge.encoders import load_sentence_model
+    from picforge.resources import read_wic_words
+    from pipeline.stages.pairs import in_window
+    from pipeline.stages.phrases import default_spacy_model
+
+    steps = Steps()
+    nlp = steps.timed("load models", spacy.load, default_spacy_model())
+    nlp.add_pipe("merge_noun_chunks")
+    encoder = steps.timed("load models", load_sentence_model)
+    wic_words = frozenset(read_wic_words(wic_path))
+    pages, sentences, n_phrases, grouped = original_steps_1_to_4(dump, max_pages, nlp, wic_words, seed, steps)
+    scored, embedded = original_step_5_pairs(grouped, sentences, encoder, seed, steps)
+    kept = [p for p in scored if in_window(p["semantic_score"], *window)]
     return {
         "articles": len(pages), "sentences": len(sentences), "words": sum(s["n_words"] for s in sentences.values()),
-        "phrases": len(occurrences), "phrases_kept": len(grouped), "pairs_scored": len(scored),
+        "phrases": n_phrases, "phrases_kept": len(grouped), "pairs_scored": len(scored),
         "phrases_embedded": len({p["phrase"] for p in scored}), "sentences_embedded": embedded,
-        "pairs_in_window": len(kept), "triplets": [[p["phrase"], page_of(p["sentence_id1"]), page_of(p["sentence_id2"])]
-                                                   for p in top],
+        "pairs_in_window": len(kept), "triplets": original_ranking(kept, pages, grouped, encoder, top_n, steps),
         "step_cpu_s": dict(steps.cpu),
     }
 
