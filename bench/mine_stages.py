@@ -1,9 +1,9 @@
 """CPU seconds of each mining job, per 1,000 articles and per million words of prose, and the fixed cost every Beam
 job pays (start-up, model loads): the inputs of docs/scaling.md.
 
-Runs `picforge mine --direct_num_workers 1` in a fresh process three times: with `--job-per-stage` on the input
-(optionally repeated K times with fresh page ids and titles) and on its first article alone (`--max-pages 1`,
-where each job's CPU is almost all fixed cost), and as one job (the default) on the input. CPU seconds per job come
+Runs `picforge mine --direct_num_workers 1` in a fresh process four times: with `--job-per-stage` and as one job
+(the default), each on the input (optionally repeated K times with fresh page ids and titles) and on its first
+article alone (`--max-pages 1`, where a job's CPU is almost all fixed cost). CPU seconds per job come
 from the stage manifests (`cpu_seconds`, `job`); the process's CPU beyond their sum is the launcher's (imports,
 run-directory bookkeeping). Model loads and reading the dump alone are timed in a process of their own, and
 `--encoders` times the encoders on the run's in-window sentences with one torch thread: the bundled MiniLM and a
@@ -174,13 +174,15 @@ from picforge.rundir import RunDir
 from picforge.encoders import load_sentence_model, encode
 from sentence_transformers import SentenceTransformer, models
 from transformers import RobertaConfig, RobertaModel
-texts = [r["text"] for r in RunDir({out!r}).iter_records("sentences") if 5 <= r["n_words"] <= 25][:{limit}]
+from pipeline.mine_options import MineOptions as O
+texts = [r["text"] for r in RunDir({out!r}).iter_records("sentences")
+         if O.min_words <= r["n_words"] <= O.max_words][:{limit}]
 minilm = load_sentence_model(device="cpu")
 large = SentenceTransformer(modules=[models.Transformer(minilm[0].auto_model.name_or_path),
                                      models.Pooling(1024, pooling_mode="cls")], device="cpu")
 large[0].model = RobertaModel(RobertaConfig(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
-                                                 intermediate_size=4096, vocab_size=50265, max_position_embeddings=514,
-                                                 type_vocab_size=1, pad_token_id=1), add_pooling_layer=False).eval()
+                                            intermediate_size=4096, vocab_size=50265, max_position_embeddings=514,
+                                            type_vocab_size=1, pad_token_id=1), add_pooling_layer=False).eval()
 rates = {{}}
 for name, model in (("MiniLM-L6 (22 M)", minilm), ("RoBERTa-large shape (355 M)", large)):
     encode(model, texts[:64])
@@ -207,7 +209,8 @@ def main(argv=None):
         args.input, args.repeat, os.path.join(work, f"repeat{args.repeat}.xml.bz2"))
     print(f"input: {args.input} x{args.repeat}  CPUs: {os.cpu_count()}  load 1m: {os.getloadavg()[0]:.2f}")
     runs = {}
-    for name, extra in (("one article", ["--job-per-stage", "--max-pages", "1"]), ("input", ["--job-per-stage"]),
+    for name, extra in (("one article", ["--job-per-stage", "--max-pages", "1"]),
+                        ("one article, one job", ["--max-pages", "1"]), ("input", ["--job-per-stage"]),
                         ("input, one job", [])):
         out = os.path.join(work, name.replace(", ", "-").replace(" ", "-"))
         shutil.rmtree(out, ignore_errors=True)
@@ -215,7 +218,7 @@ def main(argv=None):
         runs[name] = (out, stage_figures(out))
         manifests = runs[name][1][0]
         jobs_cpu = sum(manifests[job[0]]["cpu_seconds"] for job in jobs_of(manifests))
-        print(f"{name:<15} jobs {len(jobs_of(manifests))}  wall {wall:7.1f} s  process CPU {cpu:7.2f} s  "
+        print(f"{name:<21} jobs {len(jobs_of(manifests))}  wall {wall:7.1f} s  process CPU {cpu:7.2f} s  "
               f"in jobs {jobs_cpu:7.2f} s  launcher (imports, bookkeeping) {cpu - jobs_cpu:6.2f} s  "
               f"triplets {manifests['select']['records']}")
     probed = probes(args.input)
