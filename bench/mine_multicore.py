@@ -1,11 +1,13 @@
 """Whole `picforge mine` on one machine: DirectRunner with one worker, Beam's multi-process DirectRunner with N
-workers, and picforge's DaskRunner on a LocalCluster of N single-thread worker processes; same input, fresh run
-directory each, the triplets compared with the one-worker run.
+workers, and picforge's DaskRunner on a LocalCluster of N single-thread worker processes, each as one Beam job (and,
+with --job-per-stage, the one-worker run as one job per stage, for reference); same input, fresh run directory
+each, the triplets compared with the one-worker run.
 
 CPU seconds are those of every process the run started (RUSAGE_CHILDREN, with the Dask cluster's workers after it
 closes); peak RSS is the largest single process. Wall time on a shared machine moves with its load, printed beside.
 
     python bench/mine_multicore.py [--input DUMP] [--wic WIC_ZIP] [--workers 2] [--repeats 2] [--no-dask]
+                                   [--job-per-stage]
 """
 import argparse
 import os
@@ -65,6 +67,8 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=2, help="runs of each configuration (default 2)")
     parser.add_argument("--no-dask", action="store_true", help="leave out the DaskRunner configuration")
+    parser.add_argument("--job-per-stage", action="store_true",
+                        help="add the one-worker run with one Beam job per stage (picforge's shape before issue 11)")
     args = parser.parse_args(argv)
     n = args.workers
     configs = {
@@ -72,11 +76,14 @@ def main(argv=None):
         f"direct, {n} processes": lambda out: run_mine(
             args.input, args.wic, out, ["--direct_num_workers", str(n), "--direct_running_mode", "multi_processing"]),
     }
+    if args.job_per_stage:
+        configs["direct, 1 worker, job per stage"] = lambda out: run_mine(
+            args.input, args.wic, out, ["--direct_num_workers", "1", "--job-per-stage"])
     if not args.no_dask:
         configs[f"dask, {n} processes"] = lambda out: run_dask(args.input, args.wic, out, n)
     work = tempfile.mkdtemp(prefix="mine-multicore-")
     print(f"input: {args.input}  CPUs: {os.cpu_count()}  repeats: {args.repeats}")
-    print(f"{'configuration':<22}{'run':>4}{'wall s':>9}{'CPU s':>9}{'load 1m':>9}{'triplets':>10}{'same':>6}")
+    print(f"{'configuration':<34}{'run':>4}{'wall s':>9}{'CPU s':>9}{'load 1m':>9}{'triplets':>10}{'same':>6}")
     walls = {}
     try:
         reference = None
@@ -88,14 +95,14 @@ def main(argv=None):
                 reference = reference or out
                 same, count = same_triplets(out, reference)
                 walls.setdefault(name, []).append(wall)
-                print(f"{name:<22}{repeat + 1:>4}{wall:>9.1f}{cpu:>9.1f}{load:>9.2f}{count:>10}{'yes' if same else 'NO':>6}",
+                print(f"{name:<34}{repeat + 1:>4}{wall:>9.1f}{cpu:>9.1f}{load:>9.2f}{count:>10}{'yes' if same else 'NO':>6}",
                       flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     base = min(walls["direct, 1 worker"])
     print("\nspeed-up of the best wall time over `direct, 1 worker` (target >= 1.6x for the multi-process runs):")
     for name, times in walls.items():
-        print(f"  {name:<22}{base / min(times):>6.2f}x")
+        print(f"  {name:<34}{base / min(times):>6.2f}x")
     return 0
 
 

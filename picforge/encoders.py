@@ -1,5 +1,6 @@
 """The one encoder module: model path resolution, the offline switch, sentence encoders and token encoders for
 character spans (their Beam RunInference handler is in picforge.inference, so this module imports no Beam)."""
+import functools
 import os
 
 import numpy as np
@@ -71,8 +72,14 @@ class SentenceModelOnFirstUse:
 
     def get(self):
         if self.model is None:
-            self.model = load_sentence_model(self.name, self.pooling, self.device)
+            self.model = process_sentence_model(self.name, self.pooling, self.device)
         return self.model
+
+
+@functools.cache
+def process_sentence_model(name, pooling, device):
+    """One loaded sentence model per process and settings, shared by every stage of a job that encodes with it."""
+    return load_sentence_model(name, pooling, device)
 
 
 def cosine(a, b):

@@ -31,8 +31,15 @@ def stage_started(stages):
 
 
 def stage_finished(manifests):
-    """One line per finished stage: records written, seconds, records/s."""
+    """One line per finished stage (records written), then the job's seconds and records/s (with one stage) or
+    its seconds and CPU seconds (with several, which share them)."""
+    first = next(iter(manifests.values()))
+    seconds = max(first["seconds"], 1e-3)
+    if len(manifests) == 1:
+        log.info("%s: %s records in %.1f s (%s records/s)", first["stage"], f"{first['records']:,}", seconds,
+                 f"{first['records'] / seconds:,.0f}")
+        return
     for stage, manifest in manifests.items():
-        seconds = max(manifest["seconds"], 1e-3)
-        log.info("%s: %s records in %.1f s (%s records/s)", stage, f"{manifest['records']:,}", seconds,
-                 f"{manifest['records'] / seconds:,.0f}")
+        log.info("%s: %s records", stage, f"{manifest['records']:,}")
+    cpu = "" if first.get("cpu_seconds") is None else f", {first['cpu_seconds']:.1f} CPU s"
+    log.info("one job for %s: %.1f s%s", ", ".join(manifests), seconds, cpu)

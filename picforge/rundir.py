@@ -1,10 +1,13 @@
 """Run directories: each stage's Parquet output and `_manifest.json`, over Beam FileSystems."""
+import dataclasses
 import hashlib
 import json
 import logging
 import os
+import resource
 import tempfile
 import time
+from typing import Callable
 
 import apache_beam as beam
 import pyarrow as pa
@@ -12,11 +15,13 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import BeamIOError
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
+from apache_beam.options.pipeline_options import StandardOptions
 
 import schemas
 from picforge import __version__, progress
 from picforge.errors import InputError
 from picforge.files import STAGING_PREFIX, write_atomically
+from picforge.options import RUNNER_ALIASES
 
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
@@ -329,6 +334,112 @@ class WriteStage(beam.PTransform):
         )
 
 
+def read_stage(pipeline, run, stage):
+    """A completed stage's records as a PCollection (empty when the stage wrote no rows)."""
+    if not run.output_files(stage):
+        return pipeline | f"no {stage} rows" >> beam.Create([])
+    return pipeline | f"read {stage}" >> beam.io.ReadFromParquet(run.join(stage, "part-*.parquet"))
+
+
+@dataclasses.dataclass
+class Step:
+    """Stages one builder makes together ({name: schema}): `build(job)` returns {stage: PCollection}; `after`
+    names the upstream stages it reads with `job.read` (their fingerprints count as inputs, beside `inputs`);
+    `finalise()` runs after the Beam job, before the manifests; `derived` names run-level files it writes."""
+
+    stages: dict
+    build: Callable
+    after: tuple = ()
+    inputs: dict = dataclasses.field(default_factory=dict)
+    options: dict = dataclasses.field(default_factory=dict)
+    finalise: Callable | None = None
+    derived: tuple = ()
+
+
+class StageJob:
+    """One Beam pipeline being built: `read(stage)` is a stage made earlier in this job, else its files."""
+
+    def __init__(self, run, pipeline):
+        self.run, self.pipeline = run, pipeline
+        self.made, self._read = {}, {}
+
+    def read(self, stage):
+        if stage in self.made:
+            return self.made[stage]
+        if stage not in self._read:
+            self._read[stage] = read_stage(self.pipeline, self.run, stage)
+        return self._read[stage]
+
+
+def run_steps(run, steps, *, pipeline_options, force=False, one_job=True):
+    """Run the steps whose stages are not all up to date, in order: as one Beam job (`one_job`), so worker
+    start-up and model loads are paid once and stages pass records in memory, or one job per step, each
+    reading its inputs from the run (resumable stage by stage). Returns {stage: manifest} in step order."""
+    prints, planned, manifests = {}, [], {}
+    for step in steps:
+        inputs = dict(step.inputs, **{stage: prints[stage] for stage in step.after})
+        prints.update({stage: fingerprint(stage, inputs, step.options) for stage in step.stages})
+        if not force and all(run.up_to_date(stage, prints[stage]) for stage in step.stages):
+            progress.log.info("%s: up to date, skipped", ", ".join(step.stages))
+            manifests.update({stage: dict(run.read_manifest(stage), skipped=True) for stage in step.stages})
+        else:
+            planned.append((step, inputs))
+    for job in [planned] if one_job and planned else [[item] for item in planned]:
+        manifests.update(_run_job(run, job, prints, pipeline_options))
+    return {stage: manifests[stage] for step in steps for stage in step.stages}
+
+
+def _run_job(run, planned, prints, pipeline_options):
+    """One Beam pipeline making every stage of `planned` ([(step, inputs)]); manifests are written last."""
+    stages = {stage: schema for step, _ in planned for stage, schema in step.stages.items()}
+    for stage in stages:
+        run.clear(stage)
+    stale = [run.join(name) for step, _ in planned for name in step.derived if FileSystems.exists(run.join(name))]
+    if stale:
+        FileSystems.delete(stale)
+    started, cpu_started = time.time(), cpu_seconds()
+    progress.stage_started(stages)
+    pipeline = beam.Pipeline(options=pipeline_options)
+    build_job(run, [step for step, _ in planned], pipeline)
+    result = pipeline.run()
+    result.wait_until_finish()
+    counters = beam_counters(result)
+    job_cpu = cpu_seconds() - cpu_started if runs_here(pipeline_options) else None
+    manifests = {}
+    for step, inputs in planned:
+        if step.finalise is not None:
+            step.finalise()
+        for stage in step.stages:
+            manifests[stage] = run.finish_stage(
+                stage, prints[stage], inputs=inputs, options=step.options, started=started,
+                counters={k: v for k, v in counters.items() if k.startswith(stage + "/")},
+                job=list(stages), cpu_seconds=None if job_cpu is None else round(job_cpu, 3))
+    progress.stage_finished(manifests)
+    return manifests
+
+
+def build_job(run, steps, pipeline):
+    """Add `steps` to `pipeline` as one job: each stage written to the run, and handed in memory to later steps."""
+    job = StageJob(run, pipeline)
+    for step in steps:
+        outputs = step.build(job)
+        for stage, schema_name in step.stages.items():
+            job.made[stage] = outputs[stage]
+            outputs[stage] | f"write {stage}" >> WriteStage(run, stage, schema_name)
+
+
+def cpu_seconds():
+    """CPU seconds of this process and of its finished child processes (Beam's multi-process workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def runs_here(pipeline_options):
+    """Whether the job's workers are this process or its children (the embedded runner, or Beam's default), so
+    their CPU time is counted here."""
+    return pipeline_options.view_as(StandardOptions).runner in (RUNNER_ALIASES["DirectRunner"], "DirectRunner", None)
+
+
 def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False, finalise=None, derived=()):
     """Run one Beam pipeline producing `stages` ({name: schema}) unless all are already complete.
 
@@ -336,28 +447,6 @@ def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=F
     pipeline and before the manifests are written (last); `derived` names the run-level files it writes, removed
     before the stages rerun so none outlives the stage it came from. Returns {stage: manifest}.
     """
-    prints = {stage: fingerprint(stage, inputs, options) for stage in stages}
-    if not force and all(run.up_to_date(stage, prints[stage]) for stage in stages):
-        progress.log.info("%s: up to date, skipped", ", ".join(stages))
-        return {stage: dict(run.read_manifest(stage), skipped=True) for stage in stages}
-    for stage in stages:
-        run.clear(stage)
-    stale = [run.join(name) for name in derived if FileSystems.exists(run.join(name))]
-    if stale:
-        FileSystems.delete(stale)
-    started = time.time()
-    progress.stage_started(stages)
-    pipeline = beam.Pipeline(options=pipeline_options)
-    outputs = build(pipeline)
-    for stage, schema_name in stages.items():
-        outputs[stage] | f"write {stage}" >> WriteStage(run, stage, schema_name)
-    result = pipeline.run()
-    result.wait_until_finish()
-    counters = beam_counters(result)
-    if finalise is not None:
-        finalise()
-    manifests = {stage: run.finish_stage(stage, prints[stage], inputs=inputs, options=options, started=started,
-                                         counters={k: v for k, v in counters.items() if k.startswith(stage + "/")})
-                 for stage in stages}
-    progress.stage_finished(manifests)
-    return manifests
+    step = Step(stages, lambda job: build(job.pipeline), inputs=inputs, options=options, finalise=finalise,
+                derived=derived)
+    return run_steps(run, [step], pipeline_options=pipeline_options, force=force)

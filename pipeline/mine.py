@@ -13,6 +13,7 @@ from picforge.encoders import resolve_device
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge.options import LOCAL_RUNNERS, pipeline_options
+from picforge.rundir import Step
 from picforge.resources import read_wic_words
 from pipeline.download import fetch
 from pipeline.mine_options import MineOptions
@@ -29,14 +30,6 @@ from pipeline.stages.sentences import SplitSentences
 log = logging.getLogger(__name__)
 CANDIDATES_CSV = "annotation_candidates.csv"
 FUNNEL_JSON = "funnel.json"
-
-
-def read_stage(pipeline, run, stage):
-    """A completed stage's records as a PCollection (empty when the stage wrote no rows)."""
-    files = run.output_files(stage)
-    if not files:
-        return pipeline | f"no {stage} rows" >> beam.Create([])
-    return pipeline | f"read {stage}" >> beam.io.ReadFromParquet(run.join(stage, "part-*.parquet"))
 
 
 def resolve_input(path, cache_dir=None):
@@ -59,57 +52,55 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     run = rundir.RunDir(rundir.writable_folder(out))
     dump = resolve_input(input_path, cache_dir)
     wic_words = read_wic_words(wic_path)
-    opts = dataclasses.asdict(options)
-    manifests = {}
-
-    def stages(names, inputs, stage_options, build, **finalising):
-        manifests.update(rundir.run_stages(run, names, inputs=inputs, options=stage_options, build=build,
-                                           pipeline_options=popts(), force=force, **finalising))
-
-    stages({"read-dump": "article", "clean": "page"}, {"dump": rundir.input_identity(dump)},
-           {"max_pages": options.max_pages}, lambda p: read_and_clean(p, dump, options.max_pages))
+    manifests = rundir.run_steps(run, mining_steps(run, dump, wic_path, wic_words, options),
+                                 pipeline_options=popts(), force=force, one_job=not options.job_per_stage)
     if manifests["read-dump"]["records"] == 0:
         raise InputError(
             f"{input_path}: no articles were read (counters: {json.dumps(manifests['read-dump']['counters'])}); "
             "check that it is a non-empty pages-articles XML dump (see the log for unreadable files)")
-    stages({"sentences": "sentence"}, rundir.upstream(run, "clean"), {},
-           lambda p: {"sentences": read_stage(p, run, "clean") | "sentences" >> SplitSentences()})
-    word_window, parse_wic_words = parse_cuts(options, wic_words)
-    phrase_inputs = rundir.upstream(run, "sentences")
-    if parse_wic_words:
-        phrase_inputs["wic"] = rundir.input_identity(wic_path)
-    stages({"phrases": "occurrence"}, phrase_inputs,
-           {"spacy_model": options.spacy_model, "spacy_batch_size": options.spacy_batch_size,
-            "word_window": word_window},
-           lambda p: {"phrases": read_stage(p, run, "sentences") | "phrases" >> ExtractPhrases(
-               options.spacy_model, options.spacy_batch_size, word_window, parse_wic_words)})
-    stages({"group": "phrase_contexts"}, dict(rundir.upstream(run, "phrases"), wic=rundir.input_identity(wic_path)),
-           {"seed": options.seed},
-           lambda p: {"group": read_stage(p, run, "phrases") | "group" >> GroupPhrases(wic_words, options.seed)})
-    pair_options = {k: opts[k] for k in ("seed", "embedding_model", "pooling", "min_similarity", "max_similarity",
-                                         "threshold_mode", "quantile_window", "max_length_diff", "min_words",
-                                         "max_words", "max_contexts")}
-    stages({"pairs": "candidate_pair"}, rundir.upstream(run, "group", "sentences"), pair_options,
-           lambda p: {"pairs": read_stage(p, run, "group") | "pairs" >> PairContexts(
-               read_stage(p, run, "sentences"), seed=options.seed, model_name=options.embedding_model,
-               pooling=options.pooling, max_contexts=options.max_contexts, min_words=options.min_words,
-               max_words=options.max_words, max_length_diff=options.max_length_diff,
-               window=(options.min_similarity, options.max_similarity), threshold_mode=options.threshold_mode,
-               quantile_window=options.quantile_window, device=options.device,
-               encode_batch_size=options.encode_batch_size)})
-    stages({"domains": "candidate_pair"}, rundir.upstream(run, "pairs", "clean"), domain_options(options),
-           lambda p: {"domains": read_stage(p, run, "pairs") | "domains" >> ScoreDomains(
-               category_source(p, run, options), options.embedding_model, options.pooling, options.device,
-               options.encode_batch_size)})
-    select_inputs = rundir.upstream(run, "domains", "group", "clean", "sentences", "phrases")
-    stages({"select": "triplet"}, select_inputs, {"top_n": options.top_n},
-           lambda p: {"select": read_stage(p, run, "domains") | "select" >> SelectTriplets(
-               read_stage(p, run, "group"), read_stage(p, run, "clean"), read_stage(p, run, "sentences"),
-               read_stage(p, run, "phrases"), options.top_n)},
-           finalise=lambda: finalise_selection(run), derived=(CANDIDATES_CSV,))
     funnel = funnel_report(manifests)
     write_atomically(run.join(FUNNEL_JSON), json.dumps(funnel, indent=2))
     return funnel
+
+
+def mining_steps(run, dump, wic_path, wic_words, options):
+    """PiC Steps 1–6 as run steps, each with the inputs and options its stages' fingerprints depend on."""
+    word_window, parse_wic_words = parse_cuts(options, wic_words)
+    wic = {"wic": rundir.input_identity(wic_path)}
+    opts = dataclasses.asdict(options)
+    pair_options = {k: opts[k] for k in ("seed", "embedding_model", "pooling", "min_similarity", "max_similarity",
+                                         "threshold_mode", "quantile_window", "max_length_diff", "min_words",
+                                         "max_words", "max_contexts")}
+    return [
+        Step({"read-dump": "article", "clean": "page"}, lambda job: read_and_clean(job.pipeline, dump, options.max_pages),
+             inputs={"dump": rundir.input_identity(dump)}, options={"max_pages": options.max_pages}),
+        Step({"sentences": "sentence"}, lambda job: {"sentences": job.read("clean") | "sentences" >> SplitSentences()},
+             after=("clean",)),
+        Step({"phrases": "occurrence"}, lambda job: {"phrases": job.read("sentences") | "phrases" >> ExtractPhrases(
+                 options.spacy_model, options.spacy_batch_size, word_window, parse_wic_words)},
+             after=("sentences",), inputs=wic if parse_wic_words else {},
+             options={"spacy_model": options.spacy_model, "spacy_batch_size": options.spacy_batch_size,
+                      "word_window": word_window}),
+        Step({"group": "phrase_contexts"},
+             lambda job: {"group": job.read("phrases") | "group" >> GroupPhrases(wic_words, options.seed)},
+             after=("phrases",), inputs=wic, options={"seed": options.seed}),
+        Step({"pairs": "candidate_pair"}, lambda job: {"pairs": job.read("group") | "pairs" >> PairContexts(
+                 job.read("sentences"), seed=options.seed, model_name=options.embedding_model,
+                 pooling=options.pooling, max_contexts=options.max_contexts, min_words=options.min_words,
+                 max_words=options.max_words, max_length_diff=options.max_length_diff,
+                 window=(options.min_similarity, options.max_similarity), threshold_mode=options.threshold_mode,
+                 quantile_window=options.quantile_window, device=options.device,
+                 encode_batch_size=options.encode_batch_size)},
+             after=("group", "sentences"), options=pair_options),
+        Step({"domains": "candidate_pair"}, lambda job: {"domains": job.read("pairs") | "domains" >> ScoreDomains(
+                 category_source(job, options), options.embedding_model, options.pooling, options.device,
+                 options.encode_batch_size)},
+             after=("pairs", "clean"), options=domain_options(options)),
+        Step({"select": "triplet"}, lambda job: {"select": job.read("domains") | "select" >> SelectTriplets(
+                 job.read("group"), job.read("clean"), job.read("sentences"), job.read("phrases"), options.top_n)},
+             after=("domains", "group", "clean", "sentences", "phrases"), options={"top_n": options.top_n},
+             finalise=lambda: finalise_selection(run), derived=(CANDIDATES_CSV,)),
+    ]
 
 
 def read_and_clean(pipeline, dump, max_pages=None):
@@ -143,10 +134,10 @@ def domain_options(options):
     return chosen
 
 
-def category_source(pipeline, run, options):
+def category_source(job, options):
     """Where `domains` gets the categories of the pages it scores: the MediaWiki API or the `clean` Page records."""
     if not options.categories_from_api:
-        return PageCategoryTexts(read_stage(pipeline, run, "clean"))
+        return PageCategoryTexts(job.read("clean"))
     contact = options.categories_contact or os.environ.get("PICFORGE_CONTACT")
     return ApiCategoryTexts(options.categories_api_url, options.categories_cache_dir, contact)
 

@@ -30,6 +30,7 @@ class MineOptions:
     max_words: int = 25
     max_contexts: int = 32
     parse_all_sentences: bool = False
+    job_per_stage: bool = False
     categories_from_api: bool = False
     categories_api_url: str = CATEGORIES_API_URL
     categories_cache_dir: str = CATEGORIES_CACHE_DIR

@@ -20,3 +20,9 @@ def test_token_encoder_gives_a_vector_per_token_with_its_offsets():
     for text, (vectors, offsets) in zip(texts, found):
         assert vectors.shape == (len(offsets), 384) and np.isfinite(vectors).all()
         assert any(text[start:end].lower() == "bank" for start, end in offsets)
+
+
+def test_the_stages_of_a_process_share_one_loaded_sentence_model():
+    first = encoders.SentenceModelOnFirstUse(encoders.BUNDLED_MODEL, "model", "cpu").get()
+    assert encoders.SentenceModelOnFirstUse(encoders.BUNDLED_MODEL, "model", "cpu").get() is first
+    assert encoders.SentenceModelOnFirstUse(encoders.BUNDLED_MODEL, "mean", "cpu").get() is not first

@@ -9,7 +9,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from picforge.cli import main
 from picforge.errors import InputError
 from picforge.files import write_atomically
-from picforge.rundir import MANIFEST, PARQUET_FILE, RunDir, fingerprint, run_stages
+from picforge.rundir import MANIFEST, PARQUET_FILE, RunDir, Step, fingerprint, run_stages, run_steps
 
 ROWS = [{"page_id": page_id, "title": title, "url": f"https://en.wikipedia.org/wiki?curid={page_id}",
          "text": text, "categories": categories, "paragraphs": [text], "missing_words": []}
@@ -109,6 +109,39 @@ def test_a_beam_stage_gets_its_manifest_only_after_finalise(tmp_path):
     assert run.read_manifest("clean") is None and run.output_files("clean")
     manifests = run_stages(run, stage, inputs={}, options={}, build=build, pipeline_options=PipelineOptions())
     assert manifests["clean"]["records"] == 2 and run.read_manifest("clean") == manifests["clean"]
+
+
+def two_steps():
+    """`clean` from ROWS, then `titles`: the same pages with upper-cased titles, read from `clean`."""
+    return [Step({"clean": "page"}, lambda job: {"clean": job.pipeline | "rows" >> beam.Create(ROWS)}),
+            Step({"titles": "page"}, lambda job: {"titles": job.read("clean") | "upper" >> beam.Map(
+                lambda row: dict(row, title=row["title"].upper()))}, after=("clean",), options={"case": "upper"})]
+
+
+def test_run_steps_runs_every_stale_step_as_one_job_and_skips_them_after(tmp_path):
+    run = RunDir(str(tmp_path))
+    manifests = run_steps(run, two_steps(), pipeline_options=PipelineOptions())
+    assert [m["job"] for m in manifests.values()] == [["clean", "titles"]] * 2
+    assert all(m["cpu_seconds"] > 0 for m in manifests.values())  # the DirectRunner runs in this process
+    assert sorted(row["title"] for row in run.iter_records("titles")) == ["FIRST", "SECOND"]
+    assert manifests["titles"]["inputs"] == {"clean": manifests["clean"]["fingerprint"]}
+    again = run_steps(run, two_steps(), pipeline_options=PipelineOptions())
+    assert all(m["skipped"] for m in again.values())
+
+
+def test_a_step_left_unfinished_reruns_alone_reading_its_inputs_from_the_run(tmp_path):
+    run = RunDir(str(tmp_path))
+    first = run_steps(run, two_steps(), pipeline_options=PipelineOptions())
+    (tmp_path / "titles" / MANIFEST).unlink()
+    manifests = run_steps(run, two_steps(), pipeline_options=PipelineOptions())
+    assert manifests["clean"]["skipped"] and manifests["titles"]["job"] == ["titles"]
+    assert manifests["titles"]["fingerprint"] == first["titles"]["fingerprint"]
+    assert sorted(row["title"] for row in run.iter_records("titles")) == ["FIRST", "SECOND"]
+
+
+def test_one_job_per_step_when_asked(tmp_path):
+    manifests = run_steps(RunDir(str(tmp_path)), two_steps(), pipeline_options=PipelineOptions(), one_job=False)
+    assert [m["job"] for m in manifests.values()] == [["clean"], ["titles"]]
 
 
 def test_write_atomically_replaces_the_whole_file_and_leaves_no_staging_file(tmp_path):

@@ -6,9 +6,8 @@ from apache_beam.io.filesystems import FileSystems
 
 from companions.mcphrasy import corpus, grouping, match, stages
 from picforge.errors import InputError
-from pipeline.mine import read_stage
 from picforge.options import pipeline_options
-from picforge.rundir import RunDir, fingerprint, input_identity, run_stages, upstream
+from picforge.rundir import RunDir, fingerprint, input_identity, read_stage, run_stages, upstream
 
 GROUPS = "mcphrasy-groups"
 WIKI_CATEGORY_MODES = ("one", "page")

@@ -12,7 +12,6 @@ from companions.pearl.options import PearlOptions
 from picforge import rundir
 from picforge.errors import InputError
 from picforge.options import pipeline_options
-from pipeline.mine import read_stage
 
 WORD_VECTORS_STAGE = "pearl-word-vectors"
 WORD_VECTORS_FILE = "vectors.kv"
@@ -90,7 +89,7 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
     inputs = dict(rundir.upstream(mining_run, "sentences"), word_vectors=vectors_identity)
     manifests = rundir.run_stages(
         run, {corpus.STAGE: "pearl_phrase"}, inputs=inputs, options=dataclasses.asdict(options),
-        build=lambda p: {corpus.STAGE: read_stage(p, mining_run, "sentences") | "pearl" >> corpus.BuildCorpus(settings)},
+        build=lambda p: {corpus.STAGE: rundir.read_stage(p, mining_run, "sentences") | "pearl" >> corpus.BuildCorpus(settings)},
         pipeline_options=pipeline_options(beam_args, runner), force=force,
         finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
     return manifests[corpus.STAGE]

@@ -46,6 +46,10 @@ def register(subparsers):
     parser.add_argument("--parse-all-sentences", action="store_true",
                         help="run spaCy on every sentence, not only those in the --min-words/--max-words window "
                              "that contain a WiC word (slower; same triplets, see docs/mining-extras.md)")
+    parser.add_argument("--job-per-stage", action="store_true",
+                        help="run each stage as its own Beam job that reads the previous stage's files (a failed "
+                             "run resumes at the stage that failed; each job pays worker start-up and model loads) "
+                             "instead of one job for every stage not up to date")
     parser.add_argument("--categories-from-api", action="store_true",
                         help="take the categories of the paired pages from the MediaWiki API instead of the dump's "
                              "[[Category:…]] links")
@@ -81,6 +85,7 @@ def run(args):
         min_similarity=args.min_similarity, max_similarity=args.max_similarity, threshold_mode=args.threshold_mode,
         quantile_window=tuple(args.quantile_window), max_length_diff=args.max_length_diff, min_words=args.min_words,
         max_words=args.max_words, max_contexts=args.max_contexts, parse_all_sentences=args.parse_all_sentences,
+        job_per_stage=args.job_per_stage,
         categories_from_api=args.categories_from_api,
         categories_api_url=args.categories_api_url, categories_cache_dir=args.categories_cache_dir,
         categories_contact=args.categories_contact)

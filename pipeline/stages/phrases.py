@@ -195,6 +195,7 @@ class ExtractPhrases(beam.PTransform):
         return (
             sentences
             | "keep pair window" >> beam.ParDo(_KeepInPairWindow(self.word_window))
+            | "spread sentences" >> beam.Reshuffle()
             | "batch sentences" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size * 4)
             | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.model_name, self.batch_size, self.wic_words))
         )

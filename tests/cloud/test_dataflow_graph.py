@@ -1,11 +1,11 @@
-"""The Dataflow job of the first mining stages, translated offline (Beam's --dry_run: no credentials, no submit)."""
+"""The one Dataflow job of every mining stage, translated offline (Beam's --dry_run: no credentials, no submit)."""
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.options import SETUP_FILE, pipeline_options
-from picforge.rundir import RunDir, WriteStage
-from pipeline.mine import read_and_clean
-from pipeline.stages.phrases import ExtractPhrases
+from picforge.rundir import RunDir, build_job
+from pipeline.mine import mining_steps
+from pipeline.mine_options import MineOptions
 from tests.cloud.emulators import gcs_emulator
 from tests.cloud.test_cloud_io import copy_to
 
@@ -29,30 +29,20 @@ def transform_names(job):
     return {t.unique_name for t in job.proto_pipeline.components.transforms.values()}
 
 
-def test_read_clean_and_phrases_jobs_translate_for_dataflow(enwiki_sample, wic_zip):
+def test_the_whole_mining_job_translates_for_dataflow(enwiki_sample, wic_zip):
     from picforge.resources import read_wic_words
 
     with gcs_emulator("picforge-dataflow") as root:
         copy_to(enwiki_sample, f"{root}/dumps/enwiki-sample-5pages.xml.bz2")
         run = RunDir(f"{root}/runs/sample")
-
-        def first_job(pipeline):
-            outputs = read_and_clean(pipeline, f"{root}/dumps/*.bz2")
-            for stage, schema in (("read-dump", "article"), ("clean", "page")):
-                outputs[stage] | f"write {stage}" >> WriteStage(run, stage, schema)
-
-        options, job = dry_run(first_job)
+        steps = mining_steps(run, f"{root}/dumps/*.bz2", str(wic_zip), read_wic_words(str(wic_zip)), MineOptions())
+        options, job = dry_run(lambda pipeline: build_job(run, steps, pipeline))
         names = transform_names(job)
-        assert {"read-dump", "clean", "write read-dump", "write clean"} <= names
+        stages = [stage for step in steps for stage in step.stages]
+        assert stages == ["read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select"]
+        assert set(stages) | {f"write {stage}" for stage in stages} <= names
+        assert {"phrases/spread sentences", "phrases/spaCy noun chunks", "pairs/embed sentences"} <= names
+        assert not any(name.startswith("read ") for name in names)  # later stages take earlier ones in memory
         assert options.view_as(beam.options.pipeline_options.SetupOptions).setup_file == SETUP_FILE
         assert job.proto.type_.name == "JOB_TYPE_BATCH"
-
-        def phrases_job(pipeline):
-            sentences = pipeline | "read sentences" >> beam.io.ReadFromParquet(
-                f"{root}/runs/sample/sentences/*.parquet", validate=False)  # the sentences job never ran
-            phrases = sentences | "phrases" >> ExtractPhrases(word_window=(5, 25), wic_words=read_wic_words(str(wic_zip)))
-            phrases | "write phrases" >> WriteStage(run, "phrases", "occurrence")
-
-        names = transform_names(dry_run(phrases_job)[1])
-        assert {"phrases/keep pair window", "phrases/spaCy noun chunks", "write phrases"} <= names
         assert not FileSystems.match([f"{root}/runs/sample/*"])[0].metadata_list  # nothing written: not submitted

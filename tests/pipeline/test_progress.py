@@ -7,6 +7,7 @@ from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from picforge.encoders import process_sentence_model
 from picforge.inference import SentenceTransformerHandler
 from picforge.progress import Progress
 
@@ -33,6 +34,7 @@ def _embed(texts):
 
 
 def test_the_model_loads_with_its_bar_only_when_there_are_texts_to_embed(capfd):
+    process_sentence_model.cache_clear()  # a model an earlier test loaded in this process would be reused
     _embed([])
     assert "Loading weights" not in capfd.readouterr().err
     _embed(["A river bank in spring.", "The bank raised its rates."])
