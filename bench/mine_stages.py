@@ -29,6 +29,7 @@ SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirnam
 DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
 DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
 STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
+ENCODER_STAGES = ("pairs", "domains")
 PAGE_ID_STRIDE = 10 ** 9  # copy k of page N gets id N + k * stride (as bench/mine_throughput.py)
 PAGE = re.compile(rb"<page>.*?</page>\s*", re.DOTALL)
 PAGE_ID = re.compile(rb"(<id>)(\d+)(</id>)")
@@ -156,12 +157,13 @@ def print_jobs(manifests, articles, words, fixed, label):
 
 
 def fixed_costs(one_article, probed):
-    """CPU seconds each job pays whatever its input: the one-article run's, plus the encoder load for a job whose
-    encoder never loaded there (one article forms no pair across pages, so `pairs` and `domains` embed nothing)."""
-    fixed = {}
+    """CPU seconds each job pays whatever its input: the one-article run's, plus one encoder load for the first job
+    that embeds (one article forms no pair across pages, so that run loads none; a process keeps the model)."""
+    fixed, loaded = {}, False
     for job in jobs_of(one_article):
-        unloaded = [s for s in ("pairs", "domains") if s in job and one_article[s]["records"] == 0]
-        fixed[job] = one_article[job[0]]["cpu_seconds"] + probed["encoder"] * len(unloaded)
+        first_encoder_job = not loaded and any(stage in job for stage in ENCODER_STAGES)
+        fixed[job] = one_article[job[0]]["cpu_seconds"] + (probed["encoder"] if first_encoder_job else 0.0)
+        loaded = loaded or first_encoder_job
     return fixed
 
 
