@@ -13,8 +13,8 @@ from picforge.encoders import resolve_device
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge.options import LOCAL_RUNNERS, pipeline_options
-from picforge.rundir import Step
 from picforge.resources import read_wic_words
+from picforge.rundir import Step
 from pipeline.download import fetch
 from pipeline.mine_options import MineOptions
 from pipeline.stages import select as select_stage
