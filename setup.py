@@ -50,6 +50,8 @@ setup(
         "dask": ["apache-beam[dask]==2.77.0"],
         # McPhraSy: one-pass multi-phrase matching; V-measure/ARI/AMI and agglomerative clustering
         "mcphrasy": ["pyahocorasick>=2.1", "scikit-learn>=1.4"],
+        # bench/mine_end_to_end.py: the original PiC pipeline's text pass (never needed by picforge itself)
+        "bench": ["wikiextractor==3.1.0"],
     },
     entry_points={"console_scripts": ["picforge=picforge.cli:main"]},
 )

@@ -6,8 +6,11 @@ each, the triplets compared with the one-worker run.
 CPU seconds are those of every process the run started (RUSAGE_CHILDREN, with the Dask cluster's workers after it
 closes); peak RSS is the largest single process. Wall time on a shared machine moves with its load, printed beside.
 
-    python bench/mine_multicore.py [--input DUMP] [--wic WIC_ZIP] [--workers 2] [--repeats 2] [--no-dask]
-                                   [--job-per-stage]
+    python bench/mine_multicore.py [--input DUMP] [--wic WIC_ZIP] [--scale K] [--workers 2] [--repeats 2]
+                                   [--no-dask] [--job-per-stage]
+
+--scale K mines the input repeated K times (each copy of a page with a fresh id and title, as bench/mine_memory.py
+writes it), so the fixed cost of each worker process (imports, model loads: about 7 CPU s) weighs less.
 """
 import argparse
 import os
@@ -64,6 +67,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", default=DEFAULT_INPUT)
     parser.add_argument("--wic", default=DEFAULT_WIC)
+    parser.add_argument("--scale", type=int, default=1, help="repeat the input's pages K times (default 1)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=2, help="runs of each configuration (default 2)")
     parser.add_argument("--no-dask", action="store_true", help="leave out the DaskRunner configuration")
@@ -82,10 +86,15 @@ def main(argv=None):
     if not args.no_dask:
         configs[f"dask, {n} processes"] = lambda out: run_dask(args.input, args.wic, out, n)
     work = tempfile.mkdtemp(prefix="mine-multicore-")
-    print(f"input: {args.input}  CPUs: {os.cpu_count()}  repeats: {args.repeats}")
-    print(f"{'configuration':<34}{'run':>4}{'wall s':>9}{'CPU s':>9}{'load 1m':>9}{'triplets':>10}{'same':>6}")
-    walls = {}
+    walls, source = {}, args.input
     try:
+        if args.scale > 1:  # the configurations read args.input when they run
+            from mine_memory import write_scaled_dump
+
+            args.input = os.path.join(work, f"scaled-{args.scale}x.xml.bz2")
+            write_scaled_dump(source, args.scale, args.input)
+        print(f"input: {source} x {args.scale}  CPUs: {os.cpu_count()}  repeats: {args.repeats}")
+        print(f"{'configuration':<34}{'run':>4}{'wall s':>9}{'CPU s':>9}{'load 1m':>9}{'triplets':>10}{'same':>6}")
         reference = None
         for repeat in range(args.repeats):
             for name, run in configs.items():

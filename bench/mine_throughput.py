@@ -125,6 +125,20 @@ def original_phrase(text, stop):
     return phrase
 
 
+def original_phrases(doc, stop):
+    """(phrase, kind) of a doc run through the full pipeline + merge_noun_chunks, as PiC's extraction loop: the
+    noun chunks and the merged NOUN/PROPN tokens, normalised by `original_phrase`."""
+    noun_phrases = [chunk.text.lower() for chunk in doc.noun_chunks]
+    proper_nouns = [t.text.lower() for t in doc if t.pos_ == "PROPN"]
+    nouns = [t.text.lower() for t in doc if t.pos_ == "NOUN"]
+    found = []
+    for candidate in set(noun_phrases + proper_nouns + nouns):
+        phrase = original_phrase(candidate, stop)
+        if phrase:
+            found.append((phrase, "PROPN" if candidate in proper_nouns else "NOUN"))
+    return found
+
+
 def original_side(pages, watch, occurrences, model_name, batch_size, wic_words):
     """The PiC loop: spaCy's full pipeline + merge_noun_chunks called once per sentence."""
     import spacy
@@ -137,18 +151,6 @@ def original_side(pages, watch, occurrences, model_name, batch_size, wic_words):
     nlp.add_pipe("merge_noun_chunks")
     stop = stopwords()
     words = sentences = 0
-
-    def extract(doc):
-        noun_phrases = [chunk.text.lower() for chunk in doc.noun_chunks]
-        proper_nouns = [t.text.lower() for t in doc if t.pos_ == "PROPN"]
-        nouns = [t.text.lower() for t in doc if t.pos_ == "NOUN"]
-        found = []
-        for candidate in set(noun_phrases + proper_nouns + nouns):
-            phrase = original_phrase(candidate, stop)
-            if phrase:
-                found.append((phrase, "PROPN" if candidate in proper_nouns else "NOUN"))
-        return found
-
     started = start_clock()
     for page in watch.excluded(pages):
         idx = 0
@@ -158,7 +160,7 @@ def original_side(pages, watch, occurrences, model_name, batch_size, wic_words):
                 n_words = len(text.split())
                 words += n_words
                 sentences += 1
-                for phrase, kind in watch.timed("extract", extract, doc):
+                for phrase, kind in watch.timed("extract", original_phrases, doc, stop):
                     if occurrences is not None:
                         occurrences[phrase].append({"sentence_id": f"{page['page_id']}:{idx}", "kind": kind,
                                                     "n_words": n_words})

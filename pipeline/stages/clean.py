@@ -143,11 +143,29 @@ INVISIBLE_TEMPLATE = re.compile(
     r"page needed|full citation|original research|or$|lead|nbsp|zwsp|•|dot|·|pad|clear|-$|toc)",
     re.IGNORECASE,
 )
+# MediaWiki's behaviour switches (__TOC__, __NOTOC__, …): page settings, never prose.
+BEHAVIOUR_SWITCH = re.compile(
+    r"__(?:NOTOC|FORCETOC|TOC|NOEDITSECTION|NEWSECTIONLINK|NONEWSECTIONLINK|NOGALLERY|HIDDENCAT|"
+    r"EXPECTUNUSEDCATEGORY|NOCONTENTCONVERT|NOCC|NOTITLECONVERT|NOTC|INDEX|NOINDEX|STATICREDIRECT|DISAMBIG|"
+    r"EXPECTED_UNCONNECTED_PAGE|NOGLOBAL|ARCHIVEDTALK|START|END)__",
+    re.IGNORECASE,
+)
 RESIDUE = re.compile(
-    r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|&[a-zA-Z]{2,8};|&#\d+;|<\s*/?\s*[a-zA-Z!][^>]*>|^\s*category:|''",
+    r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|&[a-zA-Z]{2,8};|&#x?[0-9a-f]+;|<\s*/?\s*[a-zA-Z!][^>]*>|^\s*category:|''|"
+    + BEHAVIOUR_SWITCH.pattern,
     re.IGNORECASE | re.MULTILINE,
 )
 SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
+# Bold/italic quote runs, left to the renderer rather than parsed into tags: an unbalanced run makes
+# mwparserfromhell misread the structure around it (a table that swallows the prose after it).
+STYLE_QUOTES = re.compile(r"'{2,}")
+
+
+def _style_quotes(run):
+    """What a run of apostrophes leaves as text, as MediaWiki renders it: '' italic, ''' bold, ''''' both (nothing);
+    four keep one apostrophe, more than five keep the extra ones."""
+    n = len(run.group())
+    return "'" if n == 4 else "'" * (n - 5) if n > 5 else ""
 
 
 def _template_name(template):
@@ -174,7 +192,7 @@ class _Renderer:
 
     def node(self, node):
         if isinstance(node, Text):
-            return node.value
+            return STYLE_QUOTES.sub(_style_quotes, node.value)
         if isinstance(node, HTMLEntity):
             return node.normalize()
         if isinstance(node, Wikilink):
@@ -294,7 +312,7 @@ class CleanText(NamedTuple):
 def clean_wikitext(wikitext):
     """Render wikitext to prose paragraphs with no markup residue (paragraphs that keep any are dropped)."""
     renderer = _Renderer()
-    rendered = renderer.render(mwparserfromhell.parse(wikitext))
+    rendered = BEHAVIOUR_SWITCH.sub("", renderer.render(mwparserfromhell.parse(wikitext, skip_style_tags=True)))
     paragraphs, current, missing_words, in_prose_section = [], [], [], True
     residue = 0
 

@@ -94,10 +94,10 @@ def test_detector_over_every_sentence_of_the_real_103_page_sample(enwiki_sample_
     reasons = collections.Counter(
         s["broken"] for page in iter_clean_pages(str(enwiki_sample_103)) for s in page_sentences(page))
     total, whole = sum(reasons.values()), reasons.pop("")
-    assert total == 14274
-    assert reasons == {"number-followed-by-nothing": 94, "missing-words": 36, "dangling-punctuation": 17,
+    assert total == 14541  # with the prose that unbalanced quotes used to lose (Alaska, Angola, 9 other pages)
+    assert reasons == {"number-followed-by-nothing": 94, "missing-words": 39, "dangling-punctuation": 18,
                        "leftover-markup": 5, "stray-pipe": 1}
-    assert (total - whole) / total < 0.011  # 153 of 14,274 sentences (1.1 %)
+    assert (total - whole) / total < 0.011  # 157 of 14,541 sentences (1.1 %)
 
 
 @pytest.fixture(scope="module")

@@ -61,6 +61,43 @@ def test_unknown_inline_template_records_where_words_went_missing():
     assert cleaned.missing_words == [[1, 12]]
 
 
+def test_behaviour_switches_leave_no_trace():
+    """From the real 'Alkali metal' page (103-page sample), where __TOC__ ended the lead's last paragraph."""
+    wikitext = ("Sodium and potassium are also [[essential element]]s, having major biological roles as "
+                "[[electrolyte]]s, and although the other alkali metals are not essential, they also have various "
+                "effects on the body, both beneficial and harmful.\n__TOC__\n{{clear left}}\n\n==Properties==\n\n"
+                "===Physical and chemical===\nThe physical and chemical properties __NOEDITSECTION__ differ.")
+    cleaned = clean_wikitext(wikitext)
+    assert cleaned.paragraphs == [
+        "Sodium and potassium are also essential elements, having major biological roles as electrolytes, and although "
+        "the other alkali metals are not essential, they also have various effects on the body, both beneficial and "
+        "harmful.", "The physical and chemical properties differ."]
+    assert has_residue("harmful. __NOTOC__") and has_residue("x &#x2013; y")
+
+
+def test_unbalanced_quotes_on_the_real_103_page_sample_lose_no_prose(enwiki_sample_103):
+    """Unbalanced '' / ''' made mwparserfromhell misread what surrounds them: on 'Alaska' a table ran on to the next
+    table's |} and swallowed 52 paragraphs uncounted; on 'Ambiguity' a [[File:…]] caption became prose; and 15
+    paragraphs of 9 pages were dropped for the residue left behind."""
+    with bz2.open(enwiki_sample_103) as fh:
+        cleaned = {fields["title"]: clean_wikitext(wikitext)
+                   for fields, wikitext, _ in iter_pages(fh, str(enwiki_sample_103)) if fields["ns"] == 0}
+    assert any("Military bases are a significant component of the economy" in p for p in cleaned["Alaska"].paragraphs)
+    assert not any("Pepe vio a Pablo" in p for p in cleaned["Ambiguity"].paragraphs)
+    assert sum(page.residue_paragraphs for page in cleaned.values()) == 0
+
+
+@pytest.mark.parametrize("wikitext, expected", [
+    ("Highways are often called ''trails''.", "Highways are often called trails."),
+    ("A '''bold''' and '''''both''''' word.", "A bold and both word."),
+    ("The ''''quoted'''' title.", "The 'quoted' title."),
+    ("An unclosed '''bold run and more words.", "An unclosed bold run and more words."),
+    ("Jehovah's Witnesses", "Jehovah's Witnesses"),
+])
+def test_bold_and_italic_quotes_render_as_mediawiki_does(wikitext, expected):
+    assert clean_wikitext(wikitext).paragraphs == [expected]
+
+
 @pytest.mark.parametrize("raw, expected", [
     ("word ( ) word", "word word"),
     ("end . . next", "end. next"),

@@ -9,7 +9,7 @@ from annotation import round1
 from annotation.ledger import Ledger
 from tests.annotation.conftest import read_csv, write_csv
 
-# Expert answers (Q1, Q2, Q3) per phrase of the 42 triplets `make demo` selects on the shipped 103-page sample,
+# Expert answers (Q1, Q2, Q3) per phrase of the triplets `make demo` selects on the shipped 103-page sample,
 # written for their two passages (e.g. "dominant class": pigs as the ruling class vs a taxonomic class).
 EXPERT_ANSWERS = {
     "wide range": ("broad spectrum", "large assortment", "Y"),

@@ -1,0 +1,249 @@
+"""CPU seconds of each mining job, per 1,000 articles and per million words of prose, and the fixed cost every Beam
+job pays (start-up, model loads): the inputs of docs/scaling.md.
+
+Runs `picforge mine --direct_num_workers 1` in a fresh process four times: with `--job-per-stage` and as one job
+(the default), each on the input (optionally repeated K times with fresh page ids and titles) and on its first
+article alone (`--max-pages 1`, where a job's CPU is almost all fixed cost). CPU seconds per job come
+from the stage manifests (`cpu_seconds`, `job`); the process's CPU beyond their sum is the launcher's (imports,
+run-directory bookkeeping). Model loads and reading the dump alone are timed in a process of their own, and
+`--encoders` times the encoders on the run's in-window sentences with one torch thread: the bundled MiniLM and a
+randomly initialised model of SimCSE-large's shape (RoBERTa-large; the speed does not depend on the weights).
+
+    python bench/mine_stages.py [--input DUMP] [--wic WIC_ZIP] [--repeat K] [--encoders] [--keep DIR]
+"""
+import argparse
+import bz2
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
+DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
+DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
+STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
+ENCODER_STAGES = ("pairs", "domains")
+PAGE_ID_STRIDE = 10 ** 9  # copy k of page N gets id N + k * stride (as bench/mine_throughput.py)
+PAGE = re.compile(rb"<page>.*?</page>\s*", re.DOTALL)
+PAGE_ID = re.compile(rb"(<id>)(\d+)(</id>)")
+TITLE = re.compile(rb"(<title>)(.*?)(</title>)", re.DOTALL)
+PROBES = """
+import json, os, sys, time
+t = time.process_time()
+import apache_beam, pipeline.mine  # noqa: F401  what `picforge mine` imports before its first job
+imports = time.process_time() - t
+from pipeline.stages.phrases import load_spacy
+t = time.process_time(); load_spacy(); spacy = time.process_time() - t
+from picforge.encoders import load_sentence_model
+t = time.process_time(); load_sentence_model(device="cpu"); encoder = time.process_time() - t
+from pipeline.stages.read_dump import read_pages
+t = time.process_time(); pages = sum(1 for _ in read_pages(sys.argv[1])); read = time.process_time() - t
+print(json.dumps({"imports": imports, "spacy": spacy, "encoder": encoder, "read_pages": pages,
+                  "read_seconds_per_mb": read / (os.path.getsize(sys.argv[1]) / 1e6)}))
+"""
+
+
+def repeated_dump(dump, copies, path):
+    """Write the dump's pages `copies` times as one .xml.bz2; copy k > 0 of a page gets a fresh id and title."""
+    with bz2.open(dump, "rb") as fh:
+        xml = fh.read()
+    pages = list(PAGE.finditer(xml))
+    head, tail = xml[:pages[0].start()], xml[pages[-1].end():]
+    with bz2.open(path, "wb") as out:
+        out.write(head)
+        for copy in range(copies):
+            for page in pages:
+                out.write(page.group(0) if copy == 0 else renamed_page(page.group(0), copy))
+        out.write(tail)
+    return path
+
+
+def renamed_page(page, copy):
+    """A <page> element with id + copy * stride and the title prefixed 'Copy k of' (the revision id is kept)."""
+    page = PAGE_ID.sub(lambda m: m.group(1) + str(int(m.group(2)) + copy * PAGE_ID_STRIDE).encode() + m.group(3),
+                       page, count=1)
+    return TITLE.sub(lambda m: m.group(1) + f"Copy {copy} of ".encode() + m.group(2) + m.group(3), page, count=1)
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_mine(dump, wic, out, extra=()):
+    """(wall s, CPU s of the process) of one `picforge mine` on one DirectRunner worker."""
+    cpu, wall = children_cpu(), time.perf_counter()
+    subprocess.run([sys.executable, "-m", "picforge.cli", "mine", "--input", dump, "--wic", wic, "--out", out,
+                    "--direct_num_workers", "1", *extra],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - wall, children_cpu() - cpu
+
+
+def stage_figures(out):
+    """{stage: manifest} of a finished run, and the run's articles and prose words (sum of Sentence.n_words)."""
+    from picforge.rundir import RunDir
+
+    run = RunDir(out)
+    manifests = {stage: run.require(stage) for stage in STAGES}
+    words = sum(row["n_words"] for row in run.iter_records("sentences", columns=["n_words"]))
+    return manifests, manifests["read-dump"]["records"], words
+
+
+def records_in(manifests, stage):
+    """What a stage reads: pages for read-dump, the upstream stage's records for the others."""
+    if stage == "read-dump":
+        return manifests[stage]["counters"].get("read-dump/pages-read", 0)
+    return manifests[STAGES[STAGES.index(stage) - 1]]["records"]
+
+
+def encoded_texts(out):
+    """(sentences `pairs` embeds, pages `domains` embeds) in a finished run, recounted with pairs.candidate_pairs."""
+    from picforge.rundir import RunDir
+    from pipeline.mine_options import MineOptions
+    from pipeline.stages.domains import page_of
+    from pipeline.stages.pairs import candidate_pairs
+
+    run, options = RunDir(out), MineOptions()
+    sentences = {row["sentence_id"]: row for row in run.iter_records("sentences")}
+    used = set()
+    for group in run.iter_records("group"):
+        contexts = [sentences[sid] for sid in group["contexts"] if sid in sentences]
+        _, pairs = candidate_pairs(group["phrase"], contexts, options.seed, options.max_contexts, options.min_words,
+                                   options.max_words, options.max_length_diff)
+        used.update(sid for pair in pairs for sid in pair)
+    pages = {page_of(row[key]) for row in run.iter_records("pairs") for key in ("sentence_id1", "sentence_id2")}
+    return len(used), len(pages)
+
+
+def probes(dump):
+    """CPU seconds, in a fresh process, of `picforge mine`'s imports, of loading spaCy and the bundled encoder, and
+    of reading the dump's pages alone (bz2 + XML, what one worker does per dump file) per compressed MB."""
+    done = subprocess.run([sys.executable, "-c", PROBES, dump], cwd=ROOT, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def jobs_of(manifests):
+    """The run's Beam jobs in stage order, each the tuple of stages it made (from the manifests' `job`)."""
+    jobs = []
+    for stage in STAGES:
+        job = tuple(manifests[stage]["job"])
+        if job not in jobs:
+            jobs.append(job)
+    return jobs
+
+
+def print_jobs(manifests, articles, words, fixed, label):
+    """One row per job: records in and out, CPU of the run, its fixed part, and the rest per unit of input."""
+    jobs = jobs_of(manifests)
+    cpu = {job: manifests[job[0]]["cpu_seconds"] for job in jobs}
+    variable = {job: cpu[job] - fixed[job] for job in jobs}
+    total = sum(variable.values())
+    print(f"\n{label}: {articles:,} articles, {words:,} words of prose")
+    print(f"{'job':<18}{'records in':>12}{'records out':>13}{'CPU s':>9}{'fixed CPU s':>13}{'variable':>10}"
+          f"{'per 1k articles':>17}{'per M words':>13}{'share':>8}")
+    for job in jobs:
+        print(f"{' + '.join(job):<18}{records_in(manifests, job[0]):>12,}{manifests[job[-1]]['records']:>13,}"
+              f"{cpu[job]:>9.2f}{fixed[job]:>13.2f}{variable[job]:>10.2f}{variable[job] / articles * 1000:>17.2f}"
+              f"{variable[job] / words * 1e6:>13.1f}{variable[job] / total:>8.1%}")
+    print(f"{'all jobs':<18}{'':>12}{'':>13}{sum(cpu.values()):>9.2f}{sum(fixed.values()):>13.2f}{total:>10.2f}"
+          f"{total / articles * 1000:>17.2f}{total / words * 1e6:>13.1f}{1:>8.0%}")
+
+
+def fixed_costs(one_article, probed):
+    """CPU seconds each job pays whatever its input: the one-article run's, plus one encoder load for the first job
+    that embeds (one article forms no pair across pages, so that run loads none; a process keeps the model)."""
+    fixed, loaded = {}, False
+    for job in jobs_of(one_article):
+        first_encoder_job = not loaded and any(stage in job for stage in ENCODER_STAGES)
+        fixed[job] = one_article[job[0]]["cpu_seconds"] + (probed["encoder"] if first_encoder_job else 0.0)
+        loaded = loaded or first_encoder_job
+    return fixed
+
+
+def encoder_rates(out, limit=256):
+    """Sentences per CPU-second (one torch thread) of MiniLM and of a SimCSE-large-shaped model on in-window sentences."""
+    script = f"""
+import json, time, torch
+torch.set_num_threads(1)
+from picforge.rundir import RunDir
+from picforge.encoders import load_sentence_model, encode
+from sentence_transformers import SentenceTransformer, models
+from transformers import RobertaConfig, RobertaModel
+from pipeline.mine_options import MineOptions as O
+texts = [r["text"] for r in RunDir({out!r}).iter_records("sentences")
+         if O.min_words <= r["n_words"] <= O.max_words][:{limit}]
+minilm = load_sentence_model(device="cpu")
+large = SentenceTransformer(modules=[models.Transformer(minilm[0].auto_model.name_or_path),
+                                     models.Pooling(1024, pooling_mode="cls")], device="cpu")
+large[0].model = RobertaModel(RobertaConfig(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
+                                            intermediate_size=4096, vocab_size=50265, max_position_embeddings=514,
+                                            type_vocab_size=1, pad_token_id=1), add_pooling_layer=False).eval()
+rates = {{}}
+for name, model in (("MiniLM-L6 (22 M)", minilm), ("RoBERTa-large shape (355 M)", large)):
+    encode(model, texts[:64])
+    t = time.process_time(); encode(model, texts); rates[name] = len(texts) / (time.process_time() - t)
+print(json.dumps({{"sentences": len(texts), "rates": rates,
+                  "params": {{"MiniLM-L6 (22 M)": sum(p.numel() for p in minilm.parameters()),
+                              "RoBERTa-large shape (355 M)": sum(p.numel() for p in large.parameters())}}}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--input", default=DEFAULT_INPUT)
+    parser.add_argument("--wic", default=DEFAULT_WIC)
+    parser.add_argument("--repeat", type=int, default=1, help="mine K copies of the input's pages (default 1)")
+    parser.add_argument("--encoders", action="store_true", help="also time MiniLM and a SimCSE-large-shaped encoder")
+    parser.add_argument("--keep", help="write the run directories here and keep them (default: a temporary folder)")
+    args = parser.parse_args(argv)
+    work = args.keep or tempfile.mkdtemp(prefix="mine-stages-")
+    os.makedirs(work, exist_ok=True)
+    dump = args.input if args.repeat == 1 else repeated_dump(
+        args.input, args.repeat, os.path.join(work, f"repeat{args.repeat}.xml.bz2"))
+    print(f"input: {args.input} x{args.repeat}  CPUs: {os.cpu_count()}  load 1m: {os.getloadavg()[0]:.2f}")
+    runs = {}
+    for name, extra in (("one article", ["--job-per-stage", "--max-pages", "1"]),
+                        ("one article, one job", ["--max-pages", "1"]), ("input", ["--job-per-stage"]),
+                        ("input, one job", [])):
+        out = os.path.join(work, name.replace(", ", "-").replace(" ", "-"))
+        shutil.rmtree(out, ignore_errors=True)
+        wall, cpu = run_mine(dump, args.wic, out, extra)
+        runs[name] = (out, stage_figures(out))
+        manifests = runs[name][1][0]
+        jobs_cpu = sum(manifests[job[0]]["cpu_seconds"] for job in jobs_of(manifests))
+        print(f"{name:<21} jobs {len(jobs_of(manifests))}  wall {wall:7.1f} s  process CPU {cpu:7.2f} s  "
+              f"in jobs {jobs_cpu:7.2f} s  launcher (imports, bookkeeping) {cpu - jobs_cpu:6.2f} s  "
+              f"triplets {manifests['select']['records']}")
+    probed = probes(args.input)
+    print(f"fixed costs, CPU s in a fresh process: imports of `picforge mine` {probed['imports']:.2f}, "
+          f"spaCy load {probed['spacy']:.2f}, sentence encoder load {probed['encoder']:.2f}; reading the dump's "
+          f"{probed['read_pages']} pages alone (bz2 + XML): {probed['read_seconds_per_mb']:.2f} CPU s per compressed MB")
+    manifests, articles, words = runs["input"][1]
+    fixed = fixed_costs(runs["one article"][1][0], probed)
+    print_jobs(manifests, articles, words, fixed, f"input x{args.repeat}, --job-per-stage")
+    sentences, pages = encoded_texts(runs["input"][0])
+    pairs, domains = ("pairs",), ("domains",)
+    print(f"\nencoder stages: pairs embedded {sentences:,} sentences "
+          f"({(manifests['pairs']['cpu_seconds'] - fixed[pairs]) / max(sentences, 1) * 1000:.2f} CPU ms each "
+          f"beyond the fixed cost), domains {pages:,} category texts "
+          f"({(manifests['domains']['cpu_seconds'] - fixed[domains]) / max(pages, 1) * 1000:.2f} CPU ms each)")
+    if args.encoders:
+        found = encoder_rates(runs["input"][0])
+        print(f"encoder alone, one torch thread, {found['sentences']} in-window sentences, batch 64:")
+        for name, rate in found["rates"].items():
+            print(f"  {name:<28}{found['params'][name] / 1e6:>7.1f} M parameters  {rate:8.1f} sentences per CPU-second")
+    if not args.keep:
+        shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
