@@ -4,8 +4,11 @@ it, without first trying the Prism runner (which downloads a Go binary at run ti
 import contextlib
 import os
 
-from apache_beam.options.pipeline_options import DirectOptions
+import apache_beam as beam
+from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
 from apache_beam.runners.runner import PipelineRunner
+
+from picforge.options import RUNNER_ALIASES
 
 # thread pools of torch (the encoder) and numpy's BLAS (spaCy), sized per worker process
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -41,3 +44,20 @@ def worker_threads(direct, cpus=None):
     finally:
         for name in added:
             os.environ.pop(name, None)
+
+
+def one_embedded_worker(options):
+    """Whether `options` run a pipeline on the embedded runner (or Beam's DirectRunner) with a single worker."""
+    runner = options.view_as(StandardOptions).runner
+    workers = options.view_as(DirectOptions).direct_num_workers or os.cpu_count() or 1
+    return runner in (None, "DirectRunner", RUNNER_ALIASES["DirectRunner"]) and workers == 1
+
+
+class Spread(beam.PTransform):
+    """A Reshuffle, so that other workers take a share of the work that follows; nothing with a single embedded
+    worker, where there is no other worker and the runner would only hold the whole PCollection in memory."""
+
+    def expand(self, pcoll):
+        if one_embedded_worker(pcoll.pipeline.options):
+            return pcoll
+        return pcoll | "Reshuffle" >> beam.Reshuffle()

@@ -26,6 +26,9 @@ from picforge.options import RUNNER_ALIASES
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
 PARQUET_FILE = "part-00000-of-00001.parquet"
+# Arrow bytes a stage writer buffers before it writes a row group (Beam's default is 64 MiB): each writer holds up to
+# this much, and the next stage's reader turns one row group at a time into Python dicts.
+ROW_GROUP_BYTES = 8 * 1024 * 1024
 # What picforge writes in any stage folder: Parquet part files, staging files and Beam's temporary folders.
 OWN_FILE_PREFIXES = ("part-", "beam-temp-", STAGING_PREFIX)
 # The one registry of which command produces which stage ({run}: the run directory), for `require`.
@@ -331,6 +334,7 @@ class WriteStage(beam.PTransform):
             file_name_suffix=".parquet",
             num_shards=self.num_shards,
             codec="zstd",
+            row_group_buffer_size=ROW_GROUP_BYTES,
         )
 
 

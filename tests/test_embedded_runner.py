@@ -7,7 +7,7 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
 from apache_beam.testing.util import assert_that, equal_to
 
-from picforge.embedded_runner import THREAD_VARIABLES, worker_threads
+from picforge.embedded_runner import THREAD_VARIABLES, Spread, worker_threads
 from picforge.options import pipeline_options
 
 
@@ -42,3 +42,22 @@ def test_thread_counts_the_user_set_are_kept(monkeypatch):
     assert os.environ["OMP_NUM_THREADS"] == "3" and "MKL_NUM_THREADS" not in os.environ
     with worker_threads(pipeline_options([]).view_as(DirectOptions), cpus=8):  # one in-process worker: untouched
         assert "MKL_NUM_THREADS" not in os.environ
+
+
+def spread_reshuffles(beam_args):
+    """Whether Spread puts a Reshuffle in a pipeline with these Beam flags."""
+    pipeline = beam.Pipeline(options=pipeline_options(beam_args))
+    _ = pipeline | beam.Create([1, 2]) | "spread" >> Spread()
+    return "spread/Reshuffle" in {t.unique_name for t in pipeline.to_runner_api().components.transforms.values()}
+
+
+def test_spread_reshuffles_only_where_another_worker_can_take_a_share():
+    assert not spread_reshuffles([])  # one embedded worker: a Reshuffle would only hold every element in memory
+    assert spread_reshuffles(["--direct_num_workers", "2", "--direct_running_mode", "multi_processing"])
+    assert spread_reshuffles(["--runner", "PrismRunner"])
+
+
+def test_spread_passes_every_element_either_way():
+    for beam_args in ([], ["--direct_num_workers", "2", "--direct_running_mode", "multi_processing"]):
+        with beam.Pipeline(options=pipeline_options(beam_args)) as p:
+            assert_that(p | beam.Create(range(10)) | Spread(), equal_to(list(range(10))))

@@ -3,9 +3,11 @@ import json
 import logging
 
 import apache_beam as beam
+import pyarrow.parquet as pq
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from picforge import rundir
 from picforge.cli import main
 from picforge.errors import InputError
 from picforge.files import write_atomically
@@ -109,6 +111,18 @@ def test_a_beam_stage_gets_its_manifest_only_after_finalise(tmp_path):
     assert run.read_manifest("clean") is None and run.output_files("clean")
     manifests = run_stages(run, stage, inputs={}, options={}, build=build, pipeline_options=PipelineOptions())
     assert manifests["clean"]["records"] == 2 and run.read_manifest("clean") == manifests["clean"]
+
+
+def test_a_beam_stage_is_written_in_row_groups_of_bounded_size(tmp_path, monkeypatch):
+    # a writer flushes a row group once it holds this many bytes (checked after each 1000-row record batch)
+    monkeypatch.setattr(rundir, "ROW_GROUP_BYTES", 64 * 1024)
+    pages = [dict(ROWS[0], page_id=n, text="word " * 100, paragraphs=["word " * 100]) for n in range(3000)]
+    run = RunDir(str(tmp_path))
+    run_stages(run, {"clean": "page"}, inputs={}, options={}, build=lambda p: {"clean": p | beam.Create(pages)},
+               pipeline_options=PipelineOptions())
+    (path,) = run.output_files("clean")
+    assert pq.ParquetFile(path).metadata.num_row_groups > 1
+    assert sorted(row["page_id"] for row in run.iter_records("clean")) == list(range(3000))
 
 
 def two_steps():

@@ -11,6 +11,7 @@ import re
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from picforge.embedded_runner import Spread
 from picforge.progress import Progress
 from picforge.resources import stopwords
 
@@ -195,7 +196,7 @@ class ExtractPhrases(beam.PTransform):
         return (
             sentences
             | "keep pair window" >> beam.ParDo(_KeepInPairWindow(self.word_window))
-            | "spread sentences" >> beam.Reshuffle()
+            | "spread sentences" >> Spread()
             | "batch sentences" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size * 4)
             | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.model_name, self.batch_size, self.wic_words))
         )

@@ -11,6 +11,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
+from picforge.embedded_runner import Spread
 from picforge.errors import InputError
 
 STAGE = "read-dump"
@@ -284,5 +285,5 @@ class ReadDump(beam.PTransform):
             pbegin
             | "dump files" >> beam.Create([tuple(self.files)] if self.max_pages else [(path,) for path in self.files])
             | "parse pages" >> beam.ParDo(_ReadDumpFiles(self.max_pages, self.max_page_bytes))
-            | "spread pages" >> beam.Reshuffle()
+            | "spread pages" >> Spread()
         )

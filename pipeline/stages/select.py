@@ -3,6 +3,7 @@ import csv
 import hashlib
 import io
 import math
+from operator import itemgetter
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
@@ -235,23 +236,25 @@ class SelectTriplets(beam.PTransform):
             lambda p: [page_of(p["sentence_id1"]), page_of(p["sentence_id2"])])
         needed_spans = chosen | "needed spans" >> beam.FlatMap(
             lambda p: [(p["phrase"], p["sentence_id1"]), (p["phrase"], p["sentence_id2"])])
+        # Each input is cut to the fields kept before the filter that waits for its side input: a runner that runs
+        # the whole mining as one job holds that filter's input until `top N` is done (Beam's embedded runner in
+        # memory), so it holds (page_id, title, url), not whole Page records.
         page_rows = (
             self.pages
-            | "keep needed pages" >> beam.ParDo(_KeepWanted(lambda p: p["page_id"]), beam.pvalue.AsList(needed_pages))
             | "page by id" >> beam.Map(lambda p: (p["page_id"], {k: p[k] for k in ("page_id", "title", "url")}))
+            | "keep needed pages" >> beam.ParDo(_KeepWanted(itemgetter(0)), beam.pvalue.AsList(needed_pages))
         )
         sentence_lists = (
             self.sentences
-            | "keep needed sentences" >> beam.ParDo(_KeepWanted(lambda s: s["page_id"]), beam.pvalue.AsList(needed_pages))
             | "sentence by page" >> beam.Map(lambda s: (s["page_id"], (s["idx"], s["text"])))
+            | "keep needed sentences" >> beam.ParDo(_KeepWanted(itemgetter(0)), beam.pvalue.AsList(needed_pages))
             | "group page sentences" >> beam.GroupByKey()
             | "order sentences" >> beam.MapTuple(lambda page_id, rows: (page_id, [t for _, t in sorted(rows)]))
         )
         spans = (
             self.occurrences
-            | "keep needed spans" >> beam.ParDo(
-                _KeepWanted(lambda o: (o["phrase"], o["sentence_id"])), beam.pvalue.AsList(needed_spans))
             | "span by phrase and sentence" >> beam.Map(lambda o: ((o["phrase"], o["sentence_id"]), (o["start"], o["end"])))
+            | "keep needed spans" >> beam.ParDo(_KeepWanted(itemgetter(0)), beam.pvalue.AsList(needed_spans))
             | "first span" >> beam.CombinePerKey(min)
         )
         return top | "build triplets" >> beam.FlatMap(
