@@ -10,7 +10,6 @@ in MiB per GB of input XML, and where the whole run would reach the memory limit
         [--limit-gib 24] [--stop-at-gib 10] [--work DIR] [--json FILE] [--detail]
 """
 import argparse
-import bz2
 import json
 import multiprocessing
 import os
@@ -24,6 +23,7 @@ import threading
 import time
 
 import psutil
+from scaled_dump import write_scaled_dump
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -35,10 +35,6 @@ MODES = {"one job": [], "job per stage": ["--job-per-stage"]}
 SAMPLE_S = 0.2
 MIB = 1024 * 1024
 STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
-PAGE_ID_STRIDE = 10 ** 9  # copy k of page n gets id n + k * stride (as bench/mine_throughput.py)
-PAGE = re.compile(r"[ \t]*<page>.*?</page>\n?", re.DOTALL)
-PAGE_TITLE = re.compile(r"<title>(.*?)</title>")
-ANY_ID = re.compile(r"<id>(\d+)</id>")
 # The child: `picforge mine` with the FnApiRunner's "Running bundle for stage …" debug line switched on.
 BUNDLE_LOGGER = "apache_beam.runners.portability.fn_api_runner.fn_runner.run_bundle"
 CHILD = (f"import logging, sys; from picforge.cli import main; logging.getLogger({BUNDLE_LOGGER!r}).setLevel("
@@ -47,28 +43,6 @@ BUNDLE_LINE = re.compile(r"Running bundle for stage (.*)$")
 JOB_STARTED = re.compile(r"picforge\.progress: (.*): running$")
 STAGE_FINISHED = re.compile(r"picforge\.progress: ([a-z-]+: [\d,]+ records\b|one job for )")
 TRANSFORM = re.compile(r"ref_AppliedPTransform_([^)+]*?)_\d+\)|\(+([^()+]+?)/")
-
-
-def copied_page(block, copy):
-    """Page XML `block` as copy number `copy`: every <id> moved by copy × stride, " (copy N)" after the title."""
-    if copy == 0:
-        return block
-    block = PAGE_TITLE.sub(lambda m: f"<title>{m.group(1)} (copy {copy})</title>", block, count=1)
-    return ANY_ID.sub(lambda m: f"<id>{int(m.group(1)) + copy * PAGE_ID_STRIDE}</id>", block)
-
-
-def write_scaled_dump(source, scale, path):
-    """Write `source`'s pages `scale` times (fresh ids and titles) as a bz2 pages-articles dump; (bz2, XML) bytes."""
-    with bz2.open(source, "rt", encoding="utf-8") as fh:
-        xml = fh.read()
-    pages = list(PAGE.finditer(xml))
-    header, footer = xml[:pages[0].start()], xml[pages[-1].end():]
-    xml_bytes = 0
-    with bz2.open(path, "wt", encoding="utf-8") as out:
-        for text in (header, *(copied_page(p.group(), k) for k in range(scale) for p in pages), footer):
-            out.write(text)
-            xml_bytes += len(text.encode("utf-8"))
-    return os.path.getsize(path), xml_bytes
 
 
 def stage_span(beam_stage):

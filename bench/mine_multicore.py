@@ -23,6 +23,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from scaled_dump import write_scaled_dump  # noqa: E402
 SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
 DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
 DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
@@ -89,8 +90,6 @@ def main(argv=None):
     walls, source = {}, args.input
     try:
         if args.scale > 1:  # the configurations read args.input when they run
-            from mine_memory import write_scaled_dump
-
             args.input = os.path.join(work, f"scaled-{args.scale}x.xml.bz2")
             write_scaled_dump(source, args.scale, args.input)
         print(f"input: {source} x {args.scale}  CPUs: {os.cpu_count()}  repeats: {args.repeats}")

@@ -12,10 +12,8 @@ randomly initialised model of SimCSE-large's shape (RoBERTa-large; the speed doe
     python bench/mine_stages.py [--input DUMP] [--wic WIC_ZIP] [--repeat K] [--encoders] [--keep DIR]
 """
 import argparse
-import bz2
 import json
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -25,15 +23,12 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from scaled_dump import write_scaled_dump  # noqa: E402
 SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
 DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
 DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
 STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
 ENCODER_STAGES = ("pairs", "domains")
-PAGE_ID_STRIDE = 10 ** 9  # copy k of page N gets id N + k * stride (as bench/mine_throughput.py)
-PAGE = re.compile(rb"<page>.*?</page>\s*", re.DOTALL)
-PAGE_ID = re.compile(rb"(<id>)(\d+)(</id>)")
-TITLE = re.compile(rb"(<title>)(.*?)(</title>)", re.DOTALL)
 PROBES = """
 import json, os, sys, time
 t = time.process_time()
@@ -48,28 +43,6 @@ t = time.process_time(); pages = sum(1 for _ in read_pages(sys.argv[1])); read =
 print(json.dumps({"imports": imports, "spacy": spacy, "encoder": encoder, "read_pages": pages,
                   "read_seconds_per_mb": read / (os.path.getsize(sys.argv[1]) / 1e6)}))
 """
-
-
-def repeated_dump(dump, copies, path):
-    """Write the dump's pages `copies` times as one .xml.bz2; copy k > 0 of a page gets a fresh id and title."""
-    with bz2.open(dump, "rb") as fh:
-        xml = fh.read()
-    pages = list(PAGE.finditer(xml))
-    head, tail = xml[:pages[0].start()], xml[pages[-1].end():]
-    with bz2.open(path, "wb") as out:
-        out.write(head)
-        for copy in range(copies):
-            for page in pages:
-                out.write(page.group(0) if copy == 0 else renamed_page(page.group(0), copy))
-        out.write(tail)
-    return path
-
-
-def renamed_page(page, copy):
-    """A <page> element with id + copy * stride and the title prefixed 'Copy k of' (the revision id is kept)."""
-    page = PAGE_ID.sub(lambda m: m.group(1) + str(int(m.group(2)) + copy * PAGE_ID_STRIDE).encode() + m.group(3),
-                       page, count=1)
-    return TITLE.sub(lambda m: m.group(1) + f"Copy {copy} of ".encode() + m.group(2) + m.group(3), page, count=1)
 
 
 def children_cpu():
@@ -207,8 +180,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     work = args.keep or tempfile.mkdtemp(prefix="mine-stages-")
     os.makedirs(work, exist_ok=True)
-    dump = args.input if args.repeat == 1 else repeated_dump(
-        args.input, args.repeat, os.path.join(work, f"repeat{args.repeat}.xml.bz2"))
+    dump = args.input
+    if args.repeat > 1:
+        dump = os.path.join(work, f"repeat{args.repeat}.xml.bz2")
+        write_scaled_dump(args.input, args.repeat, dump)
     print(f"input: {args.input} x{args.repeat}  CPUs: {os.cpu_count()}  load 1m: {os.getloadavg()[0]:.2f}")
     runs = {}
     for name, extra in (("one article", ["--job-per-stage", "--max-pages", "1"]),
