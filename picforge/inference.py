@@ -2,7 +2,8 @@
 Beam)."""
 from collections.abc import Iterable, Sequence
 
-from apache_beam.ml.inference.base import ModelHandler, PredictionResult
+import apache_beam as beam
+from apache_beam.ml.inference.base import KeyedModelHandler, ModelHandler, PredictionResult, RunInference
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, SentenceModelOnFirstUse, encode
 from picforge.progress import Progress
@@ -35,3 +36,22 @@ class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
 
     def get_metrics_namespace(self):
         return "embeddings"
+
+
+class EmbedDistinctTexts(beam.PTransform):
+    """(key, text) → (key, vector), each distinct text embedded once: equal texts get the very same vector whatever
+    batches a runner forms, so their scores tie exactly (and ties break on ids, the same on every runner)."""
+
+    def __init__(self, handler):
+        super().__init__()
+        self.handler = handler
+
+    def expand(self, keyed_texts):
+        return (
+            keyed_texts
+            | "key by text" >> beam.MapTuple(lambda key, text: (text, key))
+            | "group by text" >> beam.GroupByKey()
+            | "keys of text" >> beam.MapTuple(lambda text, keys: (tuple(sorted(set(keys))), text))
+            | "embed" >> RunInference(KeyedModelHandler(self.handler))
+            | "vector by key" >> beam.FlatMap(lambda keyed: [(key, keyed[1].inference) for key in keyed[0]])
+        )

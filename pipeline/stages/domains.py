@@ -1,10 +1,9 @@
 """Stage `domains`: score each pair by the similarity of its two pages' category lists."""
 import apache_beam as beam
 from apache_beam.metrics import Metrics
-from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, cosine
-from picforge.inference import SentenceTransformerHandler
+from picforge.inference import EmbedDistinctTexts, SentenceTransformerHandler
 from pipeline.categories_api import BATCH_SIZE, FetchCategories
 from pipeline.mine_options import CATEGORIES_API_URL
 
@@ -74,11 +73,7 @@ class ScoreDomains(beam.PTransform):
             | "categories of used pages" >> self.categories
             | "pages with categories" >> beam.Filter(lambda page_text: page_text[1])
         )
-        vectors = (
-            texts
-            | "embed categories" >> RunInference(KeyedModelHandler(self.handler))
-            | "vector by page" >> beam.MapTuple(lambda page_id, result: (page_id, result.inference))
-        )
+        vectors = texts | "embed categories" >> EmbedDistinctTexts(self.handler)
         first = (
             {"pairs": pairs | "key by page 1" >> beam.Map(lambda p: (page_of(p["sentence_id1"]), p)), "vector": vectors}
             | "join page 1" >> beam.CoGroupByKey()

@@ -1,10 +1,9 @@
 """Stage `pairs`: pair each phrase's context sentences and keep the semantically dissimilar pairs."""
 import apache_beam as beam
 from apache_beam.metrics import Metrics
-from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, cosine
-from picforge.inference import SentenceTransformerHandler
+from picforge.inference import EmbedDistinctTexts, SentenceTransformerHandler
 from pipeline.stages.group import seeded_rank
 
 STAGE = "pairs"
@@ -97,12 +96,7 @@ class PairContexts(beam.PTransform):
                 yield phrase, sid1, sid2
 
         formed = contexts | "form pairs" >> beam.FlatMap(pair).with_outputs("texts", main="pairs")
-        vectors = (
-            formed.texts
-            | "unique sentences" >> beam.CombinePerKey(lambda texts: min(texts))
-            | "embed sentences" >> RunInference(KeyedModelHandler(self.handler))
-            | "vector by id" >> beam.MapTuple(lambda sid, result: (sid, result.inference))
-        )
+        vectors = formed.texts | "embed sentences" >> EmbedDistinctTexts(self.handler)
         first = (
             {"pairs": formed.pairs | "key by first" >> beam.Map(lambda p: (p[1], p)), "vector": vectors}
             | "join first vector" >> beam.CoGroupByKey()
