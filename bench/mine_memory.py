@@ -45,11 +45,14 @@ STAGE_FINISHED = re.compile(r"picforge\.progress: ([a-z-]+: [\d,]+ records\b|one
 TRANSFORM = re.compile(r"ref_AppliedPTransform_([^)+]*?)_\d+\)|\(+([^()+]+?)/")
 
 
-def stage_span(beam_stage):
-    """The picforge stages whose transforms a fused Beam stage holds, in mining order ('' when only reads)."""
+def stage_span(beam_stage, writes=True):
+    """The picforge stages whose transforms a fused Beam stage holds, in mining order ('' when only reads; with
+    writes=False, the stage writers' own steps do not count)."""
     found = set()
     for dashed, spaced in TRANSFORM.findall(beam_stage):
         label = (dashed or spaced.split("/", 1)[0]).replace(" ", "-")
+        if not writes and label.startswith("write-"):
+            continue
         label = label.removeprefix("write-")
         if label.startswith("article-fields"):
             label = "read-dump"

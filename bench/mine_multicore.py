@@ -7,10 +7,13 @@ CPU seconds are those of every process the run started (RUSAGE_CHILDREN, with th
 closes); peak RSS is the largest single process. Wall time on a shared machine moves with its load, printed beside.
 
     python bench/mine_multicore.py [--input DUMP] [--wic WIC_ZIP] [--scale K] [--workers 2] [--repeats 2]
-                                   [--no-dask] [--job-per-stage]
+                                   [--no-dask] [--job-per-stage] [--timeline]
 
 --scale K mines the input repeated K times (each copy of a page with a fresh id and title, as bench/mine_memory.py
 writes it), so the fixed cost of each worker process (imports, model loads: about 7 CPU s) weighs less.
+--timeline books each DirectRunner run's wall and CPU seconds (its whole process tree, sampled every 0.2 s) to the
+picforge stages of the fused Beam stage running at that moment (Beam's bundle log, as bench/mine_memory.py reads
+it), and prints where each configuration spends its time and how many cores it keeps busy there.
 """
 import argparse
 import os
@@ -19,10 +22,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from mine_memory import BUNDLE_LINE, CHILD, JOB_STARTED, STAGE_FINISHED, stage_span  # noqa: E402
 from scaled_dump import write_scaled_dump  # noqa: E402
 SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
 DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
@@ -36,12 +41,82 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def run_mine(dump, wic, out, beam_args):
-    """(wall s, CPU s of all child processes) of one `picforge mine` in a fresh process."""
+def run_mine(dump, wic, out, beam_args, timeline=None):
+    """(wall s, CPU s of all child processes) of one `picforge mine` in a fresh process; with `timeline` (a dict),
+    {label: [wall s, CPU s]} of where the run spent them is put in it."""
     cpu, wall = children_cpu(), time.perf_counter()
-    subprocess.run([sys.executable, "-m", "picforge.cli", "mine", "--input", dump, "--wic", wic, "--out", out,
-                    *beam_args], cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = ["mine", "--input", dump, "--wic", wic, "--out", out, *beam_args]
+    if timeline is None:
+        subprocess.run([sys.executable, "-m", "picforge.cli", *command], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    else:
+        child = subprocess.Popen([sys.executable, "-c", CHILD, *command], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True)
+        clock = StageClock(child.pid)
+        clock.start()
+        for line in child.stderr:
+            clock.follow(line)
+        clock.done.set()
+        clock.join()
+        if child.wait() != 0:
+            raise subprocess.CalledProcessError(child.returncode, command)
+        timeline.clear()
+        timeline.update(clock.spent)
     return time.perf_counter() - wall, children_cpu() - cpu
+
+
+class StageClock(threading.Thread):
+    """Books the wall and CPU seconds of a process tree, sampled every 0.2 s, to the picforge stages of the fused
+    Beam stage running at that moment ('start-up' before the first, 'finish' after the job, 'writes' for Beam stages
+    of the stage writers alone: their set-up and file finalisation)."""
+
+    def __init__(self, pid):
+        import psutil
+
+        super().__init__(daemon=True)
+        self.process = psutil.Process(pid)
+        self.label, self.spent, self.done = "start-up", {}, threading.Event()
+
+    def tree_cpu(self):
+        import psutil
+
+        total = 0.0
+        for proc in [self.process, *self.process.children(recursive=True)]:
+            try:
+                times = proc.cpu_times()
+                total += times.user + times.system
+            except psutil.Error:
+                pass
+        return total
+
+    def run(self):
+        last_wall, last_cpu = time.perf_counter(), self.tree_cpu()
+        while not self.done.wait(0.2):
+            wall, cpu, label = time.perf_counter(), self.tree_cpu(), self.label
+            spent = self.spent.setdefault(label, [0.0, 0.0])
+            spent[0] += wall - last_wall
+            spent[1] += max(0.0, cpu - last_cpu)
+            last_wall, last_cpu = wall, cpu
+
+    def follow(self, line):
+        """Move the label on from one line of the child's log."""
+        if match := BUNDLE_LINE.search(line):
+            self.label = stage_span(match.group(1), writes=False) or "writes"
+        elif JOB_STARTED.search(line):
+            self.label = "start-up"
+        elif STAGE_FINISHED.search(line):
+            self.label = "finish"
+
+
+def print_timelines(timelines):
+    """Per configuration: wall s, CPU s and busy cores of each label, in the order the run met them."""
+    print("\nwhere the time goes (wall s / CPU s / cores busy), per picforge stage of the running Beam stage:")
+    for name, spent in timelines.items():
+        print(f"  {name}")
+        for label, (wall, cpu) in spent.items():
+            print(f"    {label:<40}{wall:>8.1f}{cpu:>9.1f}{cpu / max(wall, 1e-9):>7.2f}")
+        wall, cpu = sum(w for w, _ in spent.values()), sum(c for _, c in spent.values())
+        print(f"    {'all':<40}{wall:>8.1f}{cpu:>9.1f}{cpu / max(wall, 1e-9):>7.2f}")
 
 
 def run_dask(dump, wic, out, workers):
@@ -74,16 +149,23 @@ def main(argv=None):
     parser.add_argument("--no-dask", action="store_true", help="leave out the DaskRunner configuration")
     parser.add_argument("--job-per-stage", action="store_true",
                         help="add the one-worker run with one Beam job per stage (picforge's shape before issue 11)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="print where each DirectRunner configuration's last run spent its wall and CPU seconds")
     args = parser.parse_args(argv)
     n = args.workers
+    timelines = {}
+    traced = lambda name: timelines.setdefault(name, {}) if args.timeline else None  # noqa: E731
     configs = {
-        "direct, 1 worker": lambda out: run_mine(args.input, args.wic, out, ["--direct_num_workers", "1"]),
+        "direct, 1 worker": lambda out: run_mine(args.input, args.wic, out, ["--direct_num_workers", "1"],
+                                                 traced("direct, 1 worker")),
         f"direct, {n} processes": lambda out: run_mine(
-            args.input, args.wic, out, ["--direct_num_workers", str(n), "--direct_running_mode", "multi_processing"]),
+            args.input, args.wic, out, ["--direct_num_workers", str(n), "--direct_running_mode", "multi_processing"],
+            traced(f"direct, {n} processes")),
     }
     if args.job_per_stage:
         configs["direct, 1 worker, job per stage"] = lambda out: run_mine(
-            args.input, args.wic, out, ["--direct_num_workers", "1", "--job-per-stage"])
+            args.input, args.wic, out, ["--direct_num_workers", "1", "--job-per-stage"],
+            traced("direct, 1 worker, job per stage"))
     if not args.no_dask:
         configs[f"dask, {n} processes"] = lambda out: run_dask(args.input, args.wic, out, n)
     work = tempfile.mkdtemp(prefix="mine-multicore-")
@@ -111,6 +193,8 @@ def main(argv=None):
     print("\nspeed-up of the best wall time over `direct, 1 worker` (target >= 1.6x for the multi-process runs):")
     for name, times in walls.items():
         print(f"  {name:<34}{base / min(times):>6.2f}x")
+    if timelines:
+        print_timelines(timelines)
     return 0
 
 

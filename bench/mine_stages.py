@@ -77,10 +77,11 @@ def records_in(manifests, stage):
 
 
 def encoded_texts(out):
-    """(sentences `pairs` embeds, pages `domains` embeds) in a finished run, recounted with pairs.candidate_pairs."""
+    """(distinct sentence texts `pairs` embeds, distinct category texts `domains` embeds) in a finished run,
+    recounted with pairs.candidate_pairs (both stages embed each distinct text once)."""
     from picforge.rundir import RunDir
     from pipeline.mine_options import MineOptions
-    from pipeline.stages.domains import page_of
+    from pipeline.stages.domains import category_text, page_of
     from pipeline.stages.pairs import candidate_pairs
 
     run, options = RunDir(out), MineOptions()
@@ -92,7 +93,8 @@ def encoded_texts(out):
                                    options.max_words, options.max_length_diff)
         used.update(sid for pair in pairs for sid in pair)
     pages = {page_of(row[key]) for row in run.iter_records("pairs") for key in ("sentence_id1", "sentence_id2")}
-    return len(used), len(pages)
+    categories = {category_text(page["categories"]) for page in run.iter_records("clean") if page["page_id"] in pages}
+    return len({sentences[sid]["text"] for sid in used}), len(categories - {""})
 
 
 def probes(dump):
@@ -207,7 +209,7 @@ def main(argv=None):
     print_jobs(manifests, articles, words, fixed, f"input x{args.repeat}, --job-per-stage")
     sentences, pages = encoded_texts(runs["input"][0])
     pairs, domains = ("pairs",), ("domains",)
-    print(f"\nencoder stages: pairs embedded {sentences:,} sentences "
+    print(f"\nencoder stages: pairs embedded {sentences:,} distinct sentences "
           f"({(manifests['pairs']['cpu_seconds'] - fixed[pairs]) / max(sentences, 1) * 1000:.2f} CPU ms each "
           f"beyond the fixed cost), domains {pages:,} category texts "
           f"({(manifests['domains']['cpu_seconds'] - fixed[domains]) / max(pages, 1) * 1000:.2f} CPU ms each)")
