@@ -1,5 +1,5 @@
-"""The minimal Beam RunInference handler of the sentence encoders (apart from picforge.encoders, which imports no
-Beam)."""
+"""The Beam side of the sentence encoders: their RunInference handler and EmbedDistinctTexts (apart from
+picforge.encoders, which imports no Beam)."""
 from collections.abc import Iterable, Sequence
 
 import apache_beam as beam
