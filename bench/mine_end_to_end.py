@@ -42,13 +42,9 @@ import tempfile
 import time
 import xml.sax.saxutils
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
-DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
-DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
+from sample_paths import DEFAULT_INPUT, DEFAULT_WIC, ROOT
+
 URL_BASE = "https://en.wikipedia.org/wiki"
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 CATEGORY_LINK = re.compile(r"\[\[\s*category\s*:\s*([^|\]]+)", re.IGNORECASE)
 # Markup a plain-text cleaner must not leave, by kind (counted on each side's output).
 RESIDUE_KINDS = {
@@ -227,6 +223,8 @@ def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, windo
 
 def thread_settings(threads):
     """Environment variables that cap torch's and BLAS's threads per process (None: leave the libraries' defaults)."""
+    from picforge.embedded_runner import THREAD_VARIABLES
+
     return {} if threads is None else {name: str(threads) for name in THREAD_VARIABLES}
 
 
@@ -243,15 +241,14 @@ def measured(command, log_path, env=None):
 
 def picforge_results(run_folder):
     """Articles, words and triplets (phrase, page1, page2) of a finished run, and its stages' manifests."""
-    from picforge.rundir import RunDir
+    from picforge.rundir import MINING_STAGES, RunDir
 
     run = RunDir(run_folder)
     words = sum(row["n_words"] for row in run.iter_records("sentences", columns=["n_words"]))
     triplets = [[t["phrase"], t["page1"]["page_id"], t["page2"]["page_id"]] for t in run.iter_records("select")]
-    stages = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
     return {"articles": run.read_manifest("clean")["records"], "words": words,
             "sentences": run.read_manifest("sentences")["records"], "triplets": triplets,
-            "manifests": {stage: run.read_manifest(stage) for stage in stages}}
+            "manifests": {stage: run.read_manifest(stage) for stage in MINING_STAGES}}
 
 
 def run_sides(args, mine_flags, work):

@@ -16,48 +16,20 @@ import os
 import re
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
 import psutil
+from mine_child import BUNDLE_LINE, JOB_STARTED, STAGE_FINISHED, children_cpu, stage_span, tree_total, watch_mine
+from sample_paths import DEFAULT_INPUT, DEFAULT_WIC
 from scaled_dump import write_scaled_dump
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
-DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
-DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
 SCALES = (1, 4, 16)
 MODES = {"one job": [], "job per stage": ["--job-per-stage"]}
 SAMPLE_S = 0.2
 MIB = 1024 * 1024
-STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
-# The child: `picforge mine` with the FnApiRunner's "Running bundle for stage …" debug line switched on.
-BUNDLE_LOGGER = "apache_beam.runners.portability.fn_api_runner.fn_runner.run_bundle"
-CHILD = (f"import logging, sys; from picforge.cli import main; logging.getLogger({BUNDLE_LOGGER!r}).setLevel("
-         "logging.DEBUG); sys.exit(main(sys.argv[1:]))")
-BUNDLE_LINE = re.compile(r"Running bundle for stage (.*)$")
-JOB_STARTED = re.compile(r"picforge\.progress: (.*): running$")
-STAGE_FINISHED = re.compile(r"picforge\.progress: ([a-z-]+: [\d,]+ records\b|one job for )")
-TRANSFORM = re.compile(r"ref_AppliedPTransform_([^)+]*?)_\d+\)|\(+([^()+]+?)/")
-
-
-def stage_span(beam_stage, writes=True):
-    """The picforge stages whose transforms a fused Beam stage holds, in mining order ('' when only reads; with
-    writes=False, the stage writers' own steps do not count)."""
-    found = set()
-    for dashed, spaced in TRANSFORM.findall(beam_stage):
-        label = (dashed or spaced.split("/", 1)[0]).replace(" ", "-")
-        if not writes and label.startswith("write-"):
-            continue
-        label = label.removeprefix("write-")
-        if label.startswith("article-fields"):
-            label = "read-dump"
-        found.update(stage for stage in STAGES if label == stage or label.startswith(stage + "-"))
-    return "+".join(stage for stage in STAGES if stage in found)
 
 
 def short_name(beam_stage, width=90):
@@ -80,19 +52,10 @@ class TreeSampler(threading.Thread):
         self.jobs = []
         self.done = threading.Event()
 
-    def tree_rss(self):
-        total = 0
-        for proc in [self.process, *self.process.children(recursive=True)]:
-            try:
-                total += proc.memory_info().rss
-            except psutil.Error:
-                pass
-        return total
-
     def run(self):
         while not self.done.wait(SAMPLE_S):
             try:
-                rss = self.tree_rss()
+                rss = tree_total(self.process, lambda proc: proc.memory_info().rss)
             except psutil.Error:
                 return
             label, detail = self.label, self.detail
@@ -118,28 +81,13 @@ class TreeSampler(threading.Thread):
             self.label = self.detail = "between jobs"
 
 
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def run_mine(dump, wic, out, mode_args, stop_at_bytes):
     """Figures of one `picforge mine` run in a fresh process: wall, CPU, peak RSS overall and per label."""
     cpu, wall = children_cpu(), time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-c", CHILD, "mine", "--input", dump, "--wic", wic, "--out", out,
-                              *mode_args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    sampler = TreeSampler(child.pid, stop_at_bytes)
-    sampler.start()
-    tail = []
-    for line in child.stderr:
-        sampler.follow(line.rstrip("\n"))
-        if not line.startswith(" ") and "DEBUG" not in line:
-            tail = (tail + [line])[-20:]
-    child.wait()
-    sampler.done.set()
-    sampler.join()
-    if child.returncode != 0 and sampler.stopped_at is None:
-        raise RuntimeError(f"picforge mine failed ({child.returncode}):\n{''.join(tail)}")
+    sampler, status, tail = watch_mine(["--input", dump, "--wic", wic, "--out", out, *mode_args],
+                                       lambda pid: TreeSampler(pid, stop_at_bytes))
+    if status != 0 and sampler.stopped_at is None:
+        raise RuntimeError(f"picforge mine failed ({status}):\n{''.join(tail)}")
     return {"wall_s": time.perf_counter() - wall, "cpu_s": children_cpu() - cpu, "peak_mib": sampler.peak / MIB,
             "stages": {k: v / MIB for k, v in sampler.peaks.items()}, "seconds": sampler.seconds,
             "detail": {k: v / MIB for k, v in sampler.detail_peaks.items()}, "stopped_at": sampler.stopped_at,
@@ -231,7 +179,7 @@ def print_stages(mode, rows, limit_gib):
     print(f"{'whole run':<40}" + "".join(f"{r['peak_mib']:>9,.0f}" for r in rows) + f"{slope:>10,.0f}")
     alone = [r.get("alone") for r in rows]
     if all(alone):
-        print(f"each job alone in a fresh process (its manifest removed, `mine` rerun): peak RSS (MiB)")
+        print("each job alone in a fresh process (its manifest removed, `mine` rerun): peak RSS (MiB)")
         for job in alone[-1]:
             peaks = [a.get(job) for a in alone]
             slope_alone = line_fit(gb, peaks)[0] if None not in peaks else None

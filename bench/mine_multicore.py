@@ -17,7 +17,6 @@ it), and prints where each configuration spends its time and how many cores it k
 """
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -25,44 +24,34 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-from mine_memory import BUNDLE_LINE, CHILD, JOB_STARTED, STAGE_FINISHED, stage_span  # noqa: E402
-from scaled_dump import write_scaled_dump  # noqa: E402
-SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
-DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
-DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
+from mine_child import BUNDLE_LINE, JOB_STARTED, STAGE_FINISHED, children_cpu, stage_span, tree_total, watch_mine
+from mine_child import run_mine as run_quietly
+from sample_paths import DEFAULT_INPUT, DEFAULT_WIC
+from scaled_dump import write_scaled_dump
+
 SCORES = ("semantic_score", "domain_score")
 SCORE_JITTER = 1e-5  # encoder batches differ between runs and runners (see tests/pipeline/test_parse_window.py)
-
-
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def run_mine(dump, wic, out, beam_args, timeline=None):
     """(wall s, CPU s of all child processes) of one `picforge mine` in a fresh process; with `timeline` (a dict),
     {label: [wall s, CPU s]} of where the run spent them is put in it."""
-    cpu, wall = children_cpu(), time.perf_counter()
-    command = ["mine", "--input", dump, "--wic", wic, "--out", out, *beam_args]
     if timeline is None:
-        subprocess.run([sys.executable, "-m", "picforge.cli", *command], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    else:
-        child = subprocess.Popen([sys.executable, "-c", CHILD, *command], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True)
-        clock = StageClock(child.pid)
-        clock.start()
-        for line in child.stderr:
-            clock.follow(line)
-        clock.done.set()
-        clock.join()
-        if child.wait() != 0:
-            raise subprocess.CalledProcessError(child.returncode, command)
-        timeline.clear()
-        timeline.update(clock.spent)
+        return run_quietly(dump, wic, out, beam_args)
+    cpu, wall = children_cpu(), time.perf_counter()
+    mine_args = ["--input", dump, "--wic", wic, "--out", out, *beam_args]
+    clock, status, _ = watch_mine(mine_args, StageClock)
+    if status != 0:
+        raise subprocess.CalledProcessError(status, mine_args)
+    timeline.clear()
+    timeline.update(clock.spent)
     return time.perf_counter() - wall, children_cpu() - cpu
+
+
+def process_cpu(proc):
+    """User + system CPU seconds of one psutil process."""
+    times = proc.cpu_times()
+    return times.user + times.system
 
 
 class StageClock(threading.Thread):
@@ -78,16 +67,7 @@ class StageClock(threading.Thread):
         self.label, self.spent, self.done = "start-up", {}, threading.Event()
 
     def tree_cpu(self):
-        import psutil
-
-        total = 0.0
-        for proc in [self.process, *self.process.children(recursive=True)]:
-            try:
-                times = proc.cpu_times()
-                total += times.user + times.system
-            except psutil.Error:
-                pass
-        return total
+        return tree_total(self.process, process_cpu)
 
     def run(self):
         last_wall, last_cpu = time.perf_counter(), self.tree_cpu()

@@ -14,20 +14,17 @@ randomly initialised model of SimCSE-large's shape (RoBERTa-large; the speed doe
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-from scaled_dump import write_scaled_dump  # noqa: E402
-SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
-DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
-DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
-STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
+from mine_child import run_mine
+from sample_paths import DEFAULT_INPUT, DEFAULT_WIC, ROOT
+from scaled_dump import write_scaled_dump
+
+from picforge.rundir import MINING_STAGES
+
 ENCODER_STAGES = ("pairs", "domains")
 PROBES = """
 import json, os, sys, time
@@ -45,26 +42,12 @@ print(json.dumps({"imports": imports, "spacy": spacy, "encoder": encoder, "read_
 """
 
 
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def run_mine(dump, wic, out, extra=()):
-    """(wall s, CPU s of the process) of one `picforge mine` on one DirectRunner worker."""
-    cpu, wall = children_cpu(), time.perf_counter()
-    subprocess.run([sys.executable, "-m", "picforge.cli", "mine", "--input", dump, "--wic", wic, "--out", out,
-                    "--direct_num_workers", "1", *extra],
-                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - wall, children_cpu() - cpu
-
-
 def stage_figures(out):
     """{stage: manifest} of a finished run, and the run's articles and prose words (sum of Sentence.n_words)."""
     from picforge.rundir import RunDir
 
     run = RunDir(out)
-    manifests = {stage: run.require(stage) for stage in STAGES}
+    manifests = {stage: run.require(stage) for stage in MINING_STAGES}
     words = sum(row["n_words"] for row in run.iter_records("sentences", columns=["n_words"]))
     return manifests, manifests["read-dump"]["records"], words
 
@@ -73,7 +56,7 @@ def records_in(manifests, stage):
     """What a stage reads: pages for read-dump, the upstream stage's records for the others."""
     if stage == "read-dump":
         return manifests[stage]["counters"].get("read-dump/pages-read", 0)
-    return manifests[STAGES[STAGES.index(stage) - 1]]["records"]
+    return manifests[MINING_STAGES[MINING_STAGES.index(stage) - 1]]["records"]
 
 
 def encoded_texts(out):
@@ -107,7 +90,7 @@ def probes(dump):
 def jobs_of(manifests):
     """The run's Beam jobs in stage order, each the tuple of stages it made (from the manifests' `job`)."""
     jobs = []
-    for stage in STAGES:
+    for stage in MINING_STAGES:
         job = tuple(manifests[stage]["job"])
         if job not in jobs:
             jobs.append(job)
@@ -193,7 +176,7 @@ def main(argv=None):
                         ("input, one job", [])):
         out = os.path.join(work, name.replace(", ", "-").replace(" ", "-"))
         shutil.rmtree(out, ignore_errors=True)
-        wall, cpu = run_mine(dump, args.wic, out, extra)
+        wall, cpu = run_mine(dump, args.wic, out, ["--direct_num_workers", "1", *extra])
         runs[name] = (out, stage_figures(out))
         manifests = runs[name][1][0]
         jobs_cpu = sum(manifests[job[0]]["cpu_seconds"] for job in jobs_of(manifests))

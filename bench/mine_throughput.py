@@ -19,15 +19,12 @@ import resource
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
-DEFAULT_INPUT = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
-DEFAULT_WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
+from sample_paths import DEFAULT_INPUT, DEFAULT_WIC
+from scaled_dump import PAGE_ID_STRIDE
+
 SCALES = (1, 2, 4)
 REPEATS = 2
 WORD_WINDOW = (5, 25)  # MineOptions' min_words, max_words
-PAGE_ID_STRIDE = 10 ** 9  # repeated pages get distinct ids: page_id + repeat * stride
 EDGE_SYMBOLS = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
 
 

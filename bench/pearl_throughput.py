@@ -13,15 +13,10 @@ import collections
 import multiprocessing
 import os
 import resource
-import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-SHARED_DATA = os.environ.get("PICFORGE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
-SAMPLE = os.path.join(SHARED_DATA, "wiki", "enwiki-sample-103pages.xml.bz2")
-WIC = os.path.join(SHARED_DATA, "wic", "WiC_dataset.zip")
+from sample_paths import DEFAULT_INPUT, DEFAULT_WIC
 
 
 def cpu_seconds():
@@ -75,7 +70,7 @@ def mined_sample(max_sentences):
     from picforge.rundir import RunDir
 
     source = tempfile.mkdtemp(prefix="pearl-bench-mined-")
-    mine(SAMPLE, WIC, source)
+    mine(DEFAULT_INPUT, DEFAULT_WIC, source)
     if not max_sentences:
         return source
     run = RunDir(tempfile.mkdtemp(prefix="pearl-bench-cut-"))

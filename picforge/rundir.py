@@ -31,10 +31,11 @@ PARQUET_FILE = "part-00000-of-00001.parquet"
 ROW_GROUP_BYTES = 8 * 1024 * 1024
 # What picforge writes in any stage folder: Parquet part files, staging files and Beam's temporary folders.
 OWN_FILE_PREFIXES = ("part-", "beam-temp-", STAGING_PREFIX)
+# The stages `picforge mine` writes, in mining order.
+MINING_STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
 # The one registry of which command produces which stage ({run}: the run directory), for `require`.
 PRODUCED_BY = {
-    **dict.fromkeys(("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select"),
-                    "picforge mine --input DUMP --wic WIC_ZIP --out {run}"),
+    **dict.fromkeys(MINING_STAGES, "picforge mine --input DUMP --wic WIC_ZIP --out {run}"),
     "final_annotations": "picforge annotate export final --run {run}",
     "generations": "picforge stsb-context --stsb FILE --out {run}",
     "validation": "picforge stsb-context export-validation --out {run}",
