@@ -46,11 +46,16 @@ def worker_threads(direct, cpus=None):
             os.environ.pop(name, None)
 
 
+def runs_embedded(options):
+    """Whether `options` run a pipeline on the embedded runner (or Beam's DirectRunner): its workers are this process
+    or its children."""
+    return options.view_as(StandardOptions).runner in (None, "DirectRunner", RUNNER_ALIASES["DirectRunner"])
+
+
 def one_embedded_worker(options):
     """Whether `options` run a pipeline on the embedded runner (or Beam's DirectRunner) with a single worker."""
-    runner = options.view_as(StandardOptions).runner
     workers = options.view_as(DirectOptions).direct_num_workers or os.cpu_count() or 1
-    return runner in (None, "DirectRunner", RUNNER_ALIASES["DirectRunner"]) and workers == 1
+    return runs_embedded(options) and workers == 1
 
 
 class Spread(beam.PTransform):

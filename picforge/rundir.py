@@ -15,13 +15,12 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import BeamIOError
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
-from apache_beam.options.pipeline_options import StandardOptions
 
 import schemas
 from picforge import __version__, progress
+from picforge.embedded_runner import runs_embedded
 from picforge.errors import InputError
 from picforge.files import STAGING_PREFIX, write_atomically
-from picforge.options import RUNNER_ALIASES
 
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
@@ -409,7 +408,7 @@ def _run_job(run, planned, prints, pipeline_options):
     result = pipeline.run()
     result.wait_until_finish()
     counters = beam_counters(result)
-    job_cpu = cpu_seconds() - cpu_started if runs_here(pipeline_options) else None
+    job_cpu = cpu_seconds() - cpu_started if runs_embedded(pipeline_options) else None
     manifests = {}
     for step, inputs in planned:
         if step.finalise is not None:
@@ -437,12 +436,6 @@ def cpu_seconds():
     """CPU seconds of this process and of its finished child processes (Beam's multi-process workers)."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-def runs_here(pipeline_options):
-    """Whether the job's workers are this process or its children (the embedded runner, or Beam's default), so
-    their CPU time is counted here."""
-    return pipeline_options.view_as(StandardOptions).runner in (RUNNER_ALIASES["DirectRunner"], "DirectRunner", None)
 
 
 def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False, finalise=None, derived=()):
