@@ -315,7 +315,7 @@ def clean_sides(dump, max_pages=None):
 
     def picforge(fields, wikitext, _):
         cleaned = clean_wikitext(wikitext)
-        return cleaned.paragraphs, cleaned.residue_paragraphs, cleaned
+        return cleaned.paragraphs, cleaned.dropped.get("markup-residue", 0), cleaned
 
     sides = {
         "picforge": picforge,

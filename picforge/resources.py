@@ -24,6 +24,12 @@ def stopwords():
 
 
 @functools.lru_cache(maxsize=None)
+def cut_words():
+    """Function words no whole English sentence ends on (shipped list, lower-case)."""
+    return frozenset(_word_list("cut_words_en.txt"))
+
+
+@functools.lru_cache(maxsize=None)
 def abbreviations():
     """Abbreviations Punkt must not split on, lower-case, without their final period."""
     return frozenset(_word_list("abbreviations.txt"))

@@ -166,7 +166,7 @@ def funnel_report(manifests):
         {"step": "2 sentences parsed by spaCy (pair word window, WiC word)", "count": counter("phrases", "sentences-parsed")},
         {"step": "2 phrase occurrences (p, s)", "count": records("phrases")},
         {"step": "2 distinct phrases", "count": phrases_total},
-        {"step": "3 phrases in >= 2 sentences", "count": phrases_total - counter("group", "single-context")},
+        {"step": "3 phrases in >= 2 sentences", "count": phrases_total - counter("group", "dropped-single-context")},
         {"step": "4 phrases with a WiC word", "count": records("group")},
         {"step": "5 sentence pairs formed", "count": counter("pairs", "pairs-formed")},
         {"step": "5 pairs in the semantic window", "count": records("pairs")},

@@ -2,6 +2,7 @@
 import html
 import logging
 import re
+from collections import Counter
 from typing import NamedTuple
 
 import apache_beam as beam
@@ -25,11 +26,19 @@ DROPPED_TAGS = {
 FORMULA_TAGS = {"math", "chem", "ce", "hiero"}
 SIMPLE_FORMULA = re.compile(r"[\w .,+\-=()/]+")
 LINE_BREAK_TAGS = {"br", "p", "li", "dd", "dt", "hr"}
-NON_PROSE_SECTIONS = {
-    "references", "external links", "see also", "further reading", "notes", "bibliography", "sources",
-    "citations", "footnotes", "notes and references", "references and notes", "works cited", "literature",
-    "filmography", "discography", "gallery", "awards", "works", "publications",
-}
+# Section titles that are lists, not prose ("References", "Selected bibliography", "Notes and references", …):
+# one or more reference-list words, optionally qualified and joined by "and"/"&"/",". Such a section covers its
+# subsections ("Further reading › Biographies").
+_LIST_WORD = (r"(?:(?:selected|secondary|primary|general|specific|further|other|additional|cited|external)\s+)*"
+              r"(?:references?|notes?|footnotes?|citations?|sources?|bibliograph(?:y|ies)|further\s+reading|"
+              r"external\s+links?|see\s+also|works\s+cited|literature|filmography|discography|gallery|awards|"
+              r"works|publications|reading\s+list|links)")
+NON_PROSE_SECTION = re.compile(rf"^{_LIST_WORD}(?:\s*(?:,|and|&)\s*{_LIST_WORD})*$", re.IGNORECASE)
+# A paragraph shaped like a citation (outside the reference sections): identifiers and access/archive notes.
+CITATION_LINE = re.compile(
+    r"\b(?:ISBN|ISSN|OCLC|LCCN)\b[\s:-]*[\dX]|\bdoi\s*:\s*10\.|\bRetrieved(?:\s+on)?\s+(?:\d|[A-Z][a-z]+\s+\d)|"
+    r"Archived from the original|\bArchived\s+\d{4}-\d\d-\d\d\b",
+)
 FILE_NAMESPACES = {"file", "image", "media"}
 CATEGORY_NAMESPACE = "category"
 # Hidden/maintenance categories (the dump cannot tell us which are __HIDDENCAT__; these patterns can).
@@ -202,7 +211,7 @@ class _Renderer:
         if isinstance(node, Tag):
             return self.tag(node)
         if isinstance(node, Heading):
-            return "\n\n" + GAP + "HEADING " + self.render(node.title).strip() + "\n\n"
+            return f"\n\n{GAP}HEADING {node.level} " + self.render(node.title).strip() + "\n\n"
         if isinstance(node, ExternalLink):
             return self.render(node.title) if node.title else ""
         if isinstance(node, (Comment, Argument)):
@@ -263,7 +272,8 @@ def tidy(text):
     text = re.sub(r"\s+([,.;:!?%)\]])", r"\1", text)
     text = re.sub(r"([(\[])\s+", r"\1", text)
     text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text)
-    text = re.sub(r"\.(\s*\.)+", ".", text)  # ". ." and ".." (keep a real ellipsis "...")
+    text = re.sub(r"\.(?:\s+\.)+", ".", text)  # ". ." left by removed markup
+    text = re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)  # ".." too; a real ellipsis "..." stays as written
     text = re.sub(r",\.", ".", text)
     text = SPACES.sub(" ", text)
     return text.strip()
@@ -301,27 +311,35 @@ def take_missing_words(paragraph):
 
 class CleanText(NamedTuple):
     """A page's prose paragraphs, visible categories, [paragraph, offset] of each place where an unrenderable
-    inline template removed words, and the number of paragraphs dropped for markup residue."""
+    inline template removed words, and {reason: lines or paragraphs dropped} (markup-residue, citation,
+    list-section)."""
 
     paragraphs: list
     categories: list
     missing_words: list
-    residue_paragraphs: int
+    dropped: dict
+
+
+def is_list_section(title):
+    """True for a section title naming a reference list, not prose ("References and further reading")."""
+    return bool(NON_PROSE_SECTION.match(" ".join(title.split())))
 
 
 def clean_wikitext(wikitext):
     """Render wikitext to prose paragraphs with no markup residue (paragraphs that keep any are dropped)."""
     renderer = _Renderer()
     rendered = BEHAVIOUR_SWITCH.sub("", renderer.render(mwparserfromhell.parse(wikitext, skip_style_tags=True)))
-    paragraphs, current, missing_words, in_prose_section = [], [], [], True
-    residue = 0
+    paragraphs, current, missing_words = [], [], []
+    list_section_level = None  # level of the reference-list section we are inside, None in prose
+    dropped = Counter()
 
     def flush():
-        nonlocal residue
         if current:
             paragraph, offsets = take_missing_words(tidy(" ".join(current)))
             if RESIDUE.search(paragraph):
-                residue += 1
+                dropped["markup-residue"] += 1
+            elif CITATION_LINE.search(paragraph):
+                dropped["citation"] += 1
             elif re.search(r"[A-Za-z]", paragraph):
                 missing_words.extend([len(paragraphs), offset] for offset in offsets)
                 paragraphs.append(paragraph)
@@ -330,13 +348,17 @@ def clean_wikitext(wikitext):
     for raw_line in rendered.split("\n"):
         if raw_line.startswith(GAP + "HEADING "):
             flush()
-            in_prose_section = raw_line[len(GAP + "HEADING "):].strip().lower() not in NON_PROSE_SECTIONS
+            level, title = raw_line[len(GAP + "HEADING "):].split(" ", 1)
+            if list_section_level is None or int(level) <= list_section_level:
+                list_section_level = int(level) if is_list_section(title) else None
             continue
         line = raw_line.strip()
         if not line.replace(GAP, "").strip():
             flush()
             continue
-        if not in_prose_section:
+        if list_section_level is not None:
+            if line.replace(GAP, "").strip(" *#;:"):
+                dropped["list-section"] += 1
             continue
         if line[0] in "*#;:|!{" or line.startswith("----"):
             flush()  # list items, indented blocks and table debris are their own paragraphs (or dropped)
@@ -349,7 +371,7 @@ def clean_wikitext(wikitext):
         current.append(mark_missing_words(line))
     flush()
     categories = [c for c in renderer.categories if not MAINTENANCE_CATEGORY.search(c)]
-    return CleanText(paragraphs, categories, missing_words, residue)
+    return CleanText(paragraphs, categories, missing_words, dict(dropped))
 
 
 def has_residue(text):
@@ -367,7 +389,7 @@ class CleanPages(beam.PTransform):
 def _clean_article(article, progress):
     progress.tick()
     try:
-        paragraphs, categories, missing_words, residue = clean_wikitext(article["wikitext"])
+        paragraphs, categories, missing_words, dropped = clean_wikitext(article["wikitext"])
     except Exception as err:  # a parser failure on one page must not stop the run
         Metrics.counter(STAGE, "skipped-parse-error").inc()
         log.warning("page %s (%r): wikitext parse failed: %s", article["page_id"], article["title"], err)
@@ -376,8 +398,8 @@ def _clean_article(article, progress):
         Metrics.counter(STAGE, "skipped-no-prose").inc()
         return
     Metrics.counter(STAGE, "pages").inc()
-    if residue:
-        Metrics.counter(STAGE, "paragraphs-dropped-markup-residue").inc(residue)
+    for reason, count in dropped.items():
+        Metrics.counter(STAGE, f"paragraphs-dropped-{reason}").inc(count)
     if missing_words:
         Metrics.counter(STAGE, "pages-with-missing-words").inc()
         Metrics.counter(STAGE, "missing-words").inc(len(missing_words))

@@ -54,7 +54,7 @@ class GroupPhrases(beam.PTransform):
             phrase, occs = item
             Metrics.counter(STAGE, "phrases").inc()
             reason, record = group_phrase(phrase, list(occs), wic_words, seed, min_contexts)
-            Metrics.counter(STAGE, reason).inc()
+            Metrics.counter(STAGE, reason if record else f"dropped-{reason}").inc()
             if record:
                 yield record
 

@@ -86,7 +86,11 @@ class PairContexts(beam.PTransform):
 
         def pair(item):
             phrase, phrase_contexts_ = item
-            sampled, pairs = candidate_pairs(phrase, list(phrase_contexts_), seed, **limits)
+            phrase_contexts_ = list(phrase_contexts_)
+            sampled, pairs = candidate_pairs(phrase, phrase_contexts_, seed, **limits)
+            off_length = sum(not limits["min_words"] <= c["n_words"] <= limits["max_words"] for c in phrase_contexts_)
+            Metrics.counter(STAGE, "dropped-context-length").inc(off_length)
+            Metrics.counter(STAGE, "dropped-context-beyond-sample").inc(len(phrase_contexts_) - off_length - len(sampled))
             Metrics.counter(STAGE, "pairs-formed").inc(len(pairs))
             used = {sid for p in pairs for sid in p}
             for context in sampled:
@@ -148,3 +152,5 @@ class _KeepInWindow(beam.DoFn):
         if in_window(pair["semantic_score"], low, high):
             Metrics.counter(STAGE, "pairs-kept").inc()
             yield pair
+        else:
+            Metrics.counter(STAGE, "dropped-outside-semantic-window").inc()

@@ -17,8 +17,14 @@ CSV_COLUMNS = ("rank", "triplet_id", "phrase", "wic_words", "page1_title", "page
                "page2_title", "page2_url", "passage2", "sentence2", "semantic_score", "domain_score")
 
 
+def choice_key(pair):
+    """Which of a phrase's eligible pairs it keeps (PiC Step 5): the most dissimilar sentences, then ids."""
+    return pair["semantic_score"], pair["sentence_id1"], pair["sentence_id2"]
+
+
 def rank_key(pair):
-    """Sort key: most dissimilar page categories first, then most dissimilar sentences, then ids."""
+    """Rank of the chosen pairs (PiC Step 5): most dissimilar page categories first, then most dissimilar
+    sentences, then ids."""
     domain = pair["domain_score"]
     return (math.inf if domain is None else domain, pair["semantic_score"], pair["phrase"],
             pair["sentence_id1"], pair["sentence_id2"])
@@ -167,7 +173,9 @@ class _Step6Filter(beam.DoFn):
                 Metrics.counter(STAGE, "dropped-no-categories").inc()
                 continue
             Metrics.counter(STAGE, "pairs-after-filters").inc()
-            if best is None or rank_key(pair) < rank_key(best):
+            if best is not None:
+                Metrics.counter(STAGE, "dropped-less-dissimilar-pair").inc()
+            if best is None or choice_key(pair) < choice_key(best):
                 best = pair
         if best is not None:
             Metrics.counter(STAGE, "phrases-after-filters").inc()
@@ -211,7 +219,8 @@ def _built_triplets(pairs, pages, page_sentences, spans):
 
 
 class SelectTriplets(beam.PTransform):
-    """Scored pairs → the top-N Triplet records (one per phrase, best-ranked pair)."""
+    """Scored pairs → the top-N Triplet records: each phrase's most dissimilar pair among those passing Step 6,
+    ranked by the dissimilarity of their pages' categories."""
 
     def __init__(self, phrase_contexts, pages, sentences, occurrences, top_n=19500):
         super().__init__()

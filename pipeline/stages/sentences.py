@@ -9,7 +9,7 @@ from apache_beam.metrics import Metrics
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
 from picforge.progress import Progress
-from picforge.resources import abbreviations
+from picforge.resources import abbreviations, cut_words
 from pipeline.stages.clean import RESIDUE
 
 STAGE = "sentences"
@@ -39,12 +39,36 @@ def split_sentences(paragraph):
     return [s.strip() for s in _tokenizer().tokenize(paragraph) if s.strip()]
 
 
+CUT_INSIDE = re.compile(r"\b([A-Za-z]+)\.\s+[a-z]")
+LAST_WORD = re.compile(r"(?:^|[\s(\"“])([a-z]+)(\W*)$")  # lower-case, not the tail of "d'Or" or "Gwich’in"
+# Words a sentence without a full stop cannot end on either (a formula or list after them was removed).
+OPEN_ENDINGS = {"is", "are", "was", "were", "be", "to", "by", "at", "with", "for", "in"}
+# A range or preposition whose other side a removed template held: "of 50 to.", "(1600 to)", "(see video at)".
+CUT_BEFORE_END = re.compile(r"\d\s+(?:to|by|and|or)(?:\W*$|\))|\bat\)")
+
+
+def shows_cut(text):
+    """True if the sentence shows where it was cut: a function word ("and", "the", "than"…) followed by a full
+    stop and a lower-case word or ending it, a trailing comma, a range or preposition missing its other side, or
+    no full stop after a verb or preposition."""
+    words = cut_words()
+    last = LAST_WORD.search(text)
+    if last:
+        word, tail = last.group(1), last.group(2).strip("\"'”’)]» ")
+        if word in words or (not tail and word in OPEN_ENDINGS):
+            return True
+    if text.rstrip("\"'”’ ").endswith(","):
+        return True
+    return bool(CUT_BEFORE_END.search(text)) or any(m.group(1) in words for m in CUT_INSIDE.finditer(text))
+
+
 def broken_reason(text):
-    """Why a cleaned sentence reads broken ('' when it reads whole): the first debris pattern it shows."""
+    """Why a cleaned sentence reads broken ('' when it reads whole): the first debris pattern it shows, or
+    'cut-sentence'."""
     for reason, pattern in BROKEN_PATTERNS:
         if pattern.search(text):
             return reason
-    return ""
+    return "cut-sentence" if shows_cut(text) else ""
 
 
 def page_sentences(page):

@@ -84,7 +84,7 @@ def test_unbalanced_quotes_on_the_real_103_page_sample_lose_no_prose(enwiki_samp
                    for fields, wikitext, _ in iter_pages(fh, str(enwiki_sample_103)) if fields["ns"] == 0}
     assert any("Military bases are a significant component of the economy" in p for p in cleaned["Alaska"].paragraphs)
     assert not any("Pepe vio a Pablo" in p for p in cleaned["Ambiguity"].paragraphs)
-    assert sum(page.residue_paragraphs for page in cleaned.values()) == 0
+    assert sum(page.dropped.get("markup-residue", 0) for page in cleaned.values()) == 0
 
 
 @pytest.mark.parametrize("wikitext, expected", [
