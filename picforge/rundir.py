@@ -4,6 +4,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import resource
 import tempfile
 import time
@@ -21,6 +22,7 @@ from picforge import __version__, progress
 from picforge.embedded_runner import runs_embedded
 from picforge.errors import InputError
 from picforge.files import STAGING_PREFIX, write_atomically
+from picforge.paths import glob_escape
 
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
@@ -29,7 +31,8 @@ PARQUET_FILE = "part-00000-of-00001.parquet"
 # this much, and the next stage's reader turns one row group at a time into Python dicts.
 ROW_GROUP_BYTES = 8 * 1024 * 1024
 # What picforge writes in any stage folder: Parquet part files, staging files and Beam's temporary folders.
-OWN_FILE_PREFIXES = ("part-", "beam-temp-", STAGING_PREFIX)
+OWN_FILE_PREFIXES = ("beam-temp-", STAGING_PREFIX)
+OWN_PART_FILE = re.compile(r"^part-\d{5}-of-\d{5}\.parquet$")
 # The stages `picforge mine` writes, in mining order.
 MINING_STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
 # The one registry of which command produces which stage ({run}: the run directory), for `require`.
@@ -92,7 +95,22 @@ def writable_folder(path, option="--out"):
     except OSError as err:
         raise InputError(f"{option} {path}: cannot write there ({err.strerror or err}); pass a folder you can "
                          "write to") from None
-    return path
+    return glob_free_alias(path)
+
+
+def glob_free_alias(path):
+    """`path`, or for a local folder whose name holds glob characters ('run[1]') a symbolic link to it without
+    them: Beam's file sinks match their own output paths as globs."""
+    if glob_escape(path) == path:
+        return path
+    target = os.path.realpath(path)
+    alias = os.path.join(tempfile.gettempdir(), "picforge-aliases", hashlib.sha1(target.encode()).hexdigest()[:16])
+    os.makedirs(os.path.dirname(alias), exist_ok=True)
+    if os.path.realpath(alias) != target:
+        staging = f"{alias}.{os.getpid()}"
+        os.symlink(target, staging)
+        os.replace(staging, alias)
+    return alias
 
 
 def _sha256(path):
@@ -121,6 +139,10 @@ class RunDir:
 
     def join(self, *parts):
         return FileSystems.join(self.root, *parts)
+
+    def pattern(self, *parts):
+        """A FileSystems.match pattern under the run: the run's own path taken literally, `parts` as globs."""
+        return FileSystems.join(glob_escape(self.root), *parts)
 
     def stage_dir(self, stage):
         return self.join(stage)
@@ -171,25 +193,27 @@ class RunDir:
         files (so a partial run completed later, under the same options, still counts as changed)."""
         manifest = self.require(stage)
         return {"fingerprint": manifest["fingerprint"],
-                "sha256": [input_identity(path)[0].get("sha256") for path in self.output_files(stage)]}
+                "sha256": [input_identity(glob_escape(path))[0].get("sha256") for path in self.output_files(stage)]}
 
     def stage_files(self, stage):
         """Paths of every file in the stage folder."""
-        return sorted(m.path for m in FileSystems.match([self.join(stage, "*")])[0].metadata_list)
+        return sorted(m.path for m in FileSystems.match([self.pattern(stage, "*")])[0].metadata_list)
 
     def clear(self, stage, expected=()):
-        """Remove a stage's files, manifest first. A folder without a manifest may hold only files picforge
-        writes there (part files, staging files, and names starting with the `expected` names of the step
-        about to write it): anything else is refused, never deleted."""
+        """Remove a stage's files, manifest first. The folder may hold only files picforge writes there (the
+        files its manifest lists, Parquet part files, staging files, and names starting with the `expected`
+        names of the step about to write it): anything else is refused before anything is deleted."""
         found = self.stage_files(stage)
-        if self.manifest_path(stage) not in found:
-            foreign = [name for name in (p.rsplit("/", 1)[-1] for p in found)
-                       if not name.startswith((*OWN_FILE_PREFIXES, *expected))]
-            if foreign:
-                raise InputError(f"{self.stage_dir(stage)}: holds files picforge did not write "
-                                 f"({', '.join(foreign[:5])}{', …' if len(foreign) > 5 else ''}); is {self.root} a "
-                                 "picforge run directory? choose another --out, or move those files away")
-        else:
+        manifest = self.read_manifest(stage) if self.manifest_path(stage) in found else None
+        listed = {MANIFEST, *(manifest or {}).get("files", ())}
+        foreign = [name for name in (p.rsplit("/", 1)[-1] for p in found)
+                   if name not in listed and not OWN_PART_FILE.match(name)
+                   and not name.startswith((*OWN_FILE_PREFIXES, *expected))]
+        if foreign:
+            raise InputError(f"{self.stage_dir(stage)}: holds files picforge did not write "
+                             f"({', '.join(foreign[:5])}{', …' if len(foreign) > 5 else ''}); is {self.root} a "
+                             "picforge run directory? choose another --out, or move those files away")
+        if self.manifest_path(stage) in found:
             FileSystems.delete([self.manifest_path(stage)])
             found.remove(self.manifest_path(stage))
         if found:
@@ -199,7 +223,7 @@ class RunDir:
         return self.join(stage, "part")
 
     def output_files(self, stage):
-        found = FileSystems.match([self.join(stage, "part-*.parquet")])[0].metadata_list
+        found = FileSystems.match([self.pattern(stage, "part-*.parquet")])[0].metadata_list
         return sorted(m.path for m in found)
 
     def count_rows(self, stage):
@@ -342,7 +366,7 @@ def read_stage(pipeline, run, stage):
     """A completed stage's records as a PCollection (empty when the stage wrote no rows)."""
     if not run.output_files(stage):
         return pipeline | f"no {stage} rows" >> beam.Create([])
-    return pipeline | f"read {stage}" >> beam.io.ReadFromParquet(run.join(stage, "part-*.parquet"))
+    return pipeline | f"read {stage}" >> beam.io.ReadFromParquet(run.pattern(stage, "part-*.parquet"))
 
 
 @dataclasses.dataclass

@@ -13,6 +13,7 @@ from picforge.encoders import resolve_device
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge.options import LOCAL_RUNNERS, pipeline_options
+from picforge.paths import refuse_overlap
 from picforge.resources import read_wic_words
 from picforge.rundir import Step
 from pipeline.download import fetch
@@ -46,6 +47,7 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
         raise InputError(
             f"--categories-cache-dir {options.categories_cache_dir}: the categories cache appends to files under a "
             "lock, which gs:// and s3:// do not offer; give a local path or a file system mounted on every worker")
+    refuse_overlap(out, {"dump": input_path, "WiC zip": wic_path})
     popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
     check_device(options.device, popts())
     FileSystems.set_options(popts())  # the run directory's own reads and writes see --s3_endpoint_url and the like

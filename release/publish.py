@@ -1,12 +1,15 @@
 """Publish a release directory to s3://, hf://org/name, or gs:// (any Beam FileSystems path), checksums first."""
 import base64
 import os
+import shutil
+import uuid
 from dataclasses import dataclass
 
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
-from release.write import MANIFEST, read_manifest, sha256_file
+from picforge.paths import refuse_overlap, relative_entry
+from release.write import MANIFEST, read_manifest, replace_directory, sha256_file
 
 CHUNK = 1 << 20
 
@@ -47,9 +50,10 @@ def plan_upload(release_dir, dest):
     if manifest is None:
         raise InputError(f"{os.path.join(release_dir, MANIFEST)}: not found; build the release with "
                          "`picforge build` first")
+    refuse_overlap(dest, {"release": release_dir}, option="--to")
     uploads = []
     for relative, meta in manifest["files"].items():
-        source = os.path.join(release_dir, relative)
+        source = os.path.join(release_dir, relative_entry(relative, os.path.join(release_dir, MANIFEST)))
         if not os.path.exists(source) or sha256_file(source) != meta["sha256"]:
             raise InputError(f"{source}: missing or changed since the build (sha256 differs from {MANIFEST}); "
                              "rebuild with `picforge build --force` instead of editing a release")
@@ -68,8 +72,14 @@ def describe_plan(uploads, dest):
     return lines
 
 
+def _staging_prefix():
+    return f".partial-{uuid.uuid4().hex[:12]}"
+
+
 def upload_s3(uploads, dest, client=None):
-    """PUT each file with its SHA-256 checksum, which S3 verifies on receipt."""
+    """PUT each file under a staging prefix with its SHA-256 checksum (S3 verifies it on receipt), then copy the
+    staged files into place, MANIFEST.json last, after the old one is removed; the staging keys are deleted.
+    A failed upload leaves the old release untouched."""
     if client is None:
         import boto3
 
@@ -77,20 +87,62 @@ def upload_s3(uploads, dest, client=None):
     bucket, _, prefix = dest[len("s3://"):].partition("/")
     if not bucket:
         raise InputError(f"{dest}: an S3 destination is s3://<bucket>[/<prefix>]")
-    for upload in uploads:
-        key = "/".join(p for p in (prefix.strip("/"), upload.relative) if p)
-        with open(upload.source, "rb") as body:
-            client.put_object(Bucket=bucket, Key=key, Body=body,
-                              ChecksumSHA256=base64.b64encode(bytes.fromhex(upload.sha256)).decode("ascii"))
+
+    def key(*parts):
+        return "/".join(p for p in (prefix.strip("/"), *parts) if p)
+
+    staging = _staging_prefix()
+    staged = []
+    try:
+        for upload in uploads:
+            with open(upload.source, "rb") as body:
+                client.put_object(Bucket=bucket, Key=key(staging, upload.relative), Body=body,
+                                  ChecksumSHA256=base64.b64encode(bytes.fromhex(upload.sha256)).decode("ascii"))
+            staged.append(key(staging, upload.relative))
+        client.delete_object(Bucket=bucket, Key=key(MANIFEST))
+        for upload in uploads:
+            client.copy_object(Bucket=bucket, Key=key(upload.relative), ChecksumAlgorithm="SHA256",
+                               CopySource={"Bucket": bucket, "Key": key(staging, upload.relative)})
+    finally:
+        if staged:
+            client.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in staged]})
 
 
-def upload_filesystems(uploads):
-    """Copy each file through Beam FileSystems (gs://, local paths, and any other registered scheme)."""
-    for upload in uploads:
-        with open(upload.source, "rb") as source, FileSystems.create(
-                upload.target, compression_type="uncompressed") as target:
-            for block in iter(lambda: source.read(CHUNK), b""):
-                target.write(block)
+def _copy_file(source, target):
+    with open(source, "rb") as fh, FileSystems.create(target, compression_type="uncompressed") as out:
+        for block in iter(lambda: fh.read(CHUNK), b""):
+            out.write(block)
+
+
+def upload_filesystems(uploads, dest):
+    """Copy each file through Beam FileSystems. A local destination is written as a sibling folder and renamed
+    into place; a gs:// (or other) one is staged under a `.partial-*` prefix, then moved into place, MANIFEST.json
+    last after the old one is removed. Either way a failed upload leaves the old release whole."""
+    if "://" not in dest:
+        if os.path.isdir(dest) and os.listdir(dest) and not os.path.exists(os.path.join(dest, MANIFEST)):
+            raise InputError(f"{dest}: holds files that are not a published release; publish to a new or empty "
+                             "folder (nothing was written)")
+
+        def copy_all(staging):
+            for upload in uploads:
+                target = os.path.join(staging, upload.relative)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                shutil.copyfile(upload.source, target)
+        replace_directory(dest, copy_all)
+        return
+    staging = dest.rstrip("/") + "/" + _staging_prefix()
+    try:
+        staged = [f"{staging}/{upload.relative}" for upload in uploads]
+        for upload, target in zip(uploads, staged):
+            _copy_file(upload.source, target)
+        if FileSystems.exists(uploads[-1].target):
+            FileSystems.delete([uploads[-1].target])
+        FileSystems.rename(staged[:-1], [u.target for u in uploads[:-1]])
+        FileSystems.rename(staged[-1:], [uploads[-1].target])
+    finally:
+        leftovers = FileSystems.match([staging + "/**"])[0].metadata_list
+        if leftovers:
+            FileSystems.delete([m.path for m in leftovers])
 
 
 def upload_hf(uploads, dest, release_dir, api=None, private=False):
@@ -114,5 +166,5 @@ def publish(release_dir, dest, *, private=False):
     elif dest.startswith("hf://"):
         upload_hf(uploads, dest, release_dir, private=private)
     else:
-        upload_filesystems(uploads)
+        upload_filesystems(uploads, dest)
     return uploads

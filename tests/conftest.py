@@ -40,6 +40,11 @@ def stsb_file():
 
 
 @pytest.fixture(scope="session")
-def enwiki_sample_103():
-    """The real 103-page enwiki pages-articles sample (69 articles, bz2)."""
-    return _shared("wiki/enwiki-sample-103pages.xml.bz2")
+def mined_103(tmp_path_factory, enwiki_sample_103, wic_zip):
+    """A real mining run of the shared 103-page enwiki sample, made once per test session (tests must not
+    modify it; copy it first)."""
+    from pipeline.mine import mine
+
+    out = tmp_path_factory.mktemp("mined103")
+    mine(str(enwiki_sample_103), str(wic_zip), str(out))
+    return out

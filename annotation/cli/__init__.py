@@ -5,6 +5,9 @@ import importlib
 import os
 import re
 
+from picforge.errors import InputError
+from picforge.paths import plain_name
+
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 # Longest annotator or batch name: batch ids built from it must fit the ledger's batch_id column.
 MAX_NAME_CHARS = 100
@@ -103,7 +106,10 @@ def batch_name(text):
     if not text.strip() or len(text) > MAX_NAME_CHARS:
         raise argparse.ArgumentTypeError(f"expected a batch name of 1 to {MAX_NAME_CHARS} characters, "
                                          f"got {len(text)}")
-    return text
+    try:
+        return plain_name(text, "batch name")
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def name_list(count):

@@ -3,6 +3,7 @@ import os
 import sys
 
 from picforge.errors import InputError
+from picforge.paths import refuse_overlap
 from picforge.options import non_negative_int
 
 
@@ -23,6 +24,7 @@ def run(args):
     from release.configs import SPLITS
     from release.inputs import load_run, stage_fingerprints
     from release.write import read_manifest, release_fingerprint, write_release
+    refuse_overlap(args.out, {"run": args.run})
     wanted = release_fingerprint(stage_fingerprints(args.run), args.seed)
     existing = read_manifest(args.out)
     if existing and existing.get("fingerprint") == wanted and not args.force:

@@ -1,12 +1,9 @@
-"""PEARL fixtures: spaCy's parser with NER, Debian's WordNet, and a real mining run of the 103-page sample."""
+"""PEARL fixtures: spaCy's parser with NER and Debian's WordNet (the mined 103-page run is in tests/conftest.py)."""
 import os
 
 import pytest
 
 from companions.pearl.synonyms import DEBIAN_WORDNET
-
-SAMPLE_103 = "wiki/enwiki-sample-103pages.xml.bz2"
-
 
 @pytest.fixture(scope="session")
 def nlp():
@@ -23,15 +20,3 @@ def wordnet_root():
         pytest.skip(f"needs Debian's WordNet database in {DEBIAN_WORDNET} (apt-get install wordnet-base, or "
                     "`make system-deps`)")
     return DEBIAN_WORDNET
-
-
-@pytest.fixture(scope="session")
-def mined_103(tmp_path_factory, wic_zip):
-    """A real mining run of the shared 103-page enwiki sample (its `sentences` stage is PEARL's input)."""
-    from tests.conftest import _shared
-    from pipeline.mine import mine
-
-    dump = _shared(SAMPLE_103)
-    out = tmp_path_factory.mktemp("mined103")
-    mine(str(dump), str(wic_zip), str(out))
-    return out

@@ -50,8 +50,12 @@ def test_s3_upload_puts_each_file_with_its_sha256(release_dir):
             digest = hashlib.sha256(open(upload.source, "rb").read()).digest()
             checksum = base64.b64encode(digest).decode()
             stub.add_response("put_object", {"ETag": '"etag"', "ChecksumSHA256": checksum},
-                              {"Bucket": "pic-bucket", "Key": f"releases/v1/{upload.relative}", "Body": ANY,
-                               "ChecksumSHA256": checksum})
+                              {"Bucket": "pic-bucket", "Key": ANY, "Body": ANY, "ChecksumSHA256": checksum})
+        stub.add_response("delete_object", {}, {"Bucket": "pic-bucket", "Key": "releases/v1/MANIFEST.json"})
+        for upload in uploads:
+            stub.add_response("copy_object", {}, {"Bucket": "pic-bucket", "Key": f"releases/v1/{upload.relative}",
+                                                  "ChecksumAlgorithm": "SHA256", "CopySource": ANY})
+        stub.add_response("delete_objects", {}, {"Bucket": "pic-bucket", "Delete": ANY})
         upload_s3(uploads, "s3://pic-bucket/releases/v1", client=client)
         stub.assert_no_pending_responses()
 
@@ -59,7 +63,7 @@ def test_s3_upload_puts_each_file_with_its_sha256(release_dir):
 def test_filesystems_upload_copies_byte_for_byte(release_dir, tmp_path):
     mirror = tmp_path / "mirror"
     uploads = plan_upload(release_dir, str(mirror))
-    upload_filesystems(uploads)
+    upload_filesystems(uploads, str(mirror))
     for upload in uploads:
         assert hashlib.sha256((mirror / upload.relative).read_bytes()).hexdigest() == upload.sha256
 

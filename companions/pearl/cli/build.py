@@ -51,6 +51,8 @@ def _off(value):
 
 def run(args):
     from companions.pearl.build import build_corpus
+    from picforge.paths import refuse_overlap
+    refuse_overlap(args.out, {"run": args.run})
     options = PearlOptions(
         seed=args.seed, parser=args.parser, benepar_model=args.benepar_model, spacy_model=args.spacy_model,
         ner_model=args.ner_model, batch_size=args.batch_size, min_tokens=args.min_tokens, max_tokens=args.max_tokens,

@@ -24,6 +24,8 @@ def register(subparsers):
 
 def run(args):
     from companions.pearl.release import release_corpus
+    from picforge.paths import refuse_overlap
+    refuse_overlap(args.out, {"run": args.run})
     manifest = release_corpus(args.run, args.out, seed=args.seed, ratios=args.ratios, force=args.force)
     state = " (up to date, skipped)" if manifest.get("skipped") else ""
     print(f"{args.out}: " + ", ".join(f"{split} {manifest['counts'][split]}" for split in SPLITS) + state)

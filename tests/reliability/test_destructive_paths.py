@@ -1,0 +1,143 @@
+"""Destructive paths refuse: no output over, inside or around an input; publishing is all-or-nothing; nothing is
+written or deleted outside the output named. Each case drives `picforge` as a subprocess on a run mined from the
+real 103-page sample and a release built from it."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from picforge.rundir import RunDir
+
+pytestmark = pytest.mark.slow
+
+
+def picforge(*argv, **kwargs):
+    """`picforge ARGS…` in a child process: (exit code, stdout, stderr)."""
+    done = subprocess.run([sys.executable, "-m", "picforge.cli", *map(str, argv)], capture_output=True, text=True,
+                          timeout=600, **kwargs)
+    return done.returncode, done.stdout, done.stderr
+
+
+def tree_digest(root):
+    """{relative path: sha256} of every file under root."""
+    return {os.path.relpath(os.path.join(folder, name), root): hashlib.sha256(
+        open(os.path.join(folder, name), "rb").read()).hexdigest()
+        for folder, _, names in os.walk(root) for name in names}
+
+
+@pytest.fixture(scope="module")
+def annotated_run(mined_103, tmp_path_factory):
+    """A copy of the mined 103-page run with final annotations for its selected triplets."""
+    root = tmp_path_factory.mktemp("annotated") / "run"
+    shutil.copytree(mined_103, root)
+    run = RunDir(str(root))
+    annotations = [{"triplet_id": t["triplet_id"], "phrase": t["phrase"], "annotator": "A1",
+                    "q1": f"the {t['phrase']} here", "q2": f"that {t['phrase']} there", "same_meaning": False,
+                    "q1_rule": "round1", "q2_rule": "round1", "q3_rule": "round1", "ps_q1": True,
+                    "ps_q1_phrase": f"the {t['phrase']} here", "ps_q2": True,
+                    "ps_q2_phrase": f"that {t['phrase']} there"} for t in run.iter_records("select")]
+    run.write_stage("final_annotations", annotations, "final_annotation", options={},
+                    inputs={"records_sha256": hashlib.sha256(json.dumps(annotations).encode()).hexdigest()})
+    return root
+
+
+@pytest.fixture(scope="module")
+def release(annotated_run, tmp_path_factory):
+    out = tmp_path_factory.mktemp("release") / "rel"
+    code, _, err = picforge("build", "--run", annotated_run, "--out", out)
+    assert code == 0, err
+    return out
+
+
+def test_publishing_a_release_onto_itself_is_refused_and_touches_nothing(release):
+    before = tree_digest(release)
+    for dest in (release, release / "sub", release.parent):
+        code, out, err = picforge("publish", release, "--to", dest, "--live")
+        assert code == 2 and "choose a --to outside it" in err and "Traceback" not in err, err
+    assert tree_digest(release) == before
+
+
+def test_build_over_its_own_run_is_refused_and_the_run_survives(annotated_run, tmp_path):
+    before = tree_digest(annotated_run)
+    for out in (annotated_run, annotated_run / "release", annotated_run.parent):
+        code, _, err = picforge("build", "--run", annotated_run, "--out", out, "--force")
+        assert code == 2 and "the output" in err and "the run" in err and "Traceback" not in err, err
+    assert tree_digest(annotated_run) == before
+
+
+def test_a_republish_that_fails_midway_keeps_the_old_release(release, tmp_path):
+    published = tmp_path / "published"
+    assert picforge("publish", release, "--to", published, "--live")[0] == 0
+    old = tree_digest(published)
+    # The copy fails on the third file: shutil.copyfile raises ENOSPC in the child process.
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import errno, shutil\n"
+        "calls = [0]\n"
+        "real = shutil.copyfile\n"
+        "def failing(src, dst, **kw):\n"
+        "    calls[0] += 1\n"
+        "    if calls[0] == 3:\n"
+        "        raise OSError(errno.ENOSPC, 'No space left on device')\n"
+        "    return real(src, dst, **kw)\n"
+        "shutil.copyfile = failing\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]))
+    code, _, err = picforge("publish", release, "--to", published, "--live", env=env)
+    assert code != 0
+    assert tree_digest(published) == old
+    assert not [n for n in os.listdir(tmp_path) if ".partial-" in n or ".old-" in n]
+
+
+def test_publishing_into_a_folder_of_other_files_is_refused(release, tmp_path):
+    folder = tmp_path / "documents"
+    folder.mkdir()
+    (folder / "thesis.tex").write_text("my thesis")
+    code, _, err = picforge("publish", release, "--to", folder, "--live")
+    assert code == 2 and "not a published release" in err
+    assert (folder / "thesis.tex").read_text() == "my thesis"
+
+
+def test_manifest_entries_outside_the_release_are_refused(release, tmp_path):
+    copy = tmp_path / "rel"
+    shutil.copytree(release, copy)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for publishing")
+    manifest = json.loads((copy / "MANIFEST.json").read_text())
+    for entry in ("../secret.txt", str(secret)):
+        manifest["files"] = {entry: {"sha256": hashlib.sha256(secret.read_bytes()).hexdigest(), "bytes": 18}}
+        (copy / "MANIFEST.json").write_text(json.dumps(manifest))
+        code, _, err = picforge("publish", copy, "--to", tmp_path / "out", "--live")
+        assert code == 2 and "points outside the release folder" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_user_files_in_stage_folders_are_refused_not_deleted(mined_103, tmp_path, enwiki_sample_103, wic_zip):
+    run = tmp_path / "run"
+    shutil.copytree(mined_103, run)
+    (run / "select" / "my-notes.csv").write_text("phrase,comment\n")
+    (run / "pairs" / "part-mine.txt").write_text("kept by hand")
+    code, _, err = picforge("mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", run, "--force")
+    assert code == 2 and "holds files picforge did not write" in err
+    assert (run / "select" / "my-notes.csv").exists() and (run / "pairs" / "part-mine.txt").exists()
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "/abs/olute", ".."])
+def test_batch_names_that_are_paths_are_refused(annotated_run, name):
+    code, _, err = picforge("annotate", "mturk", "export", "--run", annotated_run, "--batch", name)
+    assert code == 2 and "plain name" in err
+    assert not os.path.exists(os.path.join(annotated_run, "escape"))
+
+
+def test_an_output_named_with_glob_characters_just_works(enwiki_sample_103, wic_zip, tmp_path, mined_103):
+    out = tmp_path / "run[1]"
+    code, stdout, err = picforge("mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", out)
+    assert code == 0, err
+    expected = [t["triplet_id"] for t in RunDir(str(mined_103)).iter_records("select")]
+    assert [t["triplet_id"] for t in RunDir(str(out)).iter_records("select")] == expected
+    code, stdout, _ = picforge("mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", out)
+    assert code == 0 and f"{len(expected)} triplets selected" in stdout
