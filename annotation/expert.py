@@ -116,6 +116,7 @@ class SheetRow:
     q3: str
     problems: list = dataclasses.field(default_factory=list)
     released: bool = False   # reassigned to someone else: the row is not recorded
+    grammar_checked: bool = False  # LanguageTool ran on its paraphrases (not with --no-grammar)
 
     @property
     def blank(self):
@@ -152,7 +153,8 @@ def check_rows(ledger, run_dir, paths, checker=None, strict_grammar=False):
     for path, row_no, batch, triplet_id, row in resolved:
         checked = SheetRow(path, row_no, batch["batch_id"], batch["meta"]["annotator"], triplet_id,
                            row["Q1"], row["Q2"], row["Q3"],
-                           released=(batch["batch_id"], item_id(triplet_id, "triplet")) in released)
+                           released=(batch["batch_id"], item_id(triplet_id, "triplet")) in released,
+                           grammar_checked=checker is not None)
         if checked.recorded:
             triplet = triplets[triplet_id]
             checked.problems = validate_answers(triplet["phrase"], checked.q1, checked.q2, checked.q3)
@@ -189,7 +191,8 @@ def record_rows(ledger, rows, triplets):
             fixes = [p.message for p in row.problems if p.severity == FIX]
             tx.record_decision(iid, ROUND_EXPERT, ACCEPTED if row.accepted else REJECTED,
                                reason="; ".join(fixes), decided_by="ingest expert",
-                               detail={"problems": [dataclasses.asdict(p) for p in row.problems]})
+                               detail={"problems": [dataclasses.asdict(p) for p in row.problems],
+                                       "grammar_checked": row.grammar_checked})
             if row.accepted:
                 tx.record_expert_annotation(expert_annotation(row), row.batch_id, triplets[row.triplet_id]["phrase"])
 

@@ -3,7 +3,7 @@ import collections
 import hashlib
 import json
 
-from annotation.ledger import ACCEPTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
+from annotation.ledger import ACCEPTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
 from annotation.rules import ANNOTATION_KINDS, item_outcome, kept_outcomes
 from annotation.triplets import SELECT_STAGE, require_select
 from picforge.rundir import fingerprint
@@ -54,6 +54,21 @@ def final_records(q):
     return [final_record(annotation, kept, ps) for annotation, kept in kept_annotations(q)]
 
 
+def grammar_coverage(q, triplet_ids=None):
+    """(paraphrases, paraphrases whose sheet row was ingested without the LanguageTool check) of the accepted
+    expert annotations (of `triplet_ids` only, when given)."""
+    checked = {d["triplet_id"]: d["detail"].get("grammar_checked", False)
+               for d in q.decisions(round=ROUND_EXPERT, decision=ACCEPTED)}
+    total = not_run = 0
+    for annotation in q.expert_annotations():
+        if triplet_ids is not None and annotation["triplet_id"] not in triplet_ids:
+            continue
+        n = sum(bool(annotation[column]) for column in ("q1", "q2"))
+        total += n
+        not_run += 0 if checked.get(annotation["triplet_id"]) else n
+    return total, not_run
+
+
 def export_final(ledger, run_dir, force=False):
     """Write the kept annotations as stage `final_annotations` (Parquet + manifest); skip when unchanged.
 
@@ -62,6 +77,7 @@ def export_final(ledger, run_dir, force=False):
     run = require_select(run_dir)
     with ledger.read() as q:
         records = final_records(q)
+        paraphrases, unchecked = grammar_coverage(q, {r["triplet_id"] for r in records})
     digest = hashlib.sha256(json.dumps(records, sort_keys=True).encode("utf-8")).hexdigest()
     # The ledger counts by the digest of what it holds, never by its URL: a copied run directory or a
     # second ledger with the same records is up to date.
@@ -76,4 +92,6 @@ def export_final(ledger, run_dir, force=False):
     for _, flag in PS_PAIRS:
         counters[f"{STAGE}/{flag}_endorsed"] = sum(r[flag] is True for r in records)
         counters[f"{STAGE}/{flag}_rejected"] = sum(r[flag] is False for r in records)
+    counters[f"{STAGE}/paraphrases"] = paraphrases
+    counters[f"{STAGE}/paraphrases-grammar-not-checked"] = unchecked
     return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters)

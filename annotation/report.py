@@ -2,7 +2,7 @@
 import collections
 
 from annotation import ps_verify
-from annotation.final import annotation_outcomes
+from annotation.final import annotation_outcomes, grammar_coverage
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
 from annotation.triplets import SELECT_STAGE
@@ -94,12 +94,21 @@ def build_report(ledger, run_dir):
             "final_triplets": sum(any(o in KEPT for o in per_kind.values()) for _, per_kind in outcomes),
             "ps_verification": ps_summary(q),
             "workers": worker_stats(q),
+            "grammar": dict(zip(("paraphrases", "not_checked"), grammar_coverage(q))),
         }
 
 
 def _cell(value, rate=None):
     text = "–" if value is None else f"{value:,}"
     return f"{text} ({rate:.2f}%)" if rate is not None else text
+
+
+def grammar_line(grammar):
+    """What the report says of the LanguageTool check of the accepted paraphrases."""
+    if grammar["not_checked"]:
+        return (f"Grammar check not run for {grammar['not_checked']:,} of {grammar['paraphrases']:,} paraphrases "
+                "(their sheets were ingested with --no-grammar).")
+    return f"Grammar check (LanguageTool) run on all {grammar['paraphrases']:,} paraphrases."
 
 
 def render_markdown(report):
@@ -110,6 +119,7 @@ def render_markdown(report):
              f"Triplets selected for annotation: {_cell(report['selected_triplets'])}; sent to experts: "
              f"{expert['triplets_sent']:,} in {expert['batches']} batches; sheet rows accepted: "
              f"{expert['rows_accepted']:,}, waiting for fixes: {expert['rows_to_fix']:,}.", "",
+             grammar_line(report["grammar"]), "",
              "## Funnel (PiC Table A1, lower half)", "",
              "| step | paraphrases (p, d, q) | Y/N labels (p, d1, d2, l) |", "| --- | --- | --- |"]
     steps = [("Expert annotation", "annotated", None), ("Round 1: verified by MTurk", "round1_verified", None),

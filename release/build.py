@@ -1,6 +1,7 @@
 """Construct the PS, PR-pass, PR-page and PSD examples from annotated triplets (PiC Section 4), then split them."""
 import hashlib
 import random
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ class Release:
     rejected: list = field(default_factory=list)
     skipped: dict = field(default_factory=dict)
     scores: list = field(default_factory=list)
+    provenance: tuple = ((), ())  # ([(what, value)], [departure from PiC]) for the card
 
 
 def ps_record(sentence, start, end, paraphrase, label):
@@ -49,10 +51,20 @@ def window_starts(n_sentences, index, width):
     return range(max(0, index - width + 1), min(index, n_sentences - width) + 1)
 
 
+def clean_window_starts(anchor, width):
+    """First sentences of the `width`-sentence windows holding the anchor sentence and no broken sentence."""
+    return [lo for lo in window_starts(len(anchor.sentences), anchor.index, width)
+            if anchor.broken.isdisjoint(range(lo, lo + width))]
+
+
 def random_window(anchor, size, rng):
-    """A random window of `size` sentences (or the whole page if shorter) containing the anchor sentence."""
-    width = min(size, len(anchor.sentences))
-    start = rng.choice(window_starts(len(anchor.sentences), anchor.index, width))
+    """A random window of `size` sentences (or the whole page if shorter) containing the anchor sentence and no
+    sentence flagged broken; narrower when no window of that size avoids one."""
+    for width in range(min(size, len(anchor.sentences)), 0, -1):
+        starts = clean_window_starts(anchor, width)
+        if starts:
+            break
+    start = rng.choice(starts)
     return start, start + width
 
 
@@ -60,7 +72,7 @@ def exclusive_window(anchor, size, rng):
     """The widest window (≤ size sentences) holding the anchor's phrase exactly once, or None if none does."""
     sentences = anchor.sentences
     for width in range(min(size, len(sentences)), 0, -1):
-        starts = [lo for lo in window_starts(len(sentences), anchor.index, width)
+        starts = [lo for lo in clean_window_starts(anchor, width)
                   if checks.count_phrase(" ".join(sentences[lo:lo + width]), anchor.surface) == 1]
         if starts:
             start = rng.choice(starts)
@@ -84,6 +96,23 @@ def sentence_offsets(text, sentences):
         offsets.append(at)
         cursor = at + len(sentence)
     return offsets
+
+
+def page_without_broken(anchor):
+    """(the page text without its sentences flagged broken, where the anchor sentence starts in it); ValueError
+    when a sentence is not found in the page text."""
+    if not anchor.broken:
+        return anchor.page_text, sentence_offsets(anchor.page_text, anchor.sentences)[anchor.index]
+    offsets = sentence_offsets(anchor.page_text, anchor.sentences)
+    pieces, kept_from = [], 0
+    for idx in sorted(anchor.broken):
+        pieces.append(anchor.page_text[kept_from:offsets[idx]])
+        kept_from = offsets[idx] + len(anchor.sentences[idx])
+    pieces.append(anchor.page_text[kept_from:])
+    paragraphs = (re.sub(r" {2,}", " ", p).strip() for p in "".join(pieces).split("\n\n"))
+    text = "\n\n".join(p for p in paragraphs if p)
+    kept = [s for i, s in enumerate(anchor.sentences[:anchor.index + 1]) if i not in anchor.broken]
+    return text, sentence_offsets(text, kept)[-1]
 
 
 def ps_examples(triplet):
@@ -124,18 +153,19 @@ def pr_pass_examples(triplet, seed):
 
 
 def pr_page_examples(triplet):
-    """PR-page: each kept paraphrase against its whole page, unless the page holds the paraphrase verbatim."""
+    """PR-page: each kept paraphrase against its whole page less the sentences flagged broken, unless the page
+    holds the paraphrase verbatim."""
     for side, query, anchor in kept_sides(triplet):
         key = f"{triplet.triplet_id}-{side}"
-        if query.strip() and checks.count_phrase(anchor.page_text, query.strip()):
-            yield Example(key, triplet.triplet_id, skip="the page contains the query verbatim")
-            continue
         try:
-            offset = sentence_offsets(anchor.page_text, anchor.sentences)[anchor.index]
+            context, offset = page_without_broken(anchor)
         except ValueError as err:
             yield Example(key, triplet.triplet_id, error=f"page {anchor.page_id}: {err}")
             continue
-        yield Example(key, triplet.triplet_id, span_record(key, curid_url(anchor.page_id), anchor.page_text, query,
+        if query.strip() and checks.count_phrase(context, query.strip()):
+            yield Example(key, triplet.triplet_id, skip="the page contains the query verbatim")
+            continue
+        yield Example(key, triplet.triplet_id, span_record(key, curid_url(anchor.page_id), context, query,
                                                            anchor.surface, offset + anchor.start))
 
 

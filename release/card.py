@@ -95,7 +95,17 @@ def omitted_note(omitted):
     return "\n".join(lines)
 
 
-def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted):
+def provenance_section(provenance):
+    """The card's Provenance section from ([(what, value)], [departure from PiC])."""
+    rows, departures = provenance
+    if not rows:
+        return ""
+    listed = "\n".join(f"- {text}" for text in departures)
+    return (f"## Provenance\n\n{markdown_table(['what', 'value'], [list(r) for r in rows])}\n\n"
+            f"Departures from the PiC procedure (Appendix C):\n\n{listed}\n")
+
+
+def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted, provenance=((), ())):
     """The full README.md text of a release."""
     header = card_data(split_sizes).to_yaml()
     configs = markdown_table(["config", "task", *SPLITS],
@@ -159,6 +169,9 @@ the share of PS pairs whose two phrases have a word in common.
   are left out; the larger class is sampled down to the smaller one.
 - **PR-pass**: each kept paraphrase against a random window of 11 consecutive sentences of its page containing p.
 - **PR-page**: each kept paraphrase against its whole cleaned page; left out when the page holds the query verbatim.
+- No sentence that mining flagged broken (words lost in cleaning, markup debris, a cut sentence) is in any context:
+  PR-pass and PSD windows avoid them (narrower where no full window does), and PR-page contexts are the page with
+  those sentences left out.
 - **PSD**: for triplets with a kept Q3 = No label, a window of up to 11 sentences from each page holding p exactly
   once, page 1 first and a blank line between; the query is a kept q1 or q2 whose PS pair was not rejected (seeded
   choice) and the answer is p in its paragraph.
@@ -169,6 +182,7 @@ Left out while building:
 
 {markdown_table(["config", "reason", "examples"], left_out) if left_out else "nothing."}
 
+{provenance_section(provenance)}
 Inputs (stage fingerprints of the run directory):
 
 {inputs}

@@ -25,6 +25,7 @@ class Anchor:
     index: int
     start: int
     end: int
+    broken: frozenset = frozenset()
 
     @property
     def surface(self):
@@ -74,7 +75,8 @@ def locate(side, phrase, page, sentences):
         raise ValueError(f"its sentence {side['sentence'][:60]!r}… is not among the {len(texts)} sentences "
                          f"of page {page['page_id']}")
     in_passage = [i for i in candidates if all(t in side["passage"] for t in texts[max(0, i - 2):i + 3])]
-    return Anchor(page["page_id"], page["text"], texts, (in_passage or candidates)[0], start, end)
+    broken = frozenset(i for i, s in enumerate(sentences) if s.get("broken"))
+    return Anchor(page["page_id"], page["text"], texts, (in_passage or candidates)[0], start, end, broken)
 
 
 def _annotations(run):
@@ -125,7 +127,7 @@ def load_run(root):
     page_ids = {t[side]["page_id"] for t in triplets.values() for side in SIDES}
     pages = {p["page_id"]: p for p in run.iter_records("clean") if p["page_id"] in page_ids}
     sentences = {}
-    for sentence in run.iter_records("sentences", columns=["page_id", "idx", "text"]):
+    for sentence in run.iter_records("sentences", columns=["page_id", "idx", "text", "broken"]):
         if sentence["page_id"] in page_ids:
             sentences.setdefault(sentence["page_id"], []).append(sentence)
     located = []

@@ -93,7 +93,8 @@ def _write_contents(root, release, seed, stage_fingerprints):
     rejected = Counter(config for config, _, _ in release.rejected)
     omitted = omitted_splits(release)
     card = render_card(all_stats, split_sizes, seed=seed, fingerprints=stage_fingerprints,
-                       skipped=release.skipped, rejected=rejected, plots=plot_files, omitted=omitted)
+                       skipped=release.skipped, rejected=rejected, plots=plot_files, omitted=omitted,
+                       provenance=release.provenance)
     with open(os.path.join(root, "README.md"), "w", encoding="utf-8") as fh:
         fh.write(card)
     manifest = {

@@ -48,3 +48,36 @@ def mined_103(tmp_path_factory, enwiki_sample_103, wic_zip):
     out = tmp_path_factory.mktemp("mined103")
     mine(str(enwiki_sample_103), str(wic_zip), str(out))
     return out
+
+
+@pytest.fixture(scope="session")
+def annotated_103(mined_103, tmp_path_factory):
+    """A copy of the mined 103-page run whose selected triplets all carry final annotations (simple paraphrases
+    made from the phrase, every verdict kept), as `picforge build` reads them."""
+    import hashlib
+    import json
+    import shutil
+
+    from picforge.rundir import RunDir
+
+    root = tmp_path_factory.mktemp("annotated103") / "run"
+    shutil.copytree(mined_103, root)
+    run = RunDir(str(root))
+    annotations = [{"triplet_id": t["triplet_id"], "phrase": t["phrase"], "annotator": "A1",
+                    "q1": f"the {t['phrase']} here", "q2": f"that {t['phrase']} there", "same_meaning": False,
+                    "q1_rule": "round1", "q2_rule": "round1", "q3_rule": "round1", "ps_q1": True,
+                    "ps_q1_phrase": f"the {t['phrase']} here", "ps_q2": True,
+                    "ps_q2_phrase": f"that {t['phrase']} there"} for t in run.iter_records("select")]
+    run.write_stage("final_annotations", annotations, "final_annotation", options={},
+                    inputs={"records_sha256": hashlib.sha256(json.dumps(annotations).encode()).hexdigest()})
+    return root
+
+
+@pytest.fixture(scope="session")
+def release_103(annotated_103, tmp_path_factory):
+    """The PiC release `picforge build` makes of `annotated_103` (tests must not modify it)."""
+    from picforge import cli
+
+    out = tmp_path_factory.mktemp("release103") / "rel"
+    assert cli.main(["build", "--run", str(annotated_103), "--out", str(out)]) == 0
+    return out

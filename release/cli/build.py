@@ -23,6 +23,7 @@ def run(args):
     from release.build import build_release
     from release.configs import SPLITS
     from release.inputs import load_run, stage_fingerprints
+    from release.provenance import run_provenance
     from release.write import read_manifest, release_fingerprint, write_release
     refuse_overlap(args.out, {"run": args.run})
     wanted = release_fingerprint(stage_fingerprints(args.run), args.seed)
@@ -35,6 +36,7 @@ def run(args):
         raise InputError(f"{args.out}: holds {held}; pass --force to replace it or choose another --out")
     inputs = load_run(args.run)
     release = build_release(inputs.triplets, args.seed)
+    release.provenance = run_provenance(args.run)
     manifest = write_release(release, args.out, seed=args.seed, stage_fingerprints=inputs.fingerprints)
     for config, key, reason in release.rejected:
         print(f"rejected {config} {key}: {reason}", file=sys.stderr)

@@ -126,6 +126,26 @@ def test_ingest_checks_each_paraphrase_in_its_passage(annotate, run_dir, ledger,
         assert [a["triplet_id"] for a in q.expert_annotations()] == ["00002"]
 
 
+def test_paraphrases_ingested_without_the_check_are_recorded_and_reported(annotate, run_dir, ledger,
+                                                                          languagetool_url, tmp_path, capsys):
+    out = export(annotate, run_dir, names="alice,bob", per=2)
+    checked = write_csv(tmp_path / "alice.csv", filled(f"{out}/expert-alice-001.csv"))
+    unchecked = write_csv(tmp_path / "bob.csv", filled(f"{out}/expert-bob-001.csv"))
+    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", languagetool_url, checked) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", unchecked) == 0
+    with ledger.read() as q:
+        flags = {d["triplet_id"]: d["detail"]["grammar_checked"] for d in q.decisions(round=0)}
+    assert sorted(flags.values()) == [False, False, True, True]
+    report = tmp_path / "report.md"
+    assert annotate("report", "--run", run_dir, "--out", str(report)) == 0
+    assert "Grammar check not run for 4 of 8 paraphrases (their sheets were ingested with --no-grammar)." in \
+        report.read_text()
+    # Re-ingesting bob's sheet with the check running records that it ran.
+    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", languagetool_url, unchecked) == 0
+    assert annotate("report", "--run", run_dir, "--out", str(report)) == 0
+    assert "Grammar check (LanguageTool) run on all 8 paraphrases." in report.read_text()
+
+
 def test_unreachable_server_is_a_clear_error_and_writes_nothing(annotate, run_dir, ledger, tmp_path, capsys,
                                                                monkeypatch):
     out = export(annotate, run_dir, names="alice", per=1)

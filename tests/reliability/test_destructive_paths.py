@@ -30,27 +30,13 @@ def tree_digest(root):
 
 
 @pytest.fixture(scope="module")
-def annotated_run(mined_103, tmp_path_factory):
-    """A copy of the mined 103-page run with final annotations for its selected triplets."""
-    root = tmp_path_factory.mktemp("annotated") / "run"
-    shutil.copytree(mined_103, root)
-    run = RunDir(str(root))
-    annotations = [{"triplet_id": t["triplet_id"], "phrase": t["phrase"], "annotator": "A1",
-                    "q1": f"the {t['phrase']} here", "q2": f"that {t['phrase']} there", "same_meaning": False,
-                    "q1_rule": "round1", "q2_rule": "round1", "q3_rule": "round1", "ps_q1": True,
-                    "ps_q1_phrase": f"the {t['phrase']} here", "ps_q2": True,
-                    "ps_q2_phrase": f"that {t['phrase']} there"} for t in run.iter_records("select")]
-    run.write_stage("final_annotations", annotations, "final_annotation", options={},
-                    inputs={"records_sha256": hashlib.sha256(json.dumps(annotations).encode()).hexdigest()})
-    return root
+def annotated_run(annotated_103):
+    return annotated_103
 
 
 @pytest.fixture(scope="module")
-def release(annotated_run, tmp_path_factory):
-    out = tmp_path_factory.mktemp("release") / "rel"
-    code, _, err = picforge("build", "--run", annotated_run, "--out", out)
-    assert code == 0, err
-    return out
+def release(release_103):
+    return release_103
 
 
 def test_publishing_a_release_onto_itself_is_refused_and_touches_nothing(release):
