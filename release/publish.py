@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
-from release.write import MANIFEST, read_manifest, sha256_file
+from picforge.release_writer import MANIFEST, read_manifest, sha256_file
 
 CHUNK = 1 << 20
 

@@ -8,13 +8,19 @@ from companions.stsb_context import validation
 from companions.stsb_context.generate import STAGE as GENERATIONS
 from companions.stsb_context.prompts import PROMPT_TEMPLATE
 from companions.stsb_context.settings import DATASET
+from picforge import release_writer
+from picforge.release_writer import markdown_table
 from picforge.rundir import fingerprint, input_identity
+from release.configs import schema_features
 
 STAGE = DATASET
 SCHEMA = "stsb_context"
 JSONL = "stsb_context.jsonl"
 FIELDS = ("origin_phrase", "target_phrase", "context", "target_start", "score", "genre")
 WORD = re.compile(r"\w+")
+# The pairs and scores are STS Benchmark's; the contexts are generated text.
+SOURCES = ("stsb",)
+LICENSE = release_writer.default_license(SOURCES)[0]
 
 
 def final_row(generation):
@@ -51,72 +57,49 @@ def _percent(value):
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def dataset_card(stats, provenance):
+def dataset_card(stats, provenance, num_bytes, license_id=LICENSE):
     """The README.md of the release: YAML header, how it was built, fields and statistics."""
-    size = "n<1K" if stats["rows"] < 1000 else "1K<n<10K"
-    genres = "\n".join(f"| {g} | {n} |" for g, n in stats.get("genres", {}).items())
-    return f"""---
-pretty_name: STS-B-Context
-language:
-- en
-task_categories:
-- sentence-similarity
-size_categories:
-- {size}
-configs:
-- config_name: default
-  data_files: {JSONL}
----
-
-# STS-B-Context
-
-STS Benchmark test pairs whose second sentence (the target phrase) is embedded in a longer generated
-context, after the SLICE paper (Section 4.2). A model must find the span of the context that best matches
-the origin phrase; its similarity is compared with the gold STS-B score (0-5).
-
-## Construction
-- Prompt (one per pair, `<letter>` drawn uniformly from A-Z with seed {provenance['seed']}):
+    header = release_writer.card_header(
+        license_id=license_id, pretty_name="STS-B-Context", task_categories=["sentence-similarity"],
+        configs={"default": (schema_features(SCHEMA), {"train": (JSONL, stats["rows"], num_bytes)})})
+    construction = f"""- Prompt (one per pair, `<letter>` drawn uniformly from A-Z with seed {provenance['seed']}):
   "{PROMPT_TEMPLATE.format(letter='<letter>', phrase='<phrase>')}"
 - Model: `{provenance['model']}`, temperature {provenance['temperature']}, at most {provenance['max_tokens']} tokens.
 - Kept only generations containing the target phrase verbatim{provenance['match_note']}:
   {provenance['answered']} answered, {_percent(provenance['verbatim_drop_rate'])} dropped.
 - Two annotators flagged contexts that change the gold similarity; an item flagged by either was dropped:
   {provenance['validated']} judged, {provenance['dropped']} dropped ({_percent(provenance['validation_drop_rate'])}),
-  agreement {_percent(provenance['agreement'])}, Cohen's kappa {provenance['cohen_kappa_text']}.
-
-## Fields
-| field | meaning |
-| --- | --- |
-| origin_phrase | STS-B sentence 1 |
-| target_phrase | STS-B sentence 2 exactly as it stands in the context |
-| context | the generated text containing the target phrase |
-| target_start | character offset of target_phrase in context |
-| score | gold STS-B similarity of the two sentences (0-5) |
-| genre | STS-B genre |
-
-## Statistics
-| statistic | value |
-| --- | --- |
-| rows | {stats['rows']} |
-| mean score (sd) | {stats.get('score_mean')} ({stats.get('score_stdev')}) |
-| mean words: origin / target / context | {stats.get('mean_words_origin_phrase')} / {stats.get('mean_words_target_phrase')} / {stats.get('mean_words_context')} |
-| target words also in origin | {stats.get('target_word_overlap_pct')}% |
-
-| genre | rows |
-| --- | --- |
-{genres}
-
-Load with `datasets.load_dataset("json", data_files="{JSONL}")`.
-"""
+  agreement {_percent(provenance['agreement'])}, Cohen's kappa {provenance['cohen_kappa_text']}."""
+    fields = markdown_table(["field", "meaning"], [
+        ("origin_phrase", "STS-B sentence 1"),
+        ("target_phrase", "STS-B sentence 2 exactly as it stands in the context"),
+        ("context", "the generated text containing the target phrase"),
+        ("target_start", "character offset of target_phrase in context"),
+        ("score", "gold STS-B similarity of the two sentences (0-5)"),
+        ("genre", "STS-B genre")])
+    numbers = markdown_table(["statistic", "value"], [
+        ("rows", stats["rows"]),
+        ("mean score (sd)", f"{stats.get('score_mean')} ({stats.get('score_stdev')})"),
+        ("mean words: origin / target / context", f"{stats.get('mean_words_origin_phrase')} / "
+         f"{stats.get('mean_words_target_phrase')} / {stats.get('mean_words_context')}"),
+        ("target words also in origin", f"{stats.get('target_word_overlap_pct')}%")])
+    genres = markdown_table(["genre", "rows"], list(stats.get("genres", {}).items()))
+    intro = ["""STS Benchmark test pairs whose second sentence (the target phrase) is embedded in a longer generated
+context, after the SLICE paper (Section 4.2). A model must find the span of the context that best matches
+the origin phrase; its similarity is compared with the gold STS-B score (0-5).""",
+             f'Load with `datasets.load_dataset("json", data_files="{JSONL}")`.']
+    sections = [("Construction", construction), ("Fields", fields), ("Statistics", f"{numbers}\n\n{genres}"),
+                ("License", release_writer.license_section(license_id, SOURCES))]
+    return release_writer.render_card(header, "STS-B-Context", intro, sections)
 
 
-def ingest_validation(run, sheet_paths, *, force=False):
+def ingest_validation(run, sheet_paths, *, license_id=LICENSE, force=False):
     """Run stage `dataset` from two filled validation sheets; returns its manifest."""
     started = time.time()
     validation.check_sheet_paths(sheet_paths)
     inputs = {GENERATIONS: run.stage_identity(GENERATIONS), validation.STAGE: run.stage_identity(validation.STAGE),
               "sheets": [input_identity(p)[0] for p in sheet_paths]}
-    stage_print = fingerprint(STAGE, inputs, {})
+    stage_print = fingerprint(STAGE, inputs, {"license": license_id})
     done = None if force else run.up_to_date(STAGE, stage_print)
     if done is not None:
         return dict(done, skipped=True)
@@ -140,9 +123,9 @@ def ingest_validation(run, sheet_paths, *, force=False):
         "cohen_kappa_text": "n/a" if agreement["cohen_kappa"] is None else f"{agreement['cohen_kappa']:.3f}",
     }
     stats = dataset_statistics(rows)
-    files = {JSONL: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-             "README.md": dataset_card(stats, provenance)}
-    return run.write_stage(STAGE, rows, SCHEMA, inputs=inputs, options={}, counters=counters, started=started,
+    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    files = {JSONL: data, "README.md": dataset_card(stats, provenance, len(data.encode("utf-8")), license_id)}
+    return run.write_stage(STAGE, rows, SCHEMA, inputs=inputs, options={"license": license_id}, counters=counters, started=started,
                            files=files, statistics=stats, agreement=agreement,
                         verbatim_drop_rate=provenance["verbatim_drop_rate"],
                         validation_drop_rate=provenance["validation_drop_rate"])

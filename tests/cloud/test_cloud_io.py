@@ -8,7 +8,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from picforge.cli import main
 from pipeline.mine import FUNNEL_JSON, mine
-from release.write import read_manifest
+from picforge.release_writer import read_manifest
 from picforge.rundir import RunDir
 from tests.cloud.emulators import gcs_emulator, s3_server
 

@@ -15,7 +15,7 @@ from companions.mcphrasy.annotate import CLUSTERS, SHEET_COLUMNS
 from companions.mcphrasy.release import read_release, table1
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
-from release.write import sha256_file
+from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
 from tests.mcphrasy.conftest import SPACY_MODEL, picforge
 

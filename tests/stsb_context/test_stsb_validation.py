@@ -84,7 +84,10 @@ def test_export_fill_ingest_release(exported, picforge, tmp_path, capsys):
     assert manifest["verbatim_drop_rate"] == pytest.approx(1 / 14)
 
     card = (exported / "dataset" / "README.md").read_text()
-    assert card.startswith("---\npretty_name: STS-B-Context\n") and f"data_files: {dataset.JSONL}" in card
+    assert card.startswith("---\n") and "\npretty_name: STS-B-Context\n" in card
+    assert f"  - split: train\n    path: {dataset.JSONL}\n" in card and "    num_examples: 11\n" in card
+    assert "\nlicense: other\n" in card and "## License\n\n`other`, the default for these inputs" in card
+    assert "STS Benchmark's" in card
     assert "| rows | 11 |" in card and "7.1% dropped" in card and "Cohen's kappa -0.083" in card
 
     from datasets import load_dataset
@@ -93,6 +96,12 @@ def test_export_fill_ingest_release(exported, picforge, tmp_path, capsys):
 
     assert picforge("stsb-context", "ingest-validation", "--out", exported, first, second) == 0
     assert "up to date, skipped" in capsys.readouterr().out
+
+    assert picforge("stsb-context", "ingest-validation", "--out", exported, first, second,
+                    "--license", "cc-by-sa-4.0") == 0
+    assert "up to date" not in capsys.readouterr().out
+    card = (exported / "dataset" / "README.md").read_text()
+    assert "\nlicense: cc-by-sa-4.0\n" in card and "chosen with --license (the default for these inputs" in card
 
 
 @pytest.mark.parametrize("edit, message", [

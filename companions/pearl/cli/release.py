@@ -18,13 +18,16 @@ def register(subparsers):
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split assignment (default 0)")
     parser.add_argument("--ratios", type=_ratios, default=DEFAULT_RATIOS, metavar="TRAIN,VALIDATION,TEST",
                         help="split shares (default 0.8,0.1,0.1)")
+    parser.add_argument("--license", help="licence id for the card (default cc-by-sa-4.0: what the Wikipedia text "
+                                          "allows)")
     parser.add_argument("--force", action="store_true", help="replace --out even if it holds something else")
     parser.set_defaults(func=run)
 
 
 def run(args):
     from companions.pearl.release import release_corpus
-    manifest = release_corpus(args.run, args.out, seed=args.seed, ratios=args.ratios, force=args.force)
+    manifest = release_corpus(args.run, args.out, seed=args.seed, ratios=args.ratios,
+                              license_id=args.license, force=args.force)
     state = " (up to date, skipped)" if manifest.get("skipped") else ""
     print(f"{args.out}: " + ", ".join(f"{split} {manifest['counts'][split]}" for split in SPLITS) + state)
     return 0
