@@ -1,7 +1,7 @@
 """The dataset card README.md: Hugging Face YAML header (configs, features, splits, license) and statistics."""
 from picforge import release_writer
 from picforge.release_writer import markdown_table
-from release.configs import CONFIGS, LICENSE, SOURCES, SPLITS, data_file, features
+from release.configs import CONFIGS, INPUT_TERMS, LICENSE, SPLITS, data_file, features
 
 PS_ROWS = (("unique phrases", "unique_phrases"), ("lexical overlap (%)", "lexical_overlap_pct"))
 SPAN_ROWS = (("unique queries", "unique_queries"), ("unique answers", "unique_answers"))
@@ -127,7 +127,7 @@ def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, pl
         ("Fields", fields_section(stats)),
         ("Statistics", "\n\n".join([STATISTICS_NOTE, _statistics_tables(stats), images])),
         ("How the examples were built", construction_section(seed, fingerprints, skipped, rejected)),
-        ("License", release_writer.license_section(license_id, SOURCES)),
+        ("License", release_writer.license_section(license_id, INPUT_TERMS)),
     ]
     return release_writer.render_card(card_header(split_sizes, license_id), "PiC: Phrase-in-Context (picforge build)",
                                       [INTRO, configs, omitted_note(omitted)], sections)

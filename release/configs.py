@@ -4,7 +4,7 @@ import os
 from dataclasses import dataclass
 
 import schemas
-from picforge.release_writer import default_license
+from picforge.release_writer import WIKIPEDIA, default_license
 from picforge.errors import InputError
 
 SPLITS = ("train", "validation", "test")
@@ -12,8 +12,10 @@ SPLITS = ("train", "validation", "test")
 # 20,147/3,000/5,000 is close to it, PSD's 1,438/500/3,000 cannot be kept without a triplet crossing splits.
 SPLIT_RATIOS = (0.7, 0.1, 0.2)
 # What a PiC release is built from, for its licence: Wikipedia contexts, phrases filtered by the WiC words.
-SOURCES = ("wikipedia", "wic")
-LICENSE = default_license(SOURCES)[0]
+WIC = ("cc-by-nc-4.0", "the candidate phrases were filtered with the WiC target words, released under CC BY-NC 4.0 "
+                       "(non-commercial use only)")
+INPUT_TERMS = (WIKIPEDIA, WIC)
+LICENSE = default_license(INPUT_TERMS)[0]
 
 
 @dataclass(frozen=True)

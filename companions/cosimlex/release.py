@@ -13,8 +13,9 @@ SCHEMA = "cosimlex_final"
 DATA_FILE = "data/test.jsonl"
 PARQUET_FILE = "data/test.parquet"
 PLOT_FILE = "plots/similarities.png"
-SOURCES = ("wikipedia", "simlex")
-LICENSE = release_writer.default_license(SOURCES)[0]
+SIMLEX = ("other", "the word pairs are SimLex-999's, distributed by its authors for research use")
+INPUT_TERMS = (release_writer.WIKIPEDIA, SIMLEX)
+LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 
 INTRO = """Graded word similarity in context, after CoSimLex (paper 004): SimLex-999 word pairs, each in two Wikipedia
 contexts chosen by an expert, rated by annotators in each context. `sim1` and `sim2` are the mean calibrated ratings
@@ -79,7 +80,7 @@ def render_card(stats, num_bytes, *, options, fingerprints, license_id):
         ("Statistics", f"Computed from the released file.\n\n{numbers}\n\n![similarities]({PLOT_FILE})"),
         ("How the rows were built", construction),
         ("Provenance", "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())),
-        ("License", release_writer.license_section(license_id, SOURCES)),
+        ("License", release_writer.license_section(license_id, INPUT_TERMS)),
     ]
     return release_writer.render_card(header, "CoSimLex (picforge build)", [INTRO], sections)
 

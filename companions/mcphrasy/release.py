@@ -18,8 +18,8 @@ SCHEMA = "mcphrasy_clustering"
 DATA_FILE = "data/test.json"
 PARQUET_FILE = "data/test.parquet"
 DEFAULT_KS = ("10", "15", "20", "gold")
-SOURCES = ("wikipedia",)
-DEFAULT_LICENSE = release_writer.default_license(SOURCES)[0]
+INPUT_TERMS = (release_writer.WIKIPEDIA,)
+DEFAULT_LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 
 
 def overlapping(cluster, others):
@@ -119,7 +119,7 @@ clustered by experts into clusters of phrases that are equivalent in meaning (`e
         ("Clustering baseline", f"""`{model_name}` phrase embeddings, agglomerative clustering with complete linkage on cosine distance into k clusters
 (`gold` = the group's own number of clusters), mean over groups:\n\n"""
          + (markdown_table(["k", "V", "ARI", "AMI"], baseline_rows) if baseline_rows else "no groups.")),
-        ("License", release_writer.license_section(license_id, SOURCES)),
+        ("License", release_writer.license_section(license_id, INPUT_TERMS)),
     ]
     return release_writer.render_card(header, "McPhraSy phrase clustering", intro, sections)
 

@@ -15,8 +15,8 @@ from picforge.release_writer import markdown_table, read_jsonl
 from release.configs import SPLITS, schema_features
 
 SCHEMA = "pearl_phrase"
-SOURCES = ("wikipedia",)
-LICENSE = release_writer.default_license(SOURCES)[0]
+INPUT_TERMS = (release_writer.WIKIPEDIA,)
+LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 # Section 4.1 of the PEARL paper: shares of the five lexical types among its 3.8M phrases
 PAPER_LEXICAL_SHARES = {"NP": 60.1, "VP": 0.4, "PP": 26.1, "ADVP": 11.0, "ADJP": 2.4}
 
@@ -127,7 +127,7 @@ so no phrase is in two splits."""
         f"Hard negatives: {stats['hard_negatives']} for {stats['with_hard_negatives']} phrases.",
         "![distributions](plots/distributions.png)"])
     sections = [("Fields", fields), ("Splits", f"{split_note}\n\n{sizes}"), ("Distributions", distributions_body),
-                ("Provenance", inputs), ("License", release_writer.license_section(license_id, SOURCES))]
+                ("Provenance", inputs), ("License", release_writer.license_section(license_id, INPUT_TERMS))]
     return release_writer.render_card(card_header(split_bytes, license_id), "PEARL phrase corpus (picforge build)",
                                       [INTRO.format(version=__version__), LOADING], sections)
 

@@ -166,12 +166,11 @@ def check_release(run_copy, final, tmp_path, capsys):
     assert "\nlicense: cc-by-sa-4.0\n" in card and "chosen with --license" in card
     assert json.loads((release / "MANIFEST.json").read_text())["fingerprint"] != manifest["fingerprint"]
 
-    other = tmp_path / "notes"
-    other.mkdir()
-    (other / "keep.txt").write_text("mine")
-    assert cli("release", "--run", run_copy, "--out", other) == 2
+    notes = tmp_path / "notes" / "keep.txt"
+    notes.parent.mkdir()
+    notes.write_text("mine")
+    assert cli("release", "--run", run_copy, "--out", notes.parent) == 2 and notes.read_text() == "mine"
     assert "holds files that are not a CoSimLex release; pass --force" in capsys.readouterr().err
-    assert (other / "keep.txt").read_text() == "mine"
 
 
 def test_steps_out_of_order_say_which_command_comes_first(tmp_path, capsys):
