@@ -48,6 +48,21 @@ def read_manifest(release_dir):
         return json.load(fh)
 
 
+def add_release_options(parser, *, reads, default_license):
+    """The options every release verb shares: --run (the run it reads), --out, --license and --force."""
+    parser.add_argument("--run", required=True, help=f"run directory holding {reads}")
+    parser.add_argument("--out", required=True, help="release directory to write (local path, replaced whole)")
+    parser.add_argument("--license", help=f"licence id for the card (default {default_license})")
+    parser.add_argument("--force", action="store_true", help="replace --out even if it holds something else")
+
+
+def release_summary(out, manifest, counted):
+    """The line a release verb prints: sizes per split, licence, and whether it was up to date."""
+    state = " (up to date, skipped)" if manifest.get("skipped") else ""
+    sizes = ", ".join(f"{split} {n}" for split, n in manifest["counts"].items())
+    return f"{out}: {sizes} {counted}, license {manifest['license']}{state}"
+
+
 def current_release(out, wanted, *, force, kind):
     """The manifest of `out` when it already holds the release fingerprinted `wanted` (and not `force`), else None.
 

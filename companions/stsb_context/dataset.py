@@ -1,5 +1,6 @@
-"""The released STS-B-Context rows (JSON Lines + Parquet) and their dataset card."""
+"""The validated STS-B-Context rows (stage `dataset`) and their release folder with its dataset card."""
 import json
+import os
 import re
 import statistics
 import time
@@ -8,14 +9,17 @@ from companions.stsb_context import validation
 from companions.stsb_context.generate import STAGE as GENERATIONS
 from companions.stsb_context.prompts import PROMPT_TEMPLATE
 from companions.stsb_context.settings import DATASET
-from picforge import release_writer
+import schemas
+from picforge import __version__, release_writer
 from picforge.release_writer import markdown_table
-from picforge.rundir import fingerprint, input_identity
+from picforge.rundir import RunDir, fingerprint, input_identity
 from release.configs import schema_features
 
 STAGE = DATASET
 SCHEMA = "stsb_context"
 JSONL = "stsb_context.jsonl"
+RELEASE_JSONL = "data/test.jsonl"
+RELEASE_PARQUET = "data/test.parquet"
 FIELDS = ("origin_phrase", "target_phrase", "context", "target_start", "score", "genre")
 WORD = re.compile(r"\w+")
 STSB = ("other", "the sentence pairs and gold scores are the STS Benchmark's, whose parts keep the terms of their "
@@ -59,10 +63,10 @@ def _percent(value):
 
 
 def dataset_card(stats, provenance, num_bytes, license_id=LICENSE):
-    """The README.md of the release: YAML header, how it was built, fields and statistics."""
+    """The README.md of the release: YAML header, how it was built, fields, statistics and licence."""
     header = release_writer.card_header(
         license_id=license_id, pretty_name="STS-B-Context", task_categories=["sentence-similarity"],
-        configs={"default": (schema_features(SCHEMA), {"train": (JSONL, stats["rows"], num_bytes)})})
+        configs={"default": (schema_features(SCHEMA), {"test": (RELEASE_JSONL, stats["rows"], num_bytes)})})
     construction = f"""- Prompt (one per pair, `<letter>` drawn uniformly from A-Z with seed {provenance['seed']}):
   "{PROMPT_TEMPLATE.format(letter='<letter>', phrase='<phrase>')}"
 - Model: `{provenance['model']}`, temperature {provenance['temperature']}, at most {provenance['max_tokens']} tokens.
@@ -88,19 +92,20 @@ def dataset_card(stats, provenance, num_bytes, license_id=LICENSE):
     intro = ["""STS Benchmark test pairs whose second sentence (the target phrase) is embedded in a longer generated
 context, after the SLICE paper (Section 4.2). A model must find the span of the context that best matches
 the origin phrase; its similarity is compared with the gold STS-B score (0-5).""",
-             f'Load with `datasets.load_dataset("json", data_files="{JSONL}")`.']
+             f'Load with `datasets.load_dataset("RELEASE_DIR")` or `datasets.load_dataset("json", data_files='
+             f'"{RELEASE_JSONL}")`.']
     sections = [("Construction", construction), ("Fields", fields), ("Statistics", f"{numbers}\n\n{genres}"),
                 ("License", release_writer.license_section(license_id, INPUT_TERMS))]
     return release_writer.render_card(header, "STS-B-Context", intro, sections)
 
 
-def ingest_validation(run, sheet_paths, *, license_id=LICENSE, force=False):
+def ingest_validation(run, sheet_paths, *, force=False):
     """Run stage `dataset` from two filled validation sheets; returns its manifest."""
     started = time.time()
     validation.check_sheet_paths(sheet_paths)
     inputs = {GENERATIONS: run.stage_identity(GENERATIONS), validation.STAGE: run.stage_identity(validation.STAGE),
               "sheets": [input_identity(p)[0] for p in sheet_paths]}
-    stage_print = fingerprint(STAGE, inputs, {"license": license_id})
+    stage_print = fingerprint(STAGE, inputs, {})
     done = None if force else run.up_to_date(STAGE, stage_print)
     if done is not None:
         return dict(done, skipped=True)
@@ -124,9 +129,32 @@ def ingest_validation(run, sheet_paths, *, license_id=LICENSE, force=False):
         "cohen_kappa_text": "n/a" if agreement["cohen_kappa"] is None else f"{agreement['cohen_kappa']:.3f}",
     }
     stats = dataset_statistics(rows)
-    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    files = {JSONL: data, "README.md": dataset_card(stats, provenance, len(data.encode("utf-8")), license_id)}
-    return run.write_stage(STAGE, rows, SCHEMA, inputs=inputs, options={"license": license_id}, counters=counters, started=started,
-                           files=files, statistics=stats, agreement=agreement,
+    files = {JSONL: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)}
+    return run.write_stage(STAGE, rows, SCHEMA, inputs=inputs, options={}, counters=counters, started=started,
+                           files=files, statistics=stats, agreement=agreement, provenance=provenance,
                         verbatim_drop_rate=provenance["verbatim_drop_rate"],
                         validation_drop_rate=provenance["validation_drop_rate"])
+
+
+def write_release(run_dir, out, *, license_id=None, force=False):
+    """Write the `dataset` stage of a run as a release folder in `out` (replaced whole) unless it is up to date;
+    returns its MANIFEST (with `skipped` when up to date). `license_id` None is the inputs' default licence."""
+    license_id = license_id or LICENSE
+    run = RunDir(run_dir)
+    stage = run.require(STAGE)
+    fingerprints = {STAGE: stage["fingerprint"]}
+    wanted = fingerprint("stsb-context-release", fingerprints, {"license": license_id})
+    existing = release_writer.current_release(out, wanted, force=force, kind="STS-B-Context")
+    if existing:
+        return dict(existing, skipped=True)
+    rows = list(run.iter_records(STAGE))
+
+    def fill(root):
+        num_bytes = release_writer.write_jsonl(os.path.join(root, RELEASE_JSONL), rows)
+        release_writer.write_parquet(os.path.join(root, RELEASE_PARQUET), rows, schemas.arrow_schema(SCHEMA))
+        stats = dataset_statistics(release_writer.read_jsonl(os.path.join(root, RELEASE_JSONL)))
+        card = dataset_card(stats, stage["provenance"], num_bytes, license_id)
+        return card, stats, {"fingerprint": wanted, "package_version": __version__, "license": license_id,
+                             "inputs": fingerprints, "counts": {"test": stats["rows"]}}
+
+    return release_writer.write_release(out, fill)

@@ -4,11 +4,9 @@
 def register(verbs):
     parser = verbs.add_parser("ingest-validation", help="read both filled sheets and write the final dataset",
                               description="Drop items either annotator marked Y (the context changes the gold "
-                                          "similarity); write RUN_DIR/dataset (Parquet, JSON Lines, README.md).")
+                                          "similarity); write RUN_DIR/dataset (Parquet, JSON Lines); `release` makes it a dataset folder.")
     parser.add_argument("--out", metavar="RUN_DIR", required=True, help="run directory")
     parser.add_argument("sheets", nargs="+", metavar="SHEET", help="the two filled sheets (.csv or .xlsx)")
-    parser.add_argument("--license", help="licence id for the card (default `other`: the STS Benchmark pairs keep "
-                                          "the terms of their sources)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
     parser.set_defaults(func=run)
 
@@ -17,8 +15,7 @@ def run(args):
     from companions.stsb_context import dataset
     from picforge.rundir import RunDir
     run_dir = RunDir(args.out)
-    manifest = dataset.ingest_validation(run_dir, args.sheets, license_id=args.license or dataset.LICENSE,
-                                         force=args.force)
+    manifest = dataset.ingest_validation(run_dir, args.sheets, force=args.force)
     state = " (up to date, skipped)" if manifest.get("skipped") else ""
     dropped = manifest["counters"].get("validation/dropped", 0)
     print(f"{dataset.STAGE}: {manifest['records']} rows{state}, {dropped} dropped by the annotators -> "
