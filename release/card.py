@@ -1,4 +1,4 @@
-"""The dataset card README.md: Hugging Face YAML header (configs, features, splits, license) and statistics."""
+"""The PiC dataset card: its YAML header (configs, features, splits, license) and sections, rendered by the core."""
 from picforge import release_writer
 from picforge.release_writer import markdown_table
 from release.configs import CONFIGS, INPUT_TERMS, LICENSE, SPLITS, data_file, features

@@ -1,4 +1,4 @@
-"""Write a built release directory atomically: data files, statistics, plots, card and checksum manifest."""
+"""The PiC release folder: its data files, statistics, plots, card and manifest fields, written by the core writer."""
 import os
 from collections import Counter
 
@@ -8,7 +8,6 @@ from picforge.rundir import fingerprint
 from release import checks, plots, stats
 from release.card import render_card
 from release.configs import LICENSE, SPLITS, data_file, features
-
 
 
 def release_fingerprint(stage_fingerprints, seed, license_id=LICENSE):
