@@ -1,53 +1,21 @@
-"""The dataset card README.md: Hugging Face YAML header (configs, features, splits, license) and statistics."""
-from datasets import DatasetInfo, SplitInfo
-from datasets.info import DatasetInfosDict
-from datasets.splits import SplitDict
-from datasets.utils.metadata import MetadataConfigs
-from huggingface_hub import DatasetCardData
-
-from release.configs import CONFIGS, LICENSE, SPLITS, data_file, features
+"""The PiC dataset card: its YAML header (configs, features, splits, license) and sections, rendered by the core."""
+from picforge import release_writer
+from picforge.release_writer import markdown_table
+from release.configs import CONFIGS, INPUT_TERMS, LICENSE, SPLITS, data_file, features
 
 PS_ROWS = (("unique phrases", "unique_phrases"), ("lexical overlap (%)", "lexical_overlap_pct"))
 SPAN_ROWS = (("unique queries", "unique_queries"), ("unique answers", "unique_answers"))
 
 
-def card_data(split_sizes):
+def card_header(split_sizes, license_id):
     """The YAML header: one config per task with its JSON Lines files, features and split sizes.
 
     `split_sizes` is {config: {split: (num_examples, num_bytes)}} of the written (non-empty) splits.
     """
-    data = DatasetCardData(license=LICENSE, language=["en"], pretty_name="PiC: Phrase-in-Context",
-                           task_categories=["text-classification", "question-answering"])
-    infos, configs = {}, {}
-    for config, sizes in split_sizes.items():
-        present = [split for split in SPLITS if split in sizes]
-        configs[config] = {"data_files": [{"split": s, "path": data_file(config, s)} for s in present]}
-        infos[config] = DatasetInfo(features=features(config), splits=SplitDict(
-            {s: SplitInfo(name=s, num_examples=sizes[s][0], num_bytes=sizes[s][1]) for s in present}))
-    DatasetInfosDict(infos).to_dataset_card_data(data)
-    for info in data["dataset_info"]:
-        info["features"] = [_as_sequence(feature) for feature in info["features"]]
-    MetadataConfigs(configs).to_dataset_card_data(data)
-    return data
-
-
-def _as_sequence(feature):
-    """Write a struct of plain lists (PR `answers`) in the older `sequence` form, as the public PiC cards do.
-
-    Both forms load as the same Arrow type; `sequence` is also understood by `datasets` releases before 4.0.
-    """
-    children = feature.get("struct", [])
-    if children and all(isinstance(child.get("list"), str) for child in children):
-        return {"name": feature["name"],
-                "sequence": [{"name": child["name"], "dtype": child["list"]} for child in children]}
-    return feature
-
-
-def markdown_table(header, rows):
-    """A Markdown table of a header and rows of cells."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
+    configs = {config: (features(config), {s: (data_file(config, s), *sizes[s]) for s in SPLITS if s in sizes})
+               for config, sizes in split_sizes.items()}
+    return release_writer.card_header(license_id=license_id, pretty_name="PiC: Phrase-in-Context",
+                                      task_categories=["text-classification", "question-answering"], configs=configs)
 
 
 def _statistics_tables(stats):
@@ -95,73 +63,14 @@ def omitted_note(omitted):
     return "\n".join(lines)
 
 
-def provenance_section(provenance):
-    """The card's Provenance section from ([(what, value)], [departure from PiC])."""
-    rows, departures = provenance
-    if not rows:
-        return ""
-    listed = "\n".join(f"- {text}" for text in departures)
-    return (f"## Provenance\n\n{markdown_table(['what', 'value'], [list(r) for r in rows])}\n\n"
-            f"Departures from the PiC procedure (Appendix C):\n\n{listed}\n")
-
-
-def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted, provenance=((), ())):
-    """The full README.md text of a release."""
-    header = card_data(split_sizes).to_yaml()
-    configs = markdown_table(["config", "task", *SPLITS],
-                             [[c, CONFIGS[c].summary, *(split_sizes[c].get(s, (0,))[0] or "–" for s in SPLITS)]
-                              for c in stats])
-    example = next(iter(stats), "PS")
-    loading = "\n".join(
-        ["```python", "from datasets import load_dataset", "",
-         *(f'{c.lower().replace("-", "_")} = load_dataset("path/or/org/name", "{c}")' for c in stats),
-         "# or any config's JSON Lines directly:",
-         f'{example.lower().replace("-", "_")} = load_dataset("json", data_files=' + "{"
-         + ", ".join(f'"{s}": "{data_file(example, s)}"' for s in split_sizes.get(example, {})) + "})",
-         "```"])
-    by_schema = {}
-    for config in stats:
-        by_schema.setdefault(CONFIGS[config].schema, []).append(config)
-    fields = "\n".join(f"- **{', '.join(group)}**: {FIELDS[schema]}" for schema, group in by_schema.items())
-    left_out = [[c, reason, n] for c, reasons in skipped.items() for reason, n in reasons.items()]
-    left_out += [[c, "failed the release checks (ids and reasons in MANIFEST.json)", n]
-                 for c, n in rejected.items() if n]
-    images = "\n".join(f"![{name}]({path})" for name, path in plots.items())
-    inputs = "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())
-    return f"""---
-{header.rstrip()}
----
-
-# PiC: Phrase-in-Context (picforge build)
-
-Four phrase-understanding tasks built from Wikipedia pages and expert paraphrase annotations, in the layout of the
+INTRO = """Four phrase-understanding tasks built from Wikipedia pages and expert paraphrase annotations, in the layout of the
 public PiC release: a binary phrase-similarity task and three SQuAD-style span tasks. Each config holds JSON Lines
-files (`<config>/<split>.json`) and the same rows as Parquet (`<config>/<split>.parquet`).
+files (`<config>/<split>.json`) and the same rows as Parquet (`<config>/<split>.parquet`)."""
 
-{configs}
+STATISTICS_NOTE = """Computed from the released files. Tokens are NLTK Treebank words; sentences are Punkt sentences. Lexical overlap is
+the share of PS pairs whose two phrases have a word in common."""
 
-{omitted_note(omitted)}
-
-## Loading
-
-{loading}
-
-## Fields
-
-{fields}
-
-## Statistics
-
-Computed from the released files. Tokens are NLTK Treebank words; sentences are Punkt sentences. Lexical overlap is
-the share of PS pairs whose two phrases have a word in common.
-
-{_statistics_tables(stats)}
-
-{images}
-
-## How the examples were built
-
-- Each expert paraphrase (q1, q2) and Y/N label (Q3) is kept on its own when an MTurk verifier (round 1) or an
+CONSTRUCTION = """- Each expert paraphrase (q1, q2) and Y/N label (Q3) is kept on its own when an MTurk verifier (round 1) or an
   expert verifier (round 2) endorsed it, as in PiC; a triplet may contribute one paraphrase and not the other.
 - **PS**: the pairs the three PS-verification experts endorsed (at least two of three), in the page-1 sentence:
   the phrase p against the kept q1 (positive) and, where a Q3 = No label is kept, against the kept q2 (negative),
@@ -176,18 +85,62 @@ the share of PS pairs whose two phrases have a word in common.
   once, page 1 first and a blank line between; the query is a kept q1 or q2 whose PS pair was not rejected (seeded
   choice) and the answer is p in its paragraph.
 - Splits are drawn once per triplet and shared by every config (no triplet is in two splits, in any config), in a
-  seeded order, 70/10/20; with three or more triplets each split gets at least one. Seed: {seed}.
+  seeded order, 70/10/20; with three or more triplets each split gets at least one. Seed: {seed}."""
 
-Left out while building:
 
-{markdown_table(["config", "reason", "examples"], left_out) if left_out else "nothing."}
+def loading_section(stats, split_sizes):
+    """The Loading section: `load_dataset` per config, and one config's JSON Lines directly."""
+    example = next(iter(stats), "PS")
+    return "\n".join(
+        ["```python", "from datasets import load_dataset", "",
+         *(f'{c.lower().replace("-", "_")} = load_dataset("path/or/org/name", "{c}")' for c in stats),
+         "# or any config's JSON Lines directly:",
+         f'{example.lower().replace("-", "_")} = load_dataset("json", data_files=' + "{"
+         + ", ".join(f'"{s}": "{data_file(example, s)}"' for s in split_sizes.get(example, {})) + "})",
+         "```"])
 
-{provenance_section(provenance)}
-Inputs (stage fingerprints of the run directory):
 
-{inputs}
+def fields_section(stats):
+    """The Fields section: the fields of each schema, naming the configs that use it."""
+    by_schema = {}
+    for config in stats:
+        by_schema.setdefault(CONFIGS[config].schema, []).append(config)
+    return "\n".join(f"- **{', '.join(group)}**: {FIELDS[schema]}" for schema, group in by_schema.items())
 
-## License
 
-{LICENSE.upper()}. The contexts are Wikipedia text (CC BY-SA); the annotations are released for non-commercial use.
-"""
+def construction_section(seed, fingerprints, skipped, rejected):
+    """How the examples were built: the rules, what was left out and the input stages."""
+    left_out = [[c, reason, n] for c, reasons in skipped.items() for reason, n in reasons.items()]
+    left_out += [[c, "failed the release checks (ids and reasons in MANIFEST.json)", n]
+                 for c, n in rejected.items() if n]
+    inputs = "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())
+    return "\n\n".join([CONSTRUCTION.format(seed=seed), "Left out while building:",
+                        markdown_table(["config", "reason", "examples"], left_out) if left_out else "nothing.",
+                        "Inputs (stage fingerprints of the run directory):", inputs])
+
+
+def provenance_section(provenance):
+    """The Provenance section from ([(what, value)], [departure from PiC])."""
+    rows, departures = provenance
+    listed = "\n".join(f"- {text}" for text in departures)
+    return (f"{markdown_table(['what', 'value'], [list(r) for r in rows])}\n\n"
+            f"Departures from the PiC procedure (Appendix C):\n\n{listed}")
+
+
+def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted, license_id=LICENSE,
+                provenance=((), ())):
+    """The full README.md text of a release."""
+    configs = markdown_table(["config", "task", *SPLITS],
+                             [[c, CONFIGS[c].summary, *(split_sizes[c].get(s, (0,))[0] or "–" for s in SPLITS)]
+                              for c in stats])
+    images = "\n".join(f"![{name}]({path})" for name, path in plots.items())
+    sections = [
+        ("Loading", loading_section(stats, split_sizes)),
+        ("Fields", fields_section(stats)),
+        ("Statistics", "\n\n".join([STATISTICS_NOTE, _statistics_tables(stats), images])),
+        ("How the examples were built", construction_section(seed, fingerprints, skipped, rejected)),
+        *([("Provenance", provenance_section(provenance))] if provenance[0] else []),
+        ("License", release_writer.license_section(license_id, INPUT_TERMS)),
+    ]
+    return release_writer.render_card(card_header(split_sizes, license_id), "PiC: Phrase-in-Context (picforge build)",
+                                      [INTRO, configs, omitted_note(omitted)], sections)

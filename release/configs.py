@@ -4,13 +4,18 @@ import os
 from dataclasses import dataclass
 
 import schemas
+from picforge.release_writer import WIKIPEDIA, default_license
 from picforge.errors import InputError
 
 SPLITS = ("train", "validation", "test")
 # Splits are drawn per triplet, once for all configs (leak-free), with PS's 70/10/20 (PiC Sec. 5.1); PR's
 # 20,147/3,000/5,000 is close to it, PSD's 1,438/500/3,000 cannot be kept without a triplet crossing splits.
 SPLIT_RATIOS = (0.7, 0.1, 0.2)
-LICENSE = "cc-by-nc-4.0"
+# What a PiC release is built from, for its licence: Wikipedia contexts, phrases filtered by the WiC words.
+WIC = ("cc-by-nc-4.0", "the candidate phrases were filtered with the WiC target words, released under CC BY-NC 4.0 "
+                       "(non-commercial use only)")
+INPUT_TERMS = (WIKIPEDIA, WIC)
+LICENSE = default_license(INPUT_TERMS)[0]
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,8 @@ def schema_feature(prop):
     if kind == "integer":
         names = prop.get("x-class-names")
         return datasets.ClassLabel(names=names) if names else datasets.Value("int32")
+    if kind == "number":
+        return datasets.Value("float64")
     if kind == "array":
         return datasets.List(schema_feature(prop["items"]))
     if kind == "object":
@@ -50,7 +57,8 @@ def schema_feature(prop):
 
 
 def schema_features(schema_name):
-    """The Hugging Face Features of a record schema, in field order (integers int32, labels ClassLabel)."""
+    """The Hugging Face Features of a record schema, in field order (integers int32, labels ClassLabel, numbers
+    float64)."""
     import datasets
 
     props = schemas.load(schema_name)["properties"]

@@ -9,7 +9,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
 from picforge.paths import refuse_overlap, relative_entry
-from release.write import MANIFEST, read_manifest, replace_directory, sha256_file
+from picforge.release_writer import MANIFEST, read_manifest, replace_directory, sha256_file
 
 CHUNK = 1 << 20
 

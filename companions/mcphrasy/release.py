@@ -3,30 +3,23 @@ import json
 import os
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-from datasets import DatasetInfo, SplitInfo
-from datasets.info import DatasetInfosDict
-from datasets.splits import SplitDict
-from datasets.utils.metadata import MetadataConfigs
-from huggingface_hub import DatasetCardData
 
 import schemas
 from companions.mcphrasy import clusters
 from companions.mcphrasy.annotate import CLUSTERS
-from picforge import __version__
+from picforge import __version__, release_writer
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
-from release.card import markdown_table
+from picforge.release_writer import markdown_table
 from release.configs import schema_features
-from release.write import file_checksums, replace_directory
 from picforge.resources import stopwords
 
 SCHEMA = "mcphrasy_clustering"
 DATA_FILE = "data/test.json"
 PARQUET_FILE = "data/test.parquet"
 DEFAULT_KS = ("10", "15", "20", "gold")
-DEFAULT_LICENSE = "cc-by-sa-4.0"
+INPUT_TERMS = (release_writer.WIKIPEDIA,)
+DEFAULT_LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 
 
 def overlapping(cluster, others):
@@ -94,17 +87,14 @@ def read_release(release_dir):
     path = os.path.join(release_dir, DATA_FILE)
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file; is {release_dir} a release made by `picforge mcphrasy release`?")
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    return release_writer.read_jsonl(path)
 
 
 def card(records, num_bytes, table, baseline, model_name, license_id, agreement):
     """The dataset card: YAML header (config, features, split size) and Table 1, agreement and the baseline."""
-    data = DatasetCardData(license=license_id, language=["en"], pretty_name="McPhraSy phrase clustering",
-                           task_categories=["text-classification"])
-    DatasetInfosDict({"default": DatasetInfo(features=schema_features(SCHEMA), splits=SplitDict(
-        {"test": SplitInfo(name="test", num_examples=len(records), num_bytes=num_bytes)}))}).to_dataset_card_data(data)
-    MetadataConfigs({"default": {"data_files": [{"split": "test", "path": DATA_FILE}]}}).to_dataset_card_data(data)
+    header = release_writer.card_header(
+        license_id=license_id, pretty_name="McPhraSy phrase clustering", task_categories=["text-classification"],
+        configs={"default": (schema_features(SCHEMA), {"test": (DATA_FILE, len(records), num_bytes)})})
     stats_rows = [(label, table["with_singletons"][key], table["without_singletons"][key]) for label, key in (
         ("# groups", "groups"), ("phrases per group", "phrases_per_group"),
         ("avg. # clusters per group", "clusters_per_group"), ("avg. cluster size", "cluster_size"),
@@ -114,38 +104,24 @@ def card(records, num_bytes, table, baseline, model_name, license_id, agreement)
     if agreement.get("average"):
         agreement_rows.append(("average", *(round(agreement["average"][m], 2) for m in ("v_measure", "ari", "ami"))))
     baseline_rows = [(k, s["v_measure"], s["ari"], s["ami"]) for k, s in baseline.items()]
-    return f"""---
-{data.to_yaml()}
----
-
-# McPhraSy phrase clustering
-
-Groups of related noun phrases of one category (a seed phrase and its nearest phrases by averaged word vectors),
+    intro = [f"""Groups of related noun phrases of one category (a seed phrase and its nearest phrases by averaged word vectors),
 clustered by experts into clusters of phrases that are equivalent in meaning (`equivalent`) or the same of a kind
 (`same-kind`); a phrase left alone is a `singleton` cluster. Built with picforge {__version__} after McPhraSy
-(§4, Appendix B). Load with `datasets.load_dataset("json", data_files="{DATA_FILE}")`.
-
-Row: `{{group_id, category, seed, phrases, clusters[{{phrases, kind}}]}}`.
-
-## Statistics (Table 1)
-
-Overlapping clusters: the other clusters of the group sharing a non-stop word with a cluster.
-
-{markdown_table(["", "with singletons", "without singletons"], stats_rows)}
-
-## Annotator agreement
-
-{agreement.get("groups", 0)} groups clustered by several annotators (V-measure, adjusted Rand, adjusted mutual information):
-
-{markdown_table(["annotators", "V", "ARI", "AMI"], agreement_rows) if agreement_rows else "none."}
-
-## Clustering baseline
-
-`{model_name}` phrase embeddings, agglomerative clustering with complete linkage on cosine distance into k clusters
-(`gold` = the group's own number of clusters), mean over groups:
-
-{markdown_table(["k", "V", "ARI", "AMI"], baseline_rows) if baseline_rows else "no groups."}
-"""
+(§4, Appendix B). Load with `datasets.load_dataset("json", data_files="{DATA_FILE}")`.""",
+             "Row: `{group_id, category, seed, phrases, clusters[{phrases, kind}]}`."]
+    sections = [
+        ("Statistics (Table 1)", "Overlapping clusters: the other clusters of the group sharing a non-stop word with a "
+                                 "cluster.\n\n" + markdown_table(["", "with singletons", "without singletons"], stats_rows)),
+        ("Annotator agreement", f"{agreement.get('groups', 0)} groups clustered by several annotators (V-measure, "
+                                "adjusted Rand, adjusted mutual information):\n\n"
+                                + (markdown_table(["annotators", "V", "ARI", "AMI"], agreement_rows)
+                                   if agreement_rows else "none.")),
+        ("Clustering baseline", f"""`{model_name}` phrase embeddings, agglomerative clustering with complete linkage on cosine distance into k clusters
+(`gold` = the group's own number of clusters), mean over groups:\n\n"""
+         + (markdown_table(["k", "V", "ARI", "AMI"], baseline_rows) if baseline_rows else "no groups.")),
+        ("License", release_writer.license_section(license_id, INPUT_TERMS)),
+    ]
+    return release_writer.render_card(header, "McPhraSy phrase clustering", intro, sections)
 
 
 def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=DEFAULT_LICENSE):
@@ -156,28 +132,23 @@ def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=
         raise InputError(f"{run.stage_dir(CLUSTERS)}: no clustered groups yet; ingest cluster sheets and run "
                          "`picforge mcphrasy reconcile` first")
 
+    made = {}
+
     def fill(root):
-        os.makedirs(os.path.join(root, "data"))
-        with open(os.path.join(root, DATA_FILE), "w", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-        table = pa.Table.from_pylist(records, schema=schemas.arrow_schema(SCHEMA))
-        pq.write_table(table, os.path.join(root, PARQUET_FILE), compression="zstd")
+        release_writer.write_jsonl(os.path.join(root, DATA_FILE), records)
+        num_bytes = release_writer.write_parquet(os.path.join(root, PARQUET_FILE), records,
+                                                 schemas.arrow_schema(SCHEMA))
         written = read_release(root)
         stats = {"table1": table1(written), "baseline": baseline_scores(written, model_name, ks),
                  "agreement": manifest.get("report", {}).get("agreement", {})}
-        with open(os.path.join(root, "stats.json"), "w", encoding="utf-8") as fh:
-            json.dump(stats, fh, indent=2, sort_keys=True)
-        with open(os.path.join(root, "README.md"), "w", encoding="utf-8") as fh:
-            fh.write(card(written, table.nbytes, stats["table1"], stats["baseline"], model_name, license_id,
-                          stats["agreement"]))
-        release_manifest = {"package_version": __version__, "inputs": {CLUSTERS: manifest["fingerprint"]},
-                            "options": {"model": model_name, "ks": list(ks)}, "records": len(written),
-                            "files": file_checksums(root)}
-        with open(os.path.join(root, "MANIFEST.json"), "w", encoding="utf-8") as fh:
-            json.dump(release_manifest, fh, indent=2, sort_keys=True)
-        return dict(release_manifest, stats=stats)
+        made["stats"] = stats
+        text = card(written, num_bytes, stats["table1"], stats["baseline"], model_name, license_id,
+                    stats["agreement"])
+        fields = {"package_version": __version__, "inputs": {CLUSTERS: manifest["fingerprint"]},
+                  "options": {"model": model_name, "ks": list(ks), "license": license_id}, "records": len(written)}
+        return text, stats, fields
 
-    return replace_directory(out, fill)
+    return dict(release_writer.write_release(out, fill), stats=made["stats"])
 
 
 def evaluate_predictions(records, predictions_path):

@@ -1,28 +1,22 @@
 """`picforge pearl release`: the PEARL corpus as a Hugging Face dataset (JSON Lines splits by phrase, card, plots)."""
 import hashlib
-import json
 import os
 from collections import Counter
 
-from datasets import DatasetInfo, SplitInfo
-from datasets.info import DatasetInfosDict
-from datasets.splits import SplitDict
-from datasets.utils.metadata import MetadataConfigs
-from huggingface_hub import DatasetCardData
 from matplotlib.figure import Figure
 
 from companions.pearl import corpus, paraphrase
 from companions.pearl.augment import KINDS, PARAPHRASE_KIND
 from companions.pearl.constituents import LEXICAL_TYPES, ONTONOTES_TYPES, OTHER
 from companions.pearl.options import DEFAULT_RATIOS
-from picforge import __version__, rundir
+from picforge import __version__, release_writer, rundir
 from picforge.errors import InputError
-from release.card import markdown_table
+from picforge.release_writer import markdown_table, read_jsonl
 from release.configs import SPLITS, schema_features
-from release.write import MANIFEST, file_checksums, read_manifest, replace_directory
 
 SCHEMA = "pearl_phrase"
-LICENSE = "cc-by-sa-4.0"  # Wikipedia text
+INPUT_TERMS = (release_writer.WIKIPEDIA,)
+LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 # Section 4.1 of the PEARL paper: shares of the five lexical types among its 3.8M phrases
 PAPER_LEXICAL_SHARES = {"NP": 60.1, "VP": 0.4, "PP": 26.1, "ADVP": 11.0, "ADJP": 2.4}
 
@@ -44,11 +38,6 @@ def with_paraphrases(records, paraphrases):
     for record in records:
         extra = [{"kind": PARAPHRASE_KIND, "text": kept[record["phrase"]]}] if record["phrase"] in kept else []
         yield dict(record, augmentations=list(record["augmentations"]) + extra)
-
-
-def read_jsonl(path):
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def distributions(splits):
@@ -93,23 +82,29 @@ def plot_distributions(stats, path):
     ent_ax.set_ylabel("% of phrases with an entity type")
     ent_ax.set_title(f"entity types (without OTHER, {stats['other_pct']}% of phrases)")
     ent_ax.tick_params(axis="x", labelrotation=60)
-    figure.savefig(path, format="png", dpi=80, metadata={"Software": None})
+    release_writer.save_png(figure, path)
 
 
-def card_header(split_bytes):
+INTRO = """Phrases of five lexical types (NP, VP, PP, ADVP, ADJP) seen at least twice in Wikipedia sentences, each with an
+OntoNotes entity type (or OTHER) and their product label (95 possible), character-, token- and phrase-level
+augmentations as positive samples, and hard negatives (look alike, mean something else), after the PEARL paper
+(Sections 3.1-3.3, 4.1). Built by picforge {version}; see docs/pearl.md for how each part is made."""
+
+LOADING = """```python
+from datasets import load_dataset
+pearl = load_dataset("json", data_files={"train": "data/train.jsonl", "validation": "data/validation.jsonl", "test": "data/test.jsonl"})
+```"""
+
+
+def card_header(split_bytes, license_id):
     """The card's YAML header: one config with its JSON Lines files, features and split sizes."""
-    data = DatasetCardData(license=LICENSE, language=["en"], pretty_name="PEARL phrase corpus (picforge build)",
-                           task_categories=["feature-extraction", "sentence-similarity"])
-    present = [split for split in SPLITS if split_bytes[split][0]]
-    info = DatasetInfo(features=schema_features(SCHEMA), splits=SplitDict(
-        {s: SplitInfo(name=s, num_examples=split_bytes[s][0], num_bytes=split_bytes[s][1]) for s in present}))
-    DatasetInfosDict({"default": info}).to_dataset_card_data(data)
-    MetadataConfigs({"default": {"data_files": [{"split": s, "path": f"data/{s}.jsonl"} for s in present]}}
-                    ).to_dataset_card_data(data)
-    return data.to_yaml()
+    splits = {s: (f"data/{s}.jsonl", *split_bytes[s]) for s in SPLITS if split_bytes[s][0]}
+    return release_writer.card_header(license_id=license_id, pretty_name="PEARL phrase corpus (picforge build)",
+                                      task_categories=["feature-extraction", "sentence-similarity"],
+                                      configs={"default": (schema_features(SCHEMA), splits)})
 
 
-def render_card(stats, split_bytes, *, seed, ratios, fingerprints):
+def render_card(stats, split_bytes, *, seed, ratios, fingerprints, license_id=LICENSE):
     """The README.md of a release: header, fields, distributions (from the written files) and provenance."""
     lexical = markdown_table(["lexical type", "phrases", "%", "paper %"],
                      [[t, v["phrases"], v["pct"], v["paper_pct"]] for t, v in stats["lexical_types"].items()])
@@ -120,85 +115,48 @@ def render_card(stats, split_bytes, *, seed, ratios, fingerprints):
     sizes = markdown_table(["split", "phrases"], list(stats["split_sizes"].items()))
     labels = ", ".join(f"`{label}` {n}" for label, n in stats["top_labels"])
     inputs = "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())
-    return f"""---
-{card_header(split_bytes).rstrip()}
----
-
-# PEARL phrase corpus (picforge build)
-
-Phrases of five lexical types (NP, VP, PP, ADVP, ADJP) seen at least twice in Wikipedia sentences, each with an
-OntoNotes entity type (or OTHER) and their product label (95 possible), character-, token- and phrase-level
-augmentations as positive samples, and hard negatives (look alike, mean something else), after the PEARL paper
-(Sections 3.1-3.3, 4.1). Built by picforge {__version__}; see docs/pearl.md for how each part is made.
-
-```python
-from datasets import load_dataset
-pearl = load_dataset("json", data_files={{"train": "data/train.jsonl", "validation": "data/validation.jsonl", "test": "data/test.jsonl"}})
-```
-
-## Fields
-
-`phrase`, `lexical_type` (NP|VP|PP|ADVP|ADJP), `entity_type` (18 OntoNotes types or OTHER), `label`
+    fields = f"""`phrase`, `lexical_type` (NP|VP|PP|ADVP|ADJP), `entity_type` (18 OntoNotes types or OTHER), `label`
 (`<lexical_type>-<entity_type>`), `count` (occurrences in the corpus), `augmentations` (list of `{{kind, text}}`,
-kind one of {", ".join(KINDS)}), `hard_negatives` (list of corpus phrases).
-
-## Splits
-
-Split by phrase (a seeded hash of the lower-cased phrase, ratios {"/".join(str(r) for r in ratios)}, seed {seed}),
-so no phrase is in two splits.
-
-{sizes}
-
-## Distributions
-
-Computed from the released files: {stats["phrases"]} phrases, {stats["occurrences"]} occurrences,
-{stats["labels_used"]} of the 95 labels used; {stats["other_pct"]}% of phrases have entity type OTHER (paper: 88.5%).
-
-{lexical}
-
-{entity}
-
-Most frequent labels: {labels}.
-
-{augment}
-
-Hard negatives: {stats["hard_negatives"]} for {stats["with_hard_negatives"]} phrases.
-
-![distributions](plots/distributions.png)
-
-## Provenance
-
-{inputs}
-"""
+kind one of {", ".join(KINDS)}), `hard_negatives` (list of corpus phrases)."""
+    split_note = f"""Split by phrase (a seeded hash of the lower-cased phrase, ratios {"/".join(str(r) for r in ratios)}, seed {seed}),
+so no phrase is in two splits."""
+    summary = f"""Computed from the released files: {stats["phrases"]} phrases, {stats["occurrences"]} occurrences,
+{stats["labels_used"]} of the 95 labels used; {stats["other_pct"]}% of phrases have entity type OTHER (paper: 88.5%)."""
+    distributions_body = "\n\n".join([
+        summary, lexical, entity, f"Most frequent labels: {labels}.", augment,
+        f"Hard negatives: {stats['hard_negatives']} for {stats['with_hard_negatives']} phrases.",
+        "![distributions](plots/distributions.png)"])
+    sections = [("Fields", fields), ("Splits", f"{split_note}\n\n{sizes}"), ("Distributions", distributions_body),
+                ("Provenance", inputs), ("License", release_writer.license_section(license_id, INPUT_TERMS))]
+    return release_writer.render_card(card_header(split_bytes, license_id), "PEARL phrase corpus (picforge build)",
+                                      [INTRO.format(version=__version__), LOADING], sections)
 
 
-def _write_contents(root, splits, *, seed, ratios, fingerprints):
-    os.makedirs(os.path.join(root, "data"))
+def _write_contents(root, splits, *, seed, ratios, fingerprints, license_id):
+    """The data and plot of a PEARL release, and its card, statistics and manifest fields (see write_release)."""
     os.makedirs(os.path.join(root, "plots"))
-    split_bytes = {}
-    for split in SPLITS:
-        path = os.path.join(root, "data", f"{split}.jsonl")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in splits[split])
-        split_bytes[split] = (len(splits[split]), os.path.getsize(path))
+    split_bytes = {split: (len(splits[split]), release_writer.write_jsonl(
+        os.path.join(root, "data", f"{split}.jsonl"), splits[split])) for split in SPLITS}
     written = {split: read_jsonl(os.path.join(root, "data", f"{split}.jsonl")) for split in SPLITS}
     stats = distributions(written)
     plot_distributions(stats, os.path.join(root, "plots", "distributions.png"))
-    with open(os.path.join(root, "stats.json"), "w", encoding="utf-8") as fh:
-        json.dump(stats, fh, indent=2, sort_keys=True)
-    with open(os.path.join(root, "README.md"), "w", encoding="utf-8") as fh:
-        fh.write(render_card(stats, split_bytes, seed=seed, ratios=ratios, fingerprints=fingerprints))
-    manifest = {"fingerprint": rundir.fingerprint("pearl-release", fingerprints, {"seed": seed, "ratios": ratios}),
-                "package_version": __version__, "seed": seed, "ratios": list(ratios), "inputs": fingerprints,
-                "counts": stats["split_sizes"], "files": file_checksums(root)}
-    with open(os.path.join(root, MANIFEST), "w", encoding="utf-8") as fh:
-        json.dump(manifest, fh, indent=2, sort_keys=True)
-    return manifest
+    card = render_card(stats, split_bytes, seed=seed, ratios=ratios, fingerprints=fingerprints, license_id=license_id)
+    manifest = {"fingerprint": release_print(fingerprints, seed, ratios, license_id),
+                "package_version": __version__, "seed": seed, "ratios": list(ratios), "license": license_id,
+                "inputs": fingerprints, "counts": stats["split_sizes"]}
+    return card, stats, manifest
 
 
-def release_corpus(run_dir, out, *, seed=0, ratios=DEFAULT_RATIOS, force=False):
+def release_print(fingerprints, seed, ratios, license_id):
+    """What a PEARL release depends on: its input stages, seed, split ratios and licence."""
+    return rundir.fingerprint("pearl-release", fingerprints, {"seed": seed, "ratios": ratios, "license": license_id})
+
+
+def release_corpus(run_dir, out, *, seed=0, ratios=DEFAULT_RATIOS, license_id=None, force=False):
     """Write the release of a PEARL run directory into `out` (replaced whole) unless it is up to date;
-    returns its MANIFEST. A non-empty `out` that is not this release is replaced only with `force`."""
+    returns its MANIFEST. A non-empty `out` that is not this release is replaced only with `force`;
+    `license_id` None is the inputs' default licence."""
+    license_id = license_id or LICENSE
     ratios = tuple(ratios)
     if len(ratios) != len(SPLITS) or any(r < 0 for r in ratios) or abs(sum(ratios) - 1) > 1e-6:
         raise InputError(f"--ratios {ratios}: give three non-negative shares (train, validation, test) summing to 1")
@@ -207,17 +165,14 @@ def release_corpus(run_dir, out, *, seed=0, ratios=DEFAULT_RATIOS, force=False):
     paraphrased = run.read_manifest(paraphrase.STAGE)
     if paraphrased is not None:
         fingerprints[paraphrase.STAGE] = paraphrased["fingerprint"]
-    wanted = rundir.fingerprint("pearl-release", fingerprints, {"seed": seed, "ratios": ratios})
-    existing = read_manifest(out)
-    if existing and existing["fingerprint"] == wanted and not force:
+    wanted = release_print(fingerprints, seed, ratios, license_id)
+    existing = release_writer.current_release(out, wanted, force=force, kind="PEARL", run=run_dir)
+    if existing:
         return dict(existing, skipped=True)
-    if os.path.isdir(out) and os.listdir(out) and not existing and not force:
-        raise InputError(f"{out}: holds files that are not a PEARL release; pass --force to replace it or choose "
-                         "another --out")
     records = list(run.iter_records(corpus.STAGE))
     paraphrases = run.iter_records(paraphrase.STAGE) if paraphrased is not None else []
     splits = {split: [] for split in SPLITS}
     for record in sorted(with_paraphrases(records, paraphrases), key=lambda r: r["phrase"]):
         splits[split_of(record["phrase"], seed, ratios)].append(record)
-    return replace_directory(out, lambda staging: _write_contents(
-        staging, splits, seed=seed, ratios=tuple(ratios), fingerprints=fingerprints))
+    return release_writer.write_release(out, lambda staging: _write_contents(
+        staging, splits, seed=seed, ratios=ratios, fingerprints=fingerprints, license_id=license_id))

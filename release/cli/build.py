@@ -5,6 +5,7 @@ import sys
 from picforge.errors import InputError
 from picforge.paths import refuse_overlap
 from picforge.options import non_negative_int
+from release.configs import LICENSE
 
 
 def register(subparsers):
@@ -15,29 +16,33 @@ def register(subparsers):
     parser.add_argument("--run", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--out", required=True, help="release directory to write (local path)")
     parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
+    parser.add_argument("--license", default=LICENSE,
+                        help=f"licence id for the card (default {LICENSE}: what the Wikipedia text and WiC words allow)")
     parser.add_argument("--force", action="store_true", help="rebuild, replacing whatever --out holds")
     parser.set_defaults(func=run)
 
 
 def run(args):
     from release.build import build_release
-    from release.configs import SPLITS
     from release.inputs import load_run, stage_fingerprints
+    from picforge.release_writer import read_manifest
+    from release.configs import SPLITS
     from release.provenance import run_provenance
-    from release.write import read_manifest, release_fingerprint, write_release
+    from release.write import release_fingerprint, write_release
     refuse_overlap(args.out, {"run": args.run})
-    wanted = release_fingerprint(stage_fingerprints(args.run), args.seed)
+    wanted = release_fingerprint(stage_fingerprints(args.run), args.seed, args.license)
     existing = read_manifest(args.out)
     if existing and existing.get("fingerprint") == wanted and not args.force:
-        print(f"{args.out}: up to date (same run stages and seed); --force rebuilds it")
+        print(f"{args.out}: up to date (same run stages, seed and licence); --force rebuilds it")
         return 0
     if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
-        held = "a release built from other inputs or seed" if existing else "files that are not a picforge release"
+        held = "a release built from other inputs, seed or licence" if existing else "files that are not a picforge release"
         raise InputError(f"{args.out}: holds {held}; pass --force to replace it or choose another --out")
     inputs = load_run(args.run)
     release = build_release(inputs.triplets, args.seed)
     release.provenance = run_provenance(args.run)
-    manifest = write_release(release, args.out, seed=args.seed, stage_fingerprints=inputs.fingerprints)
+    manifest = write_release(release, args.out, seed=args.seed, stage_fingerprints=inputs.fingerprints,
+                             license_id=args.license)
     for config, key, reason in release.rejected:
         print(f"rejected {config} {key}: {reason}", file=sys.stderr)
     for config, counts in manifest["counts"].items():

@@ -48,7 +48,7 @@ def run(args):
     from release import evaluate
     from release.configs import read_split
     from release.embed import PhraseEncoder
-    from release.write import MANIFEST, read_manifest
+    from picforge.release_writer import MANIFEST, read_manifest
     if args.baseline or args.predictions:
         baselines = args.baseline or []
     else:

@@ -8,7 +8,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from picforge.cli import main
 from pipeline.mine import FUNNEL_JSON, mine
-from release.write import read_manifest
+from picforge.release_writer import read_manifest
 from picforge.rundir import RunDir
 from tests.cloud.emulators import gcs_emulator, s3_server
 
@@ -65,14 +65,13 @@ def assert_published(release_dir, dest):
 @pytest.fixture(scope="module")
 def release_dir(tmp_path_factory):
     """A release built by `picforge build` from the release tests' fixture run."""
-    import argparse
-
     from release.cli import build
+    from tests.release.conftest import build_args
     from tests.release.fixture_run import make_run
 
     run = make_run(tmp_path_factory.mktemp("run"))
     out = tmp_path_factory.mktemp("release") / "pic"
-    assert build.run(argparse.Namespace(run=str(run), out=str(out), seed=42, force=False)) == 0
+    assert build.run(build_args(run, out)) == 0
     return str(out)
 
 

@@ -11,6 +11,7 @@ import schemas
 from companions.cosimlex import FINAL, FORMS, RATINGS, SELECTION
 from companions.cosimlex.candidate_pipeline import CANDIDATES
 from picforge.cli import main
+from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
 
 SHORTENED = "Schools group their pupils by age. A child learns to read in the first years. " \
@@ -126,6 +127,50 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     assert cli("evaluate", predictions, "--gold", run_copy) == 0
     scores = json.loads(capsys.readouterr().out)
     assert scores["pairs"] == len(final) and scores["subtask1"] == pytest.approx(1.0)
+
+    check_release(run_copy, final, tmp_path, capsys)
+
+
+def check_release(run_copy, final, tmp_path, capsys):
+    """`cosimlex release` writes the rows, card, statistics, plot and a MANIFEST that checks; a re-run is
+    skipped, --license rebuilds it, and a folder that is no release is refused."""
+    release = tmp_path / "release"
+    assert cli("release", "--run", run_copy, "--out", release) == 0
+    assert "license other" in capsys.readouterr().out
+    assert sorted(str(p.relative_to(release)) for p in release.rglob("*") if p.is_file()) == [
+        "MANIFEST.json", "README.md", "data/test.jsonl", "data/test.parquet", "plots/similarities.png", "stats.json"]
+    released = [json.loads(line) for line in (release / "data" / "test.jsonl").read_text().splitlines()]
+    assert released == final
+    manifest = json.loads((release / "MANIFEST.json").read_text())
+    assert manifest["counts"] == {"test": len(final)} and manifest["license"] == "other"
+    for name, entry in manifest["files"].items():
+        assert sha256_file(str(release / name)) == entry["sha256"]
+    assert (release / "plots" / "similarities.png").read_bytes().startswith(b"\x89PNG")
+    stats = json.loads((release / "stats.json").read_text())
+    changes = [abs(r["sim2"] - r["sim1"]) for r in final]
+    assert stats["pairs"] == len(final) and stats["mean_abs_change"] == round(sum(changes) / len(changes), 3)
+    card = (release / "README.md").read_text()
+    assert "\nlicense: other\n" in card and f"| pairs | {len(final)} |" in card
+    assert "SimLex-999's" in card and "CC BY-SA 4.0" in card and "the default for these inputs" in card
+
+    from datasets import load_dataset
+    loaded = load_dataset(str(release), cache_dir=str(tmp_path / "cache"))
+    assert list(loaded) == ["test"] and loaded["test"].to_list() == final
+    assert loaded["test"].features["sim1"].dtype == "float64"
+
+    assert cli("release", "--run", run_copy, "--out", release) == 0
+    assert "up to date, skipped" in capsys.readouterr().out
+    assert cli("release", "--run", run_copy, "--out", release, "--license", "cc-by-sa-4.0") == 0
+    assert "license cc-by-sa-4.0" in capsys.readouterr().out
+    card = (release / "README.md").read_text()
+    assert "\nlicense: cc-by-sa-4.0\n" in card and "chosen with --license" in card
+    assert json.loads((release / "MANIFEST.json").read_text())["fingerprint"] != manifest["fingerprint"]
+
+    notes = tmp_path / "notes" / "keep.txt"
+    notes.parent.mkdir()
+    notes.write_text("mine")
+    assert cli("release", "--run", run_copy, "--out", notes.parent) == 2 and notes.read_text() == "mine"
+    assert "holds files that are not a CoSimLex release; pass --force" in capsys.readouterr().err
 
 
 def test_steps_out_of_order_say_which_command_comes_first(tmp_path, capsys):

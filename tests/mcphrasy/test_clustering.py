@@ -15,7 +15,7 @@ from companions.mcphrasy.annotate import CLUSTERS, SHEET_COLUMNS
 from companions.mcphrasy.release import read_release, table1
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
-from release.write import sha256_file
+from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
 from tests.mcphrasy.conftest import SPACY_MODEL, picforge
 
@@ -162,6 +162,12 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     manifest = json.loads((release / "MANIFEST.json").read_text())
     for name, entry in manifest["files"].items():
         assert sha256_file(str(release / name)) == entry["sha256"]
+    assert "\nlicense: cc-by-sa-4.0\n" in card and "## License\n\n`cc-by-sa-4.0`, the default for these inputs." in card
+    other = tmp_path / "release-nc"
+    assert picforge("mcphrasy", "release", "--out", out, "--release", other, "--license", "cc-by-nc-4.0") == 0
+    capsys.readouterr()
+    assert "\nlicense: cc-by-nc-4.0\n" in (other / "README.md").read_text()
+    assert json.loads((other / "MANIFEST.json").read_text())["options"]["license"] == "cc-by-nc-4.0"
 
     predictions = tmp_path / "gold.jsonl"
     predictions.write_text("".join(json.dumps({"group_id": r["group_id"], "clusters": [c["phrases"] for c in r["clusters"]]})

@@ -104,6 +104,13 @@ def test_release_splits_by_phrase_and_card_from_written_files(pearl_103, records
                                              "augmentations", "hard_negatives"}
     assert picforge("pearl", "release", "--run", pearl_103, "--out", out) == 0
     assert "up to date, skipped" in capsys.readouterr().out
+    assert "\nlicense: cc-by-sa-4.0\n" in card and "## License\n\n`cc-by-sa-4.0`, the default for these inputs." in card
+    assert picforge("pearl", "release", "--run", pearl_103, "--out", out, "--license", "cc-by-nc-4.0") == 0
+    assert "up to date" not in capsys.readouterr().out
+    card = (out / "README.md").read_text()
+    assert "\nlicense: cc-by-nc-4.0\n" in card and "chosen with --license (the default for these inputs is " \
+                                                   "`cc-by-sa-4.0`)" in card
+    assert json.loads((out / "MANIFEST.json").read_text())["license"] == "cc-by-nc-4.0"
 
 
 @pytest.fixture(scope="session")

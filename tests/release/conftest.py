@@ -9,12 +9,13 @@ import pytest  # noqa: E402
 
 from picforge import cli  # noqa: E402
 from release.cli import build  # noqa: E402
+from release.configs import LICENSE  # noqa: E402
 from tests.release.fixture_run import make_run  # noqa: E402
 
 
-def build_args(run, out, seed=42, force=False):
+def build_args(run, out, seed=42, force=False, license_id=LICENSE):
     """The parsed arguments of `picforge build`."""
-    return argparse.Namespace(run=str(run), out=str(out), seed=seed, force=force)
+    return argparse.Namespace(run=str(run), out=str(out), seed=seed, force=force, license=license_id)
 
 
 @pytest.fixture(autouse=True)

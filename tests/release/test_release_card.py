@@ -7,6 +7,7 @@ import pytest
 import yaml
 from datasets import ClassLabel, load_dataset
 
+from picforge.release_writer import read_manifest
 from release import stats
 from release.configs import CONFIGS, SPLITS, read_split
 from tests.release.fixture_run import annotation_records, make_run
@@ -125,3 +126,26 @@ def test_lexical_overlap_and_document_lengths():
     assert not stats.lexical_overlap("massive figure", "huge sum")
     sentences, total, per_sentence = stats.document_lengths("Dr. Smith left. He said \"no\" twice.")
     assert (sentences, per_sentence) == (2, [4, 7]) and total == 11
+
+
+def test_card_states_the_license_and_why_and_build_takes_license(release_dir, picforge, run_dir, tmp_path, capsys):
+    _, body = card_header(release_dir)
+    license_text = body.split("## License\n\n", 1)[1]
+    assert license_text.startswith("`cc-by-nc-4.0`, the default for these inputs, the most restrictive of their terms.")
+    assert "Wikipedia text, offered under CC BY-SA 4.0" in license_text and "WiC target words" in license_text
+    assert read_manifest(release_dir)["license"] == "cc-by-nc-4.0"
+
+    out = tmp_path / "sa"
+    assert picforge("build", "--run", run_dir, "--out", out, "--license", "cc-by-sa-4.0") == 0
+    header, body = card_header(out)
+    assert header["license"] == "cc-by-sa-4.0" and read_manifest(out)["license"] == "cc-by-sa-4.0"
+    assert "`cc-by-sa-4.0`, chosen with --license (the default for these inputs is `cc-by-nc-4.0`, the most " \
+           "restrictive of their terms)." in body
+    for name, entry in read_manifest(out)["files"].items():
+        if name != "README.md":
+            assert entry == read_manifest(release_dir)["files"][name]  # only the card differs
+    capsys.readouterr()
+    assert picforge("build", "--run", run_dir, "--out", out) == 2
+    assert "holds a release built from other inputs, seed or licence; pass --force" in capsys.readouterr().err
+    assert picforge("build", "--run", run_dir, "--out", out, "--license", "cc-by-sa-4.0") == 0
+    assert "up to date (same run stages, seed and licence)" in capsys.readouterr().out

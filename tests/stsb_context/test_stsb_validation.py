@@ -8,6 +8,7 @@ from openpyxl import load_workbook
 import schemas
 from companions.stsb_context import dataset, validation
 from picforge.errors import InputError
+from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
 
 FAULTS = {"measures another woman": "no-phrase"}
@@ -83,16 +84,42 @@ def test_export_fill_ingest_release(exported, picforge, tmp_path, capsys):
     assert manifest["validation_drop_rate"] == pytest.approx(2 / 13)
     assert manifest["verbatim_drop_rate"] == pytest.approx(1 / 14)
 
-    card = (exported / "dataset" / "README.md").read_text()
-    assert card.startswith("---\npretty_name: STS-B-Context\n") and f"data_files: {dataset.JSONL}" in card
-    assert "| rows | 11 |" in card and "7.1% dropped" in card and "Cohen's kappa -0.083" in card
-
     from datasets import load_dataset
     loaded = load_dataset("json", data_files=str(exported / "dataset" / dataset.JSONL), split="train")
     assert loaded.num_rows == 11 and loaded.column_names == list(dataset.FIELDS)
 
     assert picforge("stsb-context", "ingest-validation", "--out", exported, first, second) == 0
     assert "up to date, skipped" in capsys.readouterr().out
+
+    check_release(exported, released, picforge, tmp_path, capsys)
+
+
+def check_release(run, released, picforge, tmp_path, capsys):
+    """`stsb-context release` writes the validated rows, a card with construction, statistics and licence, and a
+    MANIFEST that checks; a re-run is skipped and --license rebuilds it."""
+    out = tmp_path / "release"
+    assert picforge("stsb-context", "release", "--run", run, "--out", out) == 0
+    assert "test 11 rows, license other" in capsys.readouterr().out
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    assert sorted(manifest["files"]) == ["README.md", "data/test.jsonl", "data/test.parquet", "stats.json"]
+    for name, entry in manifest["files"].items():
+        assert sha256_file(str(out / name)) == entry["sha256"]
+    assert [json.loads(line) for line in (out / "data" / "test.jsonl").read_text().splitlines()] == released
+    card = (out / "README.md").read_text()
+    assert card.startswith("---\n") and "\npretty_name: STS-B-Context\n" in card
+    assert "  - split: test\n    path: data/test.jsonl\n" in card and "    num_examples: 11\n" in card
+    assert "| rows | 11 |" in card and "7.1% dropped" in card and "Cohen's kappa -0.083" in card
+    assert "\nlicense: other\n" in card and "## License\n\n`other`, the default for these inputs" in card
+    from datasets import load_dataset
+    loaded = load_dataset(str(out), cache_dir=str(tmp_path / "cache"))
+    assert list(loaded) == ["test"] and loaded["test"].to_list() == released
+
+    assert picforge("stsb-context", "release", "--run", run, "--out", out) == 0
+    assert "up to date, skipped" in capsys.readouterr().out
+    assert picforge("stsb-context", "release", "--run", run, "--out", out, "--license", "cc-by-sa-4.0") == 0
+    card = (out / "README.md").read_text()
+    assert "\nlicense: cc-by-sa-4.0\n" in card and "chosen with --license (the default for these inputs is " \
+                                                   "`other`)" in card
 
 
 @pytest.mark.parametrize("edit, message", [

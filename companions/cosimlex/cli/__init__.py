@@ -2,7 +2,7 @@
 import importlib
 
 VERB_MODULES = ("candidates", "export_selection", "ingest_selection", "export_rating", "ingest_rating",
-                "postprocess", "evaluate")
+                "postprocess", "evaluate", "release")
 
 
 def register(subparsers):

@@ -9,7 +9,8 @@ def register(verbs):
     parser.add_argument("--out", required=True, help="run directory holding mcphrasy-clusters")
     parser.add_argument("--release", required=True, help="release folder to write (replaced atomically)")
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")
-    parser.add_argument("--license", default=DEFAULT_LICENSE, help=f"card license (default {DEFAULT_LICENSE})")
+    parser.add_argument("--license", default=DEFAULT_LICENSE, help=f"licence id for the card (default {DEFAULT_LICENSE}: what the "
+                                                                   "Wikipedia text allows)")
     parser.set_defaults(func=run)
 
 

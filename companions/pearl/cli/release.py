@@ -1,7 +1,7 @@
 """`picforge pearl release --run PEARL_RUN --out DIR`: the Hugging Face dataset of a PEARL run."""
 from companions.pearl.options import DEFAULT_RATIOS
-from release.configs import SPLITS
 from picforge.options import non_negative_int
+from picforge.release_writer import add_release_options, release_summary
 
 
 def _ratios(text):
@@ -13,20 +13,16 @@ def register(subparsers):
         "release", help="write the PEARL corpus as JSON Lines splits (by phrase) with a dataset card",
         description="Read `pearl-phrases` (and `pearl-paraphrases` when present) and write data/<split>.jsonl, "
                     "README.md (card with distributions from the written files), plots and MANIFEST.json.")
-    parser.add_argument("--run", required=True, help="PEARL run directory")
-    parser.add_argument("--out", required=True, help="release directory to write (local path)")
+    add_release_options(parser, reads="pearl-phrases", default_license="cc-by-sa-4.0: what the Wikipedia text allows")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the split assignment (default 0)")
     parser.add_argument("--ratios", type=_ratios, default=DEFAULT_RATIOS, metavar="TRAIN,VALIDATION,TEST",
                         help="split shares (default 0.8,0.1,0.1)")
-    parser.add_argument("--force", action="store_true", help="replace --out even if it holds something else")
     parser.set_defaults(func=run)
 
 
 def run(args):
     from companions.pearl.release import release_corpus
-    from picforge.paths import refuse_overlap
-    refuse_overlap(args.out, {"run": args.run})
-    manifest = release_corpus(args.run, args.out, seed=args.seed, ratios=args.ratios, force=args.force)
-    state = " (up to date, skipped)" if manifest.get("skipped") else ""
-    print(f"{args.out}: " + ", ".join(f"{split} {manifest['counts'][split]}" for split in SPLITS) + state)
+    manifest = release_corpus(args.run, args.out, seed=args.seed, ratios=args.ratios,
+                              license_id=args.license, force=args.force)
+    print(release_summary(args.out, manifest, "phrases"))
     return 0

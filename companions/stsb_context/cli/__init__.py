@@ -1,5 +1,5 @@
-"""`picforge stsb-context`: generate contexts (the default verb), then export-validation, ingest-validation, evaluate."""
-from companions.stsb_context.cli import evaluate, export_validation, generate, ingest_validation
+"""`picforge stsb-context`: generate contexts (the default verb), then export-validation, ingest-validation, evaluate, release."""
+from companions.stsb_context.cli import evaluate, export_validation, generate, ingest_validation, release
 
 
 def register(subparsers):
@@ -10,5 +10,5 @@ def register(subparsers):
     generate.add_arguments(parser)
     parser.set_defaults(func=generate.run)
     verbs = parser.add_subparsers(dest="stsb_context_verb", metavar="VERB")
-    for module in (export_validation, ingest_validation, evaluate):
+    for module in (export_validation, ingest_validation, evaluate, release):
         module.register(verbs)

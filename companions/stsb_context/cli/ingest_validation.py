@@ -4,7 +4,7 @@
 def register(verbs):
     parser = verbs.add_parser("ingest-validation", help="read both filled sheets and write the final dataset",
                               description="Drop items either annotator marked Y (the context changes the gold "
-                                          "similarity); write RUN_DIR/dataset (Parquet, JSON Lines, README.md).")
+                                          "similarity); write RUN_DIR/dataset (Parquet, JSON Lines); `release` makes it a dataset folder.")
     parser.add_argument("--out", metavar="RUN_DIR", required=True, help="run directory")
     parser.add_argument("sheets", nargs="+", metavar="SHEET", help="the two filled sheets (.csv or .xlsx)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")

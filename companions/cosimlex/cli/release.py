@@ -1,0 +1,18 @@
+"""`picforge cosimlex release --run RUN_DIR --out RELEASE_DIR`: the Hugging Face dataset of the CoSimLex rows."""
+from picforge.release_writer import add_release_options, release_summary
+
+
+def register(verbs):
+    parser = verbs.add_parser("release", help="write the CoSimLex rows as a Hugging Face dataset with its card",
+                              description="Read cosimlex-final and write data/test.jsonl and .parquet, README.md "
+                                          "(card with statistics and licence), stats.json, a plot and MANIFEST.json.")
+    add_release_options(parser, reads="cosimlex-final", default_license="`other`: the SimLex-999 pairs keep their "
+                                                                        "authors' terms, the Wikipedia contexts CC BY-SA")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from companions.cosimlex.release import write_release
+    manifest = write_release(args.run, args.out, license_id=args.license, force=args.force)
+    print(release_summary(args.out, manifest, "pairs"))
+    return 0

@@ -1,0 +1,124 @@
+"""`picforge cosimlex release`: the CoSimLex rows as a Hugging Face dataset (JSON Lines + Parquet, card, plot)."""
+import os
+import statistics
+
+import schemas
+from companions.cosimlex import FINAL
+from picforge import __version__, release_writer, rundir
+from picforge.errors import InputError
+from picforge.release_writer import markdown_table
+from release.configs import schema_features
+
+SCHEMA = "cosimlex_final"
+DATA_FILE = "data/test.jsonl"
+PARQUET_FILE = "data/test.parquet"
+PLOT_FILE = "plots/similarities.png"
+SIMLEX = ("other", "the word pairs are SimLex-999's, distributed by its authors for research use")
+INPUT_TERMS = (release_writer.WIKIPEDIA, SIMLEX)
+LICENSE = release_writer.default_license(INPUT_TERMS)[0]
+
+INTRO = """Graded word similarity in context, after CoSimLex (paper 004): SimLex-999 word pairs, each in two Wikipedia
+contexts chosen by an expert, rated by annotators in each context. `sim1` and `sim2` are the mean calibrated ratings
+in `context1` and `context2`, `sd1` and `sd2` their standard deviations, and `p_value` the Mann-Whitney U test of
+the two contexts' ratings. One `test` split, as CoSimLex is an evaluation set."""
+
+LOADING = f"""```python
+from datasets import load_dataset
+cosimlex = load_dataset("json", data_files={{"test": "{DATA_FILE}"}})
+```"""
+
+FIELDS = markdown_table(["field", "meaning"], [
+    ("word1, word2", "the SimLex-999 pair"),
+    ("context1, context2", "the two Wikipedia contexts holding both words (as the expert kept or shortened them)"),
+    ("sim1, sim2", "mean calibrated similarity in each context (0 to the --scale-max of postprocess)"),
+    ("sd1, sd2", "standard deviation of the ratings in each context"),
+    ("p_value", "Mann-Whitney U p-value of the difference between the two contexts' ratings")])
+
+
+def release_statistics(rows, report):
+    """Size, similarity and change statistics of the released rows, with the post-processing report."""
+    changes = [row["sim2"] - row["sim1"] for row in rows]
+    return {
+        "pairs": len(rows),
+        "mean_sim1": round(statistics.fmean(row["sim1"] for row in rows), 3),
+        "mean_sim2": round(statistics.fmean(row["sim2"] for row in rows), 3),
+        "mean_abs_change": round(statistics.fmean(abs(c) for c in changes), 3),
+        "mean_sd": round(statistics.fmean(sd for row in rows for sd in (row["sd1"], row["sd2"])), 3),
+        "significant_p_below_0.05": sum(row["p_value"] < 0.05 for row in rows),
+        "postprocess": report,
+    }
+
+
+def render_card(stats, num_bytes, *, options, fingerprints, license_id):
+    """The README.md of a CoSimLex release: header, fields, statistics, construction, provenance and licence."""
+    header = release_writer.card_header(
+        license_id=license_id, pretty_name="CoSimLex (picforge build)", task_categories=["sentence-similarity"],
+        configs={"default": (schema_features(SCHEMA), {"test": (DATA_FILE, stats["pairs"], num_bytes)})})
+    report = stats["postprocess"]
+    agreement = report["inter_rater_agreement"]
+    numbers = markdown_table(["statistic", "value"], [
+        ("pairs", stats["pairs"]),
+        ("mean sim1 / sim2", f"{stats['mean_sim1']} / {stats['mean_sim2']}"),
+        ("mean absolute change (sim2 - sim1)", stats["mean_abs_change"]),
+        ("mean standard deviation", stats["mean_sd"]),
+        ("pairs whose contexts differ at p < 0.05", stats["significant_p_below_0.05"]),
+        ("annotators (of them dropped: disengaged / low correlation)",
+         f"{report['annotators']} ({len(report['annotators_disengaged'])} / "
+         f"{len(report['annotators_low_correlation'])})"),
+        ("ratings used", report["ratings_used"]),
+        ("mean inter-rater agreement (Spearman with the others' mean)",
+         "n/a" if agreement is None else round(agreement, 3)),
+        ("pairs left out (too few ratings)", len(report["pairs_left_out"]))])
+    construction = (
+        "Post-processing as SimLex-999 (see docs/cosimlex.md): responses failing the engagement check are dropped "
+        "(annotators failing more than a share of them entirely), annotators whose Spearman with the others' mean "
+        "is low are dropped, ratings are calibrated per annotator and rescaled. Options: "
+        + ", ".join(f"`{name}` {value}" for name, value in sorted(options.items())) + ".")
+    sections = [
+        ("Loading", LOADING),
+        ("Fields", FIELDS),
+        ("Statistics", f"Computed from the released file.\n\n{numbers}\n\n![similarities]({PLOT_FILE})"),
+        ("How the rows were built", construction),
+        ("Provenance", "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())),
+        ("License", release_writer.license_section(license_id, INPUT_TERMS)),
+    ]
+    return release_writer.render_card(header, "CoSimLex (picforge build)", [INTRO], sections)
+
+
+def release_print(fingerprints, license_id):
+    """What a CoSimLex release depends on: the final stage and the licence."""
+    return rundir.fingerprint("cosimlex-release", fingerprints, {"license": license_id})
+
+
+def write_release(run_dir, out, *, license_id=None, force=False):
+    """Write the release of a run's `cosimlex-final` stage into `out` (replaced whole) unless it is up to date;
+    returns its MANIFEST (with `skipped` when up to date). `license_id` None is the inputs' default licence."""
+    license_id = license_id or LICENSE
+    run = rundir.RunDir(run_dir)
+    final = run.require(FINAL)
+    fingerprints = {FINAL: final["fingerprint"]}
+    wanted = release_print(fingerprints, license_id)
+    existing = release_writer.current_release(out, wanted, force=force, kind="CoSimLex", run=run_dir)
+    if existing:
+        return dict(existing, skipped=True)
+    rows = list(run.iter_records(FINAL))
+    if not rows:
+        raise InputError(f"{run.stage_dir(FINAL)}: no pair kept enough ratings; ingest more rating answers and run "
+                         "`picforge cosimlex postprocess` again")
+
+    def fill(root):
+        release_writer.write_jsonl(os.path.join(root, DATA_FILE), rows)
+        num_bytes = release_writer.write_parquet(os.path.join(root, PARQUET_FILE), rows, schemas.arrow_schema(SCHEMA))
+        written = release_writer.read_jsonl(os.path.join(root, DATA_FILE))
+        stats = release_statistics(written, final["report"])
+        os.makedirs(os.path.join(root, "plots"))
+        release_writer.plot_histograms(
+            {"sim1": [r["sim1"] for r in written], "sim2": [r["sim2"] for r in written],
+             "change (sim2 - sim1)": [round(r["sim2"] - r["sim1"], 3) for r in written]},
+            "CoSimLex: similarity in each context", os.path.join(root, PLOT_FILE))
+        card = render_card(stats, num_bytes, options=final["options"], fingerprints=fingerprints,
+                           license_id=license_id)
+        return card, stats, {"fingerprint": wanted, "package_version": __version__, "license": license_id,
+                             "inputs": fingerprints, "counts": {"test": len(written)}}
+
+    return release_writer.write_release(out, fill)

@@ -1,0 +1,19 @@
+"""`picforge stsb-context release --run RUN_DIR --out RELEASE_DIR`: the validated dataset as a Hugging Face folder."""
+from picforge.release_writer import add_release_options, release_summary
+
+
+def register(verbs):
+    parser = verbs.add_parser("release", help="write the validated dataset as a Hugging Face dataset with its card",
+                              description="Read stage `dataset` and write data/test.jsonl and .parquet, README.md "
+                                          "(card with construction, statistics and licence), stats.json and "
+                                          "MANIFEST.json.")
+    add_release_options(parser, reads="stage `dataset`",
+                        default_license="`other`: the STS Benchmark pairs keep the terms of their sources")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from companions.stsb_context.dataset import write_release
+    manifest = write_release(args.run, args.out, license_id=args.license, force=args.force)
+    print(release_summary(args.out, manifest, "rows"))
+    return 0

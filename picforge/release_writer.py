@@ -1,0 +1,237 @@
+"""The one release writer: data files, stats.json, a dataset card with a Hugging Face YAML header, plots and a
+MANIFEST.json with the sha256 of every file, written into a fresh folder that replaces the old one whole."""
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import uuid
+
+from picforge.errors import InputError
+from picforge.paths import refuse_overlap
+
+MANIFEST = "MANIFEST.json"
+CARD = "README.md"
+STATS = "stats.json"
+
+# The terms of one input of a release: (Hugging Face licence id, what the card says about it). Areas declare
+# their other inputs (WiC, STS-B, SimLex-999) the same way.
+WIKIPEDIA = ("cc-by-sa-4.0", "the contexts are Wikipedia text, offered under CC BY-SA 4.0 (older revisions under "
+                             "CC BY-SA 3.0), whose share-alike term asks derived text to keep that licence")
+# Where the inputs' licences differ, the most restrictive one the release can carry (a user may choose another
+# with --license after reading both terms): a non-commercial term or a source's own terms win over share-alike.
+RESTRICTIVENESS = ("cc-by-sa-4.0", "cc-by-nc-4.0", "other")
+
+
+def default_license(sources):
+    """(licence id, reason) of a release built from `sources`, each (licence id, its terms in words)."""
+    chosen = max((license_id for license_id, _ in sources), key=RESTRICTIVENESS.index)
+    reasons = "; ".join(terms for _, terms in sources)
+    return chosen, f"{reasons[0].upper()}{reasons[1:]}."
+
+
+def license_section(license_id, sources):
+    """The card's License section: the licence and why (the inputs' terms, and whether it is their default);
+    `sources` as for default_license."""
+    default, reasons = default_license(sources)
+    rule = ", the most restrictive of their terms" if len(sources) > 1 else ""
+    chosen = f"the default for these inputs{rule}" if license_id == default else \
+        f"chosen with --license (the default for these inputs is `{default}`{rule})"
+    return f"`{license_id}`, {chosen}. {reasons}"
+
+
+def read_manifest(release_dir):
+    """The MANIFEST.json of a release directory, or None when there is none."""
+    path = os.path.join(release_dir, MANIFEST)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def add_release_options(parser, *, reads, default_license):
+    """The options every release verb shares: --run (the run it reads), --out, --license and --force."""
+    parser.add_argument("--run", required=True, help=f"run directory holding {reads}")
+    parser.add_argument("--out", required=True, help="release directory to write (local path, replaced whole)")
+    parser.add_argument("--license", help=f"licence id for the card (default {default_license})")
+    parser.add_argument("--force", action="store_true", help="replace --out even if it holds something else")
+
+
+def release_summary(out, manifest, counted):
+    """The line a release verb prints: sizes per split, licence, and whether it was up to date."""
+    state = " (up to date, skipped)" if manifest.get("skipped") else ""
+    sizes = ", ".join(f"{split} {n}" for split, n in manifest["counts"].items())
+    return f"{out}: {sizes} {counted}, license {manifest['license']}{state}"
+
+
+def current_release(out, wanted, *, force, kind, run):
+    """The manifest of `out` when it already holds the release fingerprinted `wanted` (and not `force`), else None.
+
+    Refuses (InputError) an `out` that is, holds or sits inside the `run` it reads, and a non-empty `out` that holds
+    no release unless `force`, so no other folder is replaced.
+    """
+    refuse_overlap(out, {"run": run})
+    existing = read_manifest(out)
+    if existing and existing.get("fingerprint") == wanted and not force:
+        return existing
+    if os.path.isdir(out) and os.listdir(out) and not existing and not force:
+        raise InputError(f"{out}: holds files that are not a {kind} release; pass --force to replace it or choose "
+                         "another --out")
+    return None
+
+
+def sha256_file(path):
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_checksums(root):
+    """{relative path: {sha256, bytes}} of every file under `root`, sorted by path."""
+    files = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            files[os.path.relpath(path, root).replace(os.sep, "/")] = {
+                "sha256": sha256_file(path), "bytes": os.path.getsize(path)}
+    return dict(sorted(files.items()))
+
+
+def write_jsonl(path, rows):
+    """Rows as JSON Lines (UTF-8, not ASCII-escaped), creating the folder; returns the file's size in bytes."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return os.path.getsize(path)
+
+
+def read_jsonl(path):
+    """The rows of a JSON Lines file (blank lines skipped)."""
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def write_parquet(path, rows, arrow_schema):
+    """Rows as zstd Parquet with `arrow_schema`; returns the Arrow size in bytes (a card's num_bytes)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(rows, schema=arrow_schema)
+    pq.write_table(table, path, compression="zstd")
+    return table.nbytes
+
+
+def plot_histograms(panels, title, path):
+    """A PNG with one histogram per {axis label: values} panel, side by side."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(4 * len(panels), 3.2), layout="constrained")
+    figure.suptitle(title)
+    for ax, (name, values) in zip(figure.subplots(1, len(panels), squeeze=False)[0], panels.items()):
+        ax.hist(values, bins=min(30, max(5, len(set(values)))), color="#4c72b0", edgecolor="white")
+        ax.set_xlabel(name)
+        ax.set_ylabel("count")
+    save_png(figure, path)
+
+
+def save_png(figure, path):
+    """A matplotlib figure as a PNG without the software stamp, so the same plot gives the same bytes."""
+    figure.savefig(path, format="png", dpi=80, metadata={"Software": None})
+
+
+def markdown_table(header, rows):
+    """A Markdown table of a header and rows of cells."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def card_header(*, license_id, pretty_name, task_categories, configs):
+    """The card's YAML header: per config its data files, features and split sizes.
+
+    `configs` is {config: (datasets.Features, {split: (path, num_examples, num_bytes)})}, splits in order.
+    """
+    from datasets import DatasetInfo, SplitInfo
+    from datasets.info import DatasetInfosDict
+    from datasets.splits import SplitDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCardData
+
+    data = DatasetCardData(license=license_id, language=["en"], pretty_name=pretty_name,
+                           task_categories=list(task_categories))
+    infos, data_files = {}, {}
+    for config, (features, splits) in configs.items():
+        data_files[config] = {"data_files": [{"split": s, "path": path} for s, (path, _, _) in splits.items()]}
+        infos[config] = DatasetInfo(features=features, splits=SplitDict(
+            {s: SplitInfo(name=s, num_examples=n, num_bytes=size) for s, (_, n, size) in splits.items()}))
+    DatasetInfosDict(infos).to_dataset_card_data(data)
+    described = data["dataset_info"]
+    for info in described if isinstance(described, list) else [described]:
+        info["features"] = [_as_sequence(feature) for feature in info["features"]]
+    MetadataConfigs(data_files).to_dataset_card_data(data)
+    return data.to_yaml()
+
+
+def _as_sequence(feature):
+    """Write a struct of plain lists (PR `answers`) in the older `sequence` form, as the public PiC cards do.
+
+    Both forms load as the same Arrow type; `sequence` is also understood by `datasets` releases before 4.0.
+    """
+    children = feature.get("struct", [])
+    if children and all(isinstance(child.get("list"), str) for child in children):
+        return {"name": feature["name"],
+                "sequence": [{"name": child["name"], "dtype": child["list"]} for child in children]}
+    return feature
+
+
+def render_card(header, title, intro, sections):
+    """A dataset card: the YAML header, a title, intro paragraphs and (heading, body) sections, in that order."""
+    parts = [f"---\n{header.rstrip()}\n---", f"# {title}", *intro]
+    parts += [f"## {heading}\n\n{body}" for heading, body in sections]
+    return "\n\n".join(part.rstrip("\n") for part in parts) + "\n"
+
+
+def write_release(out, fill):
+    """Write a release folder atomically and return its manifest.
+
+    `fill(folder)` writes the data files and plots into a fresh folder and returns (card text, statistics,
+    manifest fields); this writes stats.json, README.md and MANIFEST.json (the fields plus every file's sha256
+    and size), then renames the folder to `out`, so readers see the old release or the whole new one.
+    """
+    def contents(folder):
+        card, stats, fields = fill(folder)
+        with open(os.path.join(folder, STATS), "w", encoding="utf-8") as fh:
+            json.dump(stats, fh, indent=2, sort_keys=True)
+        with open(os.path.join(folder, CARD), "w", encoding="utf-8") as fh:
+            fh.write(card)
+        manifest = dict(fields, files=file_checksums(folder))
+        with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
+            json.dump(manifest, fh, indent=2, sort_keys=True)
+        return manifest
+
+    return replace_directory(out, contents)
+
+
+def replace_directory(out, write_contents):
+    """Run `write_contents(staging)` in a fresh sibling directory of `out`, then rename it to `out` (replacing
+    any old one), so readers see the old directory or the whole new one; returns what it returned."""
+    out = os.path.abspath(out)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.partial-", dir=os.path.dirname(out))
+    os.chmod(staging, 0o755)
+    try:
+        manifest = write_contents(staging)
+        old = None
+        if os.path.exists(out):
+            old = f"{out}.old-{uuid.uuid4().hex[:8]}"
+            os.rename(out, old)
+        os.rename(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if old:
+        shutil.rmtree(old)
+    return manifest

@@ -1,0 +1,54 @@
+"""The core release writer: licence defaults, the card layout, the manifest and atomic replacement."""
+import json
+
+import pytest
+
+from picforge import release_writer
+from picforge.release_writer import WIKIPEDIA, default_license, read_manifest, render_card, sha256_file
+
+NON_COMMERCIAL = ("cc-by-nc-4.0", "the labels are non-commercial")
+OWN_TERMS = ("other", "the pairs keep their authors' terms")
+
+
+def test_default_license_is_the_most_restrictive_and_names_every_input():
+    assert default_license([WIKIPEDIA]) == ("cc-by-sa-4.0", WIKIPEDIA[1][0].upper() + WIKIPEDIA[1][1:] + ".")
+    license_id, reasons = default_license([WIKIPEDIA, NON_COMMERCIAL])
+    assert license_id == "cc-by-nc-4.0" and "CC BY-SA 4.0" in reasons and reasons.endswith("non-commercial.")
+    assert default_license([NON_COMMERCIAL, OWN_TERMS, WIKIPEDIA])[0] == "other"
+
+
+def test_license_section_says_whether_the_licence_is_the_default():
+    assert release_writer.license_section("cc-by-sa-4.0", [WIKIPEDIA]).startswith(
+        "`cc-by-sa-4.0`, the default for these inputs. The contexts are Wikipedia text")
+    assert release_writer.license_section("mit", [WIKIPEDIA, NON_COMMERCIAL]).startswith(
+        "`mit`, chosen with --license (the default for these inputs is `cc-by-nc-4.0`, the most restrictive of "
+        "their terms).")
+
+
+def test_card_is_header_title_intro_then_sections():
+    card = render_card("license: mit\n", "Title", ["First.", "Second.\n"], [("A", "body a"), ("B", "body b\n")])
+    assert card == "---\nlicense: mit\n---\n\n# Title\n\nFirst.\n\nSecond.\n\n## A\n\nbody a\n\n## B\n\nbody b\n"
+
+
+def test_write_release_checksums_every_file_and_a_failure_keeps_the_old_release(tmp_path):
+    out = tmp_path / "release"
+
+    def fill(folder):
+        release_writer.write_jsonl(f"{folder}/data/test.jsonl", [{"a": "é"}])
+        return "card\n", {"rows": 1}, {"counts": {"test": 1}}
+
+    manifest = release_writer.write_release(str(out), fill)
+    assert read_manifest(str(out)) == manifest and manifest["counts"] == {"test": 1}
+    assert sorted(manifest["files"]) == ["README.md", "data/test.jsonl", "stats.json"]
+    for name, entry in manifest["files"].items():
+        assert sha256_file(str(out / name)) == entry["sha256"]
+    assert (out / "data" / "test.jsonl").read_text(encoding="utf-8") == '{"a": "é"}\n'
+    assert json.loads((out / "stats.json").read_text()) == {"rows": 1}
+
+    def broken(folder):
+        release_writer.write_jsonl(f"{folder}/data/test.jsonl", [{"a": "new"}])
+        raise RuntimeError("stopped half-way")
+
+    with pytest.raises(RuntimeError):
+        release_writer.write_release(str(out), broken)
+    assert read_manifest(str(out)) == manifest and sorted(p.name for p in tmp_path.iterdir()) == ["release"]
