@@ -165,6 +165,8 @@ def funnel_report(manifests):
         {"step": "1 articles (namespace 0, non-empty, no redirects)", "count": records("read-dump")},
         {"step": "1 pages with prose after cleaning", "count": records("clean")},
         {"step": "2 sentences", "count": records("sentences")},
+        {"step": "2 sentences flagged broken (kept out of passages)", "count": sum(
+            n for name, n in manifests["sentences"]["counters"].items() if name.startswith("sentences/broken-"))},
         {"step": "2 sentences parsed by spaCy (pair word window, WiC word)", "count": counter("phrases", "sentences-parsed")},
         {"step": "2 phrase occurrences (p, s)", "count": records("phrases")},
         {"step": "2 distinct phrases", "count": phrases_total},

@@ -135,8 +135,10 @@ def test_mine_prints_each_stages_drops_by_reason(mined_103, caplog):
                           ("pairs", "dropped-outside-semantic-window"), ("select", "dropped-less-dissimilar-pair")):
         count = manifests[stage]["counters"][f"{stage}/{reason}"]
         assert re.search(rf"{stage}: .*\b{reason} {count:,}\b", lines), (stage, reason)
-    funnel = json.loads((mined_103 / "funnel.json").read_text())
-    assert funnel[-1]["count"] == manifests["select"]["records"]
+    funnel = {row["step"]: row["count"] for row in json.loads((mined_103 / "funnel.json").read_text())}
+    assert funnel["6 triplets selected"] == manifests["select"]["records"]
+    flagged = funnel["2 sentences flagged broken (kept out of passages)"]
+    assert 0 < flagged <= 0.015 * funnel["2 sentences"]
 
 
 def test_no_flagged_sentence_ships_in_any_context(annotated_103, release_103):
