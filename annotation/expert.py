@@ -5,11 +5,11 @@ import os
 
 import schemas
 from annotation.guidelines import write_guidelines
-from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, item_id
+from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
 from annotation.roundtrip import record_sheet, resolve_rows, write_batches
 from annotation.text import YES, highlight, locate_phrase, normalize, replace_span, shared_words, words, yes_no
 from annotation.triplets import iter_triplets, load_triplets
-from picforge.errors import NothingToDo
+from picforge.errors import InputError, NothingToDo
 
 KIND = "expert"
 SCHEMA = "expert_annotation"
@@ -143,6 +143,31 @@ def grammar_problems(checker, triplet, column, paraphrase, severity):
     return problems
 
 
+# What a verification round checked, by sheet column: the paraphrase (and its PS pair) or the Y/N label.
+VERIFIED_BY_COLUMN = {"Q1": ("q1", "ps_pos"), "Q2": ("q2", "ps_neg"), "Q3": ("q3",)}
+
+
+def refuse_edits_of_verified_text(q, rows):
+    """InputError (file, row, what changed, how to proceed) when a recorded row changes an answer that a
+    verification round (MTurk, second round, PS) already checked: a release holds only verified text."""
+    verified = {d["item_id"] for rnd in (ROUND_MTURK, ROUND_VERIFY2, ROUND_PS) for d in q.decisions(round=rnd)}
+    recorded = {a["triplet_id"]: a for a in q.expert_annotations(accepted_only=False)}
+    edits = []
+    for row in rows:
+        before = recorded.get(row.triplet_id)
+        if not row.recorded or before is None:
+            continue
+        now = {"Q1": row.q1, "Q2": row.q2, "Q3": "Y" if yes_no(row.q3) == YES else "N" if yes_no(row.q3) else row.q3}
+        was = {"Q1": before["q1"], "Q2": before["q2"], "Q3": "Y" if before["same_meaning"] else "N"}
+        for column, kinds in VERIFIED_BY_COLUMN.items():
+            if now[column].strip() != was[column] and any(item_id(row.triplet_id, k) in verified for k in kinds):
+                edits.append(f"{row.path}: row {row.row_no}, column {column} (triplet {row.triplet_id}): "
+                             f"{was[column]!r} was verified, the sheet now says {now[column]!r}")
+    if edits:
+        raise InputError(f"{edits[0]}{f' (and {len(edits) - 1} more)' if len(edits) > 1 else ''}; a verified "
+                         "answer cannot be replaced: put the verified text back in the sheet (nothing was recorded)")
+
+
 def check_rows(ledger, run_dir, paths, checker=None, strict_grammar=False):
     """Resolve, validate and grammar-check returned expert sheets (nothing is written)."""
     resolved = resolve_rows(ledger, paths, KIND, "triplet_id", REQUIRED_COLUMNS, ANSWER_COLUMNS, item_kind="triplet")
@@ -164,6 +189,8 @@ def check_rows(ledger, run_dir, paths, checker=None, strict_grammar=False):
                         checked.problems += grammar_problems(checker, triplet, column, paraphrase,
                                                              FIX if strict_grammar else CHECK)
         rows.append(checked)
+    with ledger.read() as q:
+        refuse_edits_of_verified_text(q, rows)
     return rows, triplets
 
 

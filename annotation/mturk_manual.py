@@ -79,8 +79,9 @@ def ingest_results(ledger, paths):
     change nothing but a status moving forward (an older file never undoes a review). Returns
     {batch_id: assignments in the files}."""
     seen = {}
-    for path in paths:
-        rows = read_sheet(path, RESULT_COLUMNS).rows
+    sheets = [(path, read_sheet(path, RESULT_COLUMNS).rows) for path in paths]
+    refuse_repeated_assignments(sheets)
+    for path, rows in sheets:
         with ledger.transaction() as tx:
             (plans, cancelled), hits_by_token = _manual_plans(tx), {}
             for batch_id in {b for b, _ in plans.values()}:
@@ -89,6 +90,30 @@ def ingest_results(ledger, paths):
                 batch_id = _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled)
                 seen[batch_id] = seen.get(batch_id, 0) + 1
     return seen
+
+
+def refuse_repeated_assignments(sheets):
+    """InputError naming both rows when the results files ([(path, rows)]) hold one AssignmentId twice with
+    different worker, HIT, inputs or answers (a later status is fine), or one worker twice on one HIT (MTurk gives
+    a worker one assignment of a HIT)."""
+    by_assignment, by_worker_hit = {}, {}
+    for path, rows in sheets:
+        for number, row in rows:
+            here = (f"{path}: row {number}", {k: (v or "").strip() for k, v in row.items()
+                                              if k and (k in {"AssignmentId", "WorkerId", "HITId"}
+                                                        or k.startswith(("Input.", "Answer.")))})
+            assignment = here[1].get("AssignmentId", "")
+            first = by_assignment.setdefault(assignment, here)
+            if first is not here and first[1] != here[1]:
+                raise InputError(f"{here[0]}: AssignmentId {assignment} is also at {first[0]} with other "
+                                 "contents; an assignment is one row: remove the wrong row, or ingest the file as "
+                                 "downloaded")
+            worker_hit = (here[1].get("WorkerId", ""), here[1].get("HITId", ""))
+            other = by_worker_hit.setdefault(worker_hit, (here[0], assignment))
+            if other[1] != assignment:
+                raise InputError(f"{here[0]}: worker {worker_hit[0]} holds a second assignment ({assignment}) of HIT "
+                                 f"{worker_hit[1]} beside {other[1]} at {other[0]}; a worker answers a HIT once: "
+                                 "keep one of the two rows")
 
 
 def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):

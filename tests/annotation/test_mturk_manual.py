@@ -239,3 +239,21 @@ def test_gold_bank_errors_name_the_line(tmp_path):
     with pytest.raises(InputError, match=r"line 1: <record>: 'phrase' is a required property"):
         round1.load_gold_bank(str(path))
     assert mturk_manual.csv_cell("<p>a\r\nb</p>\n") == "<p>a&#10;b</p>&#10;"
+
+
+def test_one_assignment_twice_or_one_worker_twice_on_a_hit_is_refused_naming_both_rows(manual, capsys):
+    plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
+    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"]]
+    moved = _write(tmp / "Batch_moved.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 1, "A1", "W2")])
+    assert cli(ingest + [moved]) == 2
+    err = capsys.readouterr().err
+    assert "row 3: AssignmentId A1 is also at" in err and "row 2 with other contents" in err
+    twice = _write(tmp / "Batch_twice.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 0, "A9", "W1")])
+    assert cli(ingest + [twice]) == 2
+    assert "worker W1 holds a second assignment (A9) of HIT 3MAN0 beside A1" in capsys.readouterr().err
+    with manual["ledger"].read() as q:
+        assert q.answers(batch_id="m1") == []
+    # The same row in two downloads, the later one approved, is one assignment.
+    later = _write(tmp / "Batch_later.csv", [_row(plan, 0, "A1", "W1", status="Approved")])
+    first = _write(tmp / "Batch_first.csv", [_row(plan, 0, "A1", "W1")])
+    assert cli(ingest + [first, later]) == 0

@@ -184,3 +184,20 @@ def test_ps_verification_kappa_and_final_flags(annotate, annotated, ledger, tmp_
     assert [records["00003"][k] for k in ("q1", "ps_q1", "ps_q1_phrase", "ps_q2")] == [
         "abrupt bend", True, "quick bend", False]
     assert [records["00005"][k] for k in ("ps_q1", "ps_q1_phrase", "ps_q2")] == [True, "first version", None]
+
+
+def test_an_edited_sheet_cannot_replace_verified_text(annotate, annotated, ledger, tmp_path, capsys):
+    out = f"{annotated}/annotation/expert"
+    with ledger.read() as q:
+        before = q.dump()
+    edited = filled(f"{out}/expert-alice-001.csv", **{"00001": ("never verified words", "chilly entrance room", "N")})
+    assert annotate("ingest", "expert", "--run", annotated, "--no-grammar",
+                    write_csv(tmp_path / "alice-edited.csv", edited)) == 2
+    err = capsys.readouterr().err
+    assert "alice-edited.csv: row 2, column Q1 (triplet 00001)" in err and "'never verified words'" in err
+    assert "put the verified text back in the sheet (nothing was recorded)" in err
+    with ledger.read() as q:
+        assert q.dump() == before
+    # The unchanged sheet re-ingests as before.
+    assert annotate("ingest", "expert", "--run", annotated, "--no-grammar",
+                    write_csv(tmp_path / "alice-again.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
