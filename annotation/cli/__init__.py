@@ -28,6 +28,7 @@ CORE_VERBS = (
     "annotation.cli.ingest_ps_verify",
     "annotation.cli.export_final",
     "annotation.cli.report",
+    "annotation.cli.trace",
     "annotation.cli.cancel_batch",
     "annotation.cli.reassign",
 )
