@@ -1,5 +1,7 @@
 """Run directories: each stage's Parquet output and `_manifest.json`, over Beam FileSystems."""
+import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import json
 import logging
@@ -32,6 +34,7 @@ PARQUET_FILE = "part-00000-of-00001.parquet"
 ROW_GROUP_BYTES = 8 * 1024 * 1024
 # What picforge writes in any stage folder: Parquet part files, staging files and Beam's temporary folders.
 OWN_FILE_PREFIXES = ("beam-temp-", STAGING_PREFIX)
+LOCK_FILE = ".picforge.lock"
 OWN_PART_FILE = re.compile(r"^part-\d{5}-of-\d{5}\.parquet$")
 # The stages `picforge mine` writes, in mining order.
 MINING_STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
@@ -139,6 +142,31 @@ class RunDir:
 
     def join(self, *parts):
         return FileSystems.join(self.root, *parts)
+
+    @contextlib.contextmanager
+    def locked(self, verb):
+        """Hold the run's lock while `verb` writes it: a second process writing the same local run is refused at
+        once (the lock goes with the process, even on kill -9). Remote runs are not locked."""
+        if "://" in self.root:
+            yield
+            return
+        with open(os.path.join(self.root, LOCK_FILE), "a+", encoding="utf-8") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = fh.read().strip() or "another process"
+                raise InputError(f"{self.root}: {holder} is writing this run; wait for it to finish or choose "
+                                 "another --out") from None
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"{verb} (pid {os.getpid()})")
+            fh.flush()
+            try:
+                yield
+            finally:
+                fh.seek(0)
+                fh.truncate()
 
     def pattern(self, *parts):
         """A FileSystems.match pattern under the run: the run's own path taken literally, `parts` as globs."""

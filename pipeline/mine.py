@@ -48,14 +48,16 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
             f"--categories-cache-dir {options.categories_cache_dir}: the categories cache appends to files under a "
             "lock, which gs:// and s3:// do not offer; give a local path or a file system mounted on every worker")
     refuse_overlap(out, {"dump": input_path, "WiC zip": wic_path})
+    check_windows(options)
     popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
     check_device(options.device, popts())
     FileSystems.set_options(popts())  # the run directory's own reads and writes see --s3_endpoint_url and the like
     run = rundir.RunDir(rundir.writable_folder(out))
-    dump = resolve_input(input_path, cache_dir)
-    wic_words = read_wic_words(wic_path)
-    manifests = rundir.run_steps(run, mining_steps(run, dump, wic_path, wic_words, options),
-                                 pipeline_options=popts(), force=force, one_job=not options.job_per_stage)
+    with run.locked("picforge mine"):
+        dump = resolve_input(input_path, cache_dir)
+        wic_words = read_wic_words(wic_path)
+        manifests = rundir.run_steps(run, mining_steps(run, dump, wic_path, wic_words, options),
+                                     pipeline_options=popts(), force=force, one_job=not options.job_per_stage)
     if manifests["read-dump"]["records"] == 0:
         raise InputError(
             f"{input_path}: no articles were read (counters: {json.dumps(manifests['read-dump']['counters'])}); "
@@ -63,6 +65,18 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     funnel = funnel_report(manifests)
     write_atomically(run.join(FUNNEL_JSON), json.dumps(funnel, indent=2))
     return funnel
+
+
+def check_windows(options):
+    """InputError when a similarity, quantile or length window is inverted (it would keep nothing)."""
+    for name, low, high in (("similarity", options.min_similarity, options.max_similarity),
+                            ("words", options.min_words, options.max_words),
+                            ("quantile-window", *options.quantile_window)):
+        if low > high:
+            raise InputError(f"--min-{name} {low} is above --max-{name} {high}: the window would keep nothing; "
+                             "give the lower bound first (PiC's semantic window is -0.3 to 0.2)"
+                             if name != "quantile-window" else
+                             f"--quantile-window {low} {high}: the lower quantile is above the upper; give LOW HIGH")
 
 
 def mining_steps(run, dump, wic_path, wic_words, options):

@@ -41,22 +41,40 @@ def _child_text(elem, name):
     return None
 
 
+# MediaWiki's page, revision and namespace ids are 32-bit; anything else in <id>/<ns> is damage.
+MAX_ID = 2**31 - 1
+
+
+def dump_number(text, default):
+    """The integer in an <id>/<ns> element (`default` when absent), None when it is not one picforge can store."""
+    if text is None or not text.strip():
+        return default
+    text = text.strip()
+    if not text.lstrip("-").isdigit() or len(text) > 11:
+        return None
+    value = int(text)
+    return value if -MAX_ID <= value <= MAX_ID else None
+
+
 def page_fields(page):
-    """(fields, wikitext, is_redirect) of one parsed <page> element."""
+    """(fields, wikitext, is_redirect) of one parsed <page> element; a damaged <id> or <ns> is None."""
     revision = next((c for c in page if _local(c.tag) == "revision"), None)
     wikitext = _child_text(revision, "text") if revision is not None else None
     fields = {
-        "page_id": int(_child_text(page, "id") or -1),
+        "page_id": dump_number(_child_text(page, "id"), -1),
         "title": _child_text(page, "title") or "",
-        "ns": int(_child_text(page, "ns") or 0),
-        "revision_id": int(_child_text(revision, "id") or -1) if revision is not None else -1,
+        "ns": dump_number(_child_text(page, "ns"), 0),
+        "revision_id": dump_number(_child_text(revision, "id"), -1) if revision is not None else -1,
     }
     is_redirect = any(_local(c.tag) == "redirect" for c in page)
     return fields, wikitext or "", is_redirect
 
 
 def classify_page(fields, wikitext, is_redirect, max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
-    """Why a page is skipped ('' to keep it): namespace, redirect, disambiguation, empty, too-large, invalid-utf8."""
+    """Why a page is skipped ('' to keep it): bad-id, namespace, redirect, disambiguation, empty, too-large,
+    invalid-utf8."""
+    if fields["ns"] is None or fields["page_id"] is None or fields["page_id"] < 1 or fields["revision_id"] is None:
+        return "bad-id"
     if fields["ns"] != 0:
         return "other-namespace"
     if is_redirect or wikitext.lstrip().lower().startswith("#redirect"):
@@ -221,6 +239,22 @@ def iter_pages(chunks, path="<stream>"):
         ) from err
 
 
+class SeenIds:
+    """The page ids a reader has kept, one bit each (a dump's ids are dense, so this stays a few MB)."""
+
+    def __init__(self):
+        self.bits = bytearray()
+
+    def add(self, page_id):
+        """Record page_id; True when it was already there."""
+        byte, bit = divmod(page_id, 8)
+        if byte >= len(self.bits):
+            self.bits.extend(bytes(max(byte + 1 - len(self.bits), len(self.bits))))
+        seen = self.bits[byte] >> bit & 1
+        self.bits[byte] |= 1 << bit
+        return bool(seen)
+
+
 class _ReadDumpFiles(beam.DoFn):
     """Read a group of dump files, in order, into article records, counting every skipped page by reason."""
 
@@ -240,14 +274,19 @@ class _ReadDumpFiles(beam.DoFn):
                 if self.max_pages and kept >= self.max_pages:
                     return
 
+    def setup(self):
+        self.seen = SeenIds()
+
     def _read_file(self, path):
         try:
             for fields, wikitext, is_redirect in read_pages(path):
                 self.pages.inc()
                 reason = classify_page(fields, wikitext, is_redirect, self.max_page_bytes)
+                if not reason and self.seen.add(fields["page_id"]):
+                    reason = "duplicate-id"
                 if reason:
                     Metrics.counter(STAGE, f"skipped-{reason}").inc()
-                    if reason in ("too-large", "invalid-utf8"):
+                    if reason in ("too-large", "invalid-utf8", "bad-id", "duplicate-id"):
                         log.warning("%s: page %s (%r) skipped: %s", path, fields["page_id"], fields["title"], reason)
                     continue
                 self.kept.inc()
