@@ -1,14 +1,11 @@
-"""Phrase-level augmentation: one LLM paraphrase per phrase through STS-B-Context's OpenAI-compatible client,
-response cache and budget (standing in for the paper's Parrot); off unless asked for."""
+"""Phrase-level augmentation: one LLM paraphrase per phrase through the core LLM client (picforge/llm.py: response
+cache, caps per HTTP attempt), standing in for the paper's Parrot; off unless asked for."""
 import re
 import time
 
 from companions.pearl import corpus
-from companions.stsb_context.cache import ResponseCache, cache_key
-from companions.stsb_context.generate import Budget, Fetcher, Job, estimate_tokens, is_local, make_client, \
-    openai_sender
 from picforge import rundir
-from picforge.errors import InputError
+from picforge.llm import Budget, Fetcher, Job, ResponseCache, cache_key, estimate_tokens, make_client, openai_sender
 
 STAGE = "pearl-paraphrases"
 SCHEMA = "pearl_paraphrase"
@@ -45,14 +42,6 @@ def paraphrase_record(phrase, key, outcome):
     return {"phrase": phrase, "cache_key": key, "status": status, "paraphrase": text, "error": outcome.get("error")}
 
 
-def check_spend(endpoint, *, live, offline, max_requests, max_tokens):
-    """InputError unless requests to `endpoint` cannot bill (loopback, or cache only) or --live allows them."""
-    if not offline and not live and not is_local(endpoint):
-        raise InputError(f"{endpoint}: not a loopback server, so requests may cost money; pass --live (spending at "
-                         f"most --max-requests {max_requests} / --max-tokens {max_tokens}) or --offline to replay "
-                         "the cache")
-
-
 def paraphrase_phrases(run, settings, *, cache_dir, offline=False, max_requests=1000, max_tokens=200_000,
                        concurrency=4, max_retries=4, timeout=60.0, force=False):
     """Run stage `pearl-paraphrases` over the phrases of `pearl-phrases`, most frequent first (so a budget
@@ -73,8 +62,8 @@ def paraphrase_phrases(run, settings, *, cache_dir, offline=False, max_requests=
         jobs.setdefault(key, Job(key, messages, estimate_tokens(messages[0]["content"]) + settings.max_tokens))
     send = None
     if not offline:
-        send = openai_sender(make_client(settings.endpoint, max_retries=max_retries, timeout=timeout), settings)
-    fetcher = Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings)
+        send = openai_sender(make_client(settings.url or settings.endpoint, timeout=timeout), settings)
+    fetcher = Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings, max_retries)
     outcomes = fetcher.run(list(jobs.values()), concurrency)
     records = sorted((paraphrase_record(phrase, key, outcomes[key]) for phrase, key in planned),
                      key=lambda r: r["phrase"])

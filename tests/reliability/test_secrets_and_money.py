@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from companions.stsb_context import generate
-from picforge import cli
+from picforge import cli, llm
 from tests.stsb_context.openai_server import FakeOpenAI
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -53,7 +53,7 @@ def stsb_rows(stsb_file, tmp_path):
     ("api.openai.com", False),
 ])
 def test_only_loopback_hosts_count_as_local(host, local):
-    assert generate.is_local(f"http://{host}:8000/v1") is local
+    assert llm.is_local(f"http://{host}:8000/v1") is local
 
 
 def test_a_look_alike_host_never_receives_the_key(stsb_rows, tmp_path):
@@ -81,3 +81,49 @@ def test_a_server_reporting_negative_usage_cannot_stretch_the_token_cap(stsb_row
     assert code == 1  # pairs left over budget
     assert server.count == 1  # one worst case (prompt estimate + 256 completion tokens) fits in 400, two do not
     assert "tokens budgeted" in capsys.readouterr().out
+
+
+class _AlwaysFailing(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint that answers every request 500, counting them."""
+    seen = []
+
+    def do_POST(self):  # noqa: N802 (http.server's name)
+        type(self).seen.append(self.path)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(500)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b'{"error": {"message": "server exploded", "type": "server_error"}}')
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def failing_server():
+    _AlwaysFailing.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _AlwaysFailing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+
+
+def test_every_http_attempt_counts_against_max_requests(failing_server, stsb_file, tmp_path):
+    host, port = failing_server.server_address
+    url = f"http://user:s3cr3t-pass@{host}:{port}/v1"
+    out = tmp_path / "run"
+    env = dict(os.environ, OPENAI_API_KEY="sk-test-key-123")
+    done = subprocess.run([sys.executable, "-m", "picforge.cli", "stsb-context", "--stsb", str(stsb_file), "--out",
+                           str(out), "--base-url", url, "--max-requests", "2", "--max-retries", "4"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert len(_AlwaysFailing.seen) == 2  # 2 attempts in all, retries included, never the SDK's 2 x 5
+    from picforge.rundir import RunDir
+    manifest = RunDir(str(out)).read_manifest("generations")
+    counters = manifest["counters"]
+    assert counters["generations/requests_sent"] == 2  # the retries the failures asked for found no budget left
+    assert counters["generations/retries"] + counters["generations/over_budget_retries"] >= 2
+    # The password of the base URL is in no file, log line or message.
+    for path in [p for p in tmp_path.rglob("*") if p.is_file()]:
+        assert b"s3cr3t-pass" not in path.read_bytes(), path
+    assert "s3cr3t-pass" not in done.stdout + done.stderr
+    assert manifest["options"]["endpoint"] == f"http://user:***@{host}:{port}/v1"

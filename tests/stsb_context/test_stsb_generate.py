@@ -6,8 +6,9 @@ import pytest
 
 import schemas
 from companions.stsb_context import generate, prompts
-from companions.stsb_context.cache import ResponseCache, cache_key
 from companions.stsb_context.stsb import read_pairs
+from picforge import llm
+from picforge.llm import ResponseCache, cache_key
 from picforge.rundir import RunDir
 
 from .conftest import API_KEY
@@ -66,15 +67,16 @@ def test_generation_with_retries_malformed_and_missing_phrase(picforge, small_st
     assert manifest["complete"] is False and manifest["pending"] == 1
     assert manifest["verbatim_drop_rate"] == pytest.approx(1 / 13)
     counters = manifest["counters"]
-    assert counters["generations/retries"] == 2 and counters["generations/requests_sent"] == len(sent)
+    # Every HTTP attempt is counted, retries included: what the server saw.
+    assert counters["generations/retries"] == 2 and counters["generations/requests_sent"] == server.count
     assert counters["generations/cache_hits"] == 0
     cache = ResponseCache(str(out / "cache"))
     malformed = by_target(rows, "playing soccer on the beach")
     assert cache.get(malformed["cache_key"]) is None  # never cached, so a re-run asks again
     assert counters["generations/tokens_reported"] == sum(
         cache.get(r["cache_key"])["usage"]["total_tokens"] for r in kept + [missing])
-    assert counters["generations/tokens_budgeted"] == sum(  # every request counts at its worst case
-        generate.estimate_tokens(r["prompt"]) + 256 for r in kept + [missing, malformed])
+    assert counters["generations/tokens_budgeted"] == sum(  # every attempt counts at its worst case
+        llm.estimate_tokens(r["body"]["messages"][0]["content"]) + 256 for r in server.requests)
     printed = capsys.readouterr().out
     assert "drop rate 7.7%" in printed and "malformed 1" in printed
 
@@ -133,7 +135,7 @@ def test_request_and_token_budgets_cap_spending(picforge, small_stsb, openai_ser
     assert server.count == 3
 
     # room for one worst case (prompt estimate + 256 completion tokens) plus a little: a few requests, then stop
-    worst = max(generate.estimate_tokens(p) for p in distinct_prompts(small_stsb)) + 256
+    worst = max(llm.estimate_tokens(p) for p in distinct_prompts(small_stsb)) + 256
     cap = worst + 100
     assert picforge(*generate_args(small_stsb, out, server, "--max-tokens", cap, "--concurrency", 1)) == 1
     counters = RunDir(str(out)).read_manifest("generations")["counters"]
@@ -154,7 +156,7 @@ def test_api_key_is_never_logged_cached_or_written(picforge, small_stsb, openai_
     assert any(p.suffix == ".json" and "cache" in p.parts for p in written)
     for path in written:
         assert API_KEY.encode() not in path.read_bytes(), path
-    assert "Retrying request" in caplog.text  # the client's own backoff on 429/503 did log
+    assert "retrying request (retry 1 of" in caplog.text  # picforge's own backoff on 429/503 did log
     assert API_KEY not in caplog.text
     captured = capsys.readouterr()
     assert API_KEY not in captured.out + captured.err
@@ -188,30 +190,30 @@ def test_parse_completion_accepts_the_wire_format_and_rejects_the_rest():
             "choices": [{"index": 0, "message": {"role": "assistant", "content": " Text. "},
                          "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}
-    assert generate.parse_completion(json.dumps(body)) == {
+    assert llm.parse_completion(json.dumps(body)) == {
         "id": "chatcmpl-1", "model": "m", "content": "Text.", "finish_reason": "stop",
         "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}
     del body["usage"]
-    assert generate.parse_completion(json.dumps(body))["usage"] is None
+    assert llm.parse_completion(json.dumps(body))["usage"] is None
     for bad, reason in [(MALFORMED_BODY, "not JSON"), ("[]", "no choices"), ('{"choices": []}', "no choices"),
                         ('{"choices": [{"message": {"content": ""}}]}', "missing or empty"),
                         ('{"choices": [{"message": null}]}', "missing or empty")]:
-        with pytest.raises(generate.MalformedCompletion, match=reason):
-            generate.parse_completion(bad)
+        with pytest.raises(llm.MalformedCompletion, match=reason):
+            llm.parse_completion(bad)
 
 
 def test_budget_charges_each_request_its_worst_case():
-    budget = generate.Budget(max_requests=3, max_tokens=100)
+    budget = llm.Budget(max_requests=3, max_tokens=100)
     assert budget.reserve(60) and not budget.reserve(60)
     assert budget.reserve(40) and not budget.reserve(1)
     assert (budget.requests, budget.tokens) == (2, 100)
-    budget = generate.Budget(max_requests=2, max_tokens=1000)
+    budget = llm.Budget(max_requests=2, max_tokens=1000)
     assert budget.reserve(1) and budget.reserve(1) and not budget.reserve(1)  # two requests used
 
 
 def test_cache_key_and_atomic_entries(tmp_path):
     messages = prompts.chat_messages("p")
-    params = generate.GenerationSettings(endpoint="http://127.0.0.1:1/v1").params()
+    params = llm.GenerationSettings(endpoint="http://127.0.0.1:1/v1").params()
     key = cache_key("m", messages, params)
     assert key == cache_key("m", [{"content": "p", "role": "user"}], dict(reversed(params.items())))
     assert key != cache_key("m2", messages, params) != cache_key("m", messages, {**params, "seed": 1})
@@ -225,5 +227,5 @@ def test_cache_key_and_atomic_entries(tmp_path):
 
 
 def test_command_is_registered_with_picforge():
-    from picforge import cli
+    from picforge import llm, cli
     assert cli.COMMANDS["stsb-context"] == "companions.stsb_context.cli"

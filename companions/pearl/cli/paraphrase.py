@@ -1,7 +1,7 @@
 """`picforge pearl paraphrase --run PEARL_RUN`: one LLM paraphrase per phrase (cached, budgeted; --live to spend)."""
 import os
 
-from companions.stsb_context.settings import GenerationSettings
+from picforge.llm import GenerationSettings
 from picforge.errors import InputError
 from picforge.options import finite_float, non_negative_int, positive_int
 
@@ -31,15 +31,14 @@ def register(subparsers):
 
 def run(args):
     from companions.pearl import paraphrase
-    from companions.stsb_context.generate import resolve_endpoint
+    from picforge.llm import check_spend, endpoint_settings
     from picforge.rundir import RunDir
-    endpoint = resolve_endpoint(args.base_url)
-    paraphrase.check_spend(endpoint, live=args.live, offline=args.offline, max_requests=args.max_requests,
-                           max_tokens=args.max_tokens)
+    settings = endpoint_settings(args.base_url, model=args.model, temperature=args.temperature,
+                                 max_tokens=args.completion_tokens, seed=args.seed)
+    check_spend(settings.url, live=args.live, offline=args.offline, max_requests=args.max_requests,
+                max_tokens=args.max_tokens)
     if args.cache is None and "://" in args.run:
         raise InputError(f"{args.run}: the response cache must be local; pass --cache DIR")
-    settings = GenerationSettings(model=args.model, endpoint=endpoint, temperature=args.temperature,
-                                  max_tokens=args.completion_tokens, seed=args.seed)
     manifest = paraphrase.paraphrase_phrases(
         RunDir(args.run), settings, cache_dir=args.cache or os.path.join(args.run, "cache"), offline=args.offline,
         max_requests=args.max_requests, max_tokens=args.max_tokens, concurrency=args.concurrency, force=args.force)

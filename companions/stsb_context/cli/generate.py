@@ -1,5 +1,6 @@
 """`picforge stsb-context --stsb FILE --out RUN_DIR`: generate and verify a context per STS-B pair."""
-from companions.stsb_context.settings import GENERATIONS, GenerationSettings
+from companions.stsb_context.settings import GENERATIONS
+from picforge.llm import GenerationSettings
 from picforge.options import finite_float, non_negative_int, positive_float, positive_int
 
 
