@@ -7,6 +7,7 @@ from language_tool_python.exceptions import LanguageToolError
 import requests
 
 from picforge.errors import InputError
+from picforge.redact import redact_text, redact_url
 
 URL_ENV = "LANGUAGETOOL_URL"
 _WORD_BEFORE = re.compile(r"\S+\s*$")
@@ -35,8 +36,9 @@ class GrammarChecker:
             try:
                 self._tool = language_tool_python.LanguageTool(self.language, remote_server=self.url)
             except (LanguageToolError, requests.RequestException, OSError) as err:
-                raise InputError(f"LanguageTool server {self.url}: not reachable ({err}); start it with "
-                                 "docker/languagetool/docker-compose.yml or pass --no-grammar") from err
+                raise InputError(f"LanguageTool server {redact_url(self.url)}: not reachable "
+                                 f"({redact_text(str(err))}); start it with docker/languagetool/docker-compose.yml "
+                                 "or pass --no-grammar") from None
         return self._tool
 
     def issues_in_span(self, text, span):
@@ -46,8 +48,8 @@ class GrammarChecker:
         try:
             matches = self._client().check(text)
         except (LanguageToolError, requests.RequestException) as err:
-            raise InputError(f"LanguageTool server {self.url}: check failed ({err}); "
-                             "is it a LanguageTool /v2 server?") from err
+            raise InputError(f"LanguageTool server {redact_url(self.url)}: check failed ({redact_text(str(err))}); "
+                             "is it a LanguageTool /v2 server?") from None
         return [
             {"rule": m.rule_id, "message": m.message, "replacements": list(m.replacements[:3]),
              "offset": m.offset, "length": m.error_length, "text": text[m.offset:m.offset + m.error_length]}

@@ -30,6 +30,12 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
+# Bounds on a sheet picforge reads (an export is far smaller): refused at once, naming the file.
+MAX_SHEET_BYTES = 64 * 2**20
+MAX_SHEET_ROWS = 100_000
+MAX_CELL_CHARS = 32_767  # a spreadsheet cell's own limit
+
+
 @dataclasses.dataclass
 class Sheet:
     """Rows read from one sheet file: `rows` is [(spreadsheet row number, {column: text})]."""
@@ -141,14 +147,31 @@ def _spans_bold(text, spans):
     return CellRichText([p for p in pieces if p])
 
 
-def read_bytes(path):
-    """A file's bytes (local, gs:// or s3://), or a clear error when it is missing."""
+def read_bytes(path, limit=MAX_SHEET_BYTES):
+    """A file's bytes (local, gs:// or s3://), or a clear error when it is missing or larger than `limit`."""
     from apache_beam.io.filesystems import FileSystems
 
     if not FileSystems.exists(path):
         raise InputError(f"{path}: no such file; check the path")
     with FileSystems.open(path, compression_type="uncompressed") as fh:
-        return fh.read()
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {limit // 2**20} MiB, more than any sheet picforge exports; "
+                         "split it, or check that it is the right file")
+    return data
+
+
+def _bounded(path, rows):
+    """The (row number, cells) of `rows`, refused at once past MAX_SHEET_ROWS rows or MAX_CELL_CHARS in a cell."""
+    for count, (row_no, cells) in enumerate(rows, start=1):
+        if count > MAX_SHEET_ROWS:
+            raise InputError(f"{path}: more than {MAX_SHEET_ROWS:,} rows, more than any sheet picforge exports; "
+                             "split it, or check that it is the right file")
+        for col_no, cell in enumerate(cells, start=1):
+            if isinstance(cell, str) and len(cell) > MAX_CELL_CHARS:
+                raise InputError(f"{path}: row {row_no}, column {col_no}: a cell of {len(cell):,} characters (a "
+                                 f"spreadsheet cell holds at most {MAX_CELL_CHARS:,}); fix that cell")
+        yield row_no, cells
 
 
 def read_sheet(path, required, optional=()):
@@ -246,7 +269,11 @@ def _csv_rows(path, data):
     first_line = text.split("\n", 1)[0]
     delimiter = max(",;\t", key=first_line.count) if any(d in first_line for d in ",;\t") else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    rows = [[restore(cell) for cell in row] for row in reader]
+    try:
+        rows = [[restore(cell) for cell in row] for _, row in _bounded(path, enumerate(reader, start=1))]
+    except csv.Error as err:
+        raise InputError(f"{path}: line {reader.line_num}: not readable as CSV ({err}); re-save it as CSV UTF-8 "
+                         "from the spreadsheet") from None
     if not rows:
         raise InputError(f"{path}: the file is empty; return the sheet with its header row")
     return rows[0], list(enumerate(rows[1:], start=2))
@@ -258,7 +285,11 @@ def _xlsx_rows(path, data):
     except Exception as err:  # openpyxl raises several types for damaged files
         raise InputError(f"{path}: not a readable XLSX workbook ({err}); re-save it from Excel") from err
     sheet = book["annotations"] if "annotations" in book.sheetnames else book.worksheets[0]
-    rows = [list(r) for r in sheet.iter_rows(values_only=True)]
+    if (sheet.max_row or 0) > MAX_SHEET_ROWS + 1:
+        book.close()
+        raise InputError(f"{path}: {sheet.max_row:,} rows, more than any sheet picforge exports "
+                         f"({MAX_SHEET_ROWS:,}); split it, or check that it is the right file")
+    rows = [list(r) for _, r in _bounded(path, enumerate(sheet.iter_rows(values_only=True), start=1))]
     book.close()
     if not rows:
         raise InputError(f"{path}: the workbook's first sheet is empty; return the sheet with its header row")

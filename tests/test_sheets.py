@@ -69,3 +69,30 @@ def test_mining_candidates_csv_neutralises_wikipedia_text(tmp_path):
 def test_a_missing_sheet_is_an_input_error(tmp_path):
     with pytest.raises(sheets.InputError, match="no such file"):
         sheets.read_sheet(str(tmp_path / "nope.csv"), COLUMNS)
+
+
+def test_oversized_sheets_are_refused_at_once_naming_the_file(tmp_path):
+    import openpyxl
+
+    from picforge.errors import InputError
+    from picforge.sheets import MAX_SHEET_ROWS, read_sheet
+
+    huge_cell = tmp_path / "cell.csv"
+    huge_cell.write_text("triplet_id,Q1\n1," + "x" * 10_000_000 + "\n")
+    with pytest.raises(InputError, match=r"cell\.csv: line \d+: not readable as CSV"):
+        read_sheet(str(huge_cell), ["triplet_id"])
+    long_cell = tmp_path / "long.csv"
+    long_cell.write_text("triplet_id,Q1\n1," + "y" * 40_000 + "\n")
+    with pytest.raises(InputError, match=r"long\.csv: row 2, column 2: a cell of 40,000 characters"):
+        read_sheet(str(long_cell), ["triplet_id"])
+    many = tmp_path / "many.csv"
+    many.write_text("triplet_id,Q1\n" + "1,a\n" * (MAX_SHEET_ROWS + 5))
+    with pytest.raises(InputError, match=r"many\.csv: more than 100,000 rows"):
+        read_sheet(str(many), ["triplet_id"])
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("annotations")
+    for n in range(MAX_SHEET_ROWS + 10):
+        sheet.append([n, "a"])
+    book.save(tmp_path / "many.xlsx")
+    with pytest.raises(InputError, match=r"many\.xlsx: .*rows, more than any sheet picforge exports"):
+        read_sheet(str(tmp_path / "many.xlsx"), ["triplet_id"])

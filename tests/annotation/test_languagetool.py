@@ -152,6 +152,10 @@ def test_unreachable_server_is_a_clear_error_and_writes_nothing(annotate, run_di
     sheet = write_csv(tmp_path / "alice.csv", filled(f"{out}/expert-alice-001.csv"))
     assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", "http://127.0.0.1:9", sheet) == 2
     assert "LanguageTool server http://127.0.0.1:9: not reachable" in capsys.readouterr().err
+    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", "http://lt:hunter2@127.0.0.1:9",
+                    sheet) == 2
+    err = capsys.readouterr().err
+    assert "LanguageTool server http://lt:***@127.0.0.1:9: not reachable" in err and "hunter2" not in err
     with ledger.read() as q:
         assert q.answers() == [] and q.expert_annotations(accepted_only=False) == []
     monkeypatch.delenv("LANGUAGETOOL_URL", raising=False)
