@@ -1,5 +1,4 @@
 """Expert round (PiC Sec. 3.2): per-annotator sheets out; validated annotations and fix-lists back in."""
-import csv
 import dataclasses
 import os
 
@@ -10,6 +9,8 @@ from annotation.roundtrip import record_sheet, resolve_rows, write_batches
 from annotation.text import YES, highlight, locate_phrase, normalize, replace_span, shared_words, words, yes_no
 from annotation.triplets import iter_triplets, load_triplets
 from picforge.errors import InputError, NothingToDo
+from picforge.files import write_atomically
+from picforge.sheets import csv_text, read_sheet
 
 KIND = "expert"
 SCHEMA = "expert_annotation"
@@ -227,34 +228,41 @@ def record_rows(ledger, rows, triplets):
 def write_fixlists(rows, out_dir):
     """One fix-list per annotator (CSV and Markdown) listing every row with a problem; returns the paths.
 
-    Only annotators with a recorded row get theirs rewritten: blank (or reassigned) rows add nothing
-    and remove nothing, so ingesting a blank sheet leaves that annotator's fix-list as it was.
+    A fix-list accumulates, keyed by exported sheet (batch) and row: ingesting a returned sheet replaces the
+    entries of its batch and keeps those of the annotator's other sheets. Blank (or reassigned) rows add nothing
+    and remove nothing.
     """
-    by_annotator = {row.annotator: [] for row in rows if row.recorded}
+    by_annotator = {row.annotator: {} for row in rows if row.recorded}
+    ingested = {row.batch_id for row in rows if row.recorded}
+    for annotator, entries in by_annotator.items():
+        old = os.path.join(out_dir, f"fixes-{annotator}.csv")
+        if os.path.exists(old):
+            for _, entry in read_sheet(old, FIXLIST_COLUMNS).rows:
+                if entry["batch_id"] not in ingested:
+                    entries.setdefault((entry["batch_id"], int(entry["row"])), []).append(
+                        {c: entry[c] for c in FIXLIST_COLUMNS})
     for row in rows:
-        if row.annotator not in by_annotator:
+        if row.annotator not in by_annotator or not row.recorded:
             continue
         for problem in row.problems:
-            by_annotator.setdefault(row.annotator, []).append({
+            by_annotator[row.annotator].setdefault((row.batch_id, row.row_no), []).append({
                 "batch_id": row.batch_id, "triplet_id": row.triplet_id, "file": os.path.basename(row.path),
                 "row": row.row_no, "column": problem.column, "severity": problem.severity,
                 "problem": problem.message})
     os.makedirs(out_dir, exist_ok=True)
     written = []
-    for annotator, entries in sorted(by_annotator.items()):
+    for annotator, keyed in sorted(by_annotator.items()):
+        entries = [e for key in sorted(keyed) for e in keyed[key]]
         base = os.path.join(out_dir, f"fixes-{annotator}")
-        with open(base + ".csv", "w", encoding="utf-8-sig", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=FIXLIST_COLUMNS)
-            writer.writeheader()
-            writer.writerows(entries)
-        with open(base + ".md", "w", encoding="utf-8") as fh:
-            fh.write(f"# Fix-list for {annotator}\n\n`fix` rows are not accepted until corrected; "
-                     "`check` rows are accepted but worth a second look.\n\n"
-                     "| file | row | triplet | column | severity | problem |\n| --- | --- | --- | --- | --- | --- |\n")
-            for e in entries:
-                problem = e["problem"].replace("|", "\\|")
-                fh.write(f"| {e['file']} | {e['row']} | {e['triplet_id']} | {e['column']} | "
+        write_atomically(base + ".csv", "\ufeff" + csv_text(FIXLIST_COLUMNS, entries))
+        lines = [f"# Fix-list for {annotator}\n\n`fix` rows are not accepted until corrected; "
+                 "`check` rows are accepted but worth a second look.\n\n"
+                 "| file | row | triplet | column | severity | problem |\n| --- | --- | --- | --- | --- | --- |\n"]
+        for e in entries:
+            problem = str(e["problem"]).replace("|", "\\|")
+            lines.append(f"| {e['file']} | {e['row']} | {e['triplet_id']} | {e['column']} | "
                          f"{e['severity']} | {problem} |\n")
+        write_atomically(base + ".md", "".join(lines))
         written += [base + ".csv", base + ".md"]
     return written
 

@@ -2,8 +2,6 @@
 uploads HITs by hand, ingest the `Batch_*_batch_results.csv` it downloads, and write the
 Approve/Reject file it uploads after review. Same plan, checks and ledger as the API path.
 """
-import csv
-import io
 import os
 import shlex
 
@@ -11,7 +9,7 @@ from annotation import hit_pages, round1
 from annotation.ledger import CANCELLED
 from picforge.errors import InputError
 from picforge.files import write_atomically
-from picforge.sheets import read_sheet
+from picforge.sheets import csv_text, read_sheet
 
 ROW_KEY = "row_key"
 RESULT_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "Input." + ROW_KEY)
@@ -36,15 +34,13 @@ def export_batch(run_dir, batch_id, plan, out_dir):
     csv_path = os.path.join(out_dir, f"{batch_id}_input.csv")
     template_path = os.path.join(out_dir, f"{batch_id}_template.html")
 
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=columns)
-    writer.writeheader()
+    rows = []
     for hit in plan["hits"]:
         row = {ROW_KEY: hit["token"]}
         for slot, question in enumerate(pages[hit["token"]], start=1):
             row[hit_pages.question_variable(slot)] = csv_cell(hit_pages.question_section(slot, question))
-        writer.writerow(row)
-    write_atomically(csv_path, text.getvalue())
+        rows.append(row)
+    write_atomically(csv_path, csv_text(columns, rows))
     write_atomically(template_path, hit_pages.crowd_template(settings.questions_per_hit, round1.practice_of(plan)))
     test = round1.qualification_test(plan)
     test_path = os.path.join(out_dir, f"{batch_id}_qualification_test.xml")
@@ -159,13 +155,12 @@ def write_review_file(ledger, batch_id, plan, path, approve_all=False):
     verdicts = [v for v in round1.assignment_verdicts(ledger, batch_id, plan) if v["status"] == "Submitted"]
     counts = {"approved": 0, "rejected": 0}
 
-    text = io.StringIO()
-    writer = csv.writer(text)
-    writer.writerow(["HITId", "AssignmentId", "WorkerId", "Approve", "Reject"])
+    rows = []
     for verdict in verdicts:
         approve = verdict["valid"] or approve_all
         counts["approved" if approve else "rejected"] += 1
-        writer.writerow([verdict["hit_id"], verdict["assignment_id"], verdict["worker_id"],
-                         "x" if approve else "", "" if approve else verdict["reason"]])
-    write_atomically(path, text.getvalue())
+        rows.append({"HITId": verdict["hit_id"], "AssignmentId": verdict["assignment_id"],
+                     "WorkerId": verdict["worker_id"], "Approve": "x" if approve else "",
+                     "Reject": "" if approve else verdict["reason"]})
+    write_atomically(path, csv_text(["HITId", "AssignmentId", "WorkerId", "Approve", "Reject"], rows))
     return counts

@@ -58,10 +58,10 @@ def restore(text):
     return text[1:] if text.startswith("'") and neutralise(text[1:]) == text else text
 
 
-def csv_text(columns, rows):
+def csv_text(columns, rows, line_end="\r\n"):
     """Rows (dicts) as CSV text with a header, every cell neutralised."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv.writer(out, lineterminator=line_end)
     writer.writerow([neutralise(c) for c in columns])
     writer.writerows([neutralise(_text(row.get(c))) for c in columns] for row in rows)
     return out.getvalue()

@@ -1,14 +1,12 @@
 """Stage `select`: Step-6 filters, rank by domain dissimilarity, top N triplets with 5-sentence passages."""
-import csv
 import hashlib
-import io
 import math
 from operator import itemgetter
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
-from picforge.sheets import neutralise
+from picforge.sheets import csv_text
 from pipeline.stages.domains import page_of
 
 STAGE = "select"
@@ -121,15 +119,11 @@ def build_triplet(pair, wic_words, pages, page_sentences, spans):
 
 def candidates_csv(triplets):
     """The annotation-candidate CSV (one row per triplet, in rank order); Wikipedia text never a formula."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for rank, t in enumerate(triplets, 1):
-        writer.writerow([rank, t["triplet_id"], *(neutralise(text) for text in (
-                         t["phrase"], " ".join(t["wic_words"]), t["page1"]["title"], t["page1"]["url"],
-                         t["page1"]["passage"], t["page1"]["sentence"], t["page2"]["title"], t["page2"]["url"],
-                         t["page2"]["passage"], t["page2"]["sentence"])), t["semantic_score"], t["domain_score"]])
-    return out.getvalue()
+    rows = [dict(zip(CSV_COLUMNS, (
+        rank, t["triplet_id"], t["phrase"], " ".join(t["wic_words"]), t["page1"]["title"], t["page1"]["url"],
+        t["page1"]["passage"], t["page1"]["sentence"], t["page2"]["title"], t["page2"]["url"], t["page2"]["passage"],
+        t["page2"]["sentence"], t["semantic_score"], t["domain_score"]))) for rank, t in enumerate(triplets, 1)]
+    return csv_text(CSV_COLUMNS, rows, line_end="\n")
 
 
 class _SideInputSetDoFn(beam.DoFn):

@@ -231,3 +231,28 @@ def test_read_sheet_finds_columns_whatever_their_case(tmp_path):
     sheet = sheets.read_sheet(path, ["batch_id", "Q1"], optional=["endorse", "correction"])
     assert sheet.rows == [(2, {"BATCH_ID": "b", "q1": "x y", "Endorse": "Y", "note": "kept", "batch_id": "b",
                                "Q1": "x y", "endorse": "Y"})]
+
+
+def test_a_fixlist_keeps_the_fixes_of_the_annotators_other_sheets(annotate, run_dir, ledger, tmp_path):
+    out = export(annotate, run_dir, names="alice", per=2)
+    assert annotate("export", "expert", "--run", run_dir, "--annotators", "alice", "--per-annotator", "2") == 0
+    first = filled(f"{out}/expert-alice-001.csv", **{"00001": ("huge", "giant statue", "N")})
+    second = filled(f"{out}/expert-alice-002.csv", **{"00003": ("sudden change", "sudden change", "maybe")})
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", write_csv(tmp_path / "a1.csv", first)) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", write_csv(tmp_path / "a2.csv", second)) == 0
+    fixes = read_csv(f"{out}/fixlists/fixes-alice.csv")
+    assert sorted({(f["batch_id"], f["triplet_id"]) for f in fixes}) == [
+        ("expert-alice-001", "00001"), ("expert-alice-002", "00003")]
+    # The first sheet corrected: its fixes go, the second sheet's stay.
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar",
+                    write_csv(tmp_path / "a1-fixed.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
+    assert {f["batch_id"] for f in read_csv(f"{out}/fixlists/fixes-alice.csv")} == {"expert-alice-002"}
+
+
+def test_fixlist_cells_never_become_formulas(annotate, run_dir, ledger, tmp_path):
+    out = export(annotate, run_dir, names="alice", per=1)
+    (triplet_id,) = [r["triplet_id"] for r in read_csv(f"{out}/expert-alice-001.csv")]
+    sheet = write_csv(tmp_path / "=cmd.csv", filled(f"{out}/expert-alice-001.csv", **{triplet_id: ("=HYPERLINK", "x y", "N")}))
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", sheet) == 0
+    raw = open(f"{out}/fixlists/fixes-alice.csv", encoding="utf-8-sig").read()
+    assert ",'=cmd.csv," in raw and "\n=" not in raw and ",=" not in raw

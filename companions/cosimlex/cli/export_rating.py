@@ -1,10 +1,10 @@
 """`picforge cosimlex export-rating`: the two-page rating forms, for MTurk and as standalone pages."""
-import csv
 import io
 import json
 
 from picforge.errors import InputError
 from picforge.options import non_negative_int, positive_int
+from picforge.sheets import csv_text
 
 DEFAULT_PAIRS_PER_FORM = 10
 
@@ -63,11 +63,9 @@ def run(args):
     plan_path = run_dir.join(EXPORTS, "rating", "plan.json")
     _write_text(plan_path, json.dumps({"forms": plan}, indent=2))
     if args.annotators:
-        table = io.StringIO()
-        writer = csv.writer(table, lineterminator="\n")
-        writer.writerow(["annotator", "variant", "forms"])
-        for assignment in annotator_assignments(forms, [a.strip() for a in args.annotators.split(",") if a.strip()]):
-            writer.writerow([assignment["annotator"], assignment["variant"], " ".join(assignment["forms"])])
-        _write_text(run_dir.join(EXPORTS, "rating", "assignments.csv"), table.getvalue())
+        rows = [dict(a, forms=" ".join(a["forms"])) for a in
+                annotator_assignments(forms, [a.strip() for a in args.annotators.split(",") if a.strip()])]
+        _write_text(run_dir.join(EXPORTS, "rating", "assignments.csv"),
+                    csv_text(["annotator", "variant", "forms"], rows, line_end="\n"))
     print(f"{len(forms)} forms ({sum(p['items'] for p in plan)} items): {plan_path}")
     return 0
