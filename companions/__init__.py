@@ -1,1 +1,1 @@
-"""Companion datasets built with picforge's core: STS-B-Context, CoSimLex and McPhraSy."""
+"""Companion datasets built with picforge's core, one folder each: STS-B-Context, CoSimLex, McPhraSy and PEARL."""

@@ -65,10 +65,13 @@ def distributions(splits):
     }
 
 
-def plot_distributions(stats, path):
-    """Two bar charts: lexical types beside the paper's shares, and entity types without OTHER (Figure A1)."""
-    figure = Figure(figsize=(11, 3.6), layout="constrained")
+def plot_distributions(stats, path, corpus_name):
+    """Two bar charts: lexical types beside the paper's shares, and entity types without OTHER (Figure A1), each
+    titled with the distribution and the corpus it counts."""
+    figure = Figure(figsize=(11, 3.9), layout="constrained")
+    figure.suptitle(f"PEARL phrase corpus {corpus_name}: {stats['phrases']:,} phrases")
     lex_ax, ent_ax = figure.subplots(1, 2, width_ratios=[1, 2.4])
+    lex_ax.set_title("lexical types: this corpus vs the PEARL paper")
     positions = range(len(LEXICAL_TYPES))
     lex_ax.bar([p - 0.2 for p in positions], [stats["lexical_types"][t]["pct"] for t in LEXICAL_TYPES], 0.4,
                label="this corpus", color="#4c72b0")
@@ -80,7 +83,7 @@ def plot_distributions(stats, path):
     ordered = sorted(ONTONOTES_TYPES, key=lambda ent: -stats["entity_types"][ent]["phrases"])
     ent_ax.bar(ordered, [stats["entity_types"][ent]["pct_of_named"] for ent in ordered], color="#4c72b0")
     ent_ax.set_ylabel("% of phrases with an entity type")
-    ent_ax.set_title(f"entity types (without OTHER, {stats['other_pct']}% of phrases)")
+    ent_ax.set_title(f"entity types of this corpus (without OTHER, {stats['other_pct']}% of phrases)")
     ent_ax.tick_params(axis="x", labelrotation=60)
     release_writer.save_png(figure, path)
 
@@ -132,14 +135,14 @@ so no phrase is in two splits."""
                                       [INTRO.format(version=__version__), LOADING], sections)
 
 
-def _write_contents(root, splits, *, seed, ratios, fingerprints, license_id):
+def _write_contents(root, splits, *, seed, ratios, fingerprints, license_id, corpus_name):
     """The data and plot of a PEARL release, and its card, statistics and manifest fields (see write_release)."""
     os.makedirs(os.path.join(root, "plots"))
     split_bytes = {split: (len(splits[split]), release_writer.write_jsonl(
         os.path.join(root, "data", f"{split}.jsonl"), splits[split])) for split in SPLITS}
     written = {split: read_jsonl(os.path.join(root, "data", f"{split}.jsonl")) for split in SPLITS}
     stats = distributions(written)
-    plot_distributions(stats, os.path.join(root, "plots", "distributions.png"))
+    plot_distributions(stats, os.path.join(root, "plots", "distributions.png"), corpus_name)
     card = render_card(stats, split_bytes, seed=seed, ratios=ratios, fingerprints=fingerprints, license_id=license_id)
     manifest = {"fingerprint": release_print(fingerprints, seed, ratios, license_id),
                 "package_version": __version__, "seed": seed, "ratios": list(ratios), "license": license_id,
@@ -175,4 +178,5 @@ def release_corpus(run_dir, out, *, seed=0, ratios=DEFAULT_RATIOS, license_id=No
     for record in sorted(with_paraphrases(records, paraphrases), key=lambda r: r["phrase"]):
         splits[split_of(record["phrase"], seed, ratios)].append(record)
     return release_writer.write_release(out, lambda staging: _write_contents(
-        staging, splits, seed=seed, ratios=ratios, fingerprints=fingerprints, license_id=license_id))
+        staging, splits, seed=seed, ratios=ratios, fingerprints=fingerprints, license_id=license_id,
+        corpus_name=f"of run {os.path.basename(run_dir.rstrip('/'))!r}"))
