@@ -37,8 +37,9 @@ def read_groups(run):
 def export_sheets(run, annotators, out_dir, shared=DEFAULT_SHARED, ledger_url=None):
     """Write one sheet per group per annotator (CSV + XLSX) and the guidelines; record each sheet as a batch.
     A sheet file already there is left as it is. Returns {annotator: [sheet base paths]}."""
-    if not annotators or len(set(annotators)) != len(annotators):
-        raise InputError("--annotators: name each annotator once, e.g. --annotators ann alex sam")
+    annotators = [name.strip() for given in annotators for name in given.split(",")]
+    if not annotators or not all(annotators) or len(set(annotators)) != len(annotators):
+        raise InputError("--annotators: name each annotator once, e.g. --annotators ann alex sam (or ann,alex,sam)")
     groups = read_groups(run)
     plan = clusters.assign_groups(list(groups), annotators, shared)
     os.makedirs(out_dir, exist_ok=True)

@@ -89,8 +89,9 @@ def test_groups_are_the_same_when_rebuilt_with_the_same_seed(groups_run, tmp_pat
 def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_path, capsys):
     out = shutil.copytree(groups_run, tmp_path / "run")
     exported, returned = tmp_path / "sheets", tmp_path / "returned"
-    assert picforge("mcphrasy", "export-clusters", "--out", out, "--annotators", *ANNOTATORS, "--sheets", exported,
-                    "--shared", 2) == 0
+    # names given with commas are as many annotators, not one called "ann,bob,cy"
+    assert picforge("mcphrasy", "export-clusters", "--out", out, "--annotators", ",".join(ANNOTATORS), "--sheets",
+                    exported, "--shared", 2) == 0
     assert sorted(len([f for f in os.listdir(exported / a) if f.endswith(".csv")]) for a in ANNOTATORS) == [4, 4, 4]
     assert (exported / "guidelines.md").read_text().startswith("# Clustering")
     fill_sheets(exported, returned)
@@ -172,8 +173,10 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     predictions = tmp_path / "gold.jsonl"
     predictions.write_text("".join(json.dumps({"group_id": r["group_id"], "clusters": [c["phrases"] for c in r["clusters"]]})
                                    + "\n" for r in rows))
-    assert picforge("mcphrasy", "evaluate", "--release", release, "--predictions", predictions) == 0
+    scores = tmp_path / "scores.json"
+    assert picforge("mcphrasy", "evaluate", "--release", release, "--predictions", predictions, "--out", scores) == 0
     assert "8 groups: V 1.0000  ARI 1.0000  AMI 1.0000" in capsys.readouterr().out
+    assert json.loads(scores.read_text())["scores"]["v_measure"] == 1.0
 
 
 @pytest.mark.slow
