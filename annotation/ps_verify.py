@@ -37,23 +37,28 @@ def ps_row(kind, annotation, triplet):
 
 
 def ps_pairs(kept, balance=False, seed=0):
-    """PS pairs of the kept annotations [(row, {kind: rule})]: a positive (p, q1) where q1 is kept, a negative
-    (p, q2) where q2 and a Q3 = N label are kept; with `balance`, a seeded sample of as many positives as negatives."""
+    """(PS pairs, positives left out) of the kept annotations [(row, {kind: rule})]: a positive (p, q1) where q1 is
+    kept, a negative (p, q2) where q2 and a Q3 = N label are kept; with `balance`, a seeded sample of as many
+    positives as negatives, and the count of the positives it leaves out."""
     negatives = [(a["triplet_id"], "ps_neg") for a, kinds in kept
                  if "q2" in kinds and "q3" in kinds and not a["same_meaning"]]
     positives = [(a["triplet_id"], "ps_pos") for a, kinds in kept if "q1" in kinds]
+    left_out = 0
     if balance:
-        positives = sorted(random.Random(seed).sample(positives, min(len(negatives), len(positives))))
-    return sorted(positives + negatives)
+        sampled = sorted(random.Random(seed).sample(positives, min(len(negatives), len(positives))))
+        positives, left_out = sampled, len(positives) - len(sampled)
+    return sorted(positives + negatives), left_out
 
 
 def export_first_pass(ledger, run_dir, out_dir, experts, balance=False, seed=0):
-    """The same sheet of PS pairs not yet verified for experts A1 and A2 (one batch each)."""
+    """The same sheet of PS pairs not yet verified for experts A1 and A2 (one batch each); returns (batches
+    written, positives `balance` left out)."""
     with ledger.read() as q:
         kept = kept_annotations(q)
         sent = q.memberships(KIND)
     annotations = {a["triplet_id"]: a for a, _ in kept}
-    pairs = [p for p in ps_pairs(kept, balance, seed) if f"{p[0]}/{p[1]}" not in sent]
+    candidates, left_out = ps_pairs(kept, balance, seed)
+    pairs = [p for p in candidates if f"{p[0]}/{p[1]}" not in sent]
     if not pairs:
         raise NothingToDo("no PS pairs left to verify: the final rule keeps no paraphrase yet, or all pairs were "
                          "already exported")
@@ -64,7 +69,7 @@ def export_first_pass(ledger, run_dir, out_dir, experts, balance=False, seed=0):
     columns = DISPLAY_COLUMNS + list(VOTE_COLUMNS)
     return write_batches(ledger, KIND, ROUND_PS, out_dir, columns,
                          [(f"{role}-{name}", {"role": role, "expert": name}, entries)
-                          for role, name in zip(FIRST_PASS, experts)])
+                          for role, name in zip(FIRST_PASS, experts)]), left_out
 
 
 def votes_by_item(q, item_ids=None):

@@ -26,9 +26,13 @@ def run(args):
     from annotation.ps_verify import export_first_pass, export_tiebreak
     out_dir = args.out or os.path.join(args.run, "annotation", "ps-verify")
     ledger = open_ledger(args)
+    left_out = 0
     if args.tiebreak:
         written = export_tiebreak(ledger, args.run, out_dir, args.tiebreak[0])
     else:
-        written = export_first_pass(ledger, args.run, out_dir, args.experts, args.balance, args.seed)
+        written, left_out = export_first_pass(ledger, args.run, out_dir, args.experts, args.balance, args.seed)
     print_batches(written, "pairs")
+    if left_out:
+        print(f"--balance left {left_out} positive pair(s) out (as many positives as negatives, seed {args.seed}): "
+              "they stay unverified and never reach the PS release; export again without --balance to verify them")
     return 0

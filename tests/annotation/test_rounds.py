@@ -214,3 +214,13 @@ def test_trace_names_the_rounds_people_and_files_behind_a_released_id(annotate, 
     assert "answer 'huge number' from alice (assignment expert-alice-001/sheet" in out and "alice.csv" in out
     assert annotate("trace", "--run", annotated, "t-not-there") == 2
     assert "no expert annotation of triplet t-not-there" in capsys.readouterr().err
+
+
+def test_balance_says_how_many_positives_it_leaves_unverified(annotate, annotated, ledger, capsys):
+    capsys.readouterr()
+    assert annotate("export", "ps-verify", "--run", annotated, "--experts", "ida,jo", "--balance") == 0
+    out = capsys.readouterr().out
+    with ledger.read() as q:
+        assert len(q.items(kind="ps_pos")) == len(q.items(kind="ps_neg")) == 2
+    assert "--balance left 2 positive pair(s) out (as many positives as negatives, seed 0)" in out
+    assert "export again without --balance to verify them" in out
