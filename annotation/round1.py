@@ -43,6 +43,8 @@ class Round1Settings:
     qualification_pass: int = 5
     assignments: int = 1
     max_gold_errors: int = 0
+    min_worker_gold: int = 4
+    min_worker_gold_accuracy: float = 0.8
 
     def __post_init__(self):
         if not 0 <= self.gold_per_hit < self.questions_per_hit:
@@ -105,18 +107,43 @@ def gold_question(record):
                                        _gold_passage(record["passage2"], phrase, "passage2")))
 
 
+def balanced_order(records, rng):
+    """Gold ids alternating yes and no answers (each side shuffled), so any run of them is balanced."""
+    sides = [sorted(r["gold_id"] for r in records if r["answer"] is answer) for answer in (True, False)]
+    for side in sides:
+        rng.shuffle(side)
+    if rng.random() < 0.5:
+        sides.reverse()
+    order = []
+    for n in range(max(map(len, sides))):
+        order += [side[n] for side in sides if n < len(side)]
+    return order
+
+
 def split_gold(bank, settings, batch_id):
-    """Disjoint gold ids for the qualification test, the practice questions and the in-HIT checks."""
-    need = settings.qualification_questions + settings.practice + (1 if settings.gold_per_hit else 0)
+    """Disjoint gold ids for the qualification test, the practice questions and the in-HIT checks, each part
+    balanced between yes and no answers (a worker answering yes, or no, to everything fails the checks)."""
+    need = settings.qualification_questions + settings.practice + (2 if settings.gold_per_hit else 0)
     if len(bank) < need:
         raise InputError(f"the gold bank has {len(bank)} questions but this batch needs at least {need} "
                          f"({settings.qualification_questions} for the qualification test, {settings.practice} "
-                         "for practice and 1+ for checks); add verified questions to the gold file")
-    ids = sorted(record["gold_id"] for record in bank)
-    random.Random(f"gold:{batch_id}").shuffle(ids)
+                         "for practice and 2+ for checks); add verified questions to the gold file")
+    answers = {record["answer"] for record in bank}
+    if settings.gold_per_hit and answers != {True, False}:
+        missing = "no" if True in answers else "yes"
+        raise InputError(f"the gold bank has no question whose answer is {missing}: a worker answering "
+                         f"{'yes' if missing == 'no' else 'no'} to everything would pass every check; add "
+                         f"verified questions answered {missing} to the gold file")
+    ids = balanced_order(bank, random.Random(f"gold:{batch_id}"))
     cut = settings.qualification_questions + settings.practice
-    return {"qualification": ids[:settings.qualification_questions],
-            "practice": ids[settings.qualification_questions:cut], "checks": ids[cut:]}
+    qualification, practice, checks = ids[:settings.qualification_questions], ids[settings.qualification_questions:cut], \
+        ids[cut:]
+    by_id = {record["gold_id"]: record["answer"] for record in bank}
+    if settings.gold_per_hit and len({by_id[g] for g in checks}) < 2:  # rebalance: give the checks one of each
+        spare = next(g for g in qualification + practice if by_id[g] != by_id[checks[0]])
+        part = qualification if spare in qualification else practice
+        part[part.index(spare)], checks[0] = checks[0], spare
+    return {"qualification": qualification, "practice": practice, "checks": checks}
 
 
 # -- triplet questions -----------------------------------------------------------------------------
@@ -153,8 +180,7 @@ def layout_hits(batch_id, item_ids, check_ids, settings):
     items = list(item_ids)
     rng.shuffle(items)
     per_hit = settings.questions_per_hit - settings.gold_per_hit
-    checks = [GOLD_PREFIX + gold_id for gold_id in check_ids]
-    rng.shuffle(checks)
+    checks = [GOLD_PREFIX + gold_id for gold_id in check_ids]  # in balanced order: consecutive HITs alternate
     hits = []
     for number, start in enumerate(range(0, len(items), per_hit)):
         slots = items[start:start + per_hit]
@@ -359,17 +385,45 @@ def _answers_by_assignment(q, batch_id):
     return found
 
 
+def worker_gold_scores(assignments, answers, slots, gold):
+    """{worker: (right, scored)} over the distinct gold questions each worker answered: a gold question counts
+    once per worker, the first time (in submission order), so one seen again cannot be learnt and repeated."""
+    scored = {}
+    for assignment in sorted(assignments, key=lambda a: (a["submitted_at"] or "", a["assignment_id"])):
+        given = answers.get(assignment["assignment_id"], {})
+        seen = scored.setdefault(assignment["worker_id"], {})
+        for n, slot in enumerate(slots.get(assignment["hit_id"], ()), start=1):
+            field = hit_pages.ANSWER_FIELD.format(slot=n)
+            if slot.startswith(GOLD_PREFIX) and field in given and slot not in seen:
+                seen[slot] = (given[field][1] == YES) == gold[slot[len(GOLD_PREFIX):]]["answer"]
+    return {worker: (sum(seen.values()), len(seen)) for worker, seen in scored.items()}
+
+
+def worker_failure(score, settings):
+    """Why a worker's gold record fails review ('' when it passes or is too short to judge)."""
+    right, scored = score
+    if scored < settings.min_worker_gold or right >= settings.min_worker_gold_accuracy * scored:
+        return ""
+    return (f"Across your assignments you answered {right} of {scored} distinct check questions with known answers "
+            f"right, below the {settings.min_worker_gold_accuracy:.0%} this batch requires.")
+
+
 def assignment_verdicts(ledger, batch_id, plan):
-    """Every saved assignment of the batch with `valid` and `reason` from `check_assignment`."""
+    """Every saved assignment of the batch with `valid` and `reason` from `check_assignment`, and from the
+    worker's gold record over all their assignments (an all-yes, all-no or random worker fails it)."""
     settings = settings_of(plan)
     with ledger.read() as q:
         slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch_id)}
         answers = _answers_by_assignment(q, batch_id)
         assignments = q.assignments(batch_id=batch_id)
+    failures = {worker: worker_failure(score, settings)
+                for worker, score in worker_gold_scores(assignments, answers, slots, plan["gold"]).items()}
     verdicts = []
     for assignment in assignments:
         given = {field: value for field, (_, value) in answers.get(assignment["assignment_id"], {}).items()}
         valid, reason = check_assignment(given, slots[assignment["hit_id"]], plan["gold"], settings)
+        if failures.get(assignment["worker_id"]):
+            valid, reason = False, failures[assignment["worker_id"]]
         verdicts.append({**assignment, "valid": valid, "reason": reason,
                          "answers": answers.get(assignment["assignment_id"], {})})
     return verdicts

@@ -7,7 +7,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from annotation import mturk, round1
 from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
-from picforge.options import non_negative_int, positive_int
+from picforge.options import finite_float, non_negative_int, positive_int
 
 DEFAULT_HIT_TYPE = mturk.HitTypeSettings()
 DEFAULT_ROUND1 = round1.Round1Settings()
@@ -51,13 +51,20 @@ def add_plan_options(parser):
                       help="workers per HIT (default %(default)s, as in PiC: each annotation verified once)")
     plan.add_argument("--max-gold-errors", type=non_negative_int, default=DEFAULT_ROUND1.max_gold_errors, metavar="N",
                       help="wrong gold answers an assignment may have and still count (default %(default)s)")
+    plan.add_argument("--min-worker-gold", type=positive_int, default=DEFAULT_ROUND1.min_worker_gold, metavar="N",
+                      help="distinct gold questions a worker must have answered before their gold accuracy over all "
+                           "their assignments is judged (default %(default)s)")
+    plan.add_argument("--min-worker-gold-accuracy", type=finite_float, default=DEFAULT_ROUND1.min_worker_gold_accuracy,
+                      metavar="SHARE", help="share of those a worker must answer right, or all their assignments are "
+                                            "rejected (default %(default)s)")
 
 
 def round1_settings(args):
     return round1.Round1Settings(
         questions_per_hit=args.questions_per_hit, gold_per_hit=args.gold_per_hit, practice=args.practice,
         qualification_pass=args.qualification_pass, assignments=args.assignments,
-        max_gold_errors=args.max_gold_errors)
+        max_gold_errors=args.max_gold_errors, min_worker_gold=args.min_worker_gold,
+        min_worker_gold_accuracy=args.min_worker_gold_accuracy)
 
 
 def usd_amount(whole_cents):

@@ -49,9 +49,9 @@ ANNOTATIONS = [
 
 
 def gold_bank():
-    """Twelve verified questions with known answers (both kinds, both answers)."""
+    """Fourteen verified questions with known answers (both kinds, both answers)."""
     bank = []
-    for n in range(12):
+    for n in range(14):
         if n % 2:
             bank.append({"gold_id": f"g{n:02d}", "kind": "paraphrase", "phrase": "river bank",
                          "passage1": f"Case {n}: they fished from the river bank all day.",

@@ -257,3 +257,46 @@ def test_one_assignment_twice_or_one_worker_twice_on_a_hit_is_refused_naming_bot
     later = _write(tmp / "Batch_later.csv", [_row(plan, 0, "A1", "W1", status="Approved")])
     first = _write(tmp / "Batch_first.csv", [_row(plan, 0, "A1", "W1")])
     assert cli(ingest + [first, later]) == 0
+
+
+def _worker_rows(plan, worker, answer):
+    """A results row for every HIT of the plan, answered by `worker` with `answer(slot) -> bool`."""
+    bank = {g["gold_id"]: g for g in gold_bank()}
+    rows = []
+    for n, hit in enumerate(plan["hits"]):
+        row = _row(plan, n, f"{worker}-A{n}", worker)
+        for slot_no, slot in enumerate(hit["slots"], start=1):
+            truth = (bank[slot[len(round1.GOLD_PREFIX):]]["answer"] if slot.startswith(round1.GOLD_PREFIX)
+                     else not slot.endswith("/q3"))
+            row[f"Answer.answer_{slot_no}"] = "yes" if answer(slot, truth) else "no"
+        rows.append(row)
+    return rows
+
+
+def test_review_rejects_all_yes_all_no_and_random_workers_and_passes_careful_ones(tmp_path, annotate, ledger_url,
+                                                                                   capsys):
+    import random
+
+    run_dir, ledger = make_run(tmp_path, ledger_url)
+    gold = write_gold(tmp_path / "gold.jsonl")
+    assert annotate("mturk", "export", "--run", run_dir, "--batch", "sim", "--gold", gold, "--questions-per-hit", "2",
+                    "--assignments", "4", "--min-worker-gold", "3") == 0
+    with ledger.read() as q:
+        plan = q.batch("sim")["meta"]
+    checks = [slot for hit in plan["hits"] for slot in hit["slots"] if slot.startswith(round1.GOLD_PREFIX)]
+    bank = {g["gold_id"]: g["answer"] for g in gold_bank()}
+    yes_share = sum(bank[c[len(round1.GOLD_PREFIX):]] for c in checks) / len(checks)
+    assert 0.3 <= yes_share <= 0.7  # the checks workers meet are balanced
+    coin = random.Random(7)
+    workers = {"careful": lambda slot, truth: truth, "all-yes": lambda slot, truth: True,
+               "all-no": lambda slot, truth: False, "random": lambda slot, truth: coin.random() < 0.5}
+    results = _write(tmp_path / "Batch_sim_results.csv",
+                     [row for name, answer in workers.items() for row in _worker_rows(plan, name, answer)])
+    assert annotate("mturk", "ingest", "--run", run_dir, results) == 0
+    upload = tmp_path / "upload.csv"
+    assert annotate("mturk", "review", "--run", run_dir, "--batch", "sim", "--out", str(upload)) == 0
+    verdicts = {}
+    for row in csv.DictReader(open(upload, encoding="utf-8")):
+        verdicts.setdefault(row["WorkerId"], set()).add("approve" if row["Approve"] == "x" else "reject")
+    assert verdicts == {"careful": {"approve"}, "all-yes": {"reject"}, "all-no": {"reject"}, "random": {"reject"}}
+    ledger.dispose()

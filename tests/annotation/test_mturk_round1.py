@@ -25,10 +25,17 @@ def test_layout_is_deterministic_complete_and_mixes_gold_into_every_hit():
 def test_gold_split_is_disjoint_and_refuses_a_small_bank():
     bank = gold_bank()
     split = round1.split_gold(bank, round1.Round1Settings(), "b1")
-    assert len(split["qualification"]) == 6 and len(split["practice"]) == 5 and len(split["checks"]) == 1
-    assert len(set(split["qualification"]) | set(split["practice"]) | set(split["checks"])) == 12
-    with pytest.raises(InputError, match="the gold bank has 9 questions but this batch needs at least 12"):
+    assert len(split["qualification"]) == 6 and len(split["practice"]) == 5 and len(split["checks"]) == 3
+    assert len(set(split["qualification"]) | set(split["practice"]) | set(split["checks"])) == 14
+    answers = {g["gold_id"]: g["answer"] for g in bank}
+    for part in ("qualification", "practice", "checks"):  # each part holds both answers, about half each
+        yes = sum(answers[g] for g in split[part])
+        assert abs(2 * yes - len(split[part])) <= 1, part
+    with pytest.raises(InputError, match="the gold bank has 9 questions but this batch needs at least 13"):
         round1.split_gold(bank[:9], round1.Round1Settings(), "b1")
+    only_yes = [g for g in bank if g["answer"]] + [dict(g, answer=True) for g in bank if not g["answer"]]
+    with pytest.raises(InputError, match="no question whose answer is no: a worker answering yes to everything"):
+        round1.split_gold(only_yes, round1.Round1Settings(), "b1")
 
 
 @pytest.mark.parametrize("votes, decision, reason", [

@@ -221,7 +221,13 @@ def check_release():
             ps += rows if config == "PS" else []
         loaded = load_dataset(RELEASE, config)
         assert {s: loaded[s].num_rows for s in loaded} == counts
-    assert any(r["phrase2"] in annotators.PS_CORRECTIONS.values() for r in ps), "the endorsed correction is released"
     final = list(RunDir(RUN).iter_records("final_annotations"))
+    corrected = {r["triplet_id"]: r["ps_q1_phrase"] for r in final
+                 if r["ps_q1_phrase"] and r["ps_q1_phrase"] != r["q1"]}  # A1's correction, endorsed by A3
+    assert corrected, "the rounds keep the endorsed correction"
+    for row in ps:  # wherever the corrected pair ships (balancing may sample it out), it ships the correction
+        tid = triplet_of_sentence[row["sentence1"]]
+        if row["label"] == 1 and tid in corrected:
+            assert row["phrase2"] == corrected[tid], "the endorsed correction is released in place of q1"
     kept_paraphrases = sum((r["q1"] is not None) + (r["q2"] is not None) for r in final)
     assert sum(manifest["counts"]["PR-pass"].values()) == kept_paraphrases, "PR-pass: one example per kept paraphrase"
