@@ -7,15 +7,18 @@ URL_PASSWORD = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<user>[^:/@
 
 def redact_url(url):
     """`url` with its password (and any user-only credential) replaced by ***."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:  # a malformed URL: blank what looks like credentials
+        return redact_text(url)
     if parts.password is None and not parts.username:
         return url
-    host = parts.hostname or ""
     if ":" in host:
         host = f"[{host}]"
     netloc = f"{parts.username}:***@{host}" if parts.password is not None else f"***@{host}"
-    if parts.port is not None:
-        netloc += f":{parts.port}"
+    if port is not None:
+        netloc += f":{port}"
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
