@@ -1,4 +1,5 @@
 """`picforge mcphrasy contexts` end to end on real text: the 103-page enwiki sample and a Ni et al. reviews file."""
+import os
 import re
 import shutil
 
@@ -9,6 +10,8 @@ from companions.mcphrasy.stages import CONTEXTS, DOCUMENTS, TRIPLETS
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
 from tests.mcphrasy.conftest import picforge
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 PHRASES = "# phrases to look up\nUnited States\nlanguage family\nalkali metal\nthe\n\nno such phrase here\nunited  states\n"
 
@@ -144,3 +147,10 @@ def test_page_categories_of_a_mined_run_read_from_another_directory(wiki_run, tm
     assert contexts and all(c["category"] == first[c["product"]] for c in contexts)
     assert "Afroasiatic languages" in {c["category"] for c in contexts}
     assert not (tmp_path / "run" / "sentences").exists()  # the corpus run is only read
+
+
+def test_the_shipped_phrase_list_finds_its_contexts_in_the_mined_sample(mined_103, tmp_path, capsys):
+    phrases = os.path.join(ROOT, "examples", "mcphrasy-phrases.txt")
+    out = tmp_path / "mcphrasy"
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--corpus", mined_103, "--out", out) == 0
+    assert capsys.readouterr().out.startswith("43 of 43 phrases found; ")
