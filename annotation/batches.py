@@ -2,8 +2,9 @@
 fixed, so the next export hands the items to someone else. Both are recorded in the ledger (table
 `releases`) and idempotent."""
 from annotation.expert import KIND as EXPERT_KIND
-from annotation.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, item_id, now
+from annotation.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, ROUND_VERIFY2, item_id, now
 from annotation.round1 import MANUAL_BATCH
+from annotation.verify2 import KIND as VERIFY2_KIND
 from picforge.errors import InputError
 
 DELETED_HIT = "Disposed"
@@ -50,10 +51,15 @@ def cancel_note(batch):
     return ""
 
 
-def reassignable_rows(q, batch_id):
-    """{triplet_id: why} of an expert batch's rows that are still open: left blank (or never returned)
-    or rejected by the checks and never fixed; rows already released are left out."""
+def reassignable_rows(q, batch_id, kind=EXPERT_KIND):
+    """{row id: why} of a batch's rows that are still open, rows already released left out. An expert batch's
+    rows (triplet ids) left blank (or never returned) or rejected by the checks and never fixed; a second-round
+    batch's rows (item ids) left blank."""
     released = {r["item_id"] for r in q.releases(batch_id)}
+    if kind == VERIFY2_KIND:
+        decided = q.decision_map(ROUND_VERIFY2)
+        return {item["item_id"]: "left blank" for item in q.items(batch_id=batch_id)
+                if item["item_id"] not in released and item["item_id"] not in decided}
     decisions = q.decision_map(ROUND_EXPERT)
     rows = {}
     for item in q.items(batch_id=batch_id):
@@ -67,30 +73,32 @@ def reassignable_rows(q, batch_id):
     return rows
 
 
-def reassign_rows(ledger, batch_id, triplet_ids=None):
-    """Release the open rows of an expert batch (all, or those of `triplet_ids`) so the next
-    `export expert` gives them to another annotator. Returns the triplet ids newly released."""
+def reassign_rows(ledger, batch_id, row_ids=None):
+    """Release the open rows of an expert or second-round batch (all, or those of `row_ids`: triplet ids, or item
+    ids for a second-round batch) so the next export gives them to someone else. Returns the ids newly released."""
     with ledger.transaction() as tx:
         batch = _batch(tx, batch_id)
-        if batch["kind"] != EXPERT_KIND:
-            raise InputError(f"batch {batch_id!r} is a {batch['kind']} batch; reassign takes rows of expert "
-                             "batches (use `picforge annotate cancel-batch` for a batch nobody worked on)")
-        open_rows = reassignable_rows(tx, batch_id)
-        if triplet_ids is None:
+        if batch["kind"] not in (EXPERT_KIND, VERIFY2_KIND):
+            raise InputError(f"batch {batch_id!r} is a {batch['kind']} batch; reassign takes rows of expert and "
+                             "second-round batches (use `picforge annotate cancel-batch` for a batch nobody worked on)")
+        open_rows = reassignable_rows(tx, batch_id, batch["kind"])
+        item_of = (lambda row: row) if batch["kind"] == VERIFY2_KIND else (lambda row: item_id(row, "triplet"))
+        if row_ids is None:
             chosen = sorted(open_rows)
         else:
-            members = {i["triplet_id"] for i in tx.items(batch_id=batch_id)}
+            members = {i["item_id"] for i in tx.items(batch_id=batch_id)}
             released = {r["item_id"] for r in tx.releases(batch_id)}
-            for triplet_id in triplet_ids:
-                if triplet_id not in members:
-                    raise InputError(f"--rows {triplet_id}: not a triplet of batch {batch_id!r}; give the "
-                                     "triplet_id column of its sheet")
-                if triplet_id not in open_rows and item_id(triplet_id, "triplet") not in released:
-                    raise InputError(f"--rows {triplet_id}: its row in batch {batch_id!r} was accepted; "
-                                     "only blank or unfixed rows can be reassigned")
-            chosen = [t for t in triplet_ids if t in open_rows]
-        for triplet_id in chosen:
-            tx.release_items(batch_id, [item_id(triplet_id, "triplet")],
-                             f"reassigned ({open_rows[triplet_id]})")
+            column = "item_id" if batch["kind"] == VERIFY2_KIND else "triplet_id"
+            for row in row_ids:
+                if item_of(row) not in members:
+                    raise InputError(f"--rows {row}: not a row of batch {batch_id!r}; give the {column} column of "
+                                     "its sheet")
+                if row not in open_rows and item_of(row) not in released:
+                    state = "answered" if batch["kind"] == VERIFY2_KIND else "accepted"
+                    raise InputError(f"--rows {row}: its row in batch {batch_id!r} was {state}; only blank or "
+                                     "unfixed rows can be reassigned")
+            chosen = [row for row in row_ids if row in open_rows]
+        for row in chosen:
+            tx.release_items(batch_id, [item_of(row)], f"reassigned ({open_rows[row]})")
     return chosen
 

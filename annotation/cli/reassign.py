@@ -1,4 +1,4 @@
-"""`picforge annotate reassign --batch B [--rows T1,T2]`: release an expert's blank or unfixed rows."""
+"""`picforge annotate reassign --batch B [--rows R1,R2]`: release blank or unfixed rows of an expert or second-round batch."""
 from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
 
 GROUP = None
@@ -8,13 +8,14 @@ def register(subparsers):
     parser = subparsers.add_parser(
         "reassign", help="release rows an expert left blank or never fixed, for another annotator",
         description="Release rows of an expert batch that were left blank (or never returned) or rejected and "
-                    "never fixed; the next `annotate export expert` gives them to another annotator, never "
-                    "back to this one, and a later sheet of this batch skips them. Running it again changes "
-                    "nothing.")
+                    "never fixed, or rows of a second-round (verify2) batch left blank; the next `annotate export "
+                    "expert` (or `export verify2`) hands them out again, and a later sheet of this batch skips "
+                    "them. Running it again changes nothing.")
     add_ledger_options(parser)
     parser.add_argument("--batch", required=True, metavar="NAME", type=batch_name, help="expert batch id")
-    parser.add_argument("--rows", type=csv_list, metavar="T1,T2,…",
-                        help="triplet ids of the rows to release (default: every blank or unfixed row)")
+    parser.add_argument("--rows", type=csv_list, metavar="R1,R2,…",
+                        help="the rows to release: triplet ids (expert batch) or item ids (verify2 batch); default: "
+                             "every blank or unfixed row")
     parser.set_defaults(func=run)
 
 
@@ -25,5 +26,5 @@ def run(args):
         print(f"batch {args.batch}: no blank or unfixed row left to release; nothing to do")
         return 0
     print(f"batch {args.batch}: {len(released)} row(s) released for another annotator: {', '.join(released)}; "
-          "run `picforge annotate export expert` to hand them out")
+          "run `picforge annotate export expert` (or `export verify2`) to hand them out")
     return 0

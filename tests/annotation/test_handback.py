@@ -60,7 +60,7 @@ def test_reassign_takes_only_expert_batches(annotate, run_dir, ledger, capsys):
     with ledger.transaction() as tx:
         tx.add_batch("m1", "mturk-manual", round=ROUND_MTURK)
     assert annotate("reassign", "--run", run_dir, "--batch", "m1") == 2
-    assert "batch 'm1' is a mturk-manual batch; reassign takes rows of expert batches" in capsys.readouterr().err
+    assert "batch 'm1' is a mturk-manual batch; reassign takes rows of expert and second-round batches" in capsys.readouterr().err
     assert annotate("reassign", "--run", run_dir, "--batch", "nope") == 2
     assert "no batch 'nope' in the ledger" in capsys.readouterr().err
 

@@ -224,3 +224,18 @@ def test_balance_says_how_many_positives_it_leaves_unverified(annotate, annotate
         assert len(q.items(kind="ps_pos")) == len(q.items(kind="ps_neg")) == 2
     assert "--balance left 2 positive pair(s) out (as many positives as negatives, seed 0)" in out
     assert "export again without --balance to verify them" in out
+
+
+def test_a_blank_round2_row_can_be_reassigned_to_another_verifier(annotate, annotated, ledger, tmp_path, capsys):
+    assert annotate("export", "verify2", "--run", annotated, "--verifiers", "vera") == 0
+    out = f"{annotated}/annotation/verify2"
+    answers = {k: {"answer": v} for k, v in {**ROUND2_ANSWERS, "00003/q3": "n", "00004/q2": "N"}.items()}
+    sheet = answer_sheet(f"{out}/verify2-vera-001.csv", answers, tmp_path, "vera.csv")
+    assert annotate("ingest", "verify2", "--run", annotated, sheet) == 0
+    capsys.readouterr()
+    assert annotate("reassign", "--run", annotated, "--batch", "verify2-vera-001") == 0
+    assert "1 row(s) released for another annotator: 00006/q2" in capsys.readouterr().out
+    assert annotate("export", "verify2", "--run", annotated, "--verifiers", "wes") == 0
+    assert [r["item_id"] for r in read_csv(f"{out}/verify2-wes-001.csv")] == ["00006/q2"]
+    assert annotate("reassign", "--run", annotated, "--batch", "verify2-vera-001", "--rows", "00002/q1") == 2
+    assert "was answered; only blank or unfixed rows can be reassigned" in capsys.readouterr().err
