@@ -129,6 +129,12 @@ def estimate_tokens(text):
     return math.ceil(len(text) / CHARS_PER_TOKEN_LOW) + 8
 
 
+def job_for(settings, messages):
+    """The Job of `messages`: keyed by what decides its completion, charged its prompt estimate plus max_tokens."""
+    prompt_tokens = sum(estimate_tokens(message["content"]) for message in messages)
+    return Job(cache_key(settings.model, messages, settings.params()), messages, prompt_tokens + settings.max_tokens)
+
+
 class Budget:
     """Per-run caps on requests and tokens. Each request is charged its worst case (prompt estimate plus the
     request's max_tokens), which the client can verify, never the usage a server reports."""
@@ -207,6 +213,13 @@ def _fatal(err):
     return isinstance(err, (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError))
 
 
+def make_fetcher(settings, *, cache_dir, offline, max_requests, max_tokens, max_retries, timeout):
+    """A Fetcher for `settings`: the response cache in `cache_dir`, the caps, and (unless `offline`, which only
+    replays the cache) the official client sending to the endpoint with its credentials."""
+    send = None if offline else openai_sender(make_client(settings.url or settings.endpoint, timeout=timeout), settings)
+    return Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings, max_retries)
+
+
 class Fetcher:
     """Answers distinct jobs from the cache or through `send` (one HTTP request a call), retrying failed attempts
     up to `max_retries` times; every attempt is charged to the budget first and counted."""
@@ -267,7 +280,7 @@ class Fetcher:
             outcomes.update({job.key: {"status": "not-cached"} for job in pending})
             return outcomes
         fatal = None
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="stsb-generate") as pool:
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="llm-fetch") as pool:
             in_flight = {}
 
             def collect(done):

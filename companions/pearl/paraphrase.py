@@ -5,7 +5,7 @@ import time
 
 from companions.pearl import corpus
 from picforge import rundir
-from picforge.llm import Budget, Fetcher, Job, ResponseCache, cache_key, estimate_tokens, make_client, openai_sender
+from picforge.llm import job_for, make_fetcher
 
 STAGE = "pearl-paraphrases"
 SCHEMA = "pearl_paraphrase"
@@ -56,14 +56,11 @@ def paraphrase_phrases(run, settings, *, cache_dir, offline=False, max_requests=
                      key=lambda r: (-r["count"], r["phrase"]))
     planned, jobs = [], {}
     for row in phrases:
-        messages = chat_messages(row["phrase"])
-        key = cache_key(settings.model, messages, settings.params())
-        planned.append((row["phrase"], key))
-        jobs.setdefault(key, Job(key, messages, estimate_tokens(messages[0]["content"]) + settings.max_tokens))
-    send = None
-    if not offline:
-        send = openai_sender(make_client(settings.url or settings.endpoint, timeout=timeout), settings)
-    fetcher = Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings, max_retries)
+        job = job_for(settings, chat_messages(row["phrase"]))
+        planned.append((row["phrase"], job.key))
+        jobs.setdefault(job.key, job)
+    fetcher = make_fetcher(settings, cache_dir=cache_dir, offline=offline, max_requests=max_requests,
+                           max_tokens=max_tokens, max_retries=max_retries, timeout=timeout)
     outcomes = fetcher.run(list(jobs.values()), concurrency)
     records = sorted((paraphrase_record(phrase, key, outcomes[key]) for phrase, key in planned),
                      key=lambda r: r["phrase"])

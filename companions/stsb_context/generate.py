@@ -7,8 +7,7 @@ from companions.stsb_context import prompts, verbatim
 from companions.stsb_context.settings import GENERATIONS
 from companions.stsb_context.stsb import read_pairs
 from picforge.errors import InputError
-from picforge.llm import (Budget, Fetcher, Job, ResponseCache, cache_key, check_spend, endpoint_settings,
-                          estimate_tokens, make_client, openai_sender)
+from picforge.llm import check_spend, endpoint_settings, job_for, make_fetcher
 from picforge.rundir import fingerprint, input_identity
 
 STAGE = GENERATIONS
@@ -65,14 +64,11 @@ def generate_contexts(run, stsb_path, settings, *, cache_dir, offline=False, exa
     for pair in pairs:
         letter = prompts.start_letter(settings.seed, pair["pair_id"])
         prompt = prompts.build_prompt(pair["sentence2"], letter)
-        messages = prompts.chat_messages(prompt)
-        key = cache_key(settings.model, messages, settings.params())
-        planned.append((pair, letter, prompt, key))
-        jobs.setdefault(key, Job(key, messages, estimate_tokens(prompt) + settings.max_tokens))
-    send = None
-    if not offline:
-        send = openai_sender(make_client(settings.url or settings.endpoint, timeout=timeout), settings)
-    fetcher = Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings, max_retries)
+        job = job_for(settings, prompts.chat_messages(prompt))
+        planned.append((pair, letter, prompt, job.key))
+        jobs.setdefault(job.key, job)
+    fetcher = make_fetcher(settings, cache_dir=cache_dir, offline=offline, max_requests=max_requests,
+                           max_tokens=max_tokens, max_retries=max_retries, timeout=timeout)
     outcomes = fetcher.run(list(jobs.values()), concurrency)
     records = [generation_record(pair, letter, prompt, key, outcomes[key], exact)
                for pair, letter, prompt, key in planned]
