@@ -32,7 +32,7 @@ NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 # Bounds on a sheet picforge reads (an export is far smaller): refused at once, naming the file.
 MAX_SHEET_BYTES = 64 * 2**20
-MAX_SHEET_ROWS = 100_000
+MAX_SHEET_ROWS = 100_000  # rows, the header included
 MAX_CELL_CHARS = 32_767  # a spreadsheet cell's own limit
 
 
@@ -162,7 +162,8 @@ def read_bytes(path, limit=MAX_SHEET_BYTES):
 
 
 def _bounded(path, rows):
-    """The (row number, cells) of `rows`, refused at once past MAX_SHEET_ROWS rows or MAX_CELL_CHARS in a cell."""
+    """The (row number, cells) of `rows` (the header included), refused at once past MAX_SHEET_ROWS rows or
+    MAX_CELL_CHARS in a cell."""
     for count, (row_no, cells) in enumerate(rows, start=1):
         if count > MAX_SHEET_ROWS:
             raise InputError(f"{path}: more than {MAX_SHEET_ROWS:,} rows, more than any sheet picforge exports; "
@@ -285,7 +286,7 @@ def _xlsx_rows(path, data):
     except Exception as err:  # openpyxl raises several types for damaged files
         raise InputError(f"{path}: not a readable XLSX workbook ({err}); re-save it from Excel") from err
     sheet = book["annotations"] if "annotations" in book.sheetnames else book.worksheets[0]
-    if (sheet.max_row or 0) > MAX_SHEET_ROWS + 1:
+    if (sheet.max_row or 0) > MAX_SHEET_ROWS:
         book.close()
         raise InputError(f"{path}: {sheet.max_row:,} rows, more than any sheet picforge exports "
                          f"({MAX_SHEET_ROWS:,}); split it, or check that it is the right file")
