@@ -73,29 +73,32 @@ def reassignable_rows(q, batch_id, kind=EXPERT_KIND):
     return rows
 
 
+# Rows a batch kind can hand back: (sheet column naming a row, what a closed row was, row id -> item id).
+ROWS_OF = {EXPERT_KIND: ("triplet_id", "accepted", lambda row: item_id(row, "triplet")),
+           VERIFY2_KIND: ("item_id", "answered", lambda row: row)}
+
+
 def reassign_rows(ledger, batch_id, row_ids=None):
     """Release the open rows of an expert or second-round batch (all, or those of `row_ids`: triplet ids, or item
     ids for a second-round batch) so the next export gives them to someone else. Returns the ids newly released."""
     with ledger.transaction() as tx:
         batch = _batch(tx, batch_id)
-        if batch["kind"] not in (EXPERT_KIND, VERIFY2_KIND):
+        if batch["kind"] not in ROWS_OF:
             raise InputError(f"batch {batch_id!r} is a {batch['kind']} batch; reassign takes rows of expert and "
                              "second-round batches (use `picforge annotate cancel-batch` for a batch nobody worked on)")
+        column, done, item_of = ROWS_OF[batch["kind"]]
         open_rows = reassignable_rows(tx, batch_id, batch["kind"])
-        item_of = (lambda row: row) if batch["kind"] == VERIFY2_KIND else (lambda row: item_id(row, "triplet"))
         if row_ids is None:
             chosen = sorted(open_rows)
         else:
             members = {i["item_id"] for i in tx.items(batch_id=batch_id)}
             released = {r["item_id"] for r in tx.releases(batch_id)}
-            column = "item_id" if batch["kind"] == VERIFY2_KIND else "triplet_id"
             for row in row_ids:
                 if item_of(row) not in members:
                     raise InputError(f"--rows {row}: not a row of batch {batch_id!r}; give the {column} column of "
                                      "its sheet")
                 if row not in open_rows and item_of(row) not in released:
-                    state = "answered" if batch["kind"] == VERIFY2_KIND else "accepted"
-                    raise InputError(f"--rows {row}: its row in batch {batch_id!r} was {state}; only blank or "
+                    raise InputError(f"--rows {row}: its row in batch {batch_id!r} was {done}; only blank or "
                                      "unfixed rows can be reassigned")
             chosen = [row for row in row_ids if row in open_rows]
         for row in chosen:

@@ -158,7 +158,7 @@ def refuse_edits_of_verified_text(q, rows):
         before = recorded.get(row.triplet_id)
         if not row.recorded or before is None:
             continue
-        now = {"Q1": row.q1, "Q2": row.q2, "Q3": "Y" if yes_no(row.q3) == YES else "N" if yes_no(row.q3) else row.q3}
+        now = {"Q1": row.q1, "Q2": row.q2, "Q3": yes_no(row.q3) or row.q3}
         was = {"Q1": before["q1"], "Q2": before["q2"], "Q3": "Y" if before["same_meaning"] else "N"}
         for column, kinds in VERIFIED_BY_COLUMN.items():
             if now[column].strip() != was[column] and any(item_id(row.triplet_id, k) in verified for k in kinds):

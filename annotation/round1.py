@@ -343,6 +343,11 @@ def answers_by_field(fields, slots):
     return found
 
 
+def gold_answered_right(slot, value, gold):
+    """True when `value` (yes/no as stored) is the known answer of the gold check in `slot`."""
+    return (value == YES) == gold[slot[len(GOLD_PREFIX):]]["answer"]
+
+
 def check_assignment(answers, slots, gold, settings):
     """(valid, reason) for one assignment: every question answered, gold checks within the allowed errors.
 
@@ -354,7 +359,7 @@ def check_assignment(answers, slots, gold, settings):
     if unanswered:
         return False, f"Unanswered question(s): {', '.join(map(str, unanswered))}."
     wrong = [n for n, slot in enumerate(slots, start=1) if slot.startswith(GOLD_PREFIX)
-             and (answers[hit_pages.ANSWER_FIELD.format(slot=n)] == YES) != gold[slot[len(GOLD_PREFIX):]]["answer"]]
+             and not gold_answered_right(slot, answers[hit_pages.ANSWER_FIELD.format(slot=n)], gold)]
     checks = sum(slot.startswith(GOLD_PREFIX) for slot in slots)
     if len(wrong) > settings.max_gold_errors:
         return False, (f"{len(wrong)} of the {checks} check question(s) with known answers were answered wrongly "
@@ -395,7 +400,7 @@ def worker_gold_scores(assignments, answers, slots, gold):
         for n, slot in enumerate(slots.get(assignment["hit_id"], ()), start=1):
             field = hit_pages.ANSWER_FIELD.format(slot=n)
             if slot.startswith(GOLD_PREFIX) and field in given and slot not in seen:
-                seen[slot] = (given[field][1] == YES) == gold[slot[len(GOLD_PREFIX):]]["answer"]
+                seen[slot] = gold_answered_right(slot, given[field][1], gold)
     return {worker: (sum(seen.values()), len(seen)) for worker, seen in scored.items()}
 
 
