@@ -68,15 +68,17 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
 
 
 def check_windows(options):
-    """InputError when a similarity, quantile or length window is inverted (it would keep nothing)."""
-    for name, low, high in (("similarity", options.min_similarity, options.max_similarity),
-                            ("words", options.min_words, options.max_words),
-                            ("quantile-window", *options.quantile_window)):
+    """InputError when a similarity, word or quantile window is inverted (it would keep nothing)."""
+    low_q, high_q = options.quantile_window
+    for low, high, problem in (
+            (options.min_similarity, options.max_similarity,
+             f"--min-similarity {options.min_similarity} is above --max-similarity {options.max_similarity}"),
+            (options.min_words, options.max_words,
+             f"--min-words {options.min_words} is above --max-words {options.max_words}"),
+            (low_q, high_q, f"--quantile-window {low_q} {high_q}: the lower quantile is above the upper")):
         if low > high:
-            raise InputError(f"--min-{name} {low} is above --max-{name} {high}: the window would keep nothing; "
-                             "give the lower bound first (PiC's semantic window is -0.3 to 0.2)"
-                             if name != "quantile-window" else
-                             f"--quantile-window {low} {high}: the lower quantile is above the upper; give LOW HIGH")
+            raise InputError(f"{problem}: the window would keep nothing; give the lower bound first (PiC's semantic "
+                             "window is -0.3 to 0.2)")
 
 
 def mining_steps(run, dump, wic_path, wic_words, options):

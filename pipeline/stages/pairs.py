@@ -15,10 +15,15 @@ def sentence_order(sentence_id):
     return int(page), int(idx)
 
 
+def contexts_of_length(contexts, min_words, max_words):
+    """The contexts of `min_words` to `max_words` words, the only ones pairs are formed from."""
+    return [c for c in contexts if min_words <= c["n_words"] <= max_words]
+
+
 def candidate_pairs(phrase, contexts, seed, max_contexts=32, min_words=5, max_words=25, max_length_diff=3):
     """(sampled contexts, [(sid1, sid2)]) for one phrase: contexts of 5–25 words, ≤32 sampled with the seed,
     pairs from different pages whose lengths differ by at most `max_length_diff` words."""
-    eligible = [c for c in contexts if min_words <= c["n_words"] <= max_words]
+    eligible = contexts_of_length(contexts, min_words, max_words)
     sampled = sorted(eligible, key=lambda c: seeded_rank(seed, phrase, c["sentence_id"]))[:max_contexts]
     sampled.sort(key=lambda c: sentence_order(c["sentence_id"]))
     pairs = [
@@ -88,7 +93,8 @@ class PairContexts(beam.PTransform):
             phrase, phrase_contexts_ = item
             phrase_contexts_ = list(phrase_contexts_)
             sampled, pairs = candidate_pairs(phrase, phrase_contexts_, seed, **limits)
-            off_length = sum(not limits["min_words"] <= c["n_words"] <= limits["max_words"] for c in phrase_contexts_)
+            off_length = len(phrase_contexts_) - len(
+                contexts_of_length(phrase_contexts_, limits["min_words"], limits["max_words"]))
             Metrics.counter(STAGE, "dropped-context-length").inc(off_length)
             Metrics.counter(STAGE, "dropped-context-beyond-sample").inc(len(phrase_contexts_) - off_length - len(sampled))
             Metrics.counter(STAGE, "pairs-formed").inc(len(pairs))
