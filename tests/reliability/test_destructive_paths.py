@@ -29,35 +29,25 @@ def tree_digest(root):
         for folder, _, names in os.walk(root) for name in names}
 
 
-@pytest.fixture(scope="module")
-def annotated_run(annotated_103):
-    return annotated_103
-
-
-@pytest.fixture(scope="module")
-def release(release_103):
-    return release_103
-
-
-def test_publishing_a_release_onto_itself_is_refused_and_touches_nothing(release):
-    before = tree_digest(release)
-    for dest in (release, release / "sub", release.parent):
-        code, out, err = picforge("publish", release, "--to", dest, "--live")
+def test_publishing_a_release_onto_itself_is_refused_and_touches_nothing(release_103):
+    before = tree_digest(release_103)
+    for dest in (release_103, release_103 / "sub", release_103.parent):
+        code, out, err = picforge("publish", release_103, "--to", dest, "--live")
         assert code == 2 and "choose a --to outside it" in err and "Traceback" not in err, err
-    assert tree_digest(release) == before
+    assert tree_digest(release_103) == before
 
 
-def test_build_over_its_own_run_is_refused_and_the_run_survives(annotated_run, tmp_path):
-    before = tree_digest(annotated_run)
-    for out in (annotated_run, annotated_run / "release", annotated_run.parent):
-        code, _, err = picforge("build", "--run", annotated_run, "--out", out, "--force")
+def test_build_over_its_own_run_is_refused_and_the_run_survives(annotated_103, tmp_path):
+    before = tree_digest(annotated_103)
+    for out in (annotated_103, annotated_103 / "release", annotated_103.parent):
+        code, _, err = picforge("build", "--run", annotated_103, "--out", out, "--force")
         assert code == 2 and "the output" in err and "the run" in err and "Traceback" not in err, err
-    assert tree_digest(annotated_run) == before
+    assert tree_digest(annotated_103) == before
 
 
-def test_a_republish_that_fails_midway_keeps_the_old_release(release, tmp_path):
+def test_a_republish_that_fails_midway_keeps_the_old_release(release_103, tmp_path):
     published = tmp_path / "published"
-    assert picforge("publish", release, "--to", published, "--live")[0] == 0
+    assert picforge("publish", release_103, "--to", published, "--live")[0] == 0
     old = tree_digest(published)
     # The copy fails on the third file: shutil.copyfile raises ENOSPC in the child process.
     hook = tmp_path / "hook"
@@ -73,24 +63,24 @@ def test_a_republish_that_fails_midway_keeps_the_old_release(release, tmp_path):
         "    return real(src, dst, **kw)\n"
         "shutil.copyfile = failing\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]))
-    code, _, err = picforge("publish", release, "--to", published, "--live", env=env)
+    code, _, err = picforge("publish", release_103, "--to", published, "--live", env=env)
     assert code != 0
     assert tree_digest(published) == old
     assert not [n for n in os.listdir(tmp_path) if ".partial-" in n or ".old-" in n]
 
 
-def test_publishing_into_a_folder_of_other_files_is_refused(release, tmp_path):
+def test_publishing_into_a_folder_of_other_files_is_refused(release_103, tmp_path):
     folder = tmp_path / "documents"
     folder.mkdir()
     (folder / "thesis.tex").write_text("my thesis")
-    code, _, err = picforge("publish", release, "--to", folder, "--live")
+    code, _, err = picforge("publish", release_103, "--to", folder, "--live")
     assert code == 2 and "not a published release" in err
     assert (folder / "thesis.tex").read_text() == "my thesis"
 
 
-def test_manifest_entries_outside_the_release_are_refused(release, tmp_path):
+def test_manifest_entries_outside_the_release_are_refused(release_103, tmp_path):
     copy = tmp_path / "rel"
-    shutil.copytree(release, copy)
+    shutil.copytree(release_103, copy)
     secret = tmp_path / "secret.txt"
     secret.write_text("not for publishing")
     manifest = json.loads((copy / "MANIFEST.json").read_text())
@@ -113,10 +103,10 @@ def test_user_files_in_stage_folders_are_refused_not_deleted(mined_103, tmp_path
 
 
 @pytest.mark.parametrize("name", ["../escape", "a/b", "/abs/olute", ".."])
-def test_batch_names_that_are_paths_are_refused(annotated_run, name):
-    code, _, err = picforge("annotate", "mturk", "export", "--run", annotated_run, "--batch", name)
+def test_batch_names_that_are_paths_are_refused(annotated_103, name):
+    code, _, err = picforge("annotate", "mturk", "export", "--run", annotated_103, "--batch", name)
     assert code == 2 and "plain name" in err
-    assert not os.path.exists(os.path.join(annotated_run, "escape"))
+    assert not os.path.exists(os.path.join(annotated_103, "escape"))
 
 
 def test_an_output_named_with_glob_characters_just_works(enwiki_sample_103, wic_zip, tmp_path, mined_103):
