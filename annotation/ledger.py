@@ -151,8 +151,19 @@ cluster_labels = sa.Table(
     sa.Column("kind", sa.String(20), nullable=False),   # equivalent | same-kind | singleton
 )
 
+# MTurk workers blocked by `mturk review --block` (their gold record failed): by the API, or listed for the
+# requester site.
+worker_blocks = sa.Table(
+    "worker_blocks", metadata,
+    sa.Column("worker_id", sa.String(200), sa.ForeignKey("workers.worker_id"), primary_key=True),
+    sa.Column("batch_id", sa.String(200), sa.ForeignKey("batches.batch_id"), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("how", sa.String(40), nullable=False),   # api | requester-site
+    sa.Column("blocked_at", sa.String(40), nullable=False),
+)
+
 # Columns that record when, not what: left out when comparing two ledgers' contents.
-TIME_COLUMNS = {"created_at", "first_seen", "decided_at", "released_at"}
+TIME_COLUMNS = {"created_at", "first_seen", "decided_at", "released_at", "blocked_at"}
 # PostgreSQL advisory lock every writing transaction holds until it ends, so writers take turns as
 # BEGIN IMMEDIATE makes them on SQLite (the key is arbitrary: "picf" in ASCII).
 WRITER_LOCK_KEY = 0x70696366
@@ -472,6 +483,11 @@ class LedgerSession:
             "annotator": annotation["annotator"], "batch_id": batch_id, "phrase": phrase,
             "q1": annotation["q1"], "q2": annotation["q2"], "same_meaning": annotation["same_meaning"]})
 
+    def record_worker_block(self, worker_id, batch_id, reason, how):
+        """Record that a worker is blocked (`how`: api or requester-site); True when new."""
+        return self._insert_or_ignore(worker_blocks, {"worker_id": worker_id},
+                                      {"batch_id": batch_id, "reason": reason, "how": how, "blocked_at": now()})
+
     def record_cluster_labels(self, group_id, annotator, batch_id, labels):
         """Store one annotator's clustering of a group, {phrase: (cluster, kind)}, replacing an earlier sheet's
         labels for it; returns the number of rows inserted, changed or removed."""
@@ -546,6 +562,10 @@ class LedgerSession:
         if batch_id is not None:
             query = query.where(hits.c.batch_id == batch_id)
         return [_row(r) for r in self.conn.execute(query).mappings()]
+
+    def worker_blocks(self):
+        return [dict(r) for r in self.conn.execute(sa.select(worker_blocks).order_by(worker_blocks.c.worker_id))
+                .mappings()]
 
     def workers(self):
         return [dict(r) for r in self.conn.execute(sa.select(workers).order_by(workers.c.worker_id)).mappings()]

@@ -11,6 +11,7 @@ import datetime
 import json
 import logging
 import re
+import shlex
 import xml.etree.ElementTree as ET
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -469,6 +470,26 @@ def review_assignments(client, ledger, verdicts, approve_all=False):
         round1.record_review(ledger, verdict, status)
         counts[status] = counts.get(status, 0) + 1
     return counts
+
+
+def block_workers(client, ledger, batch_id, reasons):
+    """Block each worker of {worker: reason} from the requester's HITs (CreateWorkerBlock) and record it."""
+    for worker, reason in reasons.items():
+        client.create_worker_block(WorkerId=worker, Reason=reason[:1024])
+        record_blocks(ledger, batch_id, {worker: reason}, "api")
+
+
+def record_blocks(ledger, batch_id, reasons, how):
+    """Record the blocks of {worker: reason} (`how`: api or requester-site)."""
+    with ledger.transaction() as tx:
+        for worker, reason in reasons.items():
+            tx.record_worker_block(worker, batch_id, reason, how)
+
+
+def block_command(worker, reason):
+    """The AWS CLI command that blocks a worker of a batch uploaded on the requester site."""
+    return (f"aws mturk create-worker-block --region us-east-1 --worker-id {shlex.quote(worker)} "
+            f"--reason {shlex.quote(reason[:1024])}")
 
 
 def expire_hits(client, ledger, batch_id):

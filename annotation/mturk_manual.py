@@ -163,4 +163,6 @@ def write_review_file(ledger, batch_id, plan, path, approve_all=False):
                      "WorkerId": verdict["worker_id"], "Approve": "x" if approve else "",
                      "Reject": "" if approve else verdict["reason"]})
     write_atomically(path, csv_text(["HITId", "AssignmentId", "WorkerId", "Approve", "Reject"], rows))
+    for verdict, row in zip(verdicts, rows):
+        round1.record_review(ledger, verdict, verdict["status"], decided="Approved" if row["Approve"] else "Rejected")
     return counts

@@ -41,12 +41,13 @@ def kept_per_triplet(outcomes):
 
 
 def worker_stats(q):
-    """Per worker: source, assignments by status, answers, and expert-sheet rows accepted/rejected."""
+    """Per worker: source, assignments by review verdict (or status before review), answers, expert-sheet rows
+    accepted/rejected (rows handed back to another expert left out), and whether they were blocked."""
     stats = {}
     for assignment in q.assignments():
         entry = stats.setdefault(assignment["worker_id"], collections.Counter())
         entry["assignments"] += 1
-        entry[assignment["status"].lower()] += 1
+        entry[(assignment["meta"].get("decided") or assignment["status"]).lower()] += 1
     for answer in q.answers():
         stats[answer["worker_id"]]["answers"] += 1
     round0 = q.decision_map(ROUND_EXPERT)
@@ -54,12 +55,14 @@ def worker_stats(q):
         entry = stats.get(batch["meta"]["annotator"])
         if entry is None:
             continue
+        handed_back = {r["item_id"] for r in q.releases(batch["batch_id"])}
         for item in q.items(batch_id=batch["batch_id"]):
-            decision = round0.get(item["item_id"])
+            decision = None if item["item_id"] in handed_back else round0.get(item["item_id"])
             if decision is not None:
                 entry["rows_" + decision["decision"]] += 1
     sources = {a["worker_id"]: a["source"] for a in q.workers()}
-    return {w: {"source": sources.get(w, ""), **dict(c)} for w, c in sorted(stats.items())}
+    blocked = {b["worker_id"] for b in q.worker_blocks()}
+    return {w: {"source": sources.get(w, ""), **dict(c), "blocked": w in blocked} for w, c in sorted(stats.items())}
 
 
 def ps_summary(q):
@@ -145,10 +148,10 @@ def render_markdown(report):
     kappa = "n/a" if agreement["kappa"] is None else f"{agreement['kappa']:.3f}"
     lines += ["", f"A1–A2 agreement: {agreement['agree']:,} of {agreement['pairs']:,} pairs; Cohen's kappa {kappa}.",
               "", "## Workers", "",
-              "| worker | source | assignments | approved | rejected | answers | sheet rows accepted | rows to fix |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| worker | source | assignments | approved | rejected | answers | sheet rows accepted | rows to fix | "
+              "blocked |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for worker, s in report["workers"].items():
         lines.append(f"| {worker} | {s['source']} | {s.get('assignments', 0)} | {s.get('approved', 0)} | "
                      f"{s.get('rejected', 0)} | {s.get('answers', 0)} | {s.get('rows_' + ACCEPTED, 0)} | "
-                     f"{s.get('rows_' + REJECTED, 0)} |")
+                     f"{s.get('rows_' + REJECTED, 0)} | {'yes' if s['blocked'] else ''} |")
     return "\n".join(lines) + "\n"

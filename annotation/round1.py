@@ -430,16 +430,25 @@ def assignment_verdicts(ledger, batch_id, plan):
         if failures.get(assignment["worker_id"]):
             valid, reason = False, failures[assignment["worker_id"]]
         verdicts.append({**assignment, "valid": valid, "reason": reason,
+                         "gold_record_failed": bool(failures.get(assignment["worker_id"])),
                          "answers": answers.get(assignment["assignment_id"], {})})
     return verdicts
 
 
-def record_review(ledger, verdict, status):
-    """Store an assignment's reviewed status with the check result and the reason given to the worker."""
+def workers_to_block(verdicts):
+    """{worker: reason} of the workers whose gold record failed review (spammers: all-yes, all-no, random)."""
+    return {v["worker_id"]: v["reason"] for v in verdicts if v.get("gold_record_failed")}
+
+
+def record_review(ledger, verdict, status, decided=None):
+    """Store an assignment's status with the check result, the reason given to the worker and the review's verdict
+    (`decided`: Approved or Rejected, default `status`; a requester-UI batch stays Submitted until its file is
+    uploaded and the results downloaded again)."""
     with ledger.transaction() as tx:
         tx.record_assignment(verdict["assignment_id"], verdict["batch_id"], verdict["worker_id"], status,
                              hit_id=verdict["hit_id"], submitted_at=verdict["submitted_at"],
-                             meta={**verdict["meta"], "valid": verdict["valid"], "review": verdict["reason"]})
+                             meta={**verdict["meta"], "valid": verdict["valid"], "review": verdict["reason"],
+                                   "decided": decided or status})
 
 
 def record_decisions(ledger, batch_id, plan, final=False):

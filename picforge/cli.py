@@ -7,6 +7,7 @@ import textwrap
 
 from picforge import __version__, progress
 from picforge.errors import InputError, NothingToDo
+from picforge.options import missing_extra_line
 
 # The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}.
 # Only the package of the command being run is imported, so `--help` loads no heavy library. Each package
@@ -84,6 +85,33 @@ def error_line(err):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    verbose = bool({"-v", "--verbose"} & set(argv))
+    try:
+        return run_command(argv)
+    except (InputError, OSError) as err:
+        if verbose:
+            raise
+        print(f"picforge: error: {error_line(err)}", file=sys.stderr)
+        return 2
+    except NothingToDo as done:
+        print(f"picforge: {done}")
+        return 0
+    except ModuleNotFoundError as err:
+        if verbose:
+            raise
+        line = missing_extra_line(err)
+        print(f"picforge: error: {line or f'{err} (run `picforge -v …` for the traceback)'}", file=sys.stderr)
+        return 2 if line else 1
+    except Exception as err:
+        if verbose:
+            raise
+        print(f"picforge: error: {type(err).__name__}: {err} (run `picforge -v …` for the traceback)",
+              file=sys.stderr)
+        return 1
+
+
+def run_command(argv):
+    """Parse `argv` and run its command (errors are main's to report)."""
     parser = build_parser(command_name(argv))
     args, extra = parser.parse_known_args(argv)
     if extra and not hasattr(args, "beam_args"):
@@ -93,22 +121,9 @@ def main(argv=None):
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
-    try:
-        return args.func(args)
-    except (InputError, OSError) as err:
-        if args.verbose:
-            raise
-        print(f"picforge: error: {error_line(err)}", file=sys.stderr)
-        return 2
-    except NothingToDo as done:
-        print(f"picforge: {done}")
-        return 0
-    except Exception as err:
-        if args.verbose:
-            raise
-        print(f"picforge: error: {type(err).__name__}: {err} (run `picforge -v …` for the traceback)",
-              file=sys.stderr)
-        return 1
+    if not args.verbose:  # a failing DoFn's traceback, logged by Beam: main reports its error in one line
+        logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
+    return args.func(args)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,10 @@
-"""The one atomic file write: a staging sibling renamed into place, on local disk or Beam FileSystems."""
+"""The one atomic file write (a staging sibling renamed into place, on local disk or Beam FileSystems), and JSON
+reads whose errors name the file and line."""
+import json
 import os
 import threading
+
+from picforge.errors import InputError
 
 # Names of files being written; a stage folder may hold them (see RunDir.clear).
 STAGING_PREFIX = "_staging-"
@@ -37,3 +41,30 @@ def write_atomically(path, data):
         if os.path.exists(staging):
             os.unlink(staging)
         raise
+
+
+def read_json(path, fix):
+    """The JSON document at `path`; an undecodable one is an InputError naming the file, line and `fix`."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: byte {err.start}: not UTF-8 text; {fix}") from None
+    except json.JSONDecodeError as err:
+        raise InputError(f"{path}: line {err.lineno}: not valid JSON ({err.msg}); {fix}") from None
+
+
+def read_jsonl(path, fix):
+    """The records of a JSON Lines file (blank lines skipped); a line that is not JSON is an InputError naming the
+    file, line and `fix`."""
+    records = []
+    with open(path, "rb") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line.decode("utf-8-sig")))
+            except (UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise InputError(f"{path}: line {line_no}: not valid JSON ({getattr(err, 'msg', err)}); {fix}") from None
+    return records

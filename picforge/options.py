@@ -17,6 +17,18 @@ RUNNER_ALIASES = {"DaskRunner": "pipeline.dask_runner.DaskRunner", "DirectRunner
 LOCAL_RUNNERS = (RUNNER_ALIASES["DirectRunner"], "PrismRunner", RUNNER_ALIASES["DaskRunner"])
 # runner → (a module it needs, the picforge extra that installs it)
 RUNNER_EXTRAS = {RUNNER_ALIASES["DaskRunner"]: ("distributed", "dask"), "DataflowRunner": ("google.cloud.storage", "gcp")}
+# top-level name of an optional module → the picforge extra that installs it
+EXTRA_OF_MODULE = {"ahocorasick": "mcphrasy", "sklearn": "mcphrasy", "psycopg": "postgres", "dask": "dask",
+                   "distributed": "dask", "google": "gcp", "apitools": "gcp"}
+
+
+def missing_extra_line(err):
+    """The one line for a ModuleNotFoundError of an optional package (naming the extra to install), else None."""
+    extra = EXTRA_OF_MODULE.get((err.name or "").split(".")[0])
+    if extra is None:
+        return None
+    return (f"this command needs the optional package {err.name!r}, which is not installed: "
+            f"pip install 'picforge[{extra}]' (from a clone: pip install -e '.[{extra}]')")
 
 
 def check_runner_installed(runner):

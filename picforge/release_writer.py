@@ -8,6 +8,7 @@ import tempfile
 import uuid
 
 from picforge.errors import InputError
+from picforge import files
 from picforge.paths import refuse_overlap
 
 MANIFEST = "MANIFEST.json"
@@ -45,8 +46,7 @@ def read_manifest(release_dir):
     path = os.path.join(release_dir, MANIFEST)
     if not os.path.exists(path):
         return None
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    return files.read_json(path, f"restore it from the published copy, or rebuild the release into {release_dir}")
 
 
 def add_release_options(parser, *, reads, default_license):
@@ -109,9 +109,8 @@ def write_jsonl(path, rows):
 
 
 def read_jsonl(path):
-    """The rows of a JSON Lines file (blank lines skipped)."""
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """The rows of a release's JSON Lines data file (an unreadable line names the file and line)."""
+    return files.read_jsonl(path, "the release is damaged: build it again")
 
 
 def write_parquet(path, rows, arrow_schema):

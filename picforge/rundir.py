@@ -1,7 +1,9 @@
 """Run directories: each stage's Parquet output and `_manifest.json`, over Beam FileSystems."""
 import contextlib
 import dataclasses
+import errno
 import fcntl
+import glob
 import hashlib
 import json
 import logging
@@ -220,6 +222,7 @@ class RunDir:
         """What a downstream stage depends on: the completed stage's fingerprint and the sha256 of its Parquet
         files (so a partial run completed later, under the same options, still counts as changed)."""
         manifest = self.require(stage)
+        self.count_rows(stage)  # reads every Parquet footer: a damaged file is named here, not deep in a job
         return {"fingerprint": manifest["fingerprint"],
                 "sha256": [input_identity(glob_escape(path))[0].get("sha256") for path in self.output_files(stage)]}
 
@@ -254,10 +257,20 @@ class RunDir:
         found = FileSystems.match([self.pattern(stage, "part-*.parquet")])[0].metadata_list
         return sorted(m.path for m in found)
 
+    @contextlib.contextmanager
+    def _reading(self, stage, path):
+        """Turns a damaged Parquet file of a stage into an InputError naming the file and the command that redoes it."""
+        try:
+            yield
+        except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as err:
+            command = PRODUCED_BY.get(stage, "the command that produces it")
+            raise InputError(f"{path}: not a readable Parquet file ({err}); stage '{stage}' of {self.root} is "
+                             f"damaged: redo it with `{command.format(run=self.root)} --force`") from None
+
     def count_rows(self, stage):
         total = 0
         for path in self.output_files(stage):
-            with FileSystems.open(path, compression_type="uncompressed") as fh:
+            with FileSystems.open(path, compression_type="uncompressed") as fh, self._reading(stage, path):
                 total += pq.ParquetFile(fh).metadata.num_rows
         return total
 
@@ -265,7 +278,7 @@ class RunDir:
         """All rows of a completed stage as one pyarrow Table (for small stages)."""
         tables = []
         for path in self.output_files(stage):
-            with FileSystems.open(path, compression_type="uncompressed") as fh:
+            with FileSystems.open(path, compression_type="uncompressed") as fh, self._reading(stage, path):
                 tables.append(pq.read_table(fh, columns=columns))
         if not tables:
             return pa.table({})
@@ -274,7 +287,7 @@ class RunDir:
     def iter_records(self, stage, columns=None, batch_size=4096):
         """Stream a stage's rows as dicts without loading the whole stage."""
         for path in self.output_files(stage):
-            with FileSystems.open(path, compression_type="uncompressed") as fh:
+            with FileSystems.open(path, compression_type="uncompressed") as fh, self._reading(stage, path):
                 for batch in pq.ParquetFile(fh).iter_batches(batch_size=batch_size, columns=columns):
                     yield from batch.to_pylist()
 
@@ -457,8 +470,15 @@ def _run_job(run, planned, prints, pipeline_options):
     progress.stage_started(stages)
     pipeline = beam.Pipeline(options=pipeline_options)
     build_job(run, [step for step, _ in planned], pipeline)
-    result = pipeline.run()
-    result.wait_until_finish()
+    try:
+        result = pipeline.run()
+        result.wait_until_finish()
+    except Exception as err:
+        _drop_beam_temp(run, stages)
+        if _disk_full(err):
+            raise InputError(f"{run.root}: no space left on the device while writing {', '.join(stages)}; free "
+                             "space and run the same command again (stages completed before are kept)") from err
+        raise
     counters = beam_counters(result)
     job_cpu = cpu_seconds() - cpu_started if runs_embedded(pipeline_options) else None
     manifests = {}
@@ -472,6 +492,26 @@ def _run_job(run, planned, prints, pipeline_options):
                 job=list(stages), cpu_seconds=None if job_cpu is None else round(job_cpu, 3))
     progress.stage_finished(manifests)
     return manifests
+
+
+def _drop_beam_temp(run, stages):
+    """Delete what Beam's file sinks leave in the stages' folders (`beam-temp-*`) when a job fails."""
+    for stage in stages:
+        if "://" in run.root:  # object stores hold no folders: the objects under the prefix
+            found = [m.path for m in FileSystems.match([run.pattern(stage, "beam-temp-*", "*")])[0].metadata_list]
+        else:
+            found = glob.glob(os.path.join(glob.escape(run.stage_dir(stage)), "beam-temp-*"))
+        if found:
+            FileSystems.delete(found)
+
+
+def _disk_full(err):
+    """Whether a failed job's error (or one it wraps, even as text) is ENOSPC."""
+    while err is not None:
+        if isinstance(err, OSError) and err.errno == errno.ENOSPC or os.strerror(errno.ENOSPC) in str(err):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
 
 
 def build_job(run, steps, pipeline):

@@ -1,10 +1,9 @@
 """The four release configs, the split ratios they share, and their Hugging Face features (from schemas/)."""
-import json
 import os
 from dataclasses import dataclass
 
 import schemas
-from picforge.release_writer import WIKIPEDIA, default_license
+from picforge.release_writer import WIKIPEDIA, default_license, read_jsonl
 from picforge.errors import InputError
 
 SPLITS = ("train", "validation", "test")
@@ -82,5 +81,4 @@ def read_split(release_dir, config, split):
         raise InputError(f"{path}: no such file; {config} has no {split} split in this release (empty splits are not "
                          f"written; its README.md says which), or {release_dir} is not a release built by "
                          "`picforge build`")
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    return read_jsonl(path)

@@ -21,6 +21,10 @@ def register(subparsers):
                         help="question-file batches: assignments to reject, columns assignment_id,feedback")
     parser.add_argument("--final", action="store_true",
                         help="decide items even when their HIT has fewer assignments than planned (after expire)")
+    parser.add_argument("--block", action="store_true",
+                        help="round 1: also block each worker whose gold record failed (an all-yes, all-no or random "
+                             "worker) from your HITs: by the API, or for requester-UI batches the AWS CLI commands "
+                             "to run are printed; recorded in the ledger and shown by `annotate report`")
     parser.add_argument("--out", metavar="FILE.csv",
                         help="requester-UI batches: where to write the Approve/Reject file to upload")
 
@@ -49,8 +53,33 @@ def run(args):
         counts = mturk.review_assignments(mturk_options.client(args), ledger, verdicts, approve_all)
         print(f"approved {counts[mturk.APPROVED]}, rejected {counts[mturk.REJECTED]} assignment(s)")
     if plan["kind"] == mturk_questions.KIND:
+        if args.block:
+            raise InputError(f"--block is for round-1 batches, whose gold checks find the workers to block; batch "
+                             f"{args.batch!r} holds prepared question files")
         return 0
+    if args.block:
+        block_workers(args, ledger, plan)
     decided = round1.record_decisions(ledger, args.batch, plan, final=args.final)
     print(f"round 1: {decided['accepted']} item(s) accepted, {decided['rejected']} rejected (go to round 2), "
           f"{decided['undecided']} waiting for assignments")
     return 0
+
+
+def block_workers(args, ledger, plan):
+    """Block the batch's workers whose gold record failed (by the API, or print the commands for a requester-UI
+    batch), once each."""
+    from annotation import mturk, round1
+    with ledger.read() as q:
+        done = {b["worker_id"] for b in q.worker_blocks()}
+    to_block = {w: r for w, r in round1.workers_to_block(round1.assignment_verdicts(ledger, args.batch, plan)).items()
+                if w not in done}
+    if plan["kind"] == round1.MANUAL_BATCH:
+        mturk.record_blocks(ledger, args.batch, to_block, "requester-site")
+        for worker, reason in to_block.items():
+            print(f"block {worker}: {mturk.block_command(worker, reason)}")
+    else:
+        mturk.block_workers(mturk_options.client(args), ledger, args.batch, to_block)
+        for worker in to_block:
+            print(f"blocked {worker} (their gold record failed)")
+    if not to_block:
+        print("no worker to block: every worker's gold record holds (or they are blocked already)")

@@ -45,6 +45,9 @@ def check_sentences(mining_run):
         if not {"sentence_id", "text"} <= names:
             raise InputError(f"{path}: no sentence_id/text columns (has {sorted(names)}); is this the `sentences` "
                              "stage of a picforge mining run?")
+    if mining_run.count_rows("sentences") == 0:
+        raise InputError(f"{mining_run.stage_dir('sentences')}: the run holds no sentences, so PEARL has no phrase to "
+                         "type; mine a dump with articles (`picforge mine` prints how many sentences it kept)")
 
 
 def corpus_sentences(mining_run):

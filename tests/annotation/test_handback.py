@@ -54,6 +54,11 @@ def test_blank_and_unfixed_rows_are_reassigned_to_someone_else(annotate, run_dir
         annotations = {a["triplet_id"]: (a["annotator"], a["q1"]) for a in q.expert_annotations()}
     assert annotations == {"00001": ("alice", "unenthusiastic response"), "00002": ("carol", "huge number"),
                            "00003": ("carol", "abrupt bend")}
+    # The report credits each row to the expert whose answer stands: alice's reassigned rows are carol's.
+    assert annotate("report", "--run", run_dir) == 0
+    report = capsys.readouterr().out
+    assert "| alice | expert | 1 | 0 | 0 | 6 | 1 | 0 |  |" in report
+    assert "| carol | expert | 1 | 0 | 0 | 6 | 2 | 0 |  |" in report
 
 
 def test_reassign_takes_only_expert_batches(annotate, run_dir, ledger, capsys):

@@ -485,3 +485,25 @@ def test_re_polling_never_moves_a_reviewed_status_back(env):
         saved = q.assignments(batch_id=BATCH)
     assert {a["status"] for a in saved} == {"Approved"}
     assert all(a["meta"]["review"].startswith("Thank you") for a in saved)     # the review is kept too
+
+
+def test_review_block_blocks_each_worker_whose_gold_record_failed_once(env, capsys):
+    env["create"] += ["--min-worker-gold", "3"]   # W3 answers the 3 distinct checks of the 3 HITs wrongly
+    create_batch(env)
+    assignments, _ = _worker_assignments(env)
+    expect_save(env["stubber"], assignments)
+    assert env["cli"](["annotate", "mturk", "save", *env["batch_args"]]) == 0
+    for n in (1, 2, 3):
+        for worker, verb in ((1, "approve_assignment"), (2, "approve_assignment"), (3, "reject_assignment")):
+            env["stubber"].add_response(verb, {}, {"AssignmentId": f"A{n}{worker}", "RequesterFeedback": ANY})
+    env["stubber"].add_response("create_worker_block", {}, {"WorkerId": "W3", "Reason": ANY})
+    capsys.readouterr()
+    assert env["cli"](["annotate", "mturk", "review", *env["batch_args"], "--block"]) == 0
+    env["stubber"].assert_no_pending_responses()
+    assert "blocked W3 (their gold record failed)" in capsys.readouterr().out
+    with env["ledger"].read() as q:
+        blocks = [(b["worker_id"], b["batch_id"], b["how"]) for b in q.worker_blocks()]
+        assert q.worker_blocks()[0]["reason"].startswith("Across your assignments you answered 0 of 3")
+    assert blocks == [("W3", BATCH, "api")]
+    assert env["cli"](["annotate", "mturk", "review", *env["batch_args"], "--block"]) == 0   # no second block call
+    assert "no worker to block" in capsys.readouterr().out
