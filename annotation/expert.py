@@ -7,7 +7,7 @@ from annotation.guidelines import write_guidelines
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
 from annotation.roundtrip import record_sheet, resolve_rows, write_batches
 from annotation.text import YES, highlight, locate_phrase, normalize, replace_span, shared_words, words, yes_no
-from annotation.triplets import iter_triplets, load_triplets
+from annotation.triplets import iter_triplets, load_triplets, text_digest
 from picforge.errors import InputError, NothingToDo
 from picforge.files import write_atomically
 from picforge.sheets import csv_text, read_sheet
@@ -89,7 +89,7 @@ def export_expert(ledger, run_dir, out_dir, annotators, per_annotator):
                           f"{waiting}")
     write_guidelines("expert_guidelines", out_dir)
     return write_batches(ledger, KIND, ROUND_EXPERT, out_dir, SHEET_COLUMNS,
-                         [(annotator, {"annotator": annotator},
+                         [(annotator, {"annotator": annotator, "texts": {t["triplet_id"]: text_digest(t) for t in chosen}},
                            [((t["triplet_id"], "triplet"), sheet_row(t)) for t in chosen])
                           for annotator, chosen in shares.items() if chosen])
 

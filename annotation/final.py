@@ -15,8 +15,8 @@ PS_PAIRS = (("ps_pos", "ps_q1"), ("ps_neg", "ps_q2"))
 
 
 def annotation_outcomes(q):
-    """[(ExpertAnnotation row, {kind: outcome})] for every accepted expert annotation."""
-    round1, round2 = q.decision_map(ROUND_MTURK), q.decision_map(ROUND_VERIFY2)
+    """[(ExpertAnnotation row, {kind: outcome})] for every accepted expert annotation of a triplet not marked stale."""
+    round1, round2, stale = q.decision_map(ROUND_MTURK), q.decision_map(ROUND_VERIFY2), q.stale()
 
     def decision(decisions, triplet_id, kind):
         found = decisions.get(item_id(triplet_id, kind))
@@ -25,7 +25,7 @@ def annotation_outcomes(q):
     return [(annotation, {kind: item_outcome(decision(round1, annotation["triplet_id"], kind),
                                              decision(round2, annotation["triplet_id"], kind))
                           for kind in ANNOTATION_KINDS})
-            for annotation in q.expert_annotations()]
+            for annotation in q.expert_annotations() if annotation["triplet_id"] not in stale]
 
 
 def kept_annotations(q):
@@ -69,6 +69,19 @@ def grammar_coverage(q, triplet_ids=None):
     return total, not_run
 
 
+def stage_inputs(run, records):
+    """The inputs of stage final_annotations: the select stage and the digest of the records (never the ledger's
+    URL: a copied run directory or a second ledger with the same records is up to date)."""
+    digest = hashlib.sha256(json.dumps(records, sort_keys=True).encode("utf-8")).hexdigest()
+    return {SELECT_STAGE: run.require(SELECT_STAGE)["fingerprint"], "ledger_records_sha256": digest}
+
+
+def is_current(q, run_dir):
+    """Whether stage final_annotations holds what the ledger keeps now."""
+    run = require_select(run_dir)
+    return run.up_to_date(STAGE, fingerprint(STAGE, stage_inputs(run, final_records(q)), {})) is not None
+
+
 def export_final(ledger, run_dir, force=False):
     """Write the kept annotations as stage `final_annotations` (Parquet + manifest); skip when unchanged.
 
@@ -78,11 +91,7 @@ def export_final(ledger, run_dir, force=False):
     with ledger.read() as q:
         records = final_records(q)
         paraphrases, unchecked = grammar_coverage(q, {r["triplet_id"] for r in records})
-    digest = hashlib.sha256(json.dumps(records, sort_keys=True).encode("utf-8")).hexdigest()
-    # The ledger counts by the digest of what it holds, never by its URL: a copied run directory or a
-    # second ledger with the same records is up to date.
-    inputs = {SELECT_STAGE: run.require(SELECT_STAGE)["fingerprint"], "ledger_records_sha256": digest}
-    options = {}
+    inputs, options = stage_inputs(run, records), {}
     done = None if force else run.up_to_date(STAGE, fingerprint(STAGE, inputs, options))
     if done is not None:
         return dict(done, skipped=True)

@@ -162,8 +162,17 @@ worker_blocks = sa.Table(
     sa.Column("blocked_at", sa.String(40), nullable=False),
 )
 
+# Annotated triplets a later `picforge mine` dropped or whose text it changed (annotation/triplets.py): left out
+# of every later round and of the release; the rest of the ledger keeps its verification.
+stale_triplets = sa.Table(
+    "stale_triplets", metadata,
+    sa.Column("triplet_id", sa.String(200), primary_key=True),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("marked_at", sa.String(40), nullable=False),
+)
+
 # Columns that record when, not what: left out when comparing two ledgers' contents.
-TIME_COLUMNS = {"created_at", "first_seen", "decided_at", "released_at", "blocked_at"}
+TIME_COLUMNS = {"created_at", "first_seen", "decided_at", "released_at", "blocked_at", "marked_at"}
 # PostgreSQL advisory lock every writing transaction holds until it ends, so writers take turns as
 # BEGIN IMMEDIATE makes them on SQLite (the key is arbitrary: "picf" in ASCII).
 WRITER_LOCK_KEY = 0x70696366
@@ -488,6 +497,18 @@ class LedgerSession:
         return self._insert_or_ignore(worker_blocks, {"worker_id": worker_id},
                                       {"batch_id": batch_id, "reason": reason, "how": how, "blocked_at": now()})
 
+    def mark_stale(self, reasons):
+        """Make {triplet_id: reason} the stale set (triplets no longer stale are unmarked); returns the ids newly
+        marked."""
+        marked = self.stale()
+        gone = [tid for tid in marked if tid not in reasons]
+        if gone:
+            self.conn.execute(sa.delete(stale_triplets).where(stale_triplets.c.triplet_id.in_(gone)))
+        for tid, reason in reasons.items():
+            if marked.get(tid) != reason:
+                self._upsert(stale_triplets, {"triplet_id": tid}, {"reason": reason, "marked_at": now()})
+        return sorted(set(reasons) - set(marked))
+
     def record_cluster_labels(self, group_id, annotator, batch_id, labels):
         """Store one annotator's clustering of a group, {phrase: (cluster, kind)}, replacing an earlier sheet's
         labels for it; returns the number of rows inserted, changed or removed."""
@@ -562,6 +583,11 @@ class LedgerSession:
         if batch_id is not None:
             query = query.where(hits.c.batch_id == batch_id)
         return [_row(r) for r in self.conn.execute(query).mappings()]
+
+    def stale(self):
+        """{triplet_id: reason} of the triplets marked stale."""
+        rows = self.conn.execute(sa.select(stale_triplets).order_by(stale_triplets.c.triplet_id)).mappings()
+        return {r["triplet_id"]: r["reason"] for r in rows}
 
     def worker_blocks(self):
         return [dict(r) for r in self.conn.execute(sa.select(worker_blocks).order_by(worker_blocks.c.worker_id))

@@ -103,8 +103,11 @@ def export_tiebreak(ledger, run_dir, out_dir, expert):
         sent = {iid for iid, batch_ids in q.memberships(KIND).items()
                 if any(q.batch(b)["meta"]["role"] == TIEBREAK for b in batch_ids)}
         todo = []
+        stale = q.stale()
         for iid, roles in sorted(votes_by_item(q).items()):
             triplet_id, kind = iid.rsplit("/", 1)
+            if triplet_id in stale:
+                continue
             original = annotations[triplet_id][PAIRS[kind][1]]
             if iid not in sent and outcome(original, roles).status == "tiebreak":
                 todo.append((triplet_id, kind, roles))

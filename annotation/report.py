@@ -4,6 +4,7 @@ import collections
 from annotation import ps_verify
 from annotation.final import annotation_outcomes, grammar_coverage
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
+from annotation.next_step import pending_steps
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
 from annotation.triplets import SELECT_STAGE
 from picforge.rundir import RunDir
@@ -98,6 +99,8 @@ def build_report(ledger, run_dir):
             "ps_verification": ps_summary(q),
             "workers": worker_stats(q),
             "grammar": dict(zip(("paraphrases", "not_checked"), grammar_coverage(q))),
+            "stale": q.stale(),
+            "next": pending_steps(q, run_dir),
         }
 
 
@@ -114,6 +117,14 @@ def grammar_line(grammar):
     return f"Grammar check (LanguageTool) run on all {grammar['paraphrases']:,} paraphrases."
 
 
+def stale_lines(stale):
+    """What the report says of the triplets a re-mine made stale (nothing when none)."""
+    if not stale:
+        return []
+    return [f"Stale after a re-mine: {len(stale):,} annotated triplet(s), left out of every count below, of later "
+            "rounds and of the release:", "", *(f"- {tid}: {why}" for tid, why in stale.items()), ""]
+
+
 def render_markdown(report):
     """The report as Markdown tables."""
     expert, funnel_rows = report["expert"], report["funnel"]
@@ -122,7 +133,7 @@ def render_markdown(report):
              f"Triplets selected for annotation: {_cell(report['selected_triplets'])}; sent to experts: "
              f"{expert['triplets_sent']:,} in {expert['batches']} batches; sheet rows accepted: "
              f"{expert['rows_accepted']:,}, waiting for fixes: {expert['rows_to_fix']:,}.", "",
-             grammar_line(report["grammar"]), "",
+             grammar_line(report["grammar"]), "", *stale_lines(report["stale"]),
              "## Funnel (PiC Table A1, lower half)", "",
              "| step | paraphrases (p, d, q) | Y/N labels (p, d1, d2, l) |", "| --- | --- | --- |"]
     steps = [("Expert annotation", "annotated", None), ("Round 1: verified by MTurk", "round1_verified", None),
@@ -154,4 +165,5 @@ def render_markdown(report):
         lines.append(f"| {worker} | {s['source']} | {s.get('assignments', 0)} | {s.get('approved', 0)} | "
                      f"{s.get('rejected', 0)} | {s.get('answers', 0)} | {s.get('rows_' + ACCEPTED, 0)} | "
                      f"{s.get('rows_' + REJECTED, 0)} | {'yes' if s['blocked'] else ''} |")
+    lines += ["", "## Next", "", *(f"- `{step}`" for step in report["next"] or ["nothing waits in the ledger"])]
     return "\n".join(lines) + "\n"

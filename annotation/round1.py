@@ -191,11 +191,11 @@ def layout_hits(batch_id, item_ids, check_ids, settings):
 
 
 def unverified_annotations(q, limit=None):
-    """Accepted expert annotations whose items are in no round-1 batch yet, or were released from it by
-    `annotate cancel-batch` (in triplet id order)."""
-    taken = {iid for kind in (API_BATCH, MANUAL_BATCH) for iid in q.memberships(kind)}
-    chosen = [annotation for annotation in q.expert_annotations()
-              if not any(item_id(annotation["triplet_id"], kind) in taken for kind in ITEM_KINDS)]
+    """Accepted expert annotations of triplets not marked stale whose items are in no round-1 batch yet, or were
+    released from it by `annotate cancel-batch` (in triplet id order)."""
+    taken, stale = {iid for kind in (API_BATCH, MANUAL_BATCH) for iid in q.memberships(kind)}, q.stale()
+    chosen = [annotation for annotation in q.expert_annotations() if annotation["triplet_id"] not in stale
+              and not any(item_id(annotation["triplet_id"], kind) in taken for kind in ITEM_KINDS)]
     return chosen if limit is None else chosen[:limit]
 
 

@@ -39,8 +39,10 @@ def export_verify2(ledger, run_dir, out_dir, verifiers, per_verifier=None):
     with ledger.read() as q:
         annotations = {a["triplet_id"]: a for a in q.expert_annotations()}
         sent = q.memberships(KIND)
+        stale = q.stale()
         todo = [d for d in q.decisions(round=ROUND_MTURK, decision=REJECTED)
-                if d["kind"] in ANNOTATION_KINDS and d["item_id"] not in sent and d["triplet_id"] in annotations]
+                if d["kind"] in ANNOTATION_KINDS and d["item_id"] not in sent and d["triplet_id"] in annotations
+                and d["triplet_id"] not in stale]
     if per_verifier is not None:
         todo = todo[:per_verifier * len(verifiers)]
     if not todo:

@@ -123,7 +123,11 @@ def run_command(argv):
     logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     if not args.verbose:  # a failing DoFn's traceback, logged by Beam: main reports its error in one line
         logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
-    return args.func(args)
+    code = args.func(args)
+    after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
+    if code == 0 and after is not None:
+        after(args)
+    return code
 
 
 if __name__ == "__main__":

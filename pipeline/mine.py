@@ -197,13 +197,14 @@ def funnel_report(manifests):
     ]
 
 
-def selection_summary(out, selected, annotators=3):
-    """What a run selected, where it is, and the command that hands it to expert annotators."""
+def selection_summary(out, selected, annotators=3, ledger_hint=None):
+    """What a run selected, where it is, and what comes next: the command that hands it to expert annotators, or
+    `ledger_hint` (what the run's ledger still waits for) when annotation has begun."""
     if not selected:
         return (f"\n0 triplets selected in {out}: no phrase kept a pair of sentences from two pages; mine a larger "
                 "dump (see the funnel above for the step that emptied it)")
     per_annotator = -(-selected // annotators)
     names = ",".join(f"expert{n}" for n in range(1, annotators + 1))
-    return (f"\n{selected:,} triplets selected: {out}/select/ (ranked Parquet) and {out}/{CANDIDATES_CSV}\n"
-            f"next, the expert sheets: picforge annotate export expert --run {out} --annotators {names} "
-            f"--per-annotator {per_annotator}")
+    hint = ledger_hint or (f"next, the expert sheets: picforge annotate export expert --run {out} --annotators "
+                           f"{names} --per-annotator {per_annotator}")
+    return f"\n{selected:,} triplets selected: {out}/select/ (ranked Parquet) and {out}/{CANDIDATES_CSV}\n{hint}"

@@ -4,6 +4,7 @@ import functools
 import importlib
 import os
 import re
+import sys
 
 from picforge.errors import InputError
 from picforge.paths import plain_name
@@ -56,6 +57,21 @@ def register(subparsers):
     for name in CORE_VERBS + MTURK_VERBS:
         module = importlib.import_module(name)
         module.register(groups[module.GROUP] if module.GROUP else verbs)
+    annotate.set_defaults(after_success=print_next_steps)
+
+
+def print_next_steps(args):
+    """After a PiC annotation verb: what the ledger still waits for (ledgers with no expert batch, e.g. a
+    companion's, get no hint)."""
+    from annotation import expert
+    from annotation.next_step import hint
+    if args.verb in ("report", "trace") or getattr(args, "target", None) == "create-questions":
+        return
+    ledger = open_ledger(args)
+    with ledger.read() as q:
+        if not q.batches(kind=expert.KIND):
+            return
+    print(hint(ledger, args.run))
 
 
 def add_ledger_options(parser):
@@ -68,9 +84,18 @@ def add_ledger_options(parser):
 
 
 def open_ledger(args):
-    """The ledger named by --ledger or $PICFORGE_LEDGER, or else the run directory's SQLite file."""
+    """The ledger named by --ledger or $PICFORGE_LEDGER, or else the run directory's SQLite file, with the triplets
+    a re-mine changed since their export marked stale (and listed on stderr)."""
     from annotation.ledger import Ledger
-    return Ledger.for_run(args.run, args.ledger or os.environ.get(LEDGER_VARIABLE))
+    from annotation.triplets import mark_stale
+    ledger = Ledger.for_run(args.run, args.ledger or os.environ.get(LEDGER_VARIABLE))
+    stale = mark_stale(ledger, args.run)
+    if stale:
+        listed = "; ".join(f"{tid} ({why})" for tid, why in list(stale.items())[:10])
+        print(f"picforge: {len(stale)} annotated triplet(s) marked stale, left out of every later round and of the "
+              f"release (the rest keep their verification): {listed}{'; …' if len(stale) > 10 else ''}",
+              file=sys.stderr)
+    return ledger
 
 
 def add_grammar_options(parser):

@@ -77,6 +77,7 @@ def _float_pair(text):
 
 
 def run(args):
+    from annotation.next_step import ledger_hint
     from pipeline.mine import mine, selection_summary
     options = MineOptions(
         top_n=args.top_n, max_pages=args.max_pages, seed=args.seed, spacy_model=args.spacy_model,
@@ -91,5 +92,5 @@ def run(args):
         categories_contact=args.categories_contact)
     funnel = mine(args.input, args.wic, args.out, options, args.beam_args, args.runner, args.force, args.cache_dir)
     print(format_funnel(funnel))
-    print(selection_summary(args.out, funnel[-1]["count"]))
+    print(selection_summary(args.out, funnel[-1]["count"], ledger_hint=ledger_hint(args.out)))
     return 0

@@ -81,7 +81,7 @@ def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, cap
     assert report["final_triplets"] == 6
     assert "| Round 1: accepted | 8 (66.67%) | 5 (83.33%) |" in text
     assert report["workers"]["alice"] == {"source": "expert", "assignments": 1, "ingested": 1, "answers": 9,
-                                          "rows_accepted": 3}
+                                          "rows_accepted": 3, "blocked": False}
     assert report["workers"]["victor"]["answers"] == 2
 
     assert annotate("export", "final", "--run", run_dir) == 0

@@ -174,6 +174,7 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch):
         elif "publish" in line:
             assert not os.path.exists("published") and "nothing uploaded" in out
 
+    hints_after = {}
     commands = documented_commands(DOC.read_text(encoding="utf-8"))
     assert commands[0] == "make demo" and sum("picforge" in c for c in commands) >= 20
     for line in commands:
@@ -189,8 +190,18 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch):
             code, out, err = session.run(line)
         assert code == 0, f"`{line}` exited {code}:\n{out}\n{err}"
         after(line, nth, out)
+        hints_after[len(session.outputs)] = re.findall(r"^next: picforge (\w+(?: [\w-]+)?(?: [\w-]+)?)", out, re.M)
         session.outputs.append((line, out))
         print(f"$ {line}\n{out}{err}")
+
+    # Every next-step hint comes from the ledger's state: what it names is still ahead in the walkthrough, never a
+    # step already done (e.g. the expert sheets once they were exported).
+    ran = [" ".join(words(line)[:4]) for line in commands]
+    for index, hints in hints_after.items():
+        for verb in hints:
+            assert any(command.startswith(f"picforge {verb}") for command in ran[index + 1:]), (
+                f"after `{commands[index]}` the hint names `picforge {verb}`, which nothing later runs")
+    assert sum(map(len, hints_after.values())) >= 8
 
 
 def fix_list_cells():

@@ -1,0 +1,90 @@
+"""What is left to do on a run, read from its ledger's state (not from a fixed sequence): the hints `mine` and every
+`annotate` verb print."""
+import os
+
+from annotation import expert, final, ps_verify, round1, verify2
+from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
+
+MTURK_KINDS = (round1.API_BATCH, round1.MANUAL_BATCH)
+
+
+def _open_items(q, kind, round_):
+    """{batch_id: item ids} of the batches of `kind` whose items have no decision of `round_` and were not handed
+    back."""
+    decided = q.decision_map(round_)
+    found = {}
+    for batch in q.batches(kind=kind):
+        if batch["status"] == "cancelled":
+            continue
+        released = {r["item_id"] for r in q.releases(batch["batch_id"])}
+        waiting = [i["item_id"] for i in q.items(batch_id=batch["batch_id"])
+                   if i["item_id"] not in released and (i["item_id"] not in decided
+                                                        or decided[i["item_id"]]["decision"] != ACCEPTED
+                                                        and round_ == ROUND_EXPERT)]
+        if waiting:
+            found[batch["batch_id"]] = waiting
+    return found
+
+
+def pending_steps(q, run):
+    """The commands of every step with work waiting, in the order of the rounds (empty when none is left)."""
+    steps = []
+    experts = _open_items(q, expert.KIND, ROUND_EXPERT)
+    if not q.batches(kind=expert.KIND):
+        return [f"picforge annotate export expert --run {run} --annotators A,B,C --per-annotator N"]
+    if experts:
+        steps.append(f"picforge annotate ingest expert --run {run} SHEET…   (rows open in {', '.join(experts)})")
+    if round1.unverified_annotations(q):
+        steps.append(f"picforge annotate mturk create --run {run} --batch NAME --gold GOLD.jsonl   (or `mturk export` "
+                     "for the requester site)")
+    for batch in (b for kind in MTURK_KINDS for b in q.batches(kind=kind)):
+        if batch["status"] == "cancelled" or batch["batch_id"] not in _open_items(q, batch["kind"], ROUND_MTURK):
+            continue
+        name, plan = batch["batch_id"], batch["meta"]
+        review = f"picforge annotate mturk review --run {run} --batch {name}" + (
+            "" if batch["kind"] == round1.API_BATCH else " --out FILE.csv")
+        if len(q.assignments(batch_id=name)) >= len(plan["hits"]) * plan["settings"]["assignments"]:
+            steps.append(review)
+        elif batch["kind"] == round1.API_BATCH:
+            steps.append(f"picforge annotate mturk save --run {run} --batch {name}   (then `{review}`)")
+        else:
+            steps.append(f"picforge annotate mturk ingest --run {run} Batch_…_batch_results.csv   (then `{review}`)")
+    sent2 = q.memberships(verify2.KIND)
+    stale = q.stale()
+    if any(d["item_id"] not in sent2 and d["triplet_id"] not in stale
+           for d in q.decisions(round=ROUND_MTURK, decision=REJECTED)):
+        steps.append(f"picforge annotate export verify2 --run {run} --verifiers V1,V2")
+    if _open_items(q, verify2.KIND, ROUND_VERIFY2):
+        steps.append(f"picforge annotate ingest verify2 --run {run} SHEET…")
+    kept = final.kept_annotations(q)
+    sent_ps = q.memberships(ps_verify.KIND)
+    pairs, _ = ps_verify.ps_pairs(kept)
+    if pairs and not q.batches(kind=ps_verify.KIND):  # once exported, a --balance export's choice stands
+        steps.append(f"picforge annotate export ps-verify --run {run} --experts A1,A2")
+    ps_decided = q.decision_map(ROUND_PS)
+    if any(iid not in ps_decided for iid in sent_ps):
+        steps.append(f"picforge annotate ingest ps-verify --run {run} SHEET…   (a tie needs `export ps-verify "
+                     "--tiebreak A3`)")
+    if not steps and kept:
+        steps.append(f"picforge build --run {run} --out RELEASE" if final.is_current(q, run) else
+                     f"picforge annotate export final --run {run}   (then `picforge build --run {run} --out RELEASE`)")
+    return steps
+
+
+def hint(ledger, run):
+    """The 'next:' lines for a run (one per pending step)."""
+    with ledger.read() as q:
+        steps = pending_steps(q, run)
+    return "\n".join(f"next: {step}" for step in steps) or "next: nothing waits in the ledger"
+
+
+def ledger_hint(run):
+    """`hint` for a run with a ledger file, else None (so `mine` on a fresh run keeps its own first step)."""
+    from annotation.ledger import Ledger
+    if not os.path.exists(os.path.join(run, "ledger.sqlite")):
+        return None
+    ledger = Ledger.for_run(run)
+    try:
+        return hint(ledger, run)
+    finally:
+        ledger.dispose()
