@@ -148,20 +148,36 @@ def worker_fields(plan, annotations, hit, gold):
     return fields
 
 
+RESULTS_NAME = "Batch_5123456_batch_results.csv"
+
+
 def requester_ui_results(run, batch, gold_path, returned):
-    """The Batch_*_batch_results.csv the requester UI gives once one worker has done each HIT."""
+    """The Batch_*_batch_results.csv the requester site exports once one worker has done each HIT: its own columns,
+    the batch input CSV's columns as Input.*, the crowd-form's fields as Answer.*, then Approve and Reject."""
     plan, annotations = _plan(run, batch)
     gold = _gold_answers(gold_path)
+    inputs = {row["row_key"]: row for row in read_csv(f"{run}/mturk/{batch}/{batch}_input.csv")}
     rows = []
     for n, hit in enumerate(plan["hits"], start=1):
         answers = worker_fields(plan, annotations, hit, gold)
-        rows.append({"HITId": f"3UIHIT{n:024d}", "HITTypeId": "3UITYPE", "AssignmentId": f"3UIASG{n:024d}",
+        rows.append({"HITId": f"3UIHIT{n:024d}", "HITTypeId": "3UITYPE000000000000000000000000",
+                     "Title": "Do these paraphrases keep the meaning of the phrase?",
+                     "Description": "Read a phrase in its passage and judge short paraphrases (yes/no).",
+                     "Keywords": "phrase, paraphrase, meaning, English", "Reward": "$4.67",
+                     "CreationTime": "Mon Nov 23 08:02:11 PST 2026", "MaxAssignments": "1", "RequesterAnnotation":
+                     f"BatchId:5123456;OriginalHitTemplateId:{batch};", "AssignmentDurationInSeconds": "3600",
+                     "AutoApprovalDelayInSeconds": "259200", "Expiration": "Mon Nov 30 08:02:11 PST 2026",
+                     "NumberOfSimilarHITs": "", "LifetimeInSeconds": "", "AssignmentId": f"3UIASG{n:024d}",
                      "WorkerId": f"AUIWORKER{n % 2}", "AssignmentStatus": "Submitted",
-                     "SubmitTime": "Mon Nov 23 09:15:00 PST 2026", "Input.row_key": hit["token"],
+                     "AcceptTime": "Mon Nov 23 08:55:40 PST 2026", "SubmitTime": "Mon Nov 23 09:15:00 PST 2026",
+                     "AutoApprovalTime": "Thu Nov 26 09:15:00 PST 2026", "ApprovalTime": "", "RejectionTime": "",
+                     "RequesterFeedback": "", "WorkTimeInSeconds": "1160", "LifetimeApprovalRate": "0% (0/0)",
+                     "Last30DaysApprovalRate": "0% (0/0)", "Last7DaysApprovalRate": "0% (0/0)",
+                     **{f"Input.{k}": v for k, v in inputs[hit["token"]].items()},
                      **{f"Answer.{k}": v for k, v in answers.items()}, "Answer.comments": "", "Approve": "",
                      "Reject": ""})
     os.makedirs(returned, exist_ok=True)
-    path = os.path.join(returned, "Batch_5123456_batch_results.csv")
+    path = os.path.join(returned, RESULTS_NAME)
     with open(path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
