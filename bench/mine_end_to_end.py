@@ -202,7 +202,7 @@ def original_pipeline(dump, wic_path, max_pages=None, seed=0, top_n=19500, windo
     from picforge.encoders import load_sentence_model
     from picforge.resources import read_wic_words
     from pipeline.stages.pairs import in_window
-    from pipeline.stages.phrases import default_spacy_model
+    from picforge.spacy_models import default_spacy_model
 
     steps = Steps()
     nlp = steps.timed("load models", spacy.load, default_spacy_model())

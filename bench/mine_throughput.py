@@ -141,7 +141,7 @@ def original_side(pages, watch, occurrences, model_name, batch_size, wic_words):
     import spacy
 
     from picforge.resources import stopwords
-    from pipeline.stages.phrases import default_spacy_model
+    from picforge.spacy_models import default_spacy_model
     from pipeline.stages.sentences import split_sentences
 
     nlp = spacy.load(model_name or default_spacy_model())
@@ -213,7 +213,7 @@ def component_costs(dump, max_pages, model_name, batch_size):
     import spacy
 
     from pipeline.pos_rules import PosRules
-    from pipeline.stages.phrases import default_spacy_model
+    from picforge.spacy_models import default_spacy_model
     from pipeline.stages.sentences import page_sentences
 
     texts = [s["text"] for page in iter_clean_pages(dump, max_pages) for s in page_sentences(page)]

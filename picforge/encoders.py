@@ -110,21 +110,31 @@ def load_token_model(path, device="cpu"):
 
 
 class TokenEncoder:
-    """Last-layer token embeddings, with each token's character offsets, of an encoder in a local folder."""
+    """Last-layer token embeddings, with each token's character offsets: the one span forward pass (PiC baselines,
+    CoSimLex, STS-B-Context), of an encoder in a local folder or inside a loaded SentenceTransformer."""
 
-    def __init__(self, path, max_length=512, batch_size=16):
+    def __init__(self, path, max_length=512, batch_size=16, device="cpu"):
         self.path = path
         self.max_length = max_length
         self.batch_size = batch_size
+        self.device = device
         self.model = None
+
+    @classmethod
+    def of_sentence_model(cls, sentence_model, batch_size=16):
+        """The token encoder inside a loaded SentenceTransformer: its tokenizer, transformer and maximum length."""
+        encoder = cls(None, sentence_model.max_seq_length, batch_size, str(sentence_model.device))
+        encoder.tokenizer, encoder.model = sentence_model.tokenizer, sentence_model[0].auto_model
+        return encoder
 
     def load(self):
         if self.model is None:
-            self.tokenizer, self.model = load_token_model(self.path)
+            self.device = resolve_device(self.device)
+            self.tokenizer, self.model = load_token_model(self.path, self.device)
         return self
 
     def token_vectors(self, texts):
-        """(vectors, character offsets) of each text's tokens."""
+        """(vectors, character offsets) of each text's tokens, padding left out."""
         import torch
 
         self.load()
@@ -133,6 +143,6 @@ class TokenEncoder:
                                    max_length=self.max_length, return_offsets_mapping=True, return_tensors="pt")
             offsets = batch.pop("offset_mapping")
             with torch.inference_mode():
-                hidden = self.model(**batch).last_hidden_state
-            for row, mask in enumerate(batch["attention_mask"].bool()):
+                hidden = self.model(**batch.to(self.device)).last_hidden_state.float().cpu()
+            for row, mask in enumerate(batch["attention_mask"].bool().cpu()):
                 yield hidden[row][mask].numpy(), offsets[row][mask].tolist()

@@ -3,7 +3,7 @@ import collections
 import re
 
 from picforge.errors import InputError
-from pipeline.stages import phrases
+from picforge.spacy_models import default_spacy_model as default_english_model, shared_pipeline
 
 CONTEXT_SENTENCES = 3
 MARKUP = re.compile(r"[{}\[\]|<>=]|https?://|&[a-z]+;|\bthumb\b")
@@ -18,7 +18,7 @@ def default_spacy_model(lang):
 
     if lang == "en":
         try:
-            return phrases.default_spacy_model()
+            return default_english_model()
         except RuntimeError as err:
             raise InputError(f"--lang en: {err}; or name an installed model with --spacy-model") from None
     tried = tuple(f"{lang}_core_news_{size}" for size in ("sm", "md", "lg"))
@@ -31,10 +31,8 @@ def default_spacy_model(lang):
 
 
 def load_lemmatizer(model):
-    """A spaCy pipeline that tags and lemmatizes only (parser and NER left out)."""
-    import spacy
-
-    return spacy.load(model, exclude=["parser", "ner"])
+    """The worker's spaCy pipeline that tags and lemmatizes only (parser and NER left out)."""
+    return shared_pipeline(model, ("parser", "ner"))
 
 
 def sentence_targets(doc, vocabulary):

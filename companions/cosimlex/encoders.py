@@ -5,6 +5,7 @@ import numpy as np
 
 from picforge.encoders import BUNDLED_MODEL, TokenEncoder, resolve_model_path, span_vector
 from picforge.errors import InputError
+from picforge.spacy_models import shared_pipeline
 
 MINILM = "minilm"
 TOK2VEC = "tok2vec"
@@ -20,6 +21,13 @@ def pair_cosine(vectors, offsets, span1, span2):
     return float(v1 @ v2) / norm if norm else None
 
 
+def _only_tok2vec(nlp, model):
+    if "tok2vec" not in nlp.pipe_names:
+        raise InputError(f"--encoders spacy:{model}: the model has no tok2vec component; name a spaCy model that "
+                         "has one (e.g. en_core_web_sm)")
+    nlp.select_pipes(enable=["tok2vec"])
+
+
 class SpacyTokens:
     """The token vectors (`doc.tensor`) that a spaCy pipeline's `tok2vec` component computes."""
 
@@ -29,14 +37,7 @@ class SpacyTokens:
 
     def load(self):
         if self.nlp is None:
-            import spacy
-
-            nlp = spacy.load(self.model)
-            if "tok2vec" not in nlp.pipe_names:
-                raise InputError(f"--encoders spacy:{self.model}: the model has no tok2vec component; "
-                                 "name a spaCy model that has one (e.g. en_core_web_sm)")
-            nlp.select_pipes(enable=["tok2vec"])
-            self.nlp = nlp
+            self.nlp = shared_pipeline(self.model, (), _only_tok2vec, self.model)
         return self
 
     def token_vectors(self, texts):

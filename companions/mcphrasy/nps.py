@@ -3,6 +3,8 @@ import functools
 import re
 from importlib import resources
 
+from picforge.spacy_models import shared_pipeline
+
 PREFIX_CHARS = 200
 MIN_WORDS, MAX_WORDS = 2, 3
 # One letter per Penn tag, so the chunk rule is a plain regular expression over a tag string.
@@ -80,7 +82,5 @@ def filter_reason(phrase):
 
 
 def load_tagger(model_name):
-    """A spaCy pipeline that sets Penn tags (the tagger) and nothing it does not need."""
-    import spacy
-
-    return spacy.load(model_name, exclude=("parser", "ner", "lemmatizer", "senter"))
+    """The worker's spaCy pipeline that sets Penn tags (the tagger) and nothing it does not need."""
+    return shared_pipeline(model_name, ("parser", "ner", "lemmatizer", "senter"))

@@ -10,7 +10,7 @@ from companions.pearl import augment, negatives, synonyms
 from companions.pearl.constituents import LEXICAL_TYPES, benepar_constituents, dependency_constituents, \
     phrase_occurrences
 from picforge.encoders import SentenceModelOnFirstUse, encode
-from pipeline.stages.phrases import default_spacy_model
+from picforge.spacy_models import shared_pipeline
 
 STAGE = "pearl-phrases"
 SYNONYM_CACHE_SIZE = 200_000  # distinct tokens whose synonyms a worker keeps
@@ -18,20 +18,20 @@ EMBED_GROUPS = 64  # groups the phrases are embedded in; a group's batches depen
 SPACY_PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "textcat", "textcat_multilabel", "spancat")
 
 
-def load_parser(model_name=None, parser="spacy", benepar_model="benepar_en3"):
-    """A spaCy pipeline with tagger, dependency parser and NER (the attribute_ruler's POS rules compiled); with
-    parser='benepar', benepar's constituency parser added after it."""
-    import spacy
-
+def _prepare_parser(nlp, parser, benepar_model):
     from pipeline.pos_rules import replace_attribute_ruler
 
-    nlp = spacy.load(model_name or default_spacy_model(), exclude=SPACY_PIPES_NOT_NEEDED)
     replace_attribute_ruler(nlp)
     if parser == "benepar":
         import benepar  # noqa: F401 - registers the "benepar" factory
 
         nlp.add_pipe("benepar", config={"model": benepar_model})
-    return nlp
+
+
+def load_parser(model_name=None, parser="spacy", benepar_model="benepar_en3"):
+    """The worker's spaCy pipeline with tagger, dependency parser and NER (the attribute_ruler's POS rules
+    compiled); with parser='benepar', benepar's constituency parser added after it."""
+    return shared_pipeline(model_name, SPACY_PIPES_NOT_NEEDED, _prepare_parser, parser, benepar_model)
 
 
 def token_entities(doc, ner_doc=None):

@@ -12,7 +12,7 @@ import numpy as np
 
 from companions.stsb_context import dataset, spans
 from companions.stsb_context.settings import GENERATIONS, SETUPS, SOURCES
-from picforge.encoders import BUNDLED_MODEL, load_sentence_model, resolve_model_path
+from picforge.encoders import BUNDLED_MODEL, TokenEncoder, load_sentence_model, resolve_model_path
 from picforge.errors import InputError
 from picforge.rundir import fingerprint
 
@@ -40,17 +40,8 @@ class Encoder:
         return self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True)
 
     def tokens(self, texts):
-        """[(token vectors, token character offsets)] from one forward pass per text."""
-        vectors = self.model.encode(list(texts), batch_size=self.batch_size, output_value="token_embeddings")
-        encoded = self.model.tokenizer(list(texts), return_offsets_mapping=True, truncation=True,
-                                       max_length=self.model.max_seq_length)
-        out = []
-        for text, tokens, offsets in zip(texts, vectors, encoded["offset_mapping"]):
-            tokens = tokens.detach().cpu().float().numpy() if hasattr(tokens, "detach") else np.asarray(tokens)
-            if len(tokens) != len(offsets):
-                raise RuntimeError(f"{self.name}: {len(tokens)} token vectors but {len(offsets)} offsets for {text!r}")
-            out.append((tokens, offsets))
-        return out
+        """[(token vectors, token character offsets)] from one forward pass per text (the model's transformer)."""
+        return list(TokenEncoder.of_sentence_model(self.model, self.batch_size).token_vectors(list(texts)))
 
 
 def score_full(encoder, rows):

