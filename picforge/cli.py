@@ -54,6 +54,22 @@ def table_of_contents():
     return "\n\n".join(blocks)
 
 
+def register_verbs(subparsers, package, modules, command=None, groups=None, verb_required=True, **command_text):
+    """The one way a command's verbs register: each module `package.<name>` of `modules` adds its parser with
+    register(parsers). With `command` the verbs sit under `picforge COMMAND` (its `help`/`description` in
+    `command_text`); a module whose GROUP names one of `groups` ({name: help}) sits under `COMMAND GROUP`. Returns
+    the command's parser (or `subparsers` when there is no command)."""
+    parser = subparsers.add_parser(command, **command_text) if command else None
+    verbs = (parser.add_subparsers(dest="verb", required=verb_required, metavar="VERB") if parser is not None
+             else subparsers)
+    grouped = {name: verbs.add_parser(name, help=text, description=text).add_subparsers(
+        dest="target", required=True, metavar="TARGET") for name, text in (groups or {}).items()}
+    for name in modules:
+        module = importlib.import_module(f"{package}.{name}")
+        module.register(grouped[module.GROUP] if getattr(module, "GROUP", None) else verbs)
+    return parser if parser is not None else subparsers
+
+
 def command_name(argv):
     """The command word of `argv` (the first argument not starting with '-'), or None."""
     return next((arg for arg in argv if not arg.startswith("-")), None)

@@ -1,9 +1,11 @@
 """Beam pipeline options shared by every picforge pipeline (runner flags pass straight through), and the
 argparse types that refuse impossible numbers (NaN, infinity, negative counts) on every command."""
 import argparse
+import dataclasses
 import importlib.util
 import math
 import os
+import sys
 
 from picforge.errors import InputError
 
@@ -90,3 +92,41 @@ def at_least(minimum):
 
 positive_int = at_least(1)
 non_negative_int = at_least(0)
+
+
+class RenamedOption(argparse.Action):
+    """An option's former spelling, still accepted with a warning that names the current one."""
+
+    def __init__(self, *args, current, **kwargs):
+        self.current = current
+        super().__init__(*args, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"picforge: {option_string} is now {self.current} here (--out names what a command creates); "
+              f"reading {values} as {self.current}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_run_option(parser, holding):
+    """--run RUN_DIR, the existing run a verb reads (and adds its stages to); the former `--out` still works."""
+    given = parser.add_mutually_exclusive_group(required=True)
+    given.add_argument("--run", metavar="RUN_DIR", help=f"run directory holding {holding}")
+    given.add_argument("--out", dest="run", action=RenamedOption, current="--run", help=argparse.SUPPRESS)
+
+
+def add_device_option(parser, encodes="the encoder"):
+    """--device auto|cpu|cuda for every verb that encodes (not part of any fingerprint: it changes where, not what)."""
+    from picforge.encoders import DEVICES
+    parser.add_argument("--device", choices=DEVICES, default="auto",
+                        help=f"where {encodes} runs: auto = cuda when torch sees a GPU (on the worker), else cpu "
+                             "(default auto)")
+
+
+def options_from_args(options_class, args, **converted):
+    """An options dataclass filled from the parsed arguments of the same names (`converted` gives the values a flag
+    spells differently), so an option is declared once as a field and once as a flag, never copied by hand."""
+    names = [field.name for field in dataclasses.fields(options_class)]
+    missing = [name for name in names if name not in converted and not hasattr(args, name)]
+    if missing:
+        raise TypeError(f"{options_class.__name__}: no command-line option sets {', '.join(missing)}")
+    return options_class(**{name: converted[name] if name in converted else getattr(args, name) for name in names})

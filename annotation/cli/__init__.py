@@ -1,11 +1,11 @@
 """`picforge annotate …`: one module per verb; each declares GROUP (export, ingest, mturk or None) and register()."""
 import argparse
 import functools
-import importlib
 import os
 import re
 import sys
 
+from picforge.cli import register_verbs
 from picforge.errors import InputError
 from picforge.paths import plain_name
 
@@ -21,42 +21,36 @@ GROUPS = {
     "mturk": "MTurk HITs: round-1 verification or prepared question files (sandbox unless --live)",
 }
 CORE_VERBS = (
-    "annotation.cli.export_expert",
-    "annotation.cli.ingest_expert",
-    "annotation.cli.export_verify2",
-    "annotation.cli.ingest_verify2",
-    "annotation.cli.export_ps_verify",
-    "annotation.cli.ingest_ps_verify",
-    "annotation.cli.export_final",
-    "annotation.cli.report",
-    "annotation.cli.trace",
-    "annotation.cli.cancel_batch",
-    "annotation.cli.reassign",
+    "export_expert",
+    "ingest_expert",
+    "export_verify2",
+    "ingest_verify2",
+    "export_ps_verify",
+    "ingest_ps_verify",
+    "export_final",
+    "report",
+    "trace",
+    "cancel_batch",
+    "reassign",
 )
 # Verb modules of the MTurk half (annotation.cli.mturk_*); kept apart from CORE_VERBS.
 MTURK_VERBS = (
-    "annotation.cli.mturk_create",
-    "annotation.cli.mturk_create_questions",
-    "annotation.cli.mturk_status",
-    "annotation.cli.mturk_save",
-    "annotation.cli.mturk_review",
-    "annotation.cli.mturk_expire",
-    "annotation.cli.mturk_delete",
-    "annotation.cli.mturk_export",
-    "annotation.cli.mturk_ingest",
+    "mturk_create",
+    "mturk_create_questions",
+    "mturk_status",
+    "mturk_save",
+    "mturk_review",
+    "mturk_expire",
+    "mturk_delete",
+    "mturk_export",
+    "mturk_ingest",
 )
 
 
 def register(subparsers):
-    annotate = subparsers.add_parser(
-        "annotate", description="Expert sheets, MTurk and expert verification, PS verification and the final "
-                                "export, recorded in one ledger.")
-    verbs = annotate.add_subparsers(dest="verb", required=True, metavar="VERB")
-    groups = {name: verbs.add_parser(name, help=text, description=text).add_subparsers(
-        dest="target", required=True, metavar="TARGET") for name, text in GROUPS.items()}
-    for name in CORE_VERBS + MTURK_VERBS:
-        module = importlib.import_module(name)
-        module.register(groups[module.GROUP] if module.GROUP else verbs)
+    annotate = register_verbs(subparsers, __name__, CORE_VERBS + MTURK_VERBS, "annotate", GROUPS,
+                              description="Expert sheets, MTurk and expert verification, PS verification and the "
+                                          "final export, recorded in one ledger.")
     annotate.set_defaults(after_success=print_next_steps)
 
 

@@ -80,13 +80,14 @@ def sample_key(context):
 class _ScoreFn(beam.DoFn):
     """Adds each encoder's contextual similarity of the pair (`scores`) to batches of context records."""
 
-    def __init__(self, encoder_specs, spacy_model):
+    def __init__(self, encoder_specs, spacy_model, device):
         self.encoder_specs = list(encoder_specs)
         self.spacy_model = spacy_model
+        self.device = device
         self.unscored = Metrics.counter(CANDIDATES, "unscored-contexts")
 
     def setup(self):
-        self.encoders = {spec: make_encoder(spec, self.spacy_model).load() for spec in self.encoder_specs}
+        self.encoders = {spec: make_encoder(spec, self.spacy_model, self.device).load() for spec in self.encoder_specs}
 
     def process(self, batch):
         columns = {spec: pair_similarities(encoder, batch) for spec, encoder in self.encoders.items()}
@@ -112,12 +113,13 @@ def pair_candidates(keyed_contexts, encoders, per_encoder):
 class SelectCandidates(beam.PTransform):
     """Context records → candidates: sample ≤ max_contexts per pair, score with each encoder, keep the ends."""
 
-    def __init__(self, encoder_specs, spacy_model, per_encoder, max_contexts=DEFAULT_MAX_CONTEXTS):
+    def __init__(self, encoder_specs, spacy_model, per_encoder, max_contexts=DEFAULT_MAX_CONTEXTS, device="auto"):
         super().__init__()
         self.encoder_specs = list(encoder_specs)
         self.spacy_model = spacy_model
         self.per_encoder = per_encoder
         self.max_contexts = max_contexts
+        self.device = device
 
     def expand(self, contexts):
         return (contexts
@@ -125,7 +127,7 @@ class SelectCandidates(beam.PTransform):
                 | "sample contexts" >> beam.combiners.Top.PerKey(self.max_contexts, key=sample_key)
                 | "flatten sample" >> beam.FlatMap(lambda kv: kv[1])
                 | "batch contexts" >> beam.BatchElements(min_batch_size=8, max_batch_size=64)
-                | "score pairs" >> beam.ParDo(_ScoreFn(self.encoder_specs, self.spacy_model))
+                | "score pairs" >> beam.ParDo(_ScoreFn(self.encoder_specs, self.spacy_model, self.device))
                 | "key scored by pair" >> beam.Map(lambda c: (c["pair_id"], c))
                 | "group pairs" >> beam.GroupByKey()
                 | "select ends" >> beam.FlatMap(pair_candidates, self.encoder_specs, self.per_encoder))
@@ -135,10 +137,10 @@ class CosimlexCandidates(beam.PTransform):
     """Sentence records → {cosimlex-contexts: every context found, cosimlex-candidates: the selected ones}."""
 
     def __init__(self, pairs, spacy_model, encoder_specs, per_encoder, low_resource=False,
-                 max_contexts=DEFAULT_MAX_CONTEXTS):
+                 max_contexts=DEFAULT_MAX_CONTEXTS, device="auto"):
         super().__init__()
         self.find = FindContexts(pairs, spacy_model, low_resource)
-        self.select = SelectCandidates(encoder_specs, spacy_model, per_encoder, max_contexts)
+        self.select = SelectCandidates(encoder_specs, spacy_model, per_encoder, max_contexts, device)
 
     def expand(self, sentences):
         found = sentences | "find contexts" >> self.find
@@ -146,7 +148,7 @@ class CosimlexCandidates(beam.PTransform):
 
 
 def find_candidates(pairs_path, dump, out, *, lang, spacy_model, encoders, per_encoder, low_resource, max_contexts,
-                    max_pages, beam_args, force):
+                    max_pages, beam_args, force, device="auto"):
     """Stages `cosimlex-contexts` and `cosimlex-candidates` of a dump: (pairs, their manifests, pairs with
     candidates, the candidates' folder); the encoders are checked before Beam starts."""
     from companions.cosimlex.simlex import read_simlex
@@ -174,7 +176,7 @@ def find_candidates(pairs_path, dump, out, *, lang, spacy_model, encoders, per_e
                      | "clean" >> CleanPages()
                      | "sentences" >> SplitSentences())
         return sentences | "cosimlex" >> CosimlexCandidates(pairs, spacy_model, encoders, per_encoder,
-                                                            low_resource, max_contexts)
+                                                            low_resource, max_contexts, device)
 
     run_dir = RunDir(writable_folder(out))
     manifests = run_stages(run_dir, {CONTEXTS: "cosimlex_context", CANDIDATES: "cosimlex_candidate"},

@@ -47,15 +47,16 @@ class SpacyTokens:
             yield doc.tensor, [(t.idx, t.idx + len(t.text)) for t in doc]
 
 
-def make_encoder(spec, spacy_model):
-    """The encoder named by `spec`: minilm, tok2vec (of `spacy_model`), hf:FOLDER or spacy:MODEL."""
+def make_encoder(spec, spacy_model, device="cpu"):
+    """The encoder named by `spec`: minilm, tok2vec (of `spacy_model`), hf:FOLDER or spacy:MODEL; the transformer
+    ones on `device`."""
     if spec == MINILM:
-        return TokenEncoder(resolve_model_path(BUNDLED_MODEL))
+        return TokenEncoder(resolve_model_path(BUNDLED_MODEL), device=device)
     if spec == TOK2VEC:
         return SpacyTokens(spacy_model)
     kind, _, name = spec.partition(":")
     if kind == "hf" and os.path.isdir(name):
-        return TokenEncoder(name)
+        return TokenEncoder(name, device=device)
     if kind == "spacy" and name:
         import spacy
 

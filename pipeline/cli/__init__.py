@@ -1,7 +1,7 @@
 """`picforge mine`: the mining verb, a thin layer over pipeline.mine."""
-from pipeline.cli import mine
+from picforge.cli import register_verbs
 
 
 def register(subparsers):
     """Add the mining verb to the `picforge` command."""
-    mine.register(subparsers)
+    register_verbs(subparsers, __name__, ("mine",))

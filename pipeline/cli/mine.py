@@ -1,8 +1,8 @@
 """`picforge mine`: Wikipedia dump → ranked annotation triplets (PiC Appendix C, Steps 1–6)."""
 import argparse
 
-from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, DEVICES, POOLING_MODES
-from picforge.options import finite_float, non_negative_int, positive_int
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES
+from picforge.options import add_device_option, finite_float, non_negative_int, options_from_args, positive_int
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 
 
@@ -26,9 +26,7 @@ def register(subparsers):
                         help="sentence-transformers model (default: bundled all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
     parser.add_argument("--pooling", choices=POOLING_MODES, default="model",
                         help="pooling: the model's own, or cls/mean on the raw encoder (SimCSE: cls)")
-    parser.add_argument("--device", choices=DEVICES, default=MineOptions.device,
-                        help="where the sentence encoder runs: auto = cuda when torch sees a GPU on the worker, else "
-                             "cpu (default auto)")
+    add_device_option(parser, "the sentence encoder")
     parser.add_argument("--encode-batch-size", type=positive_int, default=MineOptions.encode_batch_size,
                         help=f"sentences per encoder forward pass (default {DEFAULT_ENCODE_BATCH_SIZE}; "
                              "raise it on GPU workers, e.g. 256)")
@@ -79,17 +77,7 @@ def _float_pair(text):
 def run(args):
     from annotation.next_step import ledger_hint
     from pipeline.mine import mine, selection_summary
-    options = MineOptions(
-        top_n=args.top_n, max_pages=args.max_pages, seed=args.seed, spacy_model=args.spacy_model,
-        spacy_batch_size=args.spacy_batch_size, embedding_model=args.embedding_model, pooling=args.pooling,
-        device=args.device, encode_batch_size=args.encode_batch_size,
-        min_similarity=args.min_similarity, max_similarity=args.max_similarity, threshold_mode=args.threshold_mode,
-        quantile_window=tuple(args.quantile_window), max_length_diff=args.max_length_diff, min_words=args.min_words,
-        max_words=args.max_words, max_contexts=args.max_contexts, parse_all_sentences=args.parse_all_sentences,
-        job_per_stage=args.job_per_stage,
-        categories_from_api=args.categories_from_api,
-        categories_api_url=args.categories_api_url, categories_cache_dir=args.categories_cache_dir,
-        categories_contact=args.categories_contact)
+    options = options_from_args(MineOptions, args, quantile_window=tuple(args.quantile_window))
     funnel = mine(args.input, args.wic, args.out, options, args.beam_args, args.runner, args.force, args.cache_dir)
     print(format_funnel(funnel))
     print(selection_summary(args.out, funnel[-1]["count"], ledger_hint=ledger_hint(args.out)))

@@ -1,8 +1,9 @@
 """`picforge build`, `picforge publish` and `picforge evaluate`: one module per verb, the work in release."""
-from release.cli import build, evaluate, publish
+from picforge.cli import register_verbs
+
+VERB_MODULES = ("build", "publish", "evaluate")
 
 
 def register(subparsers):
     """Add the release verbs to the `picforge` command."""
-    for verb in (build, publish, evaluate):
-        verb.register(subparsers)
+    register_verbs(subparsers, __name__, VERB_MODULES)

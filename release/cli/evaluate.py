@@ -3,7 +3,7 @@ import json
 import os
 
 from picforge.errors import InputError
-from picforge.options import positive_int
+from picforge.options import add_device_option, positive_int
 from release.configs import CONFIGS, SPLITS, data_file
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
@@ -41,6 +41,7 @@ def register(subparsers):
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
     parser.add_argument("--split", default="test", choices=SPLITS, help="split the predictions are for")
     parser.add_argument("--out", help="also write the results as JSON here")
+    add_device_option(parser, "the phrase encoder")
     parser.set_defaults(func=run)
 
 
@@ -60,7 +61,7 @@ def run(args):
             print(note)
         if not baselines:
             return 0
-    encoder = PhraseEncoder(args.model)
+    encoder = PhraseEncoder(args.model, device=args.device)
     results = {}
     if "PS" in baselines:
         results["PS"] = evaluate.ps_baseline(encoder, read_split(args.release_dir, "PS", "train"),

@@ -90,7 +90,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     out = shutil.copytree(groups_run, tmp_path / "run")
     exported, returned = tmp_path / "sheets", tmp_path / "returned"
     # names given with commas are as many annotators, not one called "ann,bob,cy"
-    assert picforge("mcphrasy", "export-clusters", "--out", out, "--annotators", ",".join(ANNOTATORS), "--sheets",
+    assert picforge("mcphrasy", "export-clusters", "--run", out, "--annotators", ",".join(ANNOTATORS), "--sheets",
                     exported, "--shared", 2) == 0
     assert sorted(len([f for f in os.listdir(exported / a) if f.endswith(".csv")]) for a in ANNOTATORS) == [4, 4, 4]
     assert (exported / "guidelines.md").read_text().startswith("# Clustering")
@@ -104,25 +104,25 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     lines[3] = lines[3].rsplit(",", 2)[0] + ",no way!,"
     victim.write_text("\n".join(lines) + "\n", encoding="utf-8")
     capsys.readouterr()
-    assert picforge("mcphrasy", "ingest-clusters", "--out", out, bad) == 2
+    assert picforge("mcphrasy", "ingest-clusters", "--run", out, bad) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith(f"picforge: error: {victim}: row 4: cluster label 'no way!'") and "\n" not in error
     ledger = Ledger.for_run(str(out))
     with ledger.read() as session:
         assert session.cluster_labels() == {}
 
-    assert picforge("mcphrasy", "ingest-clusters", "--out", out, returned) == 0
+    assert picforge("mcphrasy", "ingest-clusters", "--run", out, returned) == 0
     assert "12 sheets valid; 300 ledger rows added or changed" in capsys.readouterr().out
     with ledger.read() as session:
         before = session.dump()
-    assert picforge("mcphrasy", "ingest-clusters", "--out", out, returned) == 0
+    assert picforge("mcphrasy", "ingest-clusters", "--run", out, returned) == 0
     assert "0 ledger rows added or changed" in capsys.readouterr().out
     with ledger.read() as session:
         assert session.dump() == before
         labels = session.cluster_labels()
     ledger.dispose()
 
-    assert picforge("mcphrasy", "agreement", "--out", out) == 0
+    assert picforge("mcphrasy", "agreement", "--run", out) == 0
     printed = capsys.readouterr().out
     groups = {g["group_id"]: g for g in RunDir(str(out)).iter_records(GROUPS)}
     shared = [g for g in groups if len(labels[g]) == 3]
@@ -135,7 +135,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
         assert f"{pair[0]} / {pair[1]}: V {expected[0]:.2f}  ARI {expected[1]:.2f}  AMI {expected[2]:.2f}" in printed
     assert "ann / cy: V 1.00  ARI 1.00  AMI 1.00" in printed
 
-    assert picforge("mcphrasy", "reconcile", "--out", out) == 0
+    assert picforge("mcphrasy", "reconcile", "--run", out) == 0
     assert "8 clustered groups" in capsys.readouterr().out
     final = {r["group_id"]: r for r in RunDir(str(out)).iter_records(CLUSTERS)}
     for group_id in shared:  # ann and cy agree on every pair, so the majority is their clustering
@@ -146,7 +146,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
         assert {c["kind"] for c in final[group_id]["clusters"] if len(c["phrases"]) > 1} <= {"same-kind", "equivalent"}
 
     release = tmp_path / "release"
-    assert picforge("mcphrasy", "release", "--out", out, "--release", release) == 0
+    assert picforge("mcphrasy", "release", "--run", out, "--out", release) == 0
     rows = read_release(str(release))
     assert sorted(r["group_id"] for r in rows) == sorted(groups)
     import datasets
@@ -165,7 +165,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
         assert sha256_file(str(release / name)) == entry["sha256"]
     assert "\nlicense: cc-by-sa-4.0\n" in card and "## License\n\n`cc-by-sa-4.0`, the default for these inputs." in card
     other = tmp_path / "release-nc"
-    assert picforge("mcphrasy", "release", "--out", out, "--release", other, "--license", "cc-by-nc-4.0") == 0
+    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0") == 0
     capsys.readouterr()
     assert "\nlicense: cc-by-nc-4.0\n" in (other / "README.md").read_text()
     assert json.loads((other / "MANIFEST.json").read_text())["options"]["license"] == "cc-by-nc-4.0"

@@ -17,20 +17,20 @@ def released(picforge, stsb_file, openai_server, tmp_path):
     out, stsb = tmp_path / "run", tmp_path / "sts-test.csv"
     stsb.write_text("\n".join(stsb_file.read_text(encoding="utf-8").splitlines()[:ROWS + 1]) + "\n", encoding="utf-8")
     assert picforge("stsb-context", "--stsb", stsb, "--out", out, "--base-url", server.base_url) == 0
-    assert picforge("stsb-context", "export-validation", "--out", out) == 0
+    assert picforge("stsb-context", "export-validation", "--run", out) == 0
     sheets = []
     for name in ("annotator-1", "annotator-2"):
         text = (out / "validation" / f"{name}.csv").read_text(encoding="utf-8-sig").splitlines()
         sheets.append(tmp_path / f"{name}.csv")
         sheets[-1].write_text("\n".join([text[0]] + [line.replace(",,", ",N,", 1) if line.endswith(",,") else line
                                                      for line in text[1:]]) + "\n", encoding="utf-8")
-    assert picforge("stsb-context", "ingest-validation", "--out", out, *sheets) == 0
+    assert picforge("stsb-context", "ingest-validation", "--run", out, *sheets) == 0
     assert RunDir(str(out)).count_rows("dataset") == ROWS
     return out
 
 
 def test_eval_all_setups_with_minilm(released, picforge, capsys):
-    assert picforge("stsb-context", "evaluate", "--out", released, "--max-span", MAX_SPAN) == 0
+    assert picforge("stsb-context", "evaluate", "--run", released, "--max-span", MAX_SPAN) == 0
     table = capsys.readouterr().out
     run = RunDir(str(released))
     rows = list(run.iter_records("dataset"))
@@ -66,5 +66,5 @@ def test_eval_all_setups_with_minilm(released, picforge, capsys):
         assert results["ngram-forward"][1][i]["prediction"] >= spans.cosine(origin, target)[0] - 1e-5
 
 
-    assert picforge("stsb-context", "evaluate", "--out", released, "--max-span", MAX_SPAN, "--setup", "bm25") == 0
+    assert picforge("stsb-context", "evaluate", "--run", released, "--max-span", MAX_SPAN, "--setup", "bm25") == 0
     assert run.read_manifest("eval-bm25")["fingerprint"] == results["bm25"][0]["fingerprint"]

@@ -1,7 +1,7 @@
 """`picforge cosimlex candidates`: contexts of every SimLex pair in a dump, and the encoders' candidates."""
 from companions.cosimlex.encoders import DEFAULT_ENCODERS
 from companions.cosimlex.select import DEFAULT_MAX_CONTEXTS, DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER
-from picforge.options import at_least, positive_int
+from picforge.options import add_device_option, at_least, positive_int
 
 
 def register(verbs):
@@ -26,6 +26,7 @@ def register(verbs):
                         help=f"contexts scored per pair, a stable sample (default {DEFAULT_MAX_CONTEXTS})")
     parser.add_argument("--max-pages", type=positive_int, help="read only the first N pages of the dump")
     parser.add_argument("--force", action="store_true", help="redo the stages even when up to date")
+    add_device_option(parser, "the contextual encoders")
     parser.set_defaults(func=run, beam_args=[])
 
 
@@ -35,7 +36,7 @@ def run(args):
         args.pairs, args.input, args.out, lang=args.lang, spacy_model=args.spacy_model,
         encoders=[spec.strip() for spec in args.encoders.split(",") if spec.strip()], per_encoder=args.per_encoder,
         low_resource=args.low_resource, max_contexts=args.max_contexts, max_pages=args.max_pages,
-        beam_args=args.beam_args, force=args.force)
+        beam_args=args.beam_args, force=args.force, device=args.device)
     print(f"{len(pairs)} pairs; {manifests[CONTEXTS]['records']} contexts; "
           f"{manifests[CANDIDATES]['records']} candidates for {with_candidates} pairs in {where}")
     return 0

@@ -3,7 +3,7 @@ import io
 import json
 
 from picforge.errors import InputError
-from picforge.options import non_negative_int, positive_int
+from picforge.options import add_run_option, non_negative_int, positive_int
 from picforge.sheets import csv_text
 
 DEFAULT_PAIRS_PER_FORM = 10
@@ -14,7 +14,7 @@ def register(verbs):
                               description="Split the selected pairs into complementary forms (one context of each "
                                           "pair per form) and render them as MTurk HTMLQuestion XML and standalone "
                                           "HTML pages, with plan.json for the MTurk tooling.")
-    parser.add_argument("--out", required=True, help="run directory holding cosimlex-selection")
+    add_run_option(parser, "cosimlex-selection")
     parser.add_argument("--pairs-per-form", type=positive_int, default=DEFAULT_PAIRS_PER_FORM,
                         help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the item order inside each form")
@@ -37,7 +37,7 @@ def run(args):
     from companions.cosimlex.candidate_pipeline import CANDIDATES
     from companions.cosimlex import EXPORTS, FORMS, SELECTION
     from picforge.rundir import RunDir, upstream
-    run_dir = RunDir(args.out)
+    run_dir = RunDir(args.run)
     forms = rating_forms(run_dir.require_records(SELECTION), args.pairs_per_form, args.seed)
     existing = sorted(run_dir.iter_records(FORMS), key=lambda f: f["form_id"])
     if existing and existing != forms and not args.force:

@@ -1,11 +1,12 @@
 """`picforge cosimlex export-selection`: the expert survey sheet (CSV + XLSX) and its guidelines."""
+from picforge.options import add_run_option
 
 
 def register(verbs):
     parser = verbs.add_parser("export-selection", help="write the expert survey sheet",
                               description="Write the expert's survey: every pair's candidates, to mark the most "
                                           "and least similar context and the expected difference.")
-    parser.add_argument("--out", required=True, help="run directory holding cosimlex-candidates")
+    add_run_option(parser, "cosimlex-candidates")
     parser.add_argument("--expert", default="expert", help="the expert's name, used in the file name")
     parser.set_defaults(func=run)
 
@@ -17,7 +18,7 @@ def run(args):
     from companions.cosimlex import EXPORTS
     from companions.cosimlex.survey import GUIDELINES, SHEET_COLUMNS, sheet_rows
     from picforge.rundir import RunDir
-    run_dir = RunDir(args.out)
+    run_dir = RunDir(args.run)
     candidates = run_dir.require_records(CANDIDATES)
     rows = sheet_rows(candidates)
     per_pair = max((r["option"] for r in rows), default=0)

@@ -1,4 +1,5 @@
 """`picforge cosimlex ingest-rating`: answers of the rating forms → cosimlex-ratings."""
+from picforge.options import add_run_option
 
 
 def register(verbs):
@@ -8,7 +9,7 @@ def register(verbs):
                                           "re-ingesting adds nothing; an annotator's later ratings of a pair "
                                           "they already rated are kept but marked repeat-pair.")
     parser.add_argument("answers", nargs="+", metavar="ANSWERS", help="answer file(s)")
-    parser.add_argument("--out", required=True, help="run directory holding cosimlex-rating-forms")
+    add_run_option(parser, "cosimlex-rating-forms")
     parser.set_defaults(func=run)
 
 
@@ -17,7 +18,7 @@ def run(args):
     from picforge.sheets import read_bytes
     from companions.cosimlex import FORMS, RATINGS
     from picforge.rundir import RunDir, input_identity
-    run_dir = RunDir(args.out)
+    run_dir = RunDir(args.run)
     known_items = {item["item_id"] for form in run_dir.require_records(FORMS)
                    for item in form["items"]}
     new = []

@@ -1,4 +1,5 @@
 """`picforge cosimlex ingest-selection`: the expert's filled sheets → cosimlex-selection."""
+from picforge.options import add_run_option
 
 
 def register(verbs):
@@ -6,7 +7,7 @@ def register(verbs):
                               description="Validate the expert's sheets (CSV or XLSX) and record the two chosen "
                                           "contexts of every pair; re-ingesting a sheet changes nothing.")
     parser.add_argument("sheets", nargs="+", metavar="SHEET", help="filled selection sheet(s)")
-    parser.add_argument("--out", required=True, help="run directory holding cosimlex-candidates")
+    add_run_option(parser, "cosimlex-candidates")
     parser.add_argument("--expert", default="expert", help="the expert's name")
     parser.add_argument("--replace", action="store_true", help="take new answers for pairs already ingested")
     parser.set_defaults(func=run)
@@ -18,7 +19,7 @@ def run(args):
     from companions.cosimlex import SELECTION
     from companions.cosimlex.survey import SHEET_COLUMNS, merge_selections, read_selection
     from picforge.rundir import RunDir, input_identity
-    run_dir = RunDir(args.out)
+    run_dir = RunDir(args.run)
     candidates = {c["context_id"]: c for c in run_dir.require_records(CANDIDATES)}
     new = []
     for sheet in args.sheets:

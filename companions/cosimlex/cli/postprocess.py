@@ -2,14 +2,14 @@
 import json
 
 from companions.cosimlex import postprocess as post
-from picforge.options import finite_float, positive_float, positive_int
+from picforge.options import add_run_option, finite_float, positive_float, positive_int
 
 
 def register(verbs):
     parser = verbs.add_parser("postprocess", help="clean the ratings and compute the dataset rows",
                               description="Engagement check, drop annotators who disagree with the others, "
                                           "calibrate, then mean/sd per context and the Mann-Whitney U p-value.")
-    parser.add_argument("--out", required=True, help="run directory holding cosimlex-ratings")
+    add_run_option(parser, "cosimlex-ratings")
     parser.add_argument("--min-correlation", type=finite_float, default=post.DEFAULT_MIN_CORRELATION,
                         help="drop annotators whose Spearman with the others' mean is below this "
                              f"(default {post.DEFAULT_MIN_CORRELATION})")
@@ -26,7 +26,7 @@ def register(verbs):
 def run(args):
     from companions.cosimlex import FINAL, RATINGS, SELECTION
     from picforge.rundir import RunDir, upstream
-    run_dir = RunDir(args.out)
+    run_dir = RunDir(args.run)
     ratings = run_dir.require_records(RATINGS)
     selections = run_dir.require_records(SELECTION)
     options = {"min_correlation": args.min_correlation, "max_disengaged": args.max_disengaged,

@@ -1,20 +1,17 @@
 """`picforge mcphrasy VERB`: the McPhraSy companion, one module per verb, each a thin layer over the library."""
-import importlib
-
 from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES, CorpusSource
+from picforge.cli import register_verbs
 
 VERB_MODULES = ("contexts", "groups", "export_clusters", "ingest_clusters", "agreement", "reconcile", "release",
                 "evaluate")
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "mcphrasy", help="McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release",
-        description="McPhraSy companion (multi-context phrase similarity): contexts and A.1 triplets for a phrase "
-                    "list, and the phrase-clustering dataset (groups, cluster sheets, agreement, release).")
-    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
-    for name in VERB_MODULES:
-        importlib.import_module(f"{__name__}.{name}").register(verbs)
+    register_verbs(subparsers, __name__, VERB_MODULES, "mcphrasy",
+                   help="McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release",
+                   description="McPhraSy companion (multi-context phrase similarity): contexts and A.1 triplets for "
+                               "a phrase list, and the phrase-clustering dataset (groups, cluster sheets, agreement, "
+                               "release).")
 
 
 def add_corpus_arguments(parser):

@@ -1,17 +1,18 @@
 """`picforge mcphrasy agreement`: V-measure, ARI and AMI between annotators of the shared groups."""
 from companions.mcphrasy.annotate import agreement_report, ledger_labels
 from picforge.rundir import RunDir
+from picforge.options import add_run_option
 
 
 def register(verbs):
     parser = verbs.add_parser("agreement", help="agreement of annotators on the groups they all clustered")
-    parser.add_argument("--out", required=True, help="run directory")
+    add_run_option(parser, "mcphrasy-groups and the ledger")
     parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
     parser.set_defaults(func=run)
 
 
 def run(args):
-    report = agreement_report(ledger_labels(RunDir(args.out), args.ledger))
+    report = agreement_report(ledger_labels(RunDir(args.run), args.ledger))
     print(f"{report['groups']} groups clustered by several annotators")
     for pair, scores in [*report["per_pair"].items(), ("average", report["average"])]:
         if scores:

@@ -1,12 +1,12 @@
 """`picforge mcphrasy export-clusters`: one cluster sheet per group per annotator, and the guidelines."""
 from companions.mcphrasy.annotate import DEFAULT_SHARED, export_sheets
-from picforge.options import non_negative_int
+from picforge.options import add_run_option, non_negative_int
 from picforge.rundir import RunDir
 
 
 def register(verbs):
     parser = verbs.add_parser("export-clusters", help="write cluster sheets (CSV + XLSX) for annotators")
-    parser.add_argument("--out", required=True, help="run directory holding mcphrasy-groups")
+    add_run_option(parser, "mcphrasy-groups")
     parser.add_argument("--annotators", nargs="+", required=True, help="annotator names")
     parser.add_argument("--sheets", required=True, help="folder for the sheets (one sub-folder per annotator)")
     parser.add_argument("--shared", type=non_negative_int, default=DEFAULT_SHARED,
@@ -16,7 +16,7 @@ def register(verbs):
 
 
 def run(args):
-    written = export_sheets(RunDir(args.out), args.annotators, args.sheets, args.shared, args.ledger)
+    written = export_sheets(RunDir(args.run), args.annotators, args.sheets, args.shared, args.ledger)
     for annotator, sheets in written.items():
         print(f"{annotator}: {len(sheets)} sheets in {args.sheets}/{annotator}")
     return 0

@@ -1,17 +1,18 @@
 """`picforge mcphrasy ingest-clusters`: validate returned cluster sheets and record them in the ledger."""
 from companions.mcphrasy.annotate import ingest_sheets
 from picforge.rundir import RunDir
+from picforge.options import add_run_option
 
 
 def register(verbs):
     parser = verbs.add_parser("ingest-clusters", help="validate returned cluster sheets into the ledger")
-    parser.add_argument("--out", required=True, help="run directory holding mcphrasy-groups")
+    add_run_option(parser, "mcphrasy-groups")
     parser.add_argument("sheets", nargs="+", help="returned sheets (.csv, .xlsx) or folders of them")
     parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
     parser.set_defaults(func=run)
 
 
 def run(args):
-    done = ingest_sheets(RunDir(args.out), args.sheets, args.ledger)
+    done = ingest_sheets(RunDir(args.run), args.sheets, args.ledger)
     print(f"{done['sheets']} sheets valid; {done['changed']} ledger rows added or changed")
     return 0

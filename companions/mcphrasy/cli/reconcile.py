@@ -1,17 +1,18 @@
 """`picforge mcphrasy reconcile`: the final clusters of every annotated group (majority where several)."""
 from companions.mcphrasy.annotate import CLUSTERS, write_clusters
 from picforge.rundir import RunDir
+from picforge.options import add_run_option
 
 
 def register(verbs):
     parser = verbs.add_parser("reconcile", help="write the agreed clustering of every annotated group")
-    parser.add_argument("--out", required=True, help="run directory")
+    add_run_option(parser, "mcphrasy-groups and the ledger")
     parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
     parser.set_defaults(func=run)
 
 
 def run(args):
-    run_dir = RunDir(args.out)
+    run_dir = RunDir(args.run)
     manifest = write_clusters(run_dir, args.ledger)
     counts = manifest["report"]["counts"]
     print(f"{manifest['records']} clustered groups in {run_dir.stage_dir(CLUSTERS)} ({counts['reconciled']} reconciled, "

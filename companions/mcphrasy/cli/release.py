@@ -6,8 +6,8 @@ from picforge.rundir import RunDir
 
 def register(verbs):
     parser = verbs.add_parser("release", help="write the dataset, its card (Table 1) and the baseline scores")
-    parser.add_argument("--out", required=True, help="run directory holding mcphrasy-clusters")
-    parser.add_argument("--release", required=True, help="release folder to write (replaced atomically)")
+    parser.add_argument("--run", required=True, metavar="RUN_DIR", help="run directory holding mcphrasy-clusters")
+    parser.add_argument("--out", required=True, help="release folder to write (replaced atomically)")
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")
     parser.add_argument("--license", default=DEFAULT_LICENSE, help=f"licence id for the card (default {DEFAULT_LICENSE}: what the "
                                                                    "Wikipedia text allows)")
@@ -15,8 +15,8 @@ def register(verbs):
 
 
 def run(args):
-    manifest = write_release(RunDir(args.out), args.release, args.encoder, DEFAULT_KS, args.license)
+    manifest = write_release(RunDir(args.run), args.out, args.encoder, DEFAULT_KS, args.license)
     table = manifest["stats"]["table1"]["with_singletons"]
-    print(f"{manifest['records']} groups in {args.release}; {table['clusters_per_group']} clusters per group; "
+    print(f"{manifest['records']} groups in {args.out}; {table['clusters_per_group']} clusters per group; "
           f"baseline V at gold k: {manifest['stats']['baseline']['gold']['v_measure']}")
     return 0

@@ -1,6 +1,6 @@
 """`picforge pearl build --run MINING_RUN --out PEARL_RUN`: the `pearl-phrases` stage (Beam)."""
 from companions.pearl.options import PearlOptions
-from picforge.options import finite_float, non_negative_int, positive_int
+from picforge.options import finite_float, non_negative_int, options_from_args, positive_int
 
 DEFAULTS = PearlOptions()
 
@@ -53,13 +53,7 @@ def run(args):
     from companions.pearl.build import build_corpus
     from picforge.paths import refuse_overlap
     refuse_overlap(args.out, {"run": args.run})
-    options = PearlOptions(
-        seed=args.seed, parser=args.parser, benepar_model=args.benepar_model, spacy_model=args.spacy_model,
-        ner_model=args.ner_model, batch_size=args.batch_size, min_tokens=args.min_tokens, max_tokens=args.max_tokens,
-        min_entity_share=args.min_entity_share, min_count=args.min_count, wordnet=_off(args.wordnet),
-        word_vectors=_off(args.word_vectors), min_vector_cosine=args.min_vector_cosine, encoder=args.encoder,
-        negatives_k=args.negatives_k, min_overlap=args.min_overlap, max_cosine=args.max_cosine,
-        max_block=args.max_block)
+    options = options_from_args(PearlOptions, args, wordnet=_off(args.wordnet), word_vectors=_off(args.word_vectors))
     manifest = build_corpus(args.run, args.out, options, args.beam_args, args.runner, args.force)
     print(f"pearl-phrases: {manifest['records']} phrases" + (" (up to date, skipped)" if manifest.get("skipped") else ""))
     for name, value in manifest["counters"].items():

@@ -1,11 +1,12 @@
-"""`picforge stsb-context export-validation --out RUN_DIR`: one validation sheet per annotator."""
+"""`picforge stsb-context export-validation --run RUN_DIR`: one validation sheet per annotator."""
+from picforge.options import add_run_option
 
 
 def register(verbs):
     parser = verbs.add_parser("export-validation", help="write the two annotators' validation sheets",
                               description="Write RUN_DIR/validation/annotator-{1,2}.{csv,xlsx} and GUIDELINES.md "
                                           "for the generations kept so far.")
-    parser.add_argument("--out", metavar="RUN_DIR", required=True, help="run directory")
+    add_run_option(parser, "generations")
     parser.add_argument("--partial", action="store_true", help="export even though some pairs have no answer yet")
     parser.add_argument("--force", action="store_true", help="overwrite sheets exported from an earlier run")
     parser.set_defaults(func=run)
@@ -14,7 +15,7 @@ def register(verbs):
 def run(args):
     from companions.stsb_context import validation
     from picforge.rundir import RunDir
-    run_dir = RunDir(args.out)
+    run_dir = RunDir(args.run)
     manifest = validation.export_validation(run_dir, force=args.force, partial=args.partial)
     state = " (up to date, skipped)" if manifest.get("skipped") else ""
     print(f"{validation.STAGE}: {manifest['records']} items{state} -> "

@@ -1,11 +1,12 @@
-"""`picforge stsb-context ingest-validation --out RUN_DIR SHEET SHEET`: the validated dataset and its card."""
+"""`picforge stsb-context ingest-validation --run RUN_DIR SHEET SHEET`: the validated dataset and its card."""
+from picforge.options import add_run_option
 
 
 def register(verbs):
     parser = verbs.add_parser("ingest-validation", help="read both filled sheets and write the final dataset",
                               description="Drop items either annotator marked Y (the context changes the gold "
                                           "similarity); write RUN_DIR/dataset (Parquet, JSON Lines); `release` makes it a dataset folder.")
-    parser.add_argument("--out", metavar="RUN_DIR", required=True, help="run directory")
+    add_run_option(parser, "the generations")
     parser.add_argument("sheets", nargs="+", metavar="SHEET", help="the two filled sheets (.csv or .xlsx)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
     parser.set_defaults(func=run)
@@ -14,7 +15,7 @@ def register(verbs):
 def run(args):
     from companions.stsb_context import dataset
     from picforge.rundir import RunDir
-    run_dir = RunDir(args.out)
+    run_dir = RunDir(args.run)
     manifest = dataset.ingest_validation(run_dir, args.sheets, force=args.force)
     state = " (up to date, skipped)" if manifest.get("skipped") else ""
     dropped = manifest["counters"].get("validation/dropped", 0)
