@@ -43,7 +43,7 @@ def register(subparsers):
     parser.add_argument("--max-contexts", type=positive_int, default=MineOptions.max_contexts)
     parser.add_argument("--parse-all-sentences", action="store_true",
                         help="run spaCy on every sentence, not only those in the --min-words/--max-words window "
-                             "that contain a WiC word (slower; same triplets, see docs/mining-extras.md)")
+                             "that contain a WiC word (slower; same triplets, see docs/mining.md)")
     parser.add_argument("--job-per-stage", action="store_true",
                         help="run each stage as its own Beam job that reads the previous stage's files (a failed "
                              "run resumes at the stage that failed; each job pays worker start-up and model loads) "

@@ -3,7 +3,7 @@
 Only sentences that can hold a pair's phrase are parsed: inside the `pairs` word window, and containing a word
 of the WiC list (`group` keeps only phrases with one), unless both cuts are off. The final triplets stay the same
 except where a phrase's out-of-window sentences would change its `kinds` (PROPN-only filter) or where it has over
-1,000 contexts (group's seeded cap); see docs/mining-extras.md."""
+1,000 contexts (group's seeded cap); see docs/mining.md, "Which sentences spaCy parses"."""
 import logging
 import re
 
