@@ -14,6 +14,7 @@ from picforge.rundir import upstream
 BATCH_KIND = "mcphrasy-clusters"
 CLUSTERS = "mcphrasy-clusters"
 SHEET_COLUMNS = ["annotator"] + clusters.SHEET_COLUMNS
+EXPORTED_COLUMNS = SHEET_COLUMNS + [clusters.MINUTES]
 DEFAULT_SHARED = 6
 
 
@@ -53,7 +54,7 @@ def export_sheets(run, annotators, out_dir, shared=DEFAULT_SHARED, ledger_url=No
                 base = os.path.join(out_dir, annotator, sheet_name(group_id))
                 if not os.path.exists(base + ".csv"):
                     rows = [dict(row, annotator=annotator) for row in clusters.sheet_rows(groups[group_id])]
-                    write_sheet(base, SHEET_COLUMNS, rows)
+                    write_sheet(base, EXPORTED_COLUMNS, rows)
                 session.add_batch(batch_id(annotator, group_id), BATCH_KIND, meta={
                     "annotator": annotator, "group_id": group_id, "shared": len(assigned) > 1})
                 written[annotator].append(base)
@@ -80,23 +81,25 @@ def sheet_files(paths):
 
 
 def ingest_sheets(run, paths, ledger_url=None):
-    """Validate returned sheets and store their labels in the ledger (all or none); {sheets, changed}."""
+    """Validate returned sheets and store their labels, and the minutes written on them in their batch's meta, in
+    the ledger (all or none); {sheets, changed}."""
     groups = {g: record["phrases"] for g, record in read_groups(run).items()}
     ledger = Ledger.for_run(run.root, ledger_url)
     parsed = []
     with ledger.read() as session:
         for path in sheet_files(paths):
-            sheet = read_sheet(path, SHEET_COLUMNS)
+            sheet = read_sheet(path, SHEET_COLUMNS, optional=(clusters.MINUTES,))
             annotators = {row["annotator"] for _, row in sheet.rows}
             group_id, labels = clusters.sheet_labels(sheet, groups)
             if len(annotators) != 1 or session.batch(batch_id(next(iter(annotators)), group_id)) is None:
                 raise InputError(f"{path}: column annotator ({', '.join(sorted(annotators))}) does not name the "
                                  f"annotator this group's sheet was exported to; restore it from the exported sheet")
-            parsed.append((group_id, annotators.pop(), labels))
+            parsed.append((group_id, annotators.pop(), labels, clusters.sheet_minutes(sheet)))
     changed = 0
     with ledger.transaction() as session:
-        for group_id, annotator, labels in parsed:
+        for group_id, annotator, labels, minutes in parsed:
             changed += session.record_cluster_labels(group_id, annotator, batch_id(annotator, group_id), labels)
+            session.update_batch(batch_id(annotator, group_id), meta={clusters.MINUTES: minutes})
     ledger.dispose()
     return {"sheets": len(parsed), "changed": changed}
 
@@ -106,6 +109,17 @@ def ledger_labels(run, ledger_url=None):
     ledger = Ledger.for_run(run.root, ledger_url)
     with ledger.read() as session:
         found = session.cluster_labels()
+    ledger.dispose()
+    return found
+
+
+def ledger_minutes(run, ledger_url=None):
+    """{group_id: {annotator: minutes or None}} of every ingested sheet."""
+    ledger = Ledger.for_run(run.root, ledger_url)
+    with ledger.read() as session:
+        labelled = session.cluster_labels()
+        found = {group_id: {annotator: session.batch(batch_id(annotator, group_id))["meta"].get(clusters.MINUTES)
+                            for annotator in by_annotator} for group_id, by_annotator in labelled.items()}
     ledger.dispose()
     return found
 
@@ -144,10 +158,13 @@ def reconciled_records(groups, labels):
 
 
 def write_clusters(run, ledger_url=None):
-    """The `mcphrasy-clusters` stage from the ledger's labels, with the agreement report in its manifest."""
+    """The `mcphrasy-clusters` stage from the ledger's labels, with the agreement and the annotation time per group
+    in its manifest."""
     groups = read_groups(run)
     labels = ledger_labels(run, ledger_url)
+    minutes = ledger_minutes(run, ledger_url)
     records, counts = reconciled_records(groups, labels)
-    labels_digest = hashlib.sha256(json.dumps(labels, sort_keys=True).encode("utf-8")).hexdigest()
+    labels_digest = hashlib.sha256(json.dumps([labels, minutes], sort_keys=True).encode("utf-8")).hexdigest()
     return run.write_stage(CLUSTERS, records, "mcphrasy_clustering", inputs=dict(upstream(run, GROUPS), labels=labels_digest),
-                           options={}, report={"counts": counts, "agreement": agreement_report(labels)})
+                           options={}, report={"counts": counts, "agreement": agreement_report(labels),
+                                               "time": clusters.annotation_time(minutes)})

@@ -7,6 +7,8 @@ from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_m
 from picforge.errors import InputError
 
 SHEET_COLUMNS = ["group_id", "category", "phrase", "cluster", "kind"]
+MINUTES = "minutes"  # the time the annotator spent on the group (optional column: older sheets lack it)
+PAPER_MINUTES_PER_GROUP = 4.5
 EQUIVALENT, SAME_KIND, SINGLETON = "equivalent", "same-kind", "singleton"
 KIND_SPELLINGS = {"equivalent": EQUIVALENT, "e": EQUIVALENT, "eq": EQUIVALENT, "equivalent meaning": EQUIVALENT,
                   "same-kind": SAME_KIND, "same kind": SAME_KIND, "s": SAME_KIND, "same of a kind": SAME_KIND,
@@ -20,6 +22,7 @@ Each sheet holds one group: 25 related noun phrases of one category, one per row
 2. Then, from the phrases left, cluster those that are THE SAME OF A KIND (e.g. "business cards", "place cards",
    "time cards"): same label, `kind` = `same-kind`.
 3. Every other phrase is a cluster of its own: give it a label no other row uses; leave `kind` empty.
+4. In column `minutes`, on any one row, write how many minutes the group took you (e.g. 4.5).
 Labels are short (letters, digits, - or _, e.g. A, B, 1). Every phrase gets exactly one label; do not add,
 remove or edit phrases. Return the sheet as CSV or XLSX under its own file name.
 """
@@ -34,9 +37,43 @@ def assign_groups(group_ids, annotators, shared):
 
 
 def sheet_rows(group):
-    """The rows of a group's sheet: its phrases in alphabetical order, labels empty."""
-    return [{"group_id": group["group_id"], "category": group["category"], "phrase": p, "cluster": "", "kind": ""}
-            for p in sorted(group["phrases"])]
+    """The rows of a group's sheet: its phrases in alphabetical order, labels and minutes empty."""
+    return [{"group_id": group["group_id"], "category": group["category"], "phrase": p, "cluster": "", "kind": "",
+             MINUTES: ""} for p in sorted(group["phrases"])]
+
+
+def sheet_minutes(sheet):
+    """The minutes an annotator wrote on a sheet (one positive number, on one row or repeated), None when none
+    was written. Anything else is an InputError naming file and row."""
+    written = [(row_no, row.get(MINUTES, "").strip()) for row_no, row in sheet.rows if row.get(MINUTES, "").strip()]
+    values = set()
+    for row_no, text in written:
+        try:
+            value = float(text.replace(",", "."))
+        except ValueError:
+            value = float("nan")
+        if not 0 < value < 24 * 60:
+            raise InputError(f"{sheet.path}: row {row_no}: minutes {text!r} is not a number of minutes; write how "
+                             "long the group took you, e.g. 4.5, on one row")
+        values.add(value)
+    if len(values) > 1:
+        raise InputError(f"{sheet.path}: row {written[0][0]}: column minutes holds {len(values)} different times "
+                         f"({', '.join(t for _, t in written)}); write one time for the group, on one row")
+    return values.pop() if values else None
+
+
+def annotation_time(minutes):
+    """Time per group from {group_id: {annotator: minutes or None}}: how many sheets give a time, the mean over
+    them, and the mean per annotator (the paper: about 4.5 minutes a group, Appendix B.3)."""
+    timed = [(annotator, m) for by_annotator in minutes.values() for annotator, m in by_annotator.items()
+             if m is not None]
+    per_annotator = {}
+    for annotator, m in timed:
+        per_annotator.setdefault(annotator, []).append(m)
+    return {"sheets": sum(len(v) for v in minutes.values()), "timed_sheets": len(timed),
+            "mean_minutes_per_group": round(sum(m for _, m in timed) / len(timed), 2) if timed else None,
+            "per_annotator": {a: round(sum(v) / len(v), 2) for a, v in sorted(per_annotator.items())},
+            "paper_minutes_per_group": PAPER_MINUTES_PER_GROUP}
 
 
 def sheet_labels(sheet, groups):

@@ -1,14 +1,12 @@
-"""Appendix B.1 phrase groups: frequent phrases per product and category, then seed + 24 nearest by word vectors."""
-import re
-import zlib
-
+"""§4 / Appendix B.1 phrase groups: frequent phrases per product and category, then seed + 24 nearest by averaged
+word vectors (or a sentence encoder's phrase vectors)."""
 import numpy as np
 
 PER_PRODUCT = 30
 PER_CATEGORY = 2000
 GROUP_SIZE = 25
 NEAR_DUPLICATE = 0.99
-WORD = re.compile(r"[^\W_]+")
+PAPER_GROUPS = 106
 
 
 def top_phrases(counts, n):
@@ -16,14 +14,27 @@ def top_phrases(counts, n):
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]
 
 
-def corpus_words(text):
-    """The lower-cased words word2vec is trained on (the words of a phrase are its space-separated parts)."""
-    return WORD.findall(text.lower())
-
-
-def stable_hash(text):
-    """A hash that is the same in every process (Python's own is salted), for gensim's seeded vectors."""
-    return zlib.crc32(text.encode("utf-8"))
+def read_word_vectors(lines, wanted):
+    """{word: vector} of the `wanted` words in word2vec / FastText text lines (`word v1 … vd`; a first line
+    `COUNT DIMENSIONS` is optional, so GloVe text reads too); only wanted lines are parsed. A malformed one is a
+    ValueError naming its line."""
+    found, dimensions = {}, None
+    for line_no, line in enumerate(lines, 1):
+        word, _, numbers = line.strip().partition(" ")
+        if line_no == 1 and word.isdigit() and numbers.isdigit():
+            dimensions = int(numbers)
+            continue
+        if word not in wanted:
+            continue
+        try:
+            vector = np.array(numbers.split(), dtype=np.float32)
+        except ValueError:
+            raise ValueError(f"line {line_no}: the vector of {word!r} holds something that is not a number") from None
+        dimensions = dimensions or len(vector)
+        if len(vector) != dimensions or not dimensions:
+            raise ValueError(f"line {line_no}: {word!r} has {len(vector)} numbers, expected {dimensions}")
+        found[word] = vector
+    return found
 
 
 def phrase_vectors(phrases, word_vector):

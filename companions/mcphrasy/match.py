@@ -31,20 +31,16 @@ def on_token_boundary(text, start, end):
 
 
 def find_phrases(automaton, text):
-    """{phrase: (start, end, occurrences)} of every listed phrase in `text`, case-insensitive, whole tokens;
-    the span is the first occurrence."""
+    """{phrase: [(start, end), …]} of every listed phrase in `text`, case-insensitive, whole tokens: each
+    occurrence, left to right, an occurrence overlapping the one before it left out."""
     folded = fold(text)
     found = {}
     for last, phrase in automaton.iter(folded):
         start, end = last - len(phrase) + 1, last + 1
-        if not on_token_boundary(folded, start, end):
-            continue
-        if phrase in found:
-            first_start, first_end, count = found[phrase]
-            found[phrase] = (first_start, first_end, count + 1)
-        else:
-            found[phrase] = (start, end, 1)
-    return found
+        spans = found.setdefault(phrase, [])
+        if on_token_boundary(folded, start, end) and (not spans or start >= spans[-1][1]):
+            spans.append((start, end))
+    return {phrase: spans for phrase, spans in found.items() if spans}
 
 
 def holds_phrase(folded, phrase):
@@ -57,9 +53,13 @@ def holds_phrase(folded, phrase):
     return False
 
 
-def masked(text, start, end):
-    """The sentence with its span replaced by a single [MASK] token."""
-    return text[:start] + MASK + text[end:]
+def masked(text, spans):
+    """The sentence with each of its (start, end) spans, in order and disjoint, replaced by one [MASK] token."""
+    pieces, last = [], 0
+    for start, end in spans:
+        pieces += [text[last:start], MASK]
+        last = end
+    return "".join(pieces) + text[last:]
 
 
 def context_rank(seed, phrase, sentence_id):

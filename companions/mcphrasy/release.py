@@ -5,19 +5,21 @@ import os
 import numpy as np
 
 import schemas
-from companions.mcphrasy import clusters
+from companions.mcphrasy import baselines, clusters, grouping, stages
 from companions.mcphrasy.annotate import CLUSTERS
+from companions.mcphrasy.baselines import DEFAULT_KS
+from companions.mcphrasy.workflow import GROUPS, read_vectors_file
 from picforge import __version__, release_writer
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.release_writer import markdown_table
+from picforge.rundir import RunDir
 from release.configs import schema_features
 from picforge.resources import stopwords
 
 SCHEMA = "mcphrasy_clustering"
 DATA_FILE = "data/test.json"
 PARQUET_FILE = "data/test.parquet"
-DEFAULT_KS = ("10", "15", "20", "gold")
 INPUT_TERMS = (release_writer.WIKIPEDIA,)
 DEFAULT_LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 
@@ -55,15 +57,6 @@ def gold_labels(record):
     return record["phrases"], clusters.label_vector(record["phrases"], labels)
 
 
-def agglomerative(vectors, k):
-    """Cluster ids of unit vectors by complete-linkage agglomerative clustering on cosine distance into k clusters."""
-    from sklearn.cluster import AgglomerativeClustering
-
-    k = max(1, min(k, len(vectors)))
-    distance = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0)
-    return AgglomerativeClustering(n_clusters=k, metric="precomputed", linkage="complete").fit_predict(distance).tolist()
-
-
 def baseline_scores(records, model_name=BUNDLED_MODEL, ks=DEFAULT_KS):
     """Mean V-measure, ARI and AMI of the encoder + agglomerative baseline per k ('gold' = the true count)."""
     if not records:
@@ -71,15 +64,42 @@ def baseline_scores(records, model_name=BUNDLED_MODEL, ks=DEFAULT_KS):
     model = load_sentence_model(model_name)
     phrases = sorted({p for r in records for p in r["phrases"]})
     vector_of = dict(zip(phrases, encode(model, phrases)))
-    results = {}
-    for k in ks:
-        rows = []
-        for record in records:
-            names, truth = gold_labels(record)
-            count = len(record["clusters"]) if k == "gold" else int(k)
-            rows.append(clusters.scores(truth, agglomerative(np.stack([vector_of[p] for p in names]), count)))
-        results[k] = {key: round(value, 4) for key, value in clusters.mean_scores(rows).items()}
-    return results
+    by_k = baselines.group_scores(records, lambda names: baselines.cosine_distances(np.stack([vector_of[p] for p in names])), ks)
+    return {k: {key: round(value, 4) for key, value in clusters.mean_scores(rows).items()} for k, rows in by_k.items()}
+
+
+def compare_baselines(records, model_name=BUNDLED_MODEL, vectors_file=None, contexts_run=None,
+                      max_contexts=stages.MAX_CONTEXTS, ks=DEFAULT_KS, rounds=baselines.ROUNDS, seed=0):
+    """The §5.3.1 baselines side by side on released groups, with paired permutation tests between them."""
+    model = load_sentence_model(model_name)
+    phrases = sorted({p for r in records for p in r["phrases"]})
+    if vectors_file:
+        words = read_vectors_file(vectors_file, {w for p in phrases for w in p.split()})
+        word_vector, dimensions = words.get, len(next(iter(words.values()))) if words else 1
+    else:
+        word_vector, dimensions = baselines.static_word_vectors(model)
+    contexts_of = None
+    if contexts_run:
+        contexts_of = {r["phrase"]: r["contexts"] for r in RunDir(contexts_run).require_records(stages.CONTEXTS)}
+    methods = baselines.method_distances(phrases, model, model_name, word_vector, dimensions, contexts_of,
+                                         max_contexts)
+    described = {
+        "edit-distance": "character edit distance / the longer phrase's length",
+        "word-vectors": (f"cosine of averaged word vectors of `{vectors_file}` (known words)" if vectors_file else
+                         f"cosine of averaged static word-piece embeddings of `{model_name}` (stand-in for GloVe; "
+                         "give --vectors FILE for real word vectors)"),
+        "encoder": f"cosine of `{model_name}` phrase embeddings (Phrase-BERT's place; --encoder names another)",
+        "contexts": f"cosine of the mean over up to {max_contexts} contexts of `{model_name}`'s token vector at "
+                    "[MASK] (McPhraSy §3.1 without the trained embedder; zeros for a phrase without contexts)",
+        "contexts+phrase": "mean of the `contexts` and `encoder` cosines (the concatenation McPhraSy feeds its "
+                           "embedder)"}
+    compared = baselines.compare({name: baselines.group_scores(records, distance_of, ks)
+                                  for name, distance_of in methods.items()}, rounds, seed)
+    test = (f"paired permutation test over groups (sign flips of the per-group differences, two-sided, {rounds} "
+            f"rounds, seed {seed}); significant: p < {baselines.SIGNIFICANT}")
+    without = sorted(p for p in phrases if contexts_of is not None and not contexts_of.get(p))
+    return dict(compared, groups=len(records), methods={m: described[m] for m in methods}, test=test,
+                phrases_without_contexts=len(without) if contexts_of is not None else None)
 
 
 def read_release(release_dir):
@@ -90,8 +110,27 @@ def read_release(release_dir):
     return release_writer.read_jsonl(path)
 
 
-def card(records, num_bytes, table, baseline, model_name, license_id, agreement):
-    """The dataset card: YAML header (config, features, split size) and Table 1, agreement and the baseline."""
+def time_text(time):
+    """The card's line on annotation time per group."""
+    if not time.get("timed_sheets"):
+        return "No returned sheet gave the minutes spent on its group."
+    per_annotator = ", ".join(f"{a} {m}" for a, m in time["per_annotator"].items())
+    return (f"{time['mean_minutes_per_group']} minutes per group on average, over the {time['timed_sheets']} of "
+            f"{time['sheets']} sheets that give a time (per annotator: {per_annotator}); the paper: about "
+            f"{time['paper_minutes_per_group']} minutes (Appendix B.3).")
+
+
+def groups_text(groups_report, max_groups):
+    """The card's lines on how the groups were made and how many were reached against the paper's 106."""
+    per_category = ", ".join(f"{c} {r['groups']}" for c, r in groups_report["categories"].items())
+    reached = sum(r["groups"] for r in groups_report["categories"].values())
+    return (f"{reached} groups reached (the paper: {grouping.PAPER_GROUPS} over 5 categories), at most {max_groups} "
+            f"per category (`--max-groups`): {per_category}. Phrases grouped by {groups_report['vectors']}.")
+
+
+def card(records, num_bytes, table, baseline, model_name, license_id, agreement, groups, time):
+    """The dataset card: YAML header (config, features, split size), how the groups were made, Table 1,
+    agreement, annotation time and the baseline."""
     header = release_writer.card_header(
         license_id=license_id, pretty_name="McPhraSy phrase clustering", task_categories=["text-classification"],
         configs={"default": (schema_features(SCHEMA), {"test": (DATA_FILE, len(records), num_bytes)})})
@@ -110,12 +149,14 @@ clustered by experts into clusters of phrases that are equivalent in meaning (`e
 (§4, Appendix B). Load with `datasets.load_dataset("json", data_files="{DATA_FILE}")`.""",
              "Row: `{group_id, category, seed, phrases, clusters[{phrases, kind}]}`."]
     sections = [
+        ("Groups", groups),
         ("Statistics (Table 1)", "Overlapping clusters: the other clusters of the group sharing a non-stop word with a "
                                  "cluster.\n\n" + markdown_table(["", "with singletons", "without singletons"], stats_rows)),
         ("Annotator agreement", f"{agreement.get('groups', 0)} groups clustered by several annotators (V-measure, "
                                 "adjusted Rand, adjusted mutual information):\n\n"
                                 + (markdown_table(["annotators", "V", "ARI", "AMI"], agreement_rows)
                                    if agreement_rows else "none.")),
+        ("Annotation time", time),
         ("Clustering baseline", f"""`{model_name}` phrase embeddings, agglomerative clustering with complete linkage on cosine distance into k clusters
 (`gold` = the group's own number of clusters), mean over groups:\n\n"""
          + (markdown_table(["k", "V", "ARI", "AMI"], baseline_rows) if baseline_rows else "no groups.")),
@@ -127,6 +168,7 @@ clustered by experts into clusters of phrases that are equivalent in meaning (`e
 def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=DEFAULT_LICENSE):
     """Write the release of the run's `mcphrasy-clusters` stage into `out` (atomically); its manifest."""
     manifest = run.require(CLUSTERS)
+    groups_manifest = run.require(GROUPS)
     records = list(run.iter_records(CLUSTERS))
     if not records:
         raise InputError(f"{run.stage_dir(CLUSTERS)}: no clustered groups yet; ingest cluster sheets and run "
@@ -139,11 +181,14 @@ def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=
         num_bytes = release_writer.write_parquet(os.path.join(root, PARQUET_FILE), records,
                                                  schemas.arrow_schema(SCHEMA))
         written = read_release(root)
+        report = manifest.get("report", {})
         stats = {"table1": table1(written), "baseline": baseline_scores(written, model_name, ks),
-                 "agreement": manifest.get("report", {}).get("agreement", {})}
+                 "agreement": report.get("agreement", {}), "time": report.get("time", {}),
+                 "groups": groups_manifest["report"]}
         made["stats"] = stats
         text = card(written, num_bytes, stats["table1"], stats["baseline"], model_name, license_id,
-                    stats["agreement"])
+                    stats["agreement"], groups_text(stats["groups"], groups_manifest["options"]["max_groups"]),
+                    time_text(stats["time"]))
         fields = {"package_version": __version__, "inputs": {CLUSTERS: manifest["fingerprint"]},
                   "options": {"model": model_name, "ks": list(ks), "license": license_id}, "records": len(written)}
         return text, stats, fields

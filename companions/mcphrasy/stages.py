@@ -72,7 +72,7 @@ def review_sentences(document):
 
 
 class _MatchFn(beam.DoFn):
-    """Every listed phrase found in a sentence, as (phrase, context) with the first occurrence's span masked."""
+    """Every listed phrase found in a sentence, as (phrase, context) with each of its occurrences masked."""
 
     def __init__(self, phrases, seed):
         self.phrases = list(phrases)
@@ -90,11 +90,11 @@ class _MatchFn(beam.DoFn):
         if found:
             self.matched.inc()
             self.matches.inc(len(found))
-        for phrase, (start, end, occurrences) in sorted(found.items()):
+        for phrase, spans in sorted(found.items()):
             rank = match.context_rank(self.seed, phrase, sentence["doc_id"])
             yield phrase, (rank, {"sentence_id": sentence["doc_id"], "product": sentence["product"],
-                           "category": sentence["category"], "text": sentence["text"], "start": start, "end": end,
-                           "occurrences": occurrences, "masked": match.masked(sentence["text"], start, end)})
+                           "category": sentence["category"], "text": sentence["text"],
+                           "spans": [list(span) for span in spans], "masked": match.masked(sentence["text"], spans)})
 
 
 class SampleContexts(beam.CombineFn):
@@ -149,17 +149,21 @@ class RetrieveContexts(beam.PTransform):
                 | "phrase records" >> beam.Map(phrase_record))
 
 
-def negative_candidates(record, seed):
-    """Each sampled context of a phrase as a candidate negative sentence, keyed by a seeded rank."""
-    for context in record["contexts"][:triplets.ANCHOR_POOL]:
-        yield match.context_rank(seed, "negative", context["sentence_id"]), dict(context, phrase=record["phrase"])
+def negative_candidates(record):
+    """Each sampled context of a phrase as a candidate negative sentence, with its phrase."""
+    for context in record["contexts"]:
+        yield dict(context, phrase=record["phrase"])
 
 
 class _TripletFn(beam.DoFn):
-    """A.1 triplet of one phrase: contexts and negatives embedded by the encoder (loaded once per worker)."""
+    """A.1 triplet of one phrase: its contexts and the negatives drawn for it, embedded by the encoder (loaded
+    once per worker)."""
 
-    def __init__(self, model_name):
+    CACHE_LIMIT = 200_000  # embedded sentences kept per worker; the cache starts again past it
+
+    def __init__(self, model_name, seed):
         self.model_name = model_name
+        self.seed = seed
         self.too_few = Metrics.counter(TRIPLETS, "skipped-single-context")
         self.no_negative = Metrics.counter(TRIPLETS, "skipped-no-negative")
         self.made = Metrics.counter(TRIPLETS, "triplets")
@@ -167,33 +171,35 @@ class _TripletFn(beam.DoFn):
     def setup(self):
         self.model = load_sentence_model(self.model_name)
         self.cache = {}
-        self.pool_key, self.pool = None, []
+        self.candidates = None
 
     def vectors(self, texts):
+        if len(self.cache) > self.CACHE_LIMIT:
+            self.cache.clear()
         missing = sorted({t for t in texts if t not in self.cache})
         if missing:
             self.cache.update(zip(missing, encode(self.model, missing)))
         return np.stack([self.cache[t] for t in texts])
 
-    def ranked_pool(self, pool):
-        """The negative candidates in rank order with their folded text (folded once per worker; the side input
-        may arrive as a new list for every element)."""
-        key = (len(pool), min((rank for rank, _ in pool), default=None))
-        if self.pool_key != key:
-            self.pool_key = key
-            self.pool = [(n, match.fold(n["text"])) for _, n in sorted(pool, key=lambda item: item[0])]
-        return self.pool
+    def sorted_candidates(self, candidates):
+        """The candidates in a fixed order (sentence id, phrase) with their folded text, made once per worker: the
+        side input is one list for the whole run, whatever order it arrives in."""
+        if self.candidates is None:
+            self.candidates = [(c, match.fold(c["text"]))
+                               for c in sorted(candidates, key=lambda c: (c["sentence_id"], c["phrase"]))]
+        return self.candidates
 
-    def process(self, record, pool):
+    def process(self, record, candidates):
         phrase, contexts = record["phrase"], record["contexts"][:triplets.ANCHOR_POOL]
         if len(contexts) < 2:
             self.too_few.inc()
             return
-        negatives = [n for n, folded in self.ranked_pool(pool)
-                     if n["phrase"] != phrase and not match.holds_phrase(folded, phrase)][:triplets.NEGATIVE_POOL]
-        if not negatives:
+        pool = self.sorted_candidates(candidates)
+        drawn = triplets.draw_negatives(self.seed, phrase, len(pool), lambda i: match.holds_phrase(pool[i][1], phrase))
+        if not drawn:
             self.no_negative.inc()
             return
+        negatives = [pool[i][0] for i in drawn]
         anchor, positive, negative = triplets.choose_triplet(self.vectors([c["masked"] for c in contexts]),
                                                              self.vectors([n["masked"] for n in negatives]))
         self.made.inc()
@@ -203,20 +209,18 @@ class _TripletFn(beam.DoFn):
 
 
 class ContextTriplets(beam.PTransform):
-    """PhraseContexts records → A.1 triplets; negatives come from one seeded sample of other phrases' contexts."""
+    """PhraseContexts records → A.1 triplets; each phrase's 300 negative candidates are drawn for it (seeded) from
+    every sampled context of the other phrases that does not hold it."""
 
-    def __init__(self, model_name, seed=0, pool_size=4 * triplets.NEGATIVE_POOL):
+    def __init__(self, model_name, seed=0):
         super().__init__()
         self.model_name = model_name
         self.seed = seed
-        self.pool_size = pool_size
 
     def expand(self, records):
-        pool = (records
-                | "negative candidates" >> beam.FlatMap(negative_candidates, self.seed)
-                | "sample negatives" >> beam.combiners.Top.Of(self.pool_size, key=lambda item: item[0], reverse=True)
-                | "flatten negatives" >> beam.FlatMap(lambda sample: sample))
-        return records | "choose triplets" >> beam.ParDo(_TripletFn(self.model_name), beam.pvalue.AsList(pool))
+        candidates = records | "negative candidates" >> beam.FlatMap(negative_candidates)
+        return records | "choose triplets" >> beam.ParDo(_TripletFn(self.model_name, self.seed),
+                                                         beam.pvalue.AsList(candidates))
 
 
 class _NounPhraseFn(beam.DoFn):

@@ -1,10 +1,12 @@
 """McPhraSy steps over a run directory: corpus documents, contexts (+ A.1 triplets), frequent phrases, groups."""
+import codecs
 import dataclasses
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from companions.mcphrasy import corpus, grouping, match, stages
+from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.options import pipeline_options
 from picforge.rundir import RunDir, fingerprint, input_identity, read_stage, run_stages, upstream
@@ -127,47 +129,45 @@ def frequent_phrases(run, spacy_model, per_product=grouping.PER_PRODUCT, per_cat
             spacy_model, per_product, per_category)})[stages.PHRASES]
 
 
-class CorpusWords:
-    """The documents stage as word lists, re-iterable (gensim reads it once per epoch)."""
-
-    def __init__(self, run):
-        self.run = run
-
-    def __iter__(self):
-        for record in self.run.iter_records(stages.DOCUMENTS, columns=["text"]):
-            yield grouping.corpus_words(record["text"])
-
-
 @dataclasses.dataclass(frozen=True)
 class VectorOptions:
-    """Word vectors for grouping: a word2vec-format file, or word2vec trained on the corpus with these settings."""
+    """Phrase vectors for grouping: averaged word vectors of a word2vec / FastText text file, else the encoder's."""
 
     vectors_file: str | None = None
-    dimensions: int = 100
-    window: int = 5
-    epochs: int = 10
-    seed: int = 0
+    encoder: str = BUNDLED_MODEL
 
 
-def word_vectors(run, options):
-    """gensim KeyedVectors: loaded from `options.vectors_file`, or trained on the run's documents."""
-    from gensim.models import KeyedVectors, Word2Vec
-
+def vectors_source(options):
+    """What the groups were made with, in words (for the manifest and the card)."""
     if options.vectors_file:
-        try:
-            return KeyedVectors.load_word2vec_format(options.vectors_file,
-                                                     binary=options.vectors_file.endswith(".bin"))
-        except (OSError, ValueError, UnicodeDecodeError) as err:
-            raise InputError(f"--vectors {options.vectors_file}: not a word2vec-format vectors file ({err}); "
-                             "give word2vec text (header 'WORDS DIMENSIONS') or binary (.bin)") from None
-    model = Word2Vec(sentences=CorpusWords(run), vector_size=options.dimensions, window=options.window,
-                     min_count=1, workers=1, seed=options.seed, hashfxn=grouping.stable_hash, epochs=options.epochs)
-    return model.wv
+        return f"averaged word vectors of `{options.vectors_file}`"
+    return (f"phrase vectors of the sentence encoder `{options.encoder}` (stand-in for the paper's averaged "
+            "word2vec; give `--vectors FILE` for word vectors)")
+
+
+def read_vectors_file(path, wanted, option="--vectors"):
+    """{word: vector} of the `wanted` words of a word2vec / FastText text file (gzip or bz2 by its name)."""
+    try:
+        with FileSystems.open(path, compression_type="auto") as fh:
+            return grouping.read_word_vectors(codecs.iterdecode(fh, "utf-8"), wanted)
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        raise InputError(f"{option} {path}: not a word-vector text file ({err}); give word2vec or FastText text "
+                         "(`word v1 v2 …` per line, an optional first line `COUNT DIMENSIONS`)") from None
+
+
+def phrase_vectors(phrases, options):
+    """{phrase: unit vector}: the mean of its words' vectors in `options.vectors_file` (phrases with an unknown word
+    have none), else the sentence encoder's embedding of the phrase."""
+    if not options.vectors_file:
+        return dict(zip(phrases, encode(load_sentence_model(options.encoder), phrases)))
+    words = read_vectors_file(options.vectors_file, {w for p in phrases for w in p.split()})
+    return grouping.phrase_vectors(phrases, words.get)
 
 
 def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=grouping.GROUP_SIZE,
                  near_duplicate=grouping.NEAR_DUPLICATE, force=False):
-    """The `mcphrasy-groups` stage: seed + nearest phrases per category, overlapping groups dropped; its manifest."""
+    """The `mcphrasy-groups` stage: seed + nearest phrases per category, overlapping groups dropped; its manifest
+    (report: the vectors used, and per category the groups reached and why seeds gave none)."""
     inputs = upstream(run, stages.PHRASES)
     if vector_options.vectors_file:
         inputs["vectors"] = input_identity(vector_options.vectors_file, "--vectors")
@@ -178,17 +178,18 @@ def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=groupi
     by_category = {}
     for record in run.iter_records(stages.PHRASES):
         by_category.setdefault(record["category"], []).append(record)
-    vectors = word_vectors(run, vector_options)
-    known = lambda word: vectors[word] if word in vectors.key_to_index else None  # noqa: E731
-    records, report = [], {}
+    vectors = phrase_vectors(sorted({r["phrase"] for records in by_category.values() for r in records}),
+                             vector_options)
+    records, per_category = [], {}
     for category in sorted(by_category):
         ranked = [r["phrase"] for r in sorted(by_category[category], key=lambda r: r["rank"])]
         counts = {r["phrase"]: r["count"] for r in by_category[category]}
-        phrase_vecs = grouping.phrase_vectors(ranked, known)
+        phrase_vecs = {p: vectors[p] for p in ranked if p in vectors}
         groups, reasons = grouping.category_groups(ranked, phrase_vecs, max_groups, size, near_duplicate)
-        report[category] = dict(reasons, phrases=len(ranked), groups=len(groups))
+        per_category[category] = dict(reasons, phrases=len(ranked), groups=len(groups))
         for group in groups:
             records.append({"group_id": grouping.group_id(category, group[0]), "category": category, "seed": group[0],
                             "phrases": group, "counts": [counts[p] for p in group],
                             "similarities": [round(float(phrase_vecs[p] @ phrase_vecs[group[0]]), 6) for p in group]})
+    report = {"vectors": vectors_source(vector_options), "categories": per_category}
     return run.write_stage(GROUPS, records, "mcphrasy_group", inputs=inputs, options=options, report=report)

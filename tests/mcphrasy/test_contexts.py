@@ -6,6 +6,7 @@ import shutil
 import numpy as np
 import pytest
 
+from companions.mcphrasy import triplets
 from companions.mcphrasy.stages import CONTEXTS, DOCUMENTS, TRIPLETS
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
@@ -47,10 +48,12 @@ def test_contexts_of_the_real_sample_match_an_independent_regex(wiki_run, phrase
         assert len(record["contexts"]) == min(40, len(holding))
         for context in record["contexts"]:
             assert context["sentence_id"] in holding
-            assert context["text"][context["start"]:context["end"]].lower() == phrase
-            assert context["masked"] == context["text"][:context["start"]] + "[MASK]" + context["text"][context["end"]:]
+            assert [tuple(span) for span in context["spans"]] == [
+                m.span() for m in oracle(phrase).finditer(context["text"])]  # every occurrence, none overlapping
+            assert context["masked"] == oracle(phrase).sub("[MASK]", context["text"])
             assert context["product"] == context["sentence_id"].split(":")[0] and context["category"] == "wikipedia"
     assert found["the"]["n_sentences"] > 5000
+    assert any(len(c["spans"]) > 1 for c in found["the"]["contexts"])
 
 
 @pytest.mark.slow
@@ -67,26 +70,40 @@ def test_contexts_are_a_seeded_sample_and_a_rerun_changes_nothing(wiki_run, phra
 
 
 @pytest.mark.slow
-def test_a1_triplets_on_the_real_sample(wiki_run, tmp_path):
+def test_a1_triplets_draw_negatives_for_each_anchor(groups_run, tmp_path, capsys):
+    # the sample's 120 most frequent noun phrases, 4 contexts each: more candidate negatives than the 300 drawn
+    frequent = sorted(RunDir(str(groups_run)).iter_records("mcphrasy-phrases"), key=lambda p: p["rank"])[:120]
     phrases = tmp_path / "phrases.txt"
-    phrases.write_text("language family\nalkali metal\nunited states\n", encoding="utf-8")
-    out = shutil.copytree(wiki_run, tmp_path / "run")
-    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--out", out, "--max-contexts", 30,
-                    "--triplets") == 0
+    phrases.write_text("".join(p["phrase"] + "\n" for p in frequent), encoding="utf-8")
+    out = shutil.copytree(groups_run, tmp_path / "run")
+    capsys.readouterr()
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--out", out, "--max-contexts", 4, "--triplets") == 0
     found = contexts_of(out)
     made = {t["phrase"]: t for t in RunDir(str(out)).iter_records(TRIPLETS)}
-    assert sorted(made) == sorted(found)
+    assert sorted(made) == sorted(p for p, r in found.items() if len(r["contexts"]) >= 2)
+    candidates = sorted(((c, p) for p, r in found.items() for c in r["contexts"]),
+                        key=lambda item: (item[0]["sentence_id"], item[1]))
+    assert len(candidates) > 400
     model = load_sentence_model()
+    vector_of = dict(zip([c["masked"] for c, _ in candidates], encode(model, [c["masked"] for c, _ in candidates])))
+    draws = set()
     for phrase, triplet in made.items():
-        contexts = found[phrase]["contexts"]
-        ids = [c["sentence_id"] for c in contexts]
-        anchor, positive = ids.index(triplet["anchor"]["sentence_id"]), ids.index(triplet["positive"]["sentence_id"])
-        vectors = encode(model, [c["masked"] for c in contexts])
-        similarity = vectors @ vectors.T + np.eye(len(ids)) * 9
-        assert similarity[anchor, positive] == pytest.approx(similarity.min(), abs=1e-5)  # the most distant pair
-        assert triplet["negative_phrase"] != phrase
+        pair = [vector_of[triplet["anchor"]["masked"]], vector_of[triplet["positive"]["masked"]]]
+        contexts = np.stack([vector_of[c["masked"]] for c in found[phrase]["contexts"]])
+        assert pair[0] @ pair[1] == pytest.approx((contexts @ contexts.T).min(), abs=1e-5)  # the most distant pair
+        order = triplets.anchor_generator(0, phrase).permutation(len(candidates))
+        drawn = [candidates[i] for i in order if not oracle(phrase).search(candidates[i][0]["text"])][:300]
+        draws.add(frozenset((c["sentence_id"], p) for c, p in drawn))
+        assert (triplet["negative"], triplet["negative_phrase"]) in drawn
         assert not oracle(phrase).search(triplet["negative"]["text"])
-        assert triplet["negative"] in found[triplet["negative_phrase"]]["contexts"]
+        closest = max(max(vector_of[c["masked"]] @ v for v in pair) for c, _ in drawn)
+        negative = vector_of[triplet["negative"]["masked"]]
+        assert max(negative @ v for v in pair) == pytest.approx(closest, abs=1e-5)
+        assert negative @ pair[0] >= negative @ pair[1] - 1e-6  # the anchor is the one closer to the negative
+    assert len(draws) == len(made)  # a draw of its own for every anchor
+    distinct = triplets.distinct_negatives(made.values())
+    assert f"{len(made)} triplets ({distinct} distinct negatives)" in capsys.readouterr().out
+    assert distinct / len(made) >= 0.75
 
 
 @pytest.mark.slow
@@ -107,7 +124,9 @@ def test_reviews_in_the_ni_layout_with_bad_rows_counted(reviews_file, tmp_path):
         "The Business Cards pack was fine; business-cards-holder not included.",
         "The business cards fit my card holder, and the card stock is thick.",
         "These business cards print cleanly."]
-    assert [(c["occurrences"], c["product"]) for c in found["paint brushes"]["contexts"]] == [(2, "B003")]
+    [brushes] = found["paint brushes"]["contexts"]
+    assert (len(brushes["spans"]), brushes["product"]) == (2, "B003")
+    assert brushes["masked"] == "The [MASK] are soft and the [MASK] clean easily."
 
 
 def test_unreadable_inputs_are_one_line_errors(reviews_file, tmp_path, capsys):

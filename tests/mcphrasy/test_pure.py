@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from picforge.sheets import Sheet
-from companions.mcphrasy import clusters, corpus, grouping, match, nps, triplets
+from companions.mcphrasy import baselines, clusters, corpus, grouping, match, nps, triplets
 from companions.mcphrasy.release import table1
 from picforge.errors import InputError
 
@@ -16,18 +16,25 @@ def test_one_pass_match_is_case_insensitive_on_token_boundaries():
     automaton = match.build_automaton(["hair color", "color", "cards"])
     text = "This Hair Color ruined my hair colors; hair color again, and Colorado business-cards."
     found = match.find_phrases(automaton, text)
-    assert found["hair color"] == (5, 15, 2)
-    assert text[5:15] == "Hair Color"
-    assert found["color"] == (10, 15, 2)          # "colors" and "Colorado" are not whole-token matches
-    assert found["cards"][2] == 1                  # "-" is a token boundary
-    assert match.masked(text, 5, 15).startswith("This [MASK] ruined")
+    assert found["hair color"] == [(5, 15), (39, 49)]
+    assert text[5:15] == "Hair Color" and text[39:49] == "hair color"
+    assert found["color"] == [(10, 15), (44, 49)]  # "colors" and "Colorado" are not whole-token matches
+    assert len(found["cards"]) == 1                # "-" is a token boundary
+    assert match.masked(text, found["hair color"]) == \
+        "This [MASK] ruined my hair colors; [MASK] again, and Colorado business-cards."
+
+
+def test_overlapping_occurrences_of_one_phrase_are_masked_once():
+    found = match.find_phrases(match.build_automaton(["very very"]), "very very very very very")
+    assert found == {"very very": [(0, 9), (10, 19)]}
+    assert match.masked("very very very very very", found["very very"]) == "[MASK] [MASK] very"
 
 
 def test_fold_keeps_offsets_for_characters_whose_lower_case_is_longer():
     automaton = match.build_automaton(["istanbul road"])
     text = "İ Istanbul Road"
     assert match.fold(text) == "İ istanbul road"
-    assert match.find_phrases(automaton, text) == {"istanbul road": (2, 15, 1)}
+    assert match.find_phrases(automaton, text) == {"istanbul road": [(2, 15)]}
 
 
 def test_phrase_normalisation():
@@ -94,6 +101,33 @@ def test_choose_triplet_takes_the_most_distant_pair_and_the_closest_negative():
     contexts = np.stack([unit(1, 0), unit(0.8, 0.6), unit(0, 1)])
     negatives = np.stack([unit(0.6, 0.8), unit(-1, 0)])
     assert triplets.choose_triplet(contexts, negatives) == (2, 0, 0)
+
+
+def test_negatives_are_drawn_for_each_anchor_and_seed_and_never_hold_the_anchor():
+    holds = {3, 4, 5}
+    first = triplets.draw_negatives(0, "hair color", 1000, holds.__contains__, size=300)
+    assert first == triplets.draw_negatives(0, "hair color", 1000, holds.__contains__, size=300)
+    assert len(first) == len(set(first)) == 300 and not holds & set(first)
+    assert set(first) != set(triplets.draw_negatives(0, "hair dye", 1000, holds.__contains__, size=300))
+    assert set(first) != set(triplets.draw_negatives(1, "hair color", 1000, holds.__contains__, size=300))
+    assert sorted(triplets.draw_negatives(0, "hair color", 8, holds.__contains__, size=300)) == [0, 1, 2, 6, 7]
+
+
+def test_distinct_negatives_count_sentence_and_phrase():
+    made = [{"negative": {"sentence_id": s}, "negative_phrase": p} for s, p in (("1:0", "a"), ("1:0", "a"), ("1:0", "b"))]
+    assert triplets.distinct_negatives(made) == 2
+
+
+def test_word_vectors_read_from_word2vec_fasttext_and_glove_text():
+    fasttext = ["3 2\n", "paint 1 0\n", "brush 0 1\n", "roller 0.5 0.5\n"]
+    assert {w: v.tolist() for w, v in grouping.read_word_vectors(fasttext, {"paint", "brush"}).items()} == {
+        "paint": [1.0, 0.0], "brush": [0.0, 1.0]}
+    glove = ["paint 1 0 2\n", "brush 0 1 2\n"]
+    assert grouping.read_word_vectors(glove, {"brush"})["brush"].tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match="line 3: 'brush' has 1 numbers, expected 2"):
+        grouping.read_word_vectors(["2 2", "paint 1 0", "brush 1"], {"paint", "brush"})
+    with pytest.raises(ValueError, match="line 2: the vector of 'paint'"):
+        grouping.read_word_vectors(["2 2", "paint 1 x"], {"paint"})
 
 
 def test_review_rows_and_their_skip_reasons():
@@ -194,6 +228,26 @@ def test_sheet_labels_refuses_bad_sheets_naming_file_and_row(rows, message):
     assert message in str(err.value)
 
 
+def minutes_sheet(values):
+    return Sheet("ann/g.csv", ["phrase", "minutes"], [(n + 2, {"phrase": str(n), "minutes": v}) for n, v in enumerate(values)])
+
+
+def test_sheet_minutes_take_one_time_per_group():
+    assert clusters.sheet_minutes(minutes_sheet(["", "4,5", ""])) == 4.5
+    assert clusters.sheet_minutes(minutes_sheet(["6", "6"])) == 6.0
+    assert clusters.sheet_minutes(minutes_sheet(["", ""])) is None
+    with pytest.raises(InputError, match="^ann/g.csv: row 3: minutes 'soon' is not a number"):
+        clusters.sheet_minutes(minutes_sheet(["", "soon"]))
+    with pytest.raises(InputError, match="^ann/g.csv: row 2: column minutes holds 2 different times"):
+        clusters.sheet_minutes(minutes_sheet(["3", "5"]))
+
+
+def test_annotation_time_averages_the_timed_sheets():
+    got = clusters.annotation_time({"g1": {"ann": 3.0, "bob": None}, "g2": {"ann": 5.0}, "g3": {"cy": 7.0}})
+    assert got == {"sheets": 4, "timed_sheets": 3, "mean_minutes_per_group": 5.0,
+                   "per_annotator": {"ann": 4.0, "cy": 7.0}, "paper_minutes_per_group": 4.5}
+
+
 def test_table1_on_a_tiny_release_matches_hand_counts():
     records = [
         {"phrases": ["hot tea", "hot coffee", "iced tea", "paper towels"],
@@ -215,3 +269,44 @@ def test_holds_phrase_agrees_with_the_automaton():
     assert match.holds_phrase(text, "color") and match.holds_phrase(text, "hair")
     assert not match.holds_phrase(text, "colo") and not match.holds_phrase(text, "colors red")
     assert match.holds_phrase(text, "color") == bool(match.find_phrases(match.build_automaton(["color"]), text))
+
+
+@pytest.mark.parametrize("a,b,distance", [("kitten", "sitting", 3), ("", "abc", 3), ("hot tea", "hot tea", 0),
+                                          ("hot tea", "iced tea", 4)])
+def test_edit_distance(a, b, distance):
+    assert baselines.edit_distance(a, b) == distance == baselines.edit_distance(b, a)
+
+
+def test_complete_linkage_on_a_distance_matrix():
+    phrases = ["hot tea", "hot teas", "iced coffee", "iced coffees"]
+    assert len(set(baselines.agglomerate(baselines.edit_distances(phrases), 2))) == 2
+    labels = baselines.agglomerate(baselines.edit_distances(phrases), 2)
+    assert labels[0] == labels[1] != labels[2] == labels[3]
+    assert baselines.agglomerate(baselines.edit_distances(phrases), 9) == [0, 1, 2, 3]
+
+
+def test_paired_permutation_p_matches_exact_enumeration():
+    first, second = [0.9, 0.8, 0.7, 0.95, 0.6, 0.85], [0.7, 0.75, 0.72, 0.8, 0.5, 0.8]
+    differences = np.subtract(first, second)
+    flips = [abs(np.mean(differences * signs)) >= abs(differences.mean()) - 1e-12
+             for signs in itertools.product((-1, 1), repeat=len(differences))]
+    exact = sum(flips) / len(flips)
+    assert baselines.paired_permutation_p(first, second, rounds=20000) == pytest.approx(exact, abs=0.01)
+    assert baselines.paired_permutation_p(first, first) == 1.0
+
+
+def test_mask_vectors_average_the_mask_tokens():
+    vectors = np.arange(8, dtype=float).reshape(4, 2)
+    masked = "a [MASK] b [MASK]"
+    offsets = [(0, 1), (2, 8), (9, 10), (11, 17)]
+    assert baselines.mask_vectors(vectors, offsets, masked).tolist() == [4.0, 5.0]
+    assert baselines.mask_vectors(vectors[:1], offsets[:1], masked) is None
+
+
+def test_compare_finds_the_best_method_and_tests_every_pair():
+    rows = lambda values: {"gold": [{"v_measure": v, "ari": v, "ami": v} for v in values]}  # noqa: E731
+    compared = baselines.compare({"a": rows([0.9] * 8), "b": rows([0.5] * 8), "c": rows([0.5, 0.6] * 4)}, rounds=999)
+    assert compared["scores"]["a"]["gold"] == {"v_measure": 0.9, "ari": 0.9, "ami": 0.9}
+    assert compared["best"]["gold"]["ari"]["best"] == "a" and compared["best"]["gold"]["ari"]["next"] == "c"
+    assert compared["best"]["gold"]["ari"]["significant"]  # 8 groups all one way: p = 2/256 < 0.05
+    assert len(compared["pairs"]) == 3 * 3

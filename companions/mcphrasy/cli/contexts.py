@@ -1,6 +1,7 @@
 """`picforge mcphrasy contexts`: up to m masked contexts per listed phrase (and A.1 triplets), on Beam."""
 from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
 from companions.mcphrasy.stages import CONTEXTS, MAX_CONTEXTS, TRIPLETS
+from companions.mcphrasy.triplets import distinct_negatives
 from companions.mcphrasy.workflow import retrieve_contexts, write_documents
 from picforge.encoders import BUNDLED_MODEL
 from picforge.options import non_negative_int, positive_int
@@ -29,5 +30,6 @@ def run(args):
     print(f"{found} of {len(phrases)} phrases found; "
           f"{manifests[CONTEXTS]['counters'].get(f'{CONTEXTS}/contexts-kept', 0)} contexts in {run_dir.stage_dir(CONTEXTS)}")
     if TRIPLETS in manifests:
-        print(f"{manifests[TRIPLETS]['records']} triplets in {run_dir.stage_dir(TRIPLETS)}")
+        made = list(run_dir.iter_records(TRIPLETS, columns=["negative_phrase", "negative"]))
+        print(f"{len(made)} triplets ({distinct_negatives(made)} distinct negatives) in {run_dir.stage_dir(TRIPLETS)}")
     return 0

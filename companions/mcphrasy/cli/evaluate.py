@@ -1,19 +1,42 @@
-"""`picforge mcphrasy evaluate`: score the clustering baseline, or a predictions file, on a release."""
+"""`picforge mcphrasy evaluate`: the §5.3.1 baselines side by side, or a predictions file, scored on a release."""
 import json
 
-from companions.mcphrasy.release import DEFAULT_KS, baseline_scores, evaluate_predictions, read_release
+from companions.mcphrasy.baselines import METRICS
+from companions.mcphrasy.release import DEFAULT_KS, compare_baselines, evaluate_predictions, read_release
+from companions.mcphrasy.stages import MAX_CONTEXTS
 from picforge.encoders import BUNDLED_MODEL
 from picforge.files import write_atomically
+from picforge.options import non_negative_int, positive_int
 
 
 def register(verbs):
-    parser = verbs.add_parser("evaluate", help="V-measure, ARI and AMI of a clustering method on a release")
+    parser = verbs.add_parser("evaluate", help="V-measure, ARI and AMI of clustering methods on a release")
     parser.add_argument("--release", required=True, help="release folder")
     parser.add_argument("--predictions", help="JSON lines {group_id, clusters: [[phrase, ...], ...]} to score; "
-                                              "without it, the encoder + agglomerative baseline is scored")
+                                              "without it, the §5.3.1 baselines are scored side by side")
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")
+    parser.add_argument("--vectors", help="word vectors (word2vec / FastText text) for the averaged-word-vector "
+                                          "baseline (default: the encoder's static word-piece embeddings)")
+    parser.add_argument("--contexts", metavar="RUN", help="run whose mcphrasy-contexts stage holds the released "
+                                                          "phrases' contexts: adds the contextual baselines")
+    parser.add_argument("--max-contexts", type=positive_int, default=MAX_CONTEXTS,
+                        help=f"m, contexts per phrase for the contextual baselines (default {MAX_CONTEXTS})")
+    parser.add_argument("--rounds", type=positive_int, default=10_000, help="permutation-test rounds (default 10000)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="permutation-test seed (default 0)")
     parser.add_argument("--out", help="also write the scores as JSON here")
     parser.set_defaults(func=run)
+
+
+def score_table(compared):
+    """Lines of a plain table: per k, each method's V / ARI / AMI, * where the best beats the next best (p < 0.05)."""
+    lines = []
+    for k, by_metric in compared["best"].items():
+        lines.append(f"k={k}")
+        for method, by_k in compared["scores"].items():
+            cells = [f"{by_k[k][m]:.4f}{'*' if by_metric.get(m, {}).get('best') == method and by_metric[m]['significant'] else ' '}"
+                     for m in METRICS]
+            lines.append(f"  {method:<16} V {cells[0]}  ARI {cells[1]}  AMI {cells[2]}")
+    return lines
 
 
 def run(args):
@@ -23,10 +46,10 @@ def run(args):
         print(f"{scores['groups']} groups: V {scores['v_measure']:.4f}  ARI {scores['ari']:.4f}  AMI {scores['ami']:.4f}")
         results = {"predictions": args.predictions, "scores": scores}
     else:
-        by_k = baseline_scores(records, args.encoder, DEFAULT_KS)
-        for k, scores in by_k.items():
-            print(f"k={k}: V {scores['v_measure']:.4f}  ARI {scores['ari']:.4f}  AMI {scores['ami']:.4f}")
-        results = {"encoder": args.encoder, "baseline": {str(k): scores for k, scores in by_k.items()}}
+        results = compare_baselines(records, args.encoder, args.vectors, args.contexts, args.max_contexts, DEFAULT_KS,
+                                    args.rounds, args.seed)
+        print(f"{results['groups']} groups; * = better than the next best, {results['test']}")
+        print("\n".join(score_table(results)))
     if args.out:
         write_atomically(args.out, json.dumps(dict(results, release=args.release), indent=2, sort_keys=True))
         print(f"scores → {args.out}")

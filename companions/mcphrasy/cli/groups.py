@@ -3,24 +3,29 @@ from companions.mcphrasy import grouping
 from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups, frequent_phrases, write_documents
-from picforge.options import at_least, non_negative_int, positive_int
+from picforge.encoders import BUNDLED_MODEL
+from picforge.options import at_least, positive_int
 from picforge.rundir import RunDir
 from picforge.spacy_models import default_spacy_model
 
 
 def register(verbs):
-    parser = verbs.add_parser("groups", help="frequent noun phrases and phrase groups (Beam, then word vectors)",
+    parser = verbs.add_parser("groups", help="frequent noun phrases and phrase groups (Beam, then phrase vectors)",
                               description="Noun phrases of 2-3 words in each document's first 200 characters, top 30 "
                                           "per product, top 2000 per category, B.1 filters, then groups of a seed and "
-                                          "its nearest phrases by averaged word vectors. Beam flags pass through.")
+                                          "its 24 nearest phrases by averaged word vectors (--vectors) or the sentence "
+                                          "encoder. Beam flags pass through.")
     add_corpus_arguments(parser)
     parser.add_argument("--spacy-model", help="spaCy model for Penn tags (default: first installed English sm)")
     parser.add_argument("--per-product", type=positive_int, default=grouping.PER_PRODUCT)
     parser.add_argument("--per-category", type=positive_int, default=grouping.PER_CATEGORY)
     parser.add_argument("--max-groups", type=positive_int, default=25, help="groups per category at most (default 25)")
     parser.add_argument("--group-size", type=at_least(2), default=grouping.GROUP_SIZE)
-    parser.add_argument("--vectors", help="word2vec-format vectors file (default: word2vec trained on the corpus)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of word2vec training (default 0)")
+    parser.add_argument("--vectors", help="word vectors, word2vec or FastText text format (.vec/.txt, may be .gz); a "
+                                          "phrase is the mean of its words' vectors, as in the paper (default: the "
+                                          "sentence encoder's phrase vectors)")
+    parser.add_argument("--encoder", default=BUNDLED_MODEL,
+                        help=f"sentence encoder used without --vectors (default {BUNDLED_MODEL})")
     parser.set_defaults(func=run, beam_args=[])
 
 
@@ -29,8 +34,8 @@ def run(args):
     write_documents(run_dir, corpus_source(args), args.beam_args, args.force)
     phrases = frequent_phrases(run_dir, args.spacy_model or default_spacy_model(), args.per_product,
                                args.per_category, args.beam_args, args.force)
-    groups = build_groups(run_dir, VectorOptions(vectors_file=args.vectors, seed=args.seed), args.max_groups,
-                          args.group_size, force=args.force)
-    print(f"{phrases['records']} frequent phrases in {run_dir.stage_dir(PHRASES)}; "
-          f"{groups['records']} groups in {run_dir.stage_dir(GROUPS)}")
+    groups = build_groups(run_dir, VectorOptions(args.vectors, args.encoder), args.max_groups, args.group_size,
+                          force=args.force)
+    print(f"{phrases['records']} frequent phrases in {run_dir.stage_dir(PHRASES)}; {groups['records']} groups "
+          f"(the paper: {grouping.PAPER_GROUPS}) in {run_dir.stage_dir(GROUPS)}, by {groups['report']['vectors']}")
     return 0

@@ -17,4 +17,10 @@ def run(args):
     counts = manifest["report"]["counts"]
     print(f"{manifest['records']} clustered groups in {run_dir.stage_dir(CLUSTERS)} ({counts['reconciled']} reconciled, "
           f"{counts['single-annotator']} by one annotator, {counts['unannotated']} not annotated yet)")
+    time = manifest["report"]["time"]
+    if time["timed_sheets"]:
+        print(f"annotation time: {time['mean_minutes_per_group']} minutes per group over {time['timed_sheets']} of "
+              f"{time['sheets']} sheets (the paper: about {time['paper_minutes_per_group']})")
+    else:
+        print(f"annotation time: none of the {time['sheets']} sheets gives minutes")
     return 0
