@@ -12,6 +12,7 @@ from companions.pearl.options import PearlOptions
 from picforge import rundir
 from picforge.errors import InputError
 from picforge.options import pipeline_options
+from release.configs import SPLITS
 
 WORD_VECTORS_STAGE = "pearl-word-vectors"
 WORD_VECTORS_FILE = "vectors.kv"
@@ -29,6 +30,9 @@ def check_options(options):
                          "1 <= min <= max")
     if options.min_count < 1 or options.negatives_k < 0:
         raise InputError("--min-count must be >= 1 and --negatives-k >= 0")
+    ratios = options.ratios
+    if len(ratios) != len(SPLITS) or any(r < 0 for r in ratios) or abs(sum(ratios) - 1) > 1e-6:
+        raise InputError(f"--ratios {ratios}: give three non-negative shares (train, validation, test) summing to 1")
 
 
 def check_sentences(mining_run):

@@ -9,6 +9,7 @@ from apache_beam.metrics import Metrics
 from companions.pearl import augment, negatives, synonyms
 from companions.pearl.constituents import LEXICAL_TYPES, benepar_constituents, dependency_constituents, \
     phrase_occurrences
+from companions.pearl.splits import split_of
 from picforge.encoders import SentenceModelOnFirstUse, encode
 from pipeline.stages.phrases import default_spacy_model
 
@@ -171,47 +172,54 @@ class _EmbedGroup(beam.DoFn):
         yield from zip(texts, encode(self.model.get(), texts))
 
 
-def seeded_order(seed, phrase):
-    """A deterministic pseudo-random sort key (for capping a block with a seed)."""
-    return hashlib.sha1(f"{seed}\x1f{phrase}".encode("utf-8")).hexdigest()
+def picked_negatives(item, k):
+    """(phrase, candidates) → (phrase, [k hard negatives]); each pick counted in the bins of its cosine and edit
+    similarity."""
+    phrase, found = item
+    picked = negatives.pick_hard_negatives(found, k)
+    for cosine, similarity, _ in picked:
+        Metrics.counter(STAGE, f"negative-cosine-{negatives.bucket(cosine)}").inc()
+        Metrics.counter(STAGE, f"negative-edit-similarity-{negatives.bucket(similarity)}").inc()
+    return phrase, [other for _, _, other in picked]
 
 
 class HardNegatives(beam.PTransform):
-    """Phrase records → (phrase, [hard negatives]): phrases sharing a content word are compared (blocks capped at
-    `max_block`, seeded), kept when lexically close and semantically far, k of lowest cosine per phrase."""
+    """Phrase records → (phrase, [hard negatives]): phrases of one split sharing a content word are compared (in
+    windows of `max_block` by length), kept when the edit similarity is high and the cosine low, k of lowest cosine."""
 
-    def __init__(self, encoder, k=2, min_overlap=0.5, max_cosine=0.6, max_block=1000, seed=0):
+    def __init__(self, encoder, *, seed, ratios, k=2, min_edit_similarity=0.5, max_cosine=0.6, max_block=1000):
         super().__init__()
-        self.encoder = encoder
-        self.k, self.min_overlap, self.max_cosine = k, min_overlap, max_cosine
-        self.max_block, self.seed = max_block, seed
+        self.encoder, self.seed, self.ratios = encoder, seed, tuple(ratios)
+        self.k, self.min_edit_similarity, self.max_cosine, self.max_block = k, min_edit_similarity, max_cosine, max_block
 
     def expand(self, records):
-        k, min_overlap, max_cosine, max_block, seed = (self.k, self.min_overlap, self.max_cosine, self.max_block,
-                                                       self.seed)
+        seed, ratios, k, max_block = self.seed, self.ratios, self.k, self.max_block
+        min_edit_similarity, max_cosine = self.min_edit_similarity, self.max_cosine
 
-        def by_word(item):
+        def by_split_and_word(item):
             phrase, vector = item
-            for key in negatives.blocking_keys(phrase):
-                yield key, (phrase, vector)
+            split = split_of(phrase, seed, ratios)
+            for word in negatives.blocking_keys(phrase):
+                yield (split, word), (phrase, vector)
 
         def compare(item):
             _, members = item
-            block = sorted(members, key=lambda member: seeded_order(seed, member[0]))
-            if len(block) > max_block:
-                Metrics.counter(STAGE, "blocks-capped").inc()
-                block = block[:max_block]
-            yield from negatives.hard_negative_candidates(block, min_overlap=min_overlap, max_cosine=max_cosine)
+            windows = negatives.block_windows(list(members), max_block)
+            if len(windows) > 1:
+                Metrics.counter(STAGE, "blocks-windowed").inc()
+            for window in windows:
+                yield from negatives.hard_negative_candidates(
+                    window, min_edit_similarity=min_edit_similarity, max_cosine=max_cosine)
 
         return (records
                 | "key by embed group" >> beam.Map(lambda r: (embed_group(r["phrase"]), r["phrase"]))
                 | "group for embedding" >> beam.GroupByKey()
                 | "embed phrases" >> beam.ParDo(_EmbedGroup(self.encoder))
-                | "key by content word" >> beam.FlatMap(by_word)
+                | "key by split and content word" >> beam.FlatMap(by_split_and_word)
                 | "group blocks" >> beam.GroupByKey()
                 | "score pairs in block" >> beam.FlatMap(compare)
                 | "group candidates" >> beam.GroupByKey()
-                | "pick k" >> beam.MapTuple(lambda phrase, found: (phrase, negatives.pick_hard_negatives(found, k))))
+                | "pick k" >> beam.Map(picked_negatives, k))
 
 
 def attach_negatives(item):
@@ -236,7 +244,8 @@ class BuildCorpus(beam.PTransform):
                    | "count" >> CountPhrases(s["min_count"])
                    | "augment" >> beam.ParDo(_Augment(s)))
         hard = phrases | "hard negatives" >> HardNegatives(
-            s["encoder"], s["negatives_k"], s["min_overlap"], s["max_cosine"], s["max_block"], s["seed"])
+            s["encoder"], seed=s["seed"], ratios=s["ratios"], k=s["negatives_k"],
+            min_edit_similarity=s["min_edit_similarity"], max_cosine=s["max_cosine"], max_block=s["max_block"])
         return ({"record": phrases | "key record" >> beam.Map(lambda r: (r["phrase"], r)), "negatives": hard}
                 | "join negatives" >> beam.CoGroupByKey()
                 | "attach negatives" >> beam.FlatMap(attach_negatives))

@@ -11,8 +11,9 @@ from companions.pearl import corpus
 from companions.pearl.augment import CHARACTER_KINDS
 from companions.pearl.build import PearlOptions, build_corpus
 from companions.pearl.constituents import LABELS, LEXICAL_TYPES
-from companions.pearl.negatives import lexical_overlap
+from companions.pearl.negatives import edit_similarity
 from companions.pearl.release import distributions, read_jsonl
+from companions.pearl.splits import split_of
 from picforge import cli
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
@@ -64,11 +65,13 @@ def test_hard_negatives_look_alike_and_mean_something_else(records_103):
     options = PearlOptions()
     phrases = {r["phrase"] for r in records_103}
     with_negatives = [r for r in records_103 if r["hard_negatives"]]
-    assert len(with_negatives) > 100
+    assert len(with_negatives) > 1000
     pairs = [(r["phrase"], n) for r in with_negatives for n in r["hard_negatives"]]
     assert all(len(r["hard_negatives"]) <= options.negatives_k for r in with_negatives)
-    assert all(n in phrases and n.lower() != p.lower() and lexical_overlap(p, n) >= options.min_overlap
+    assert all(n in phrases and n.lower() != p.lower() and edit_similarity(p, n) >= options.min_edit_similarity
                for p, n in pairs)
+    assert sum(split_of(p, options.seed, options.ratios) != split_of(n, options.seed, options.ratios)
+               for p, n in pairs) == 0
     model = load_sentence_model(options.encoder)
     sample = pairs[:: max(1, len(pairs) // 40)]
     left, right = encode(model, [p for p, _ in sample]), encode(model, [n for _, n in sample])
@@ -92,8 +95,16 @@ def test_release_splits_by_phrase_and_card_from_written_files(pearl_103, records
     assert not (keys["validation"] & keys["test"])
     assert sum(len(rows) for rows in splits.values()) == len(records_103)
     stats = json.loads((out / "stats.json").read_text())
-    assert stats == json.loads(json.dumps(distributions(splits)))
+    counters = RunDir(str(pearl_103)).read_manifest(corpus.STAGE)["counters"]
+    assert stats == json.loads(json.dumps(distributions(splits, counters)))
+    split_of_phrase = {row["phrase"]: split for split, rows in splits.items() for row in rows}
+    assert stats["hard_negatives_across_splits"] == 0 == sum(
+        split_of_phrase[n] != split for split, rows in splits.items() for row in rows for n in row["hard_negatives"])
+    for measure in ("cosine", "edit_similarity"):
+        assert sum(stats["hard_negative_bins"][measure].values()) == stats["hard_negatives"]
+    assert all(float(edge) < PearlOptions().max_cosine for edge in stats["hard_negative_bins"]["cosine"])
     card = (out / "README.md").read_text()
+    assert f"{stats['hard_negatives_across_splits']} from another split" in card
     for lex, row in stats["lexical_types"].items():
         assert f"| {lex} | {row['phrases']} | {row['pct']} | {row['paper_pct']} |" in card
     assert (out / "plots" / "distributions.png").stat().st_size > 1000
