@@ -157,9 +157,21 @@ def surface_text(doc, start, end):
     return text
 
 
+def word_tags(doc, start, end):
+    """The spaCy tag of each space-separated word of tokens [start, end), "" for a word of several tokens."""
+    words, current = [], []
+    for token in doc[start:end]:
+        if not token.is_space:
+            current.append(token.tag_)
+        if (token.whitespace_ or token.is_space or token.i == end - 1) and current:
+            words.append(current[0] if len(current) == 1 else "")
+            current = []
+    return words
+
+
 def phrase_occurrences(doc, constituents, entities, *, min_tokens=2, max_tokens=10, min_entity_share=0.5):
-    """(reason, occurrence) for each constituent: reason None and {phrase, lexical_type, entity_type, label}
-    when kept, else why it was skipped (too-short, too-long, no-alphanumeric, unbalanced). `min_tokens` applies
+    """(reason, occurrence) for each constituent: reason None and {phrase, lexical_type, entity_type, label,
+    word_tags} when kept, else why it was skipped (too-short, too-long, no-alphanumeric, unbalanced). `min_tokens` applies
     to NP, VP and PP; ADVP and ADJP are kept from one token."""
     for lex, start, end in constituents:
         if end - start < min_tokens and lex not in SINGLE_WORD_TYPES:
@@ -176,4 +188,5 @@ def phrase_occurrences(doc, constituents, entities, *, min_tokens=2, max_tokens=
             yield "unbalanced", None
             continue
         ent = entity_type(start, end, entities, min_entity_share)
-        yield None, {"phrase": text, "lexical_type": lex, "entity_type": ent, "label": f"{lex}-{ent}"}
+        yield None, {"phrase": text, "lexical_type": lex, "entity_type": ent, "label": f"{lex}-{ent}",
+                     "word_tags": word_tags(doc, start, end)}

@@ -88,16 +88,19 @@ class ParsePhrases(beam.PTransform):
                 | "parse constituents" >> beam.ParDo(_ParsePhrases(self.settings)))
 
 
-def phrase_record(phrase, labels, min_count=2):
-    """(reason, record): the phrase with its count and most frequent (lexical, entity) type (ties: the
-    earlier lexical type in NP, VP, PP, ADVP, ADJP order, then the entity name), or why it is dropped."""
-    counts = collections.Counter(labels)
+def phrase_record(phrase, seen, min_count=2):
+    """(reason, record): the phrase with its count, most frequent (lexical, entity) type (ties: the earlier lexical
+    type in NP, VP, PP, ADVP, ADJP order, then the entity name) and most frequent word tags (ties: the first in
+    order), or why it is dropped. `seen` holds ((lexical, entity), word tags) per occurrence."""
+    counts = collections.Counter(label for label, _ in seen)
     total = sum(counts.values())
     if total < min_count:
         return "rare", None
     (lex, ent), _ = min(counts.items(), key=lambda item: (-item[1], LEXICAL_TYPES.index(item[0][0]), item[0][1]))
+    taggings = collections.Counter(tuple(tags) for _, tags in seen)
+    tags, _ = min(taggings.items(), key=lambda item: (-item[1], item[0]))
     return "kept", {"phrase": phrase, "lexical_type": lex, "entity_type": ent, "label": f"{lex}-{ent}",
-                    "count": total}
+                    "count": total, "word_tags": list(tags)}
 
 
 class CountPhrases(beam.PTransform):
@@ -111,21 +114,23 @@ class CountPhrases(beam.PTransform):
         min_count = self.min_count
 
         def count(item):
-            phrase, labels = item
-            reason, record = phrase_record(phrase, labels, min_count)
+            phrase, seen = item
+            reason, record = phrase_record(phrase, seen, min_count)
             Metrics.counter(STAGE, f"phrases-{reason}").inc()
             if record:
                 yield record
 
         return (occurrences
-                | "key by phrase" >> beam.Map(lambda o: (o["phrase"], (o["lexical_type"], o["entity_type"])))
+                | "key by phrase" >> beam.Map(
+                    lambda o: (o["phrase"], ((o["lexical_type"], o["entity_type"]), o["word_tags"])))
                 | "group by phrase" >> beam.GroupByKey()
                 | "count and label" >> beam.FlatMap(count))
 
 
 class _Augment(beam.DoFn):
-    """Adds character- and token-level augmentations; WordNet and word vectors load in setup, and each token's
-    synonyms are looked up once per worker (the lookups cost 100x the augmentations themselves)."""
+    """Adds character- and token-level augmentations (replacing the record's word tags); WordNet and the user's
+    word vectors load in setup, and each (word, tag)'s synonyms are looked up once per worker (the lookups cost
+    100x the augmentations themselves)."""
 
     def __init__(self, settings):
         self.settings = settings
@@ -136,14 +141,16 @@ class _Augment(beam.DoFn):
         if s["wordnet"]:
             wordnet = synonyms.load_wordnet(s["wordnet"])
             self.sources["synonym-wordnet"] = functools.lru_cache(maxsize=SYNONYM_CACHE_SIZE)(
-                lambda token: synonyms.wordnet_synonyms(wordnet, token))
-        if s["word_vectors"]:
-            vectors = synonyms.load_word_vectors(s["word_vectors"])
+                lambda word, tag: synonyms.wordnet_synonyms(wordnet, word, tag))
+        if s["vectors"]:
+            vectors = synonyms.load_word_vectors(s["vectors"])
             self.sources["synonym-embedding"] = functools.lru_cache(maxsize=SYNONYM_CACHE_SIZE)(
-                lambda token: synonyms.vector_neighbours(vectors, token, s["min_vector_cosine"]))
+                lambda word, tag: synonyms.vector_neighbours(vectors, word, tag, s["min_vector_cosine"]))
 
     def process(self, record):
-        made = augment.augment_phrase(record["phrase"], self.settings["seed"], self.sources)
+        record = dict(record)
+        tags = record.pop("word_tags")
+        made = augment.augment_phrase(record["phrase"], self.settings["seed"], self.sources, tags)
         for item in made:
             Metrics.counter(STAGE, f"augmented-{item['kind']}").inc()
         yield dict(record, augmentations=made)

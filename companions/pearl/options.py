@@ -22,7 +22,7 @@ class PearlOptions:
     min_entity_share: float = 0.5
     min_count: int = 2
     wordnet: str | None = synonyms.DEBIAN_WORDNET
-    word_vectors: str | None = "corpus"
+    vectors: str | None = None
     min_vector_cosine: float = 0.7
     encoder: str = BUNDLED_MODEL
     negatives_k: int = 2

@@ -128,6 +128,17 @@ the same split sharing a content word at edit similarity (1 - Levenshtein distan
 {table}"""
 
 
+def synonym_sources(options):
+    """Which synonym sources the build ran, in a sentence for the card."""
+    wordnet = (f"WordNet (`{options['wordnet']}`): the other lemmas of the word's most frequent sense in its "
+               "part of speech as tagged in context (base-form nouns, verbs, adjectives and adverbs)"
+               if options["wordnet"] else "WordNet: off")
+    vectors = (f"word vectors `{os.path.basename(options['vectors'])}` (given with --vectors): neighbours of "
+               f"cosine >= {options['min_vector_cosine']}" if options["vectors"] else
+               "word vectors: off (the paper uses FastText; give a .vec file with --vectors)")
+    return f"Synonym sources that ran: {wordnet}; {vectors}."
+
+
 def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE):
     """The README.md of a release: header, fields, distributions (from the written files) and provenance."""
     lexical = markdown_table(["lexical type", "phrases", "%", "paper %"],
@@ -135,7 +146,7 @@ def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE
     entity = markdown_table(["entity type", "phrases", "% of named"],
                     [[e, v["phrases"], v["pct_of_named"]] for e, v in
                      sorted(stats["entity_types"].items(), key=lambda item: -item[1]["phrases"])])
-    augment = markdown_table(["kind", "phrases"], list(stats["augmentations"].items()))
+    augment = markdown_table(["kind", "augmentations"], list(stats["augmentations"].items()))
     sizes = markdown_table(["split", "phrases"], list(stats["split_sizes"].items()))
     labels = ", ".join(f"`{label}` {n}" for label, n in stats["top_labels"])
     inputs = "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())
@@ -148,7 +159,7 @@ the phrase's own split."""
     summary = f"""Computed from the released files: {stats["phrases"]} phrases, {stats["occurrences"]} occurrences,
 {stats["labels_used"]} of the 95 labels used; {stats["other_pct"]}% of phrases have entity type OTHER (paper: 88.5%)."""
     distributions_body = "\n\n".join([
-        summary, lexical, entity, f"Most frequent labels: {labels}.", augment,
+        summary, lexical, entity, f"Most frequent labels: {labels}.", augment, synonym_sources(options),
         negatives_section(stats, options),
         "![distributions](plots/distributions.png)"])
     sections = [("Fields", fields), ("Splits", f"{split_note}\n\n{sizes}"), ("Distributions", distributions_body),

@@ -35,16 +35,16 @@ def register(subparsers):
     option("--ner-model", help="a second spaCy model for entity types (default: the parser's own NER)")
     option("--batch-size", type=positive_int, help="sentences per spaCy batch (default %(default)s)")
     option("--min-tokens", type=positive_int,
-           help="shortest phrase in tokens (default %(default)s)")
+           help="shortest NP, VP or PP in tokens (default %(default)s; ADVP and ADJP are kept from one token)")
     option("--max-tokens", type=positive_int, help="longest phrase in tokens (default %(default)s)")
     option("--min-entity-share", type=finite_float,
            help="an entity must cover this share of a phrase's tokens to give its type (default %(default)s)")
     option("--min-count", type=positive_int, help="keep phrases seen this often (default %(default)s)")
     option("--wordnet", type=_path_or_none, metavar="DIR",
            help="WordNet database folder (default Debian's %(default)s); 'none' switches WordNet synonyms off")
-    option("--word-vectors", type=_path_or_none, metavar="corpus|none|FILE",
-           help="word vectors for embedding-neighbour synonyms: trained on the corpus (default), none, "
-                "or a .kv/.vec/.txt/.bin file")
+    option("--vectors", type=_path_or_none, metavar="FILE",
+           help="word vectors for embedding-neighbour synonyms, e.g. FastText's .vec as in the paper (word2vec "
+                "text .vec/.txt, binary .bin or gensim .kv); off unless given")
     option("--min-vector-cosine", type=finite_float,
            help="cosine a vector neighbour needs to count as a synonym (default %(default)s)")
     option("--encoder", help="sentence-transformers model scoring hard negatives (default: bundled all-MiniLM-L6-v2; "
