@@ -39,6 +39,8 @@ setup(
         "datasets>=2.19",
         "huggingface_hub>=0.23",
         "gensim>=4.3",
+        # PEARL hard negatives: Levenshtein candidates per block in C++ (rapidfuzz.process.cdist)
+        "rapidfuzz>=3.0",
     ],
     extras_require={
         "test": ["pytest>=8", "selenium>=4.20", "gcp-storage-emulator>=2024.8", "moto[server]>=5.0", "hypothesis>=6.100"],

@@ -1,7 +1,7 @@
 """Phrases per second per core of the whole `picforge pearl build` pipeline, beside its parse-only baseline.
 
 The pipeline side runs `build_corpus` (Beam DirectRunner: spaCy parse + NER, counting, augmentations with
-WordNet and corpus word vectors, phrase embeddings and hard negatives) into a fresh directory. The baseline is
+WordNet synonyms, phrase embeddings and hard negatives) into a fresh directory. The baseline is
 the part no implementation can skip: the same spaCy pipeline over the same sentences in one plain loop
 (`nlp.pipe` + `phrase_occurrences`), then the count >= 2 filter. Each side runs in its own process; "per core"
 divides by that process's CPU seconds (its own and its children's, user + system).

@@ -58,7 +58,7 @@ PRODUCED_BY = {
                     "picforge mcphrasy contexts --phrases FILE --out {run}"),
     **dict.fromkeys(("mcphrasy-phrases", "mcphrasy-groups"), "picforge mcphrasy groups --out {run}"),
     "mcphrasy-clusters": "picforge mcphrasy reconcile --run {run}",
-    **dict.fromkeys(("pearl-word-vectors", "pearl-phrases"), "picforge pearl build --run MINING_RUN --out {run}"),
+    "pearl-phrases": "picforge pearl build --run MINING_RUN --out {run}",
     "pearl-paraphrases": "picforge pearl paraphrase --run {run}",
 }
 log = logging.getLogger(__name__)

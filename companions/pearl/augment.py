@@ -111,12 +111,12 @@ def _match_case(word, like):
     return word
 
 
-def synonym_replace(phrase, rng, synonyms):
-    """Replace one token that is not a stopword by one of `synonyms(token)` (a list of other words), keeping
-    the token's case."""
+def synonym_replace(phrase, rng, synonyms, word_tags):
+    """Replace one word that is not a stopword by one of `synonyms(word, tag)` (a list of other words), keeping
+    the word's case; `word_tags` holds the spaCy tag of each space-separated word ("" when it is several tokens)."""
     tokens = phrase.split(" ")
-    options = [(i, candidates) for i, token in enumerate(tokens)
-               if token.lower() not in stopwords() and (candidates := synonyms(token))]
+    options = [(i, candidates) for i, (token, tag) in enumerate(zip(tokens, word_tags))
+               if token.lower() not in stopwords() and (candidates := synonyms(token, tag))]
     if not options:
         return None
     i, candidates = rng.choice(options)
@@ -128,13 +128,13 @@ AUGMENTERS = {"char-swap": char_swap, "char-drop": char_drop, "char-insert": cha
               "char-keyboard": char_keyboard, "token-swap": token_swap}
 
 
-def augment_phrase(phrase, seed, synonym_sources=None):
+def augment_phrase(phrase, seed, synonym_sources=None, word_tags=()):
     """[{kind, text}]: one augmentation of each character kind, token-swap and each synonym source that
     applies and changes the phrase. `synonym_sources` maps a kind (synonym-wordnet, synonym-embedding) to
-    its `synonyms(token)`."""
+    its `synonyms(word, tag)`; `word_tags` are the tags of the phrase's words in context."""
     augmenters = dict(AUGMENTERS)
     for kind, synonyms in (synonym_sources or {}).items():
-        augmenters[kind] = lambda p, rng, synonyms=synonyms: synonym_replace(p, rng, synonyms)
+        augmenters[kind] = lambda p, rng, synonyms=synonyms: synonym_replace(p, rng, synonyms, word_tags)
     out = []
     for kind, augmenter in augmenters.items():
         text = augmenter(phrase, rng_for(seed, kind, phrase))

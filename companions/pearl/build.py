@@ -1,7 +1,6 @@
 """`picforge pearl build`: the PEARL corpus from a mining run's `sentences` stage, into its own run directory."""
 import dataclasses
 import importlib.util
-import io
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -12,9 +11,7 @@ from companions.pearl.options import PearlOptions
 from picforge import rundir
 from picforge.errors import InputError
 from picforge.options import pipeline_options
-
-WORD_VECTORS_STAGE = "pearl-word-vectors"
-WORD_VECTORS_FILE = "vectors.kv"
+from release.configs import SPLITS
 
 
 def check_options(options):
@@ -29,6 +26,9 @@ def check_options(options):
                          "1 <= min <= max")
     if options.min_count < 1 or options.negatives_k < 0:
         raise InputError("--min-count must be >= 1 and --negatives-k >= 0")
+    ratios = options.ratios
+    if len(ratios) != len(SPLITS) or any(r < 0 for r in ratios) or abs(sum(ratios) - 1) > 1e-6:
+        raise InputError(f"--ratios {ratios}: give three non-negative shares (train, validation, test) summing to 1")
 
 
 def check_sentences(mining_run):
@@ -50,36 +50,6 @@ def check_sentences(mining_run):
                          "type; mine a dump with articles (`picforge mine` prints how many sentences it kept)")
 
 
-def corpus_sentences(mining_run):
-    """Token lists of every sentence of the mining run (a restartable iterable, as gensim needs)."""
-    class Sentences:
-        def __iter__(self):
-            for record in mining_run.iter_records("sentences", columns=["text"]):
-                yield synonyms.corpus_tokens(record["text"])
-    return Sentences()
-
-
-def word_vectors(run, mining_run, options, force=False):
-    """(path, identity) of the word vectors the embedding-neighbour synonyms use: trained on the corpus (stage
-    `pearl-word-vectors`, skipped when up to date), given by the user, or (None, None) when switched off."""
-    if options.word_vectors is None:
-        return None, None
-    if options.word_vectors != "corpus":
-        synonyms.load_word_vectors(options.word_vectors)  # a bad file fails here, not inside the pipeline
-        return options.word_vectors, rundir.input_identity(options.word_vectors)
-    inputs = rundir.upstream(mining_run, "sentences")
-    settings = {"seed": options.seed}
-    manifest = None if force else run.up_to_date(WORD_VECTORS_STAGE, rundir.fingerprint(
-        WORD_VECTORS_STAGE, inputs, settings))
-    if manifest is None:
-        vectors = synonyms.train_word_vectors(corpus_sentences(mining_run), seed=options.seed)
-        saved = io.BytesIO()
-        vectors.save(saved)
-        manifest = run.write_stage(WORD_VECTORS_STAGE, (), None, inputs=inputs, options=settings,
-                                   files={WORD_VECTORS_FILE: saved.getvalue()}, records=len(vectors.key_to_index))
-    return run.join(WORD_VECTORS_STAGE, WORD_VECTORS_FILE), manifest["fingerprint"]
-
-
 def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner="DirectRunner", force=False):
     """Run stage `pearl-phrases` into `out` from the mining run's sentences; returns its manifest."""
     check_options(options)
@@ -87,9 +57,11 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
     check_sentences(mining_run)
     if options.wordnet:
         synonyms.load_wordnet(options.wordnet)
-    vectors, vectors_identity = word_vectors(run, mining_run, options, force)
-    settings = dict(dataclasses.asdict(options), word_vectors=vectors)
-    inputs = dict(rundir.upstream(mining_run, "sentences"), word_vectors=vectors_identity)
+    inputs = rundir.upstream(mining_run, "sentences")
+    if options.vectors:
+        synonyms.load_word_vectors(options.vectors)  # a bad file fails here, not inside the pipeline
+        inputs = dict(inputs, vectors=rundir.input_identity(options.vectors))
+    settings = dataclasses.asdict(options)
     manifests = rundir.run_stages(
         run, {corpus.STAGE: "pearl_phrase"}, inputs=inputs, options=dataclasses.asdict(options),
         build=lambda p: {corpus.STAGE: rundir.read_stage(p, mining_run, "sentences") | "pearl" >> corpus.BuildCorpus(settings)},

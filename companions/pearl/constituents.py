@@ -18,6 +18,11 @@ CLAUSE_BREAKS = frozenset({"punct", "cc", "conj", "preconj", "appos", "parataxis
 VP_LEFT_DEPS = frozenset({"aux", "auxpass", "neg"})  # a VP keeps its auxiliaries and negation, not its subject
 PP_DEPS = frozenset({"prep", "agent", "dative"})
 NOMINAL_POS = frozenset({"NOUN", "PROPN"})
+SINGLE_WORD_TYPES = ("ADVP", "ADJP")  # kept from one token ("also", "is large"), as the paper's 11.0 % ADVP implies
+DEGREE_HEADS = frozenset({"ADJ", "ADV", "NUM", "DET"})  # "very large", "about 30": the adverb is inside their phrase
+COMPARATIVE_WORDS = frozenset({"as", "than"})  # "as well as", "rather than" (CONJP), "as large as"
+MODIFIER_LEFT_DEPS = frozenset({"advmod", "npadvmod", "neg"})  # "very large", "9,500 years ago"; not a subject or mark
+NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "dative"})  # "most of the interior" is an NP
 
 
 def _right_end(token, breaks):
@@ -49,13 +54,37 @@ def _trim(doc, start, end):
     return start, end
 
 
+def _attributive(token):
+    """True for an adjective before its noun ("the large city", "black and white films"), or coordinated with
+    one: inside the NP, not an ADJP."""
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if following is not None and following.pos_ in NOMINAL_POS:
+        return True
+    if token.dep_ == "conj":
+        return token.head.pos_ == "ADJ" and _attributive(token.head)
+    return token.dep_ in ("amod", "compound") and token.i < token.head.i
+
+
+def single_word_phrase(token):
+    """True when a lone adjective or adverb is its own ADJP/ADVP in Penn Treebank bracketing: a predicative or
+    postnominal adjective outside a coordination; an adverb modifying a verb or clause, not a wh-adverb (WHADVP),
+    particle (PRT), part of "as well as" / "rather than" (CONJP), the degree word of an adjective, adverb or number,
+    or inside an NP or an attributive modifier ("only the king", "partially recognized countries")."""
+    if token.pos_ == "ADJ":  # a conjunct is inside a flat coordinated ADJP ("long and flexible")
+        return not _attributive(token) and token.dep_ != "conj" and not any(c.dep_ == "conj" for c in token.rights)
+    inside_np = token.head.pos_ in NOMINAL_POS and token.i < token.head.i  # "only the king", "almost the entire"
+    return (token.tag_ != "WRB" and token.dep_ != "prt" and token.head.pos_ not in DEGREE_HEADS and not inside_np
+            and token.head.dep_ != "amod" and not {token.lower_, token.head.lower_} & COMPARATIVE_WORDS)
+
+
 def dependency_constituents(doc):
     """(lexical_type, start, end) token spans read off a dependency parse.
 
     NP: a noun chunk, and a noun's whole subtree up to a clause break (NP → NP PP/SBAR); PP: a `prep`/`agent`/
     `dative` preposition with its subtree; VP: a verb with its auxiliaries and negation and its right dependents
-    up to a clause break; ADJP / ADVP: an adjective / adverb with its left and right dependents up to a clause
-    break (NP when it has a determiner). Spans are trimmed of edge punctuation; duplicates of one (type, span) are dropped.
+    up to a clause break; ADJP / ADVP: an adjective / adverb with its left modifiers and right dependents up to a
+    clause break (NP when it has a determiner or a nominal role; alone only where `single_word_phrase`). Spans are trimmed of edge
+    punctuation; duplicates of one (type, span) are dropped.
     """
     spans = set()
     for chunk in doc.noun_chunks:
@@ -69,9 +98,14 @@ def dependency_constituents(doc):
         elif token.pos_ == "VERB":
             spans.add(("VP", _left_start(token, lambda c: c.dep_ in VP_LEFT_DEPS), _right_end(token, CLAUSE_BREAKS)))
         elif token.pos_ in ("ADJ", "ADV"):
-            nominal = any(child.dep_ == "det" for child in token.lefts)  # "the Irish poor" heads an NP
+            # "the Irish poor" and "most of the interior" head NPs
+            nominal = any(child.dep_ == "det" for child in token.lefts) or \
+                token.pos_ == "ADJ" and token.dep_ in NOMINAL_DEPS
             lex = "NP" if nominal else "ADJP" if token.pos_ == "ADJ" else "ADVP"
-            spans.add((lex, _left_start(token, not_break), _right_end(token, CLAUSE_BREAKS)))
+            start = _left_start(token, not_break if nominal else lambda c: c.dep_ in MODIFIER_LEFT_DEPS)
+            end = _right_end(token, CLAUSE_BREAKS)
+            if end - start > 1 or single_word_phrase(token):
+                spans.add((lex, start, end))
     trimmed = {(lex, *_trim(doc, start, end)) for lex, start, end in spans}
     return sorted((s for s in trimmed if s[2] > s[1]), key=lambda s: (s[1], s[2], LEXICAL_TYPES.index(s[0])))
 
@@ -123,11 +157,24 @@ def surface_text(doc, start, end):
     return text
 
 
+def word_tags(doc, start, end):
+    """The spaCy tag of each space-separated word of tokens [start, end), "" for a word of several tokens."""
+    words, current = [], []
+    for token in doc[start:end]:
+        if not token.is_space:
+            current.append(token.tag_)
+        if (token.whitespace_ or token.is_space or token.i == end - 1) and current:
+            words.append(current[0] if len(current) == 1 else "")
+            current = []
+    return words
+
+
 def phrase_occurrences(doc, constituents, entities, *, min_tokens=2, max_tokens=10, min_entity_share=0.5):
-    """(reason, occurrence) for each constituent: reason None and {phrase, lexical_type, entity_type, label}
-    when kept, else why it was skipped (too-short, too-long, no-alphanumeric, unbalanced)."""
+    """(reason, occurrence) for each constituent: reason None and {phrase, lexical_type, entity_type, label,
+    word_tags} when kept, else why it was skipped (too-short, too-long, no-alphanumeric, unbalanced). `min_tokens` applies
+    to NP, VP and PP; ADVP and ADJP are kept from one token."""
     for lex, start, end in constituents:
-        if end - start < min_tokens:
+        if end - start < min_tokens and lex not in SINGLE_WORD_TYPES:
             yield "too-short", None
             continue
         if end - start > max_tokens:
@@ -141,4 +188,5 @@ def phrase_occurrences(doc, constituents, entities, *, min_tokens=2, max_tokens=
             yield "unbalanced", None
             continue
         ent = entity_type(start, end, entities, min_entity_share)
-        yield None, {"phrase": text, "lexical_type": lex, "entity_type": ent, "label": f"{lex}-{ent}"}
+        yield None, {"phrase": text, "lexical_type": lex, "entity_type": ent, "label": f"{lex}-{ent}",
+                     "word_tags": word_tags(doc, start, end)}

@@ -9,6 +9,7 @@ from apache_beam.metrics import Metrics
 from companions.pearl import augment, negatives, synonyms
 from companions.pearl.constituents import LEXICAL_TYPES, benepar_constituents, dependency_constituents, \
     phrase_occurrences
+from companions.pearl.splits import split_of
 from picforge.encoders import SentenceModelOnFirstUse, encode
 from picforge.spacy_models import shared_pipeline
 
@@ -87,16 +88,19 @@ class ParsePhrases(beam.PTransform):
                 | "parse constituents" >> beam.ParDo(_ParsePhrases(self.settings)))
 
 
-def phrase_record(phrase, labels, min_count=2):
-    """(reason, record): the phrase with its count and most frequent (lexical, entity) type (ties: the
-    earlier lexical type in NP, VP, PP, ADVP, ADJP order, then the entity name), or why it is dropped."""
-    counts = collections.Counter(labels)
+def phrase_record(phrase, seen, min_count=2):
+    """(reason, record): the phrase with its count, most frequent (lexical, entity) type (ties: the earlier lexical
+    type in NP, VP, PP, ADVP, ADJP order, then the entity name) and most frequent word tags (ties: the first in
+    order), or why it is dropped. `seen` holds ((lexical, entity), word tags) per occurrence."""
+    counts = collections.Counter(label for label, _ in seen)
     total = sum(counts.values())
     if total < min_count:
         return "rare", None
     (lex, ent), _ = min(counts.items(), key=lambda item: (-item[1], LEXICAL_TYPES.index(item[0][0]), item[0][1]))
+    taggings = collections.Counter(tuple(tags) for _, tags in seen)
+    tags, _ = min(taggings.items(), key=lambda item: (-item[1], item[0]))
     return "kept", {"phrase": phrase, "lexical_type": lex, "entity_type": ent, "label": f"{lex}-{ent}",
-                    "count": total}
+                    "count": total, "word_tags": list(tags)}
 
 
 class CountPhrases(beam.PTransform):
@@ -110,21 +114,23 @@ class CountPhrases(beam.PTransform):
         min_count = self.min_count
 
         def count(item):
-            phrase, labels = item
-            reason, record = phrase_record(phrase, labels, min_count)
+            phrase, seen = item
+            reason, record = phrase_record(phrase, seen, min_count)
             Metrics.counter(STAGE, f"phrases-{reason}").inc()
             if record:
                 yield record
 
         return (occurrences
-                | "key by phrase" >> beam.Map(lambda o: (o["phrase"], (o["lexical_type"], o["entity_type"])))
+                | "key by phrase" >> beam.Map(
+                    lambda o: (o["phrase"], ((o["lexical_type"], o["entity_type"]), o["word_tags"])))
                 | "group by phrase" >> beam.GroupByKey()
                 | "count and label" >> beam.FlatMap(count))
 
 
 class _Augment(beam.DoFn):
-    """Adds character- and token-level augmentations; WordNet and word vectors load in setup, and each token's
-    synonyms are looked up once per worker (the lookups cost 100x the augmentations themselves)."""
+    """Adds character- and token-level augmentations (replacing the record's word tags); WordNet and the user's
+    word vectors load in setup, and each (word, tag)'s synonyms are looked up once per worker (the lookups cost
+    100x the augmentations themselves)."""
 
     def __init__(self, settings):
         self.settings = settings
@@ -135,14 +141,16 @@ class _Augment(beam.DoFn):
         if s["wordnet"]:
             wordnet = synonyms.load_wordnet(s["wordnet"])
             self.sources["synonym-wordnet"] = functools.lru_cache(maxsize=SYNONYM_CACHE_SIZE)(
-                lambda token: synonyms.wordnet_synonyms(wordnet, token))
-        if s["word_vectors"]:
-            vectors = synonyms.load_word_vectors(s["word_vectors"])
+                lambda word, tag: synonyms.wordnet_synonyms(wordnet, word, tag))
+        if s["vectors"]:
+            vectors = synonyms.load_word_vectors(s["vectors"])
             self.sources["synonym-embedding"] = functools.lru_cache(maxsize=SYNONYM_CACHE_SIZE)(
-                lambda token: synonyms.vector_neighbours(vectors, token, s["min_vector_cosine"]))
+                lambda word, tag: synonyms.vector_neighbours(vectors, word, tag, s["min_vector_cosine"]))
 
     def process(self, record):
-        made = augment.augment_phrase(record["phrase"], self.settings["seed"], self.sources)
+        record = dict(record)
+        tags = record.pop("word_tags")
+        made = augment.augment_phrase(record["phrase"], self.settings["seed"], self.sources, tags)
         for item in made:
             Metrics.counter(STAGE, f"augmented-{item['kind']}").inc()
         yield dict(record, augmentations=made)
@@ -171,47 +179,54 @@ class _EmbedGroup(beam.DoFn):
         yield from zip(texts, encode(self.model.get(), texts))
 
 
-def seeded_order(seed, phrase):
-    """A deterministic pseudo-random sort key (for capping a block with a seed)."""
-    return hashlib.sha1(f"{seed}\x1f{phrase}".encode("utf-8")).hexdigest()
+def picked_negatives(item, k):
+    """(phrase, candidates) → (phrase, [k hard negatives]); each pick counted in the bins of its cosine and edit
+    similarity."""
+    phrase, found = item
+    picked = negatives.pick_hard_negatives(found, k)
+    for cosine, similarity, _ in picked:
+        Metrics.counter(STAGE, f"negative-cosine-{negatives.bucket(cosine)}").inc()
+        Metrics.counter(STAGE, f"negative-edit-similarity-{negatives.bucket(similarity)}").inc()
+    return phrase, [other for _, _, other in picked]
 
 
 class HardNegatives(beam.PTransform):
-    """Phrase records → (phrase, [hard negatives]): phrases sharing a content word are compared (blocks capped at
-    `max_block`, seeded), kept when lexically close and semantically far, k of lowest cosine per phrase."""
+    """Phrase records → (phrase, [hard negatives]): phrases of one split sharing a content word are compared (in
+    windows of `max_block` by length), kept when the edit similarity is high and the cosine low, k of lowest cosine."""
 
-    def __init__(self, encoder, k=2, min_overlap=0.5, max_cosine=0.6, max_block=1000, seed=0):
+    def __init__(self, encoder, *, seed, ratios, k=2, min_edit_similarity=0.5, max_cosine=0.6, max_block=1000):
         super().__init__()
-        self.encoder = encoder
-        self.k, self.min_overlap, self.max_cosine = k, min_overlap, max_cosine
-        self.max_block, self.seed = max_block, seed
+        self.encoder, self.seed, self.ratios = encoder, seed, tuple(ratios)
+        self.k, self.min_edit_similarity, self.max_cosine, self.max_block = k, min_edit_similarity, max_cosine, max_block
 
     def expand(self, records):
-        k, min_overlap, max_cosine, max_block, seed = (self.k, self.min_overlap, self.max_cosine, self.max_block,
-                                                       self.seed)
+        seed, ratios, k, max_block = self.seed, self.ratios, self.k, self.max_block
+        min_edit_similarity, max_cosine = self.min_edit_similarity, self.max_cosine
 
-        def by_word(item):
+        def by_split_and_word(item):
             phrase, vector = item
-            for key in negatives.blocking_keys(phrase):
-                yield key, (phrase, vector)
+            split = split_of(phrase, seed, ratios)
+            for word in negatives.blocking_keys(phrase):
+                yield (split, word), (phrase, vector)
 
         def compare(item):
             _, members = item
-            block = sorted(members, key=lambda member: seeded_order(seed, member[0]))
-            if len(block) > max_block:
-                Metrics.counter(STAGE, "blocks-capped").inc()
-                block = block[:max_block]
-            yield from negatives.hard_negative_candidates(block, min_overlap=min_overlap, max_cosine=max_cosine)
+            windows = negatives.block_windows(list(members), max_block)
+            if len(windows) > 1:
+                Metrics.counter(STAGE, "blocks-windowed").inc()
+            for window in windows:
+                yield from negatives.hard_negative_candidates(
+                    window, min_edit_similarity=min_edit_similarity, max_cosine=max_cosine)
 
         return (records
                 | "key by embed group" >> beam.Map(lambda r: (embed_group(r["phrase"]), r["phrase"]))
                 | "group for embedding" >> beam.GroupByKey()
                 | "embed phrases" >> beam.ParDo(_EmbedGroup(self.encoder))
-                | "key by content word" >> beam.FlatMap(by_word)
+                | "key by split and content word" >> beam.FlatMap(by_split_and_word)
                 | "group blocks" >> beam.GroupByKey()
                 | "score pairs in block" >> beam.FlatMap(compare)
                 | "group candidates" >> beam.GroupByKey()
-                | "pick k" >> beam.MapTuple(lambda phrase, found: (phrase, negatives.pick_hard_negatives(found, k))))
+                | "pick k" >> beam.Map(picked_negatives, k))
 
 
 def attach_negatives(item):
@@ -236,7 +251,8 @@ class BuildCorpus(beam.PTransform):
                    | "count" >> CountPhrases(s["min_count"])
                    | "augment" >> beam.ParDo(_Augment(s)))
         hard = phrases | "hard negatives" >> HardNegatives(
-            s["encoder"], s["negatives_k"], s["min_overlap"], s["max_cosine"], s["max_block"], s["seed"])
+            s["encoder"], seed=s["seed"], ratios=s["ratios"], k=s["negatives_k"],
+            min_edit_similarity=s["min_edit_similarity"], max_cosine=s["max_cosine"], max_block=s["max_block"])
         return ({"record": phrases | "key record" >> beam.Map(lambda r: (r["phrase"], r)), "negatives": hard}
                 | "join negatives" >> beam.CoGroupByKey()
                 | "attach negatives" >> beam.FlatMap(attach_negatives))

@@ -1,9 +1,16 @@
-"""Hard negatives: corpus phrases that look alike (high lexical overlap) but mean something else (low cosine)."""
+"""Hard negatives: corpus phrases at a small edit distance (look alike) whose encoder cosine is low (mean something
+else), found within blocks of one split that share a content word."""
+import math
 import re
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cdist
 
 from picforge.resources import stopwords
 
 TOKEN = re.compile(r"[a-z0-9]+")
+BUCKET_WIDTH = 0.1  # width of the edit-similarity and cosine bins the build counts
 
 
 def tokens(phrase):
@@ -11,35 +18,9 @@ def tokens(phrase):
     return TOKEN.findall(phrase.lower())
 
 
-def token_jaccard(a, b):
-    """|A ∩ B| / |A ∪ B| of the two phrases' token sets (0 when both are empty)."""
-    left, right = set(tokens(a)), set(tokens(b))
-    union = left | right
-    return len(left & right) / len(union) if union else 0.0
-
-
-def edit_distance(a, b):
-    """Levenshtein distance between two strings (insert, delete, substitute: cost 1)."""
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, ch in enumerate(a, 1):
-        current = [i]
-        for j, other in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ch != other)))
-        previous = current
-    return previous[-1]
-
-
 def edit_similarity(a, b):
-    """1 − edit distance / length of the longer phrase, compared lower-case (1 for identical)."""
-    longest = max(len(a), len(b))
-    return 1.0 - edit_distance(a.lower(), b.lower()) / longest if longest else 1.0
-
-
-def lexical_overlap(a, b):
-    """The larger of token Jaccard and edit similarity: high when two phrases share words or spelling."""
-    return max(token_jaccard(a, b), edit_similarity(a, b))
+    """1 − Levenshtein distance / length of the longer phrase, compared lower-case (1 for identical)."""
+    return Levenshtein.normalized_similarity(a.lower(), b.lower())
 
 
 def blocking_keys(phrase):
@@ -47,21 +28,41 @@ def blocking_keys(phrase):
     return sorted({t for t in tokens(phrase) if t not in stopwords()})
 
 
-def hard_negative_candidates(block, *, min_overlap=0.5, max_cosine=0.6):
-    """(phrase, (cosine, other)) for each ordered pair of a block of (phrase, unit vector) whose lexical
-    overlap is at least `min_overlap` and cosine at most `max_cosine`."""
-    for i, (phrase, vector) in enumerate(block):
-        for j, (other, other_vector) in enumerate(block):
-            if i == j or phrase.lower() == other.lower():
-                continue
-            cosine = float(vector @ other_vector)  # the cheap test first
-            if cosine <= max_cosine and lexical_overlap(phrase, other) >= min_overlap:
-                yield phrase, (round(cosine, 6), other)
+def block_windows(members, size):
+    """`members` ((phrase, vector) pairs) sorted by length then text, cut into windows of `size` that overlap by
+    half, so phrases of similar length meet and the pairs compared grow linearly with the block."""
+    ordered = sorted(members, key=lambda member: (len(member[0]), member[0]))
+    if len(ordered) <= size:
+        return [ordered]
+    step = max(1, size // 2)
+    return [ordered[start:start + size] for start in range(0, len(ordered) - step, step)]
+
+
+def hard_negative_candidates(window, *, min_edit_similarity=0.5, max_cosine=0.6):
+    """(phrase, (cosine, edit similarity, other)) for each ordered pair of a window of (phrase, unit vector) whose
+    edit similarity is at least `min_edit_similarity` and cosine at most `max_cosine` (not the same phrase in
+    another casing)."""
+    if len(window) < 2:
+        return
+    lowered = [phrase.lower() for phrase, _ in window]
+    similarity = cdist(lowered, lowered, scorer=Levenshtein.normalized_similarity,
+                       score_cutoff=min_edit_similarity, dtype=np.float32, workers=1)
+    vectors = np.stack([vector for _, vector in window])
+    cosine = vectors @ vectors.T
+    for i, j in zip(*np.nonzero((similarity >= min_edit_similarity) & (cosine <= max_cosine))):
+        if lowered[i] != lowered[j]:
+            yield window[i][0], (round(float(cosine[i, j]), 6), round(float(similarity[i, j]), 6), window[j][0])
 
 
 def pick_hard_negatives(candidates, k=2):
-    """The k distinct candidates of lowest cosine (ties by text), as phrases."""
+    """The k distinct candidates of lowest cosine (ties by text), as (cosine, edit similarity, phrase)."""
     best = {}
-    for cosine, other in candidates:
-        best[other] = min(cosine, best.get(other, cosine))
-    return [other for other, _ in sorted(best.items(), key=lambda item: (item[1], item[0]))[:k]]
+    for cosine, similarity, other in candidates:
+        best[other] = min((cosine, similarity), best.get(other, (cosine, similarity)))
+    return [(cosine, similarity, other)
+            for other, (cosine, similarity) in sorted(best.items(), key=lambda item: (item[1][0], item[0]))[:k]]
+
+
+def bucket(value, width=BUCKET_WIDTH):
+    """The lower edge of the `width` bin holding `value`, as text ("0.5" holds [0.5, 0.6))."""
+    return f"{math.floor(round(value / width, 6)) * width:.1f}"

@@ -1,10 +1,9 @@
-"""PEARL's build options and split ratios with their defaults, in a module without Beam (for `pearl --help`)."""
+"""PEARL's build options with their defaults, in a module without Beam (for `pearl --help`)."""
 import dataclasses
 
 from companions.pearl import synonyms
+from companions.pearl.splits import DEFAULT_RATIOS
 from picforge.encoders import BUNDLED_MODEL
-
-DEFAULT_RATIOS = (0.8, 0.1, 0.1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -12,6 +11,7 @@ class PearlOptions:
     """Every option that changes the corpus (all recorded in the stage manifest)."""
 
     seed: int = 0
+    ratios: tuple = DEFAULT_RATIOS
     parser: str = "spacy"
     benepar_model: str = "benepar_en3"
     spacy_model: str | None = None
@@ -22,10 +22,10 @@ class PearlOptions:
     min_entity_share: float = 0.5
     min_count: int = 2
     wordnet: str | None = synonyms.DEBIAN_WORDNET
-    word_vectors: str | None = "corpus"
+    vectors: str | None = None
     min_vector_cosine: float = 0.7
     encoder: str = BUNDLED_MODEL
     negatives_k: int = 2
-    min_overlap: float = 0.5
+    min_edit_similarity: float = 0.5
     max_cosine: float = 0.6
     max_block: int = 1000

@@ -1,5 +1,5 @@
 """`picforge pearl release`: the PEARL corpus as a Hugging Face dataset (JSON Lines splits by phrase, card, plots)."""
-import hashlib
+import dataclasses
 import os
 from collections import Counter
 
@@ -8,9 +8,9 @@ from matplotlib.figure import Figure
 from companions.pearl import corpus, paraphrase
 from companions.pearl.augment import KINDS, PARAPHRASE_KIND
 from companions.pearl.constituents import LEXICAL_TYPES, ONTONOTES_TYPES, OTHER
-from companions.pearl.options import DEFAULT_RATIOS
+from companions.pearl.options import PearlOptions
+from companions.pearl.splits import split_of
 from picforge import __version__, release_writer, rundir
-from picforge.errors import InputError
 from picforge.release_writer import markdown_table, read_jsonl
 from release.configs import SPLITS, schema_features
 
@@ -21,17 +21,6 @@ LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 PAPER_LEXICAL_SHARES = {"NP": 60.1, "VP": 0.4, "PP": 26.1, "ADVP": 11.0, "ADJP": 2.4}
 
 
-def split_of(phrase, seed, ratios=DEFAULT_RATIOS):
-    """The split of a phrase: a seeded hash of its lower-cased text, so a phrase (in any casing) is in one split."""
-    digest = hashlib.sha256(f"{seed}\x1f{phrase.lower()}".encode("utf-8")).digest()
-    point, edge = int.from_bytes(digest[:8], "big") / 2 ** 64, 0.0
-    for split, ratio in zip(SPLITS, ratios):
-        edge += ratio
-        if point < edge:
-            return split
-    return SPLITS[-1]
-
-
 def with_paraphrases(records, paraphrases):
     """Records with their kept LLM paraphrase appended to the augmentations (kind `paraphrase`)."""
     kept = {row["phrase"]: row["paraphrase"] for row in paraphrases if row["status"] == "kept"}
@@ -40,9 +29,21 @@ def with_paraphrases(records, paraphrases):
         yield dict(record, augmentations=list(record["augmentations"]) + extra)
 
 
-def distributions(splits):
-    """Statistics of the released rows: sizes, lexical/entity/label shares, augmentation kinds, negatives."""
+def negative_bins(counters):
+    """{"cosine": {bin: n}, "edit_similarity": {bin: n}} of the chosen hard negatives, from the build's counters."""
+    bins = {"cosine": {}, "edit_similarity": {}}
+    for name, value in counters.items():
+        for measure, prefix in (("cosine", "negative-cosine-"), ("edit_similarity", "negative-edit-similarity-")):
+            if name.split("/", 1)[1].startswith(prefix):
+                bins[measure][name.split("/", 1)[1][len(prefix):]] = value
+    return {measure: dict(sorted(found.items(), key=lambda item: float(item[0]))) for measure, found in bins.items()}
+
+
+def distributions(splits, negative_counters=None):
+    """Statistics of the released rows: sizes, lexical/entity/label shares, augmentation kinds, negatives (with
+    the bins of their cosine and edit similarity from the build's `negative_counters`)."""
     rows = [row for split in SPLITS for row in splits[split]]
+    split_of_phrase = {row["phrase"]: split for split in SPLITS for row in splits[split]}
     total = len(rows) or 1
     lexical = Counter(row["lexical_type"] for row in rows)
     entity = Counter(row["entity_type"] for row in rows)
@@ -62,6 +63,10 @@ def distributions(splits):
                           for kind in KINDS},
         "with_hard_negatives": sum(1 for row in rows if row["hard_negatives"]),
         "hard_negatives": sum(len(row["hard_negatives"]) for row in rows),
+        "distinct_hard_negatives": len({n for row in rows for n in row["hard_negatives"]}),
+        "hard_negatives_across_splits": sum(1 for split in SPLITS for row in splits[split]
+                                            for n in row["hard_negatives"] if split_of_phrase.get(n) != split),
+        "hard_negative_bins": negative_bins(negative_counters or {}),
     }
 
 
@@ -107,27 +112,55 @@ def card_header(split_bytes, license_id):
                                       configs={"default": (schema_features(SCHEMA), splits)})
 
 
-def render_card(stats, split_bytes, *, seed, ratios, fingerprints, license_id=LICENSE):
+def negatives_section(stats, options):
+    """The hard-negative paragraph of the card: the thresholds, the counts and the bins of the chosen ones."""
+    bins = stats["hard_negative_bins"]
+    edges = sorted(set(bins["cosine"]) | set(bins["edit_similarity"]), key=float)
+    table = markdown_table(["bin", "cosine", "edit similarity"],
+                           [[f"[{edge}, {float(edge) + 0.1:.1f})", bins["cosine"].get(edge, 0),
+                             bins["edit_similarity"].get(edge, 0)] for edge in edges])
+    return f"""Hard negatives: {stats['hard_negatives']} ({stats['distinct_hard_negatives']} distinct phrases) for
+{stats['with_hard_negatives']} phrases; {stats['hard_negatives_across_splits']} from another split. Candidates are phrases of
+the same split sharing a content word at edit similarity (1 - Levenshtein distance / longer length) >=
+{options['min_edit_similarity']}; of those, the {options['negatives_k']} of lowest encoder cosine (<= {options['max_cosine']},
+`{options['encoder']}`) are kept. Bins of the chosen ones (from the build's counters):
+
+{table}"""
+
+
+def synonym_sources(options):
+    """Which synonym sources the build ran, in a sentence for the card."""
+    wordnet = (f"WordNet (`{options['wordnet']}`): the other lemmas of the word's most frequent sense in its "
+               "part of speech as tagged in context (base-form nouns, verbs, adjectives and adverbs)"
+               if options["wordnet"] else "WordNet: off")
+    vectors = (f"word vectors `{os.path.basename(options['vectors'])}` (given with --vectors): neighbours of "
+               f"cosine >= {options['min_vector_cosine']}" if options["vectors"] else
+               "word vectors: off (the paper uses FastText; give a .vec file with --vectors)")
+    return f"Synonym sources that ran: {wordnet}; {vectors}."
+
+
+def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE):
     """The README.md of a release: header, fields, distributions (from the written files) and provenance."""
     lexical = markdown_table(["lexical type", "phrases", "%", "paper %"],
                      [[t, v["phrases"], v["pct"], v["paper_pct"]] for t, v in stats["lexical_types"].items()])
     entity = markdown_table(["entity type", "phrases", "% of named"],
                     [[e, v["phrases"], v["pct_of_named"]] for e, v in
                      sorted(stats["entity_types"].items(), key=lambda item: -item[1]["phrases"])])
-    augment = markdown_table(["kind", "phrases"], list(stats["augmentations"].items()))
+    augment = markdown_table(["kind", "augmentations"], list(stats["augmentations"].items()))
     sizes = markdown_table(["split", "phrases"], list(stats["split_sizes"].items()))
     labels = ", ".join(f"`{label}` {n}" for label, n in stats["top_labels"])
     inputs = "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())
     fields = f"""`phrase`, `lexical_type` (NP|VP|PP|ADVP|ADJP), `entity_type` (18 OntoNotes types or OTHER), `label`
 (`<lexical_type>-<entity_type>`), `count` (occurrences in the corpus), `augmentations` (list of `{{kind, text}}`,
 kind one of {", ".join(KINDS)}), `hard_negatives` (list of corpus phrases)."""
-    split_note = f"""Split by phrase (a seeded hash of the lower-cased phrase, ratios {"/".join(str(r) for r in ratios)}, seed {seed}),
-so no phrase is in two splits."""
+    split_note = f"""Split by phrase at build time (a seeded hash of the lower-cased phrase, ratios
+{"/".join(str(r) for r in options["ratios"])}, seed {options["seed"]}), so no phrase is in two splits and hard negatives come from
+the phrase's own split."""
     summary = f"""Computed from the released files: {stats["phrases"]} phrases, {stats["occurrences"]} occurrences,
 {stats["labels_used"]} of the 95 labels used; {stats["other_pct"]}% of phrases have entity type OTHER (paper: 88.5%)."""
     distributions_body = "\n\n".join([
-        summary, lexical, entity, f"Most frequent labels: {labels}.", augment,
-        f"Hard negatives: {stats['hard_negatives']} for {stats['with_hard_negatives']} phrases.",
+        summary, lexical, entity, f"Most frequent labels: {labels}.", augment, synonym_sources(options),
+        negatives_section(stats, options),
         "![distributions](plots/distributions.png)"])
     sections = [("Fields", fields), ("Splits", f"{split_note}\n\n{sizes}"), ("Distributions", distributions_body),
                 ("Provenance", inputs), ("License", release_writer.license_section(license_id, INPUT_TERMS))]
@@ -135,40 +168,40 @@ so no phrase is in two splits."""
                                       [INTRO.format(version=__version__), LOADING], sections)
 
 
-def _write_contents(root, splits, *, seed, ratios, fingerprints, license_id, corpus_name):
+def _write_contents(root, splits, *, options, counters, fingerprints, license_id, corpus_name):
     """The data and plot of a PEARL release, and its card, statistics and manifest fields (see write_release)."""
     os.makedirs(os.path.join(root, "plots"))
     split_bytes = {split: (len(splits[split]), release_writer.write_jsonl(
         os.path.join(root, "data", f"{split}.jsonl"), splits[split])) for split in SPLITS}
     written = {split: read_jsonl(os.path.join(root, "data", f"{split}.jsonl")) for split in SPLITS}
-    stats = distributions(written)
+    stats = distributions(written, counters)
     plot_distributions(stats, os.path.join(root, "plots", "distributions.png"), corpus_name)
-    card = render_card(stats, split_bytes, seed=seed, ratios=ratios, fingerprints=fingerprints, license_id=license_id)
-    manifest = {"fingerprint": release_print(fingerprints, seed, ratios, license_id),
-                "package_version": __version__, "seed": seed, "ratios": list(ratios), "license": license_id,
+    card = render_card(stats, split_bytes, options=options, fingerprints=fingerprints, license_id=license_id)
+    manifest = {"fingerprint": release_print(fingerprints, license_id),
+                "package_version": __version__, "seed": options["seed"], "ratios": list(options["ratios"]),
+                "license": license_id,
                 "inputs": fingerprints, "counts": stats["split_sizes"]}
     return card, stats, manifest
 
 
-def release_print(fingerprints, seed, ratios, license_id):
-    """What a PEARL release depends on: its input stages, seed, split ratios and licence."""
-    return rundir.fingerprint("pearl-release", fingerprints, {"seed": seed, "ratios": ratios, "license": license_id})
+def release_print(fingerprints, license_id):
+    """What a PEARL release depends on: its input stages (whose options hold the split seed and ratios) and licence."""
+    return rundir.fingerprint("pearl-release", fingerprints, {"license": license_id})
 
 
-def release_corpus(run_dir, out, *, seed=0, ratios=DEFAULT_RATIOS, license_id=None, force=False):
-    """Write the release of a PEARL run directory into `out` (replaced whole) unless it is up to date;
-    returns its MANIFEST. A non-empty `out` that is not this release is replaced only with `force`;
+def release_corpus(run_dir, out, *, license_id=None, force=False):
+    """Write the release of a PEARL run directory into `out` (replaced whole), split as the build chose, unless it
+    is up to date; returns its MANIFEST. A non-empty `out` that is not this release is replaced only with `force`;
     `license_id` None is the inputs' default licence."""
     license_id = license_id or LICENSE
-    ratios = tuple(ratios)
-    if len(ratios) != len(SPLITS) or any(r < 0 for r in ratios) or abs(sum(ratios) - 1) > 1e-6:
-        raise InputError(f"--ratios {ratios}: give three non-negative shares (train, validation, test) summing to 1")
     run = rundir.RunDir(run_dir)
-    fingerprints = {corpus.STAGE: run.require(corpus.STAGE)["fingerprint"]}
+    built = run.require(corpus.STAGE)
+    options = dict(dataclasses.asdict(PearlOptions()), **built["options"])
+    fingerprints = {corpus.STAGE: built["fingerprint"]}
     paraphrased = run.read_manifest(paraphrase.STAGE)
     if paraphrased is not None:
         fingerprints[paraphrase.STAGE] = paraphrased["fingerprint"]
-    wanted = release_print(fingerprints, seed, ratios, license_id)
+    wanted = release_print(fingerprints, license_id)
     existing = release_writer.current_release(out, wanted, force=force, kind="PEARL", run=run_dir)
     if existing:
         return dict(existing, skipped=True)
@@ -176,7 +209,7 @@ def release_corpus(run_dir, out, *, seed=0, ratios=DEFAULT_RATIOS, license_id=No
     paraphrases = run.iter_records(paraphrase.STAGE) if paraphrased is not None else []
     splits = {split: [] for split in SPLITS}
     for record in sorted(with_paraphrases(records, paraphrases), key=lambda r: r["phrase"]):
-        splits[split_of(record["phrase"], seed, ratios)].append(record)
+        splits[split_of(record["phrase"], options["seed"], options["ratios"])].append(record)
     return release_writer.write_release(out, lambda staging: _write_contents(
-        staging, splits, seed=seed, ratios=ratios, fingerprints=fingerprints, license_id=license_id,
+        staging, splits, options=options, counters=built["counters"], fingerprints=fingerprints, license_id=license_id,
         corpus_name=f"of run {os.path.basename(run_dir.rstrip('/'))!r}"))

@@ -2,7 +2,6 @@
 import os
 import re
 import warnings
-import zlib
 from importlib import resources
 
 from picforge.errors import InputError
@@ -48,37 +47,29 @@ def load_wordnet(root=DEBIAN_WORDNET):
         return DebianWordNetReader(root, None)
 
 
-def wordnet_synonyms(wordnet, word):
-    """Other single-word lemma names of `word`'s synsets, lower-case and sorted; none for stopword-like
-    tokens WordNet does not hold."""
-    if not WORD.fullmatch(word):
+# spaCy (Penn) tags of the base forms a synonym can replace as is, and their WordNet part of speech; proper nouns,
+# plurals, tenses and comparatives would need the synonym inflected, so they get none
+WORDNET_POS = {"NN": "n", "VB": "v", "VBP": "v", "JJ": "a", "RB": "r"}
+
+
+def wordnet_synonyms(wordnet, word, tag):
+    """Other single-word lemmas of the most frequent WordNet sense of `word` in the part of speech of its `tag`
+    (the first synset), most frequent lemma first; none for other tags."""
+    pos = WORDNET_POS.get(tag)
+    if pos is None or not WORD.fullmatch(word):
         return []
     lower = word.lower()
-    names = {lemma.name().lower() for synset in wordnet.synsets(lower) for lemma in synset.lemmas()}
-    return sorted(name for name in names if name != lower and WORD.fullmatch(name))
-
-
-def corpus_tokens(text):
-    """Lower-case word tokens of a sentence, as the corpus word vectors are trained on."""
-    return [w.lower() for w in WORD.findall(text)]
-
-
-def _stable_hash(text):
-    """A hash that is the same in every process (gensim's default, Python's hash(), is salted per process)."""
-    return zlib.crc32(text.encode("utf-8"))
-
-
-def train_word_vectors(sentences, *, seed=0, vector_size=100, window=5, min_count=5, epochs=5):
-    """gensim Word2Vec vectors trained on an iterable of token lists; one worker, so the same on every run."""
-    from gensim.models import Word2Vec
-
-    model = Word2Vec(sentences=sentences, vector_size=vector_size, window=window, min_count=min_count,
-                     epochs=epochs, seed=seed, workers=1, hashfxn=_stable_hash)
-    return model.wv
+    senses = wordnet.synsets(lower, pos)
+    if not senses:
+        return []
+    lemmas = sorted(senses[0].lemmas(), key=lambda lemma: -lemma.count())
+    names = (lemma.name().lower() for lemma in lemmas)
+    return list(dict.fromkeys(name for name in names if name != lower and WORD.fullmatch(name)))
 
 
 def load_word_vectors(path):
-    """Word vectors given by the user: gensim KeyedVectors (.kv) or word2vec text/binary (.vec/.txt/.bin)."""
+    """Word vectors given by the user: FastText/word2vec text (.vec/.txt), word2vec binary (.bin) or gensim
+    KeyedVectors (.kv)."""
     from gensim.models import KeyedVectors
 
     if not os.path.exists(path):
@@ -91,10 +82,11 @@ def load_word_vectors(path):
         raise InputError(f"{path}: not a word2vec or gensim KeyedVectors file ({err})") from err
 
 
-def vector_neighbours(vectors, word, min_cosine=0.7, topn=10):
-    """Up to `topn` words whose vector cosine with `word`'s is at least `min_cosine`, most similar first."""
+def vector_neighbours(vectors, word, tag, min_cosine=0.7, topn=10):
+    """Up to `topn` words whose vector cosine with `word`'s is at least `min_cosine`, most similar first; none for
+    a `tag` WordNet synonyms would not replace either."""
     lower = word.lower()
-    if not WORD.fullmatch(word) or lower not in vectors.key_to_index:
+    if tag not in WORDNET_POS or not WORD.fullmatch(word) or lower not in vectors.key_to_index:
         return []
     return [other for other, cosine in vectors.most_similar(lower, topn=topn)
             if cosine >= min_cosine and other != lower]

@@ -88,7 +88,8 @@ SYNONYMS = {"big": ["large", "great"], "car": ["automobile"], "the": ["angstrom"
 @given(st.lists(st.sampled_from(["big", "Big", "car", "CAR", "the", "red", "of"]), min_size=1, max_size=5), SEED)
 def test_synonym_replace_changes_one_content_word_to_a_synonym(tokens, seed):
     phrase = " ".join(tokens)
-    out = augment.synonym_replace(phrase, random.Random(seed), lambda t: SYNONYMS.get(t.lower(), []))
+    tags = ["JJ" if t.lower() == "big" else "NN" for t in tokens]
+    out = augment.synonym_replace(phrase, random.Random(seed), lambda t, tag: SYNONYMS.get(t.lower(), []), tags)
     if out is None:
         assert not any(t.lower() in ("big", "car") for t in tokens)
         return
@@ -103,16 +104,18 @@ def test_synonym_replace_changes_one_content_word_to_a_synonym(tokens, seed):
 @settings(max_examples=50)
 @given(PHRASE, SEED)
 def test_augment_phrase_is_reproducible_and_records_each_kind_once(phrase, seed):
-    sources = {"synonym-wordnet": lambda t: SYNONYMS.get(t.lower(), [])}
-    first = augment.augment_phrase(phrase, seed, sources)
-    assert first == augment.augment_phrase(phrase, seed, sources)
+    sources = {"synonym-wordnet": lambda t, tag: SYNONYMS.get(t.lower(), [])}
+    tags = ["NN"] * len(phrase.split(" "))
+    first = augment.augment_phrase(phrase, seed, sources, tags)
+    assert first == augment.augment_phrase(phrase, seed, sources, tags)
     kinds = [a["kind"] for a in first]
     assert len(kinds) == len(set(kinds)) and set(kinds) <= set(augment.KINDS)
     assert all(a["text"] != phrase for a in first)
 
 
 def test_a_kind_does_not_depend_on_the_other_kinds_or_the_seed_stream_of_others():
-    with_synonyms = augment.augment_phrase("The New York Times", 7, {"synonym-wordnet": lambda t: ["fresh"]})
+    with_synonyms = augment.augment_phrase("The New York Times", 7, {"synonym-wordnet": lambda t, tag: ["fresh"]},
+                                           ["DT", "NNP", "NNP", "NNP"])
     without = augment.augment_phrase("The New York Times", 7)
     assert [a for a in with_synonyms if a["kind"] != "synonym-wordnet"] == without
 
@@ -120,3 +123,10 @@ def test_a_kind_does_not_depend_on_the_other_kinds_or_the_seed_stream_of_others(
 def test_seeds_change_the_augmentations():
     texts = {tuple(a["text"] for a in augment.augment_phrase("the New York Times", seed)) for seed in range(5)}
     assert len(texts) > 1
+
+
+def test_synonyms_are_asked_with_the_tag_of_the_word_in_context():
+    asked = []
+    augment.synonym_replace("the bank of rivers", random.Random(0), lambda t, tag: asked.append((t, tag)) or [],
+                            ["DT", "NN", "IN", "NNS"])
+    assert asked == [("bank", "NN"), ("rivers", "NNS")]

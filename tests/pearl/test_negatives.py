@@ -1,30 +1,31 @@
-"""Hard negatives: lexical overlap measures and the choice of lexically close, semantically far phrases."""
+"""Hard negatives: edit similarity (rapidfuzz), windows of large blocks, and the choice of lexically close,
+semantically far phrases."""
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
 from companions.pearl import negatives
+from companions.pearl.splits import split_of
 
 TEXT = st.text(alphabet="abc xyz", max_size=12)
 
 
 @given(TEXT, TEXT)
-def test_edit_distance_is_a_symmetric_bounded_distance(a, b):
-    d = negatives.edit_distance(a, b)
-    assert d == negatives.edit_distance(b, a) and abs(len(a) - len(b)) <= d <= max(len(a), len(b))
-    assert (d == 0) == (a == b)
+def test_edit_similarity_is_symmetric_and_bounded(a, b):
+    similarity = negatives.edit_similarity(a, b)
+    assert similarity == negatives.edit_similarity(b, a) and 0.0 <= similarity <= 1.0
+    assert (similarity == 1.0) == (a.lower() == b.lower())
 
 
-@given(TEXT, TEXT, TEXT)
-def test_edit_distance_triangle_inequality(a, b, c):
-    assert negatives.edit_distance(a, c) <= negatives.edit_distance(a, b) + negatives.edit_distance(b, c)
-
-
-def test_known_distances_and_overlaps():
-    assert negatives.edit_distance("kitten", "sitting") == 3
-    assert negatives.token_jaccard("The New York Times", "New York Post") == 2 / 5
-    assert negatives.lexical_overlap("New York", "new york") == 1.0
+def test_known_similarities_and_keys():
+    assert negatives.edit_similarity("kitten", "sitting") == 1 - 3 / 7
+    assert negatives.edit_similarity("New York", "new york") == 1.0
     assert negatives.blocking_keys("the history of the New York Times") == ["history", "new", "times", "york"]
+
+
+def test_bins_are_labelled_by_their_lower_edge():
+    assert [negatives.bucket(v) for v in (0.5, 0.59, 0.6, -0.05, 1.0, 0.3)] == ["0.5", "0.5", "0.6", "-0.1", "1.0",
+                                                                             "0.3"]
 
 
 def unit(*values):
@@ -37,17 +38,40 @@ def test_candidates_are_close_in_form_and_far_in_meaning():
              ("The New York Times Company", unit(1, 0.1, 0)), ("York", unit(0, 0, 1)),
              ("the new york times", unit(0, 0, 1))]
     found = dict()
-    for phrase, (cosine, other) in negatives.hard_negative_candidates(block, min_overlap=0.5, max_cosine=0.6):
-        found.setdefault(phrase, []).append((cosine, other))
-    times = [other for _, other in found["The New York Times"]]
-    assert "New York Post" in times                       # overlap 0.5 (edit similarity), cosine 0.2
-    assert "The New York Times Company" not in times      # cosine 0.99: a paraphrase, not a negative
-    assert "York" not in times                            # overlap too low
-    assert "the new york times" not in times              # the same phrase in another casing
+    for phrase, (cosine, similarity, other) in negatives.hard_negative_candidates(
+            block, min_edit_similarity=0.5, max_cosine=0.6):
+        assert similarity == round(negatives.edit_similarity(phrase, other), 6) >= 0.5 and cosine <= 0.6
+        found.setdefault(phrase, []).append(other)
+    assert "New York Post" in found["The New York Times"]               # edit similarity 0.5, cosine 0.2
+    assert "The New York Times Company" not in found["The New York Times"]  # cosine 0.99: a paraphrase
+    assert "York" not in found["The New York Times"]                    # too far in form
+    assert "the new york times" not in found["The New York Times"]      # the same phrase in another casing
+
+
+@given(st.lists(st.text(alphabet="ab", min_size=1, max_size=8), unique=True, max_size=40),
+       st.integers(min_value=2, max_value=9))
+def test_windows_meet_every_pair_of_neighbours_in_length_order(phrases, size):
+    members = [(p, None) for p in phrases]
+    windows = negatives.block_windows(members, size)
+    assert all(len(window) <= size for window in windows)
+    ordered = sorted(phrases, key=lambda p: (len(p), p))
+    met = {(a[0], b[0]) for window in windows for a in window for b in window}
+    reach = max(1, size // 2)
+    assert all((ordered[i], ordered[j]) in met for i in range(len(ordered))
+               for j in range(i, min(len(ordered), i + reach + 1)))
+    assert sum(len(w) for w in windows) <= max(len(phrases), len(phrases) * size // reach + size)  # linear in n
 
 
 def test_pick_hard_negatives_lowest_cosine_distinct_k():
-    found = [(0.5, "b"), (0.1, "c"), (0.3, "b"), (0.1, "a"), (0.2, "d")]
-    assert negatives.pick_hard_negatives(found, 2) == ["a", "c"]
-    assert negatives.pick_hard_negatives(found, 10) == ["a", "c", "d", "b"]
+    found = [(0.5, 0.6, "b"), (0.1, 0.7, "c"), (0.3, 0.8, "b"), (0.1, 0.5, "a"), (0.2, 0.9, "d")]
+    assert negatives.pick_hard_negatives(found, 2) == [(0.1, 0.5, "a"), (0.1, 0.7, "c")]
+    assert [n for *_, n in negatives.pick_hard_negatives(found, 10)] == ["a", "c", "d", "b"]
     assert negatives.pick_hard_negatives([], 2) == []
+
+
+def test_split_ignores_case_and_follows_the_ratios():
+    assert split_of("New York", 0) == split_of("new york", 0)
+    phrases = [f"phrase {i}" for i in range(3000)]
+    shares = [sum(split_of(p, 3, (0.5, 0.25, 0.25)) == s for p in phrases) / 3000 for s in ("train", "validation", "test")]
+    assert abs(shares[0] - 0.5) < 0.05 and abs(shares[1] - 0.25) < 0.05
+    assert {split_of(p, 0, (0, 0, 1)) for p in phrases} == {"test"}

@@ -1,5 +1,7 @@
 """Phrase-level augmentation through STS-B-Context's OpenAI client, cache and budget, against a local server
 speaking the real chat-completions wire format."""
+import json
+
 import pytest
 
 from companions.pearl import paraphrase
@@ -57,6 +59,11 @@ def test_paraphrases_cached_budgeted_and_merged_into_the_release(pearl_run, serv
     rows = [row for split in manifest["counts"] for row in read_jsonl(tmp_path / "release" / "data" / f"{split}.jsonl")]
     times = next(row for row in rows if row["phrase"] == "the New York Times")
     assert {"kind": "paraphrase", "text": "Times York New the"} in times["augmentations"]
+    kept = sum(1 for r in pearl_run.iter_records(paraphrase.STAGE) if r["status"] == "kept")
+    stats = json.loads((tmp_path / "release" / "stats.json").read_text())
+    assert stats["augmentations"]["paraphrase"] == kept >= 3  # counted per kind beside the build's own kinds
+    assert stats["augmentations"]["char-drop"] == len(PHRASES)
+    assert f"| paraphrase | {kept} |" in (tmp_path / "release" / "README.md").read_text()
 
 
 def test_budget_caps_requests_and_frequent_phrases_go_first(pearl_run, server):
