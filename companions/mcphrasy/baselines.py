@@ -14,20 +14,13 @@ ROUNDS = 10_000
 SIGNIFICANT = 0.05
 
 
-def edit_distance(a, b):
-    """Levenshtein distance of two strings (character insertions, deletions and substitutions)."""
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, 1):
-        current = [i]
-        for j, char_b in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
-        previous = current
-    return previous[-1]
-
-
 def edit_distances(phrases):
-    """Pairwise character edit distance divided by the longer phrase's length (0 = same, 1 = nothing shared)."""
-    return np.array([[edit_distance(a, b) / max(len(a), len(b), 1) for b in phrases] for a in phrases])
+    """Pairwise character Levenshtein distance divided by the longer phrase's length (0 = same, 1 = nothing shared),
+    computed by rapidfuzz."""
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import cdist
+
+    return cdist(phrases, phrases, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=1)
 
 
 def cosine_distances(vectors):
