@@ -12,9 +12,9 @@ from picforge.errors import InputError
 SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
 
 
-# Beam's stock DaskRunner loses data on these pipelines (see pipeline/dask_runner.py), and its DirectRunner first
+# Beam's stock DaskRunner loses data on these pipelines (see picforge/dask_runner.py), and its DirectRunner first
 # tries Prism, downloading a binary at run time (see picforge/embedded_runner.py): the names map to ours.
-RUNNER_ALIASES = {"DaskRunner": "pipeline.dask_runner.DaskRunner", "DirectRunner": "picforge.embedded_runner.EmbeddedRunner"}
+RUNNER_ALIASES = {"DaskRunner": "picforge.dask_runner.DaskRunner", "DirectRunner": "picforge.embedded_runner.EmbeddedRunner"}
 # runners whose workers run on this machine (no setup.py to ship)
 LOCAL_RUNNERS = (RUNNER_ALIASES["DirectRunner"], "PrismRunner", RUNNER_ALIASES["DaskRunner"])
 # runner → (a module it needs, the picforge extra that installs it)
