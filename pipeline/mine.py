@@ -8,14 +8,14 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import StandardOptions
 
-from picforge import rundir
+from picforge import rundir, stage_jobs
 from picforge.encoders import resolve_device
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge.options import LOCAL_RUNNERS, pipeline_options
 from picforge.paths import refuse_overlap
 from picforge.resources import read_wic_words
-from picforge.rundir import Step
+from picforge.stage_jobs import Step
 from pipeline.download import fetch
 from pipeline.mine_options import MineOptions
 from pipeline.stages import select as select_stage
@@ -56,7 +56,7 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     with run.locked("picforge mine"):
         dump = resolve_input(input_path, cache_dir)
         wic_words = read_wic_words(wic_path)
-        manifests = rundir.run_steps(run, mining_steps(run, dump, wic_path, wic_words, options),
+        manifests = stage_jobs.run_steps(run, mining_steps(run, dump, wic_path, wic_words, options),
                                      pipeline_options=popts(), force=force, one_job=not options.job_per_stage)
     if manifests["read-dump"]["records"] == 0:
         raise InputError(

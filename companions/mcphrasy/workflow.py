@@ -9,7 +9,8 @@ from companions.mcphrasy import corpus, grouping, match, stages
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.options import pipeline_options
-from picforge.rundir import RunDir, fingerprint, input_identity, read_stage, run_stages, upstream
+from picforge.rundir import RunDir, fingerprint, input_identity, upstream
+from picforge.stage_jobs import read_stage, run_stages
 
 GROUPS = "mcphrasy-groups"
 WIKI_CATEGORY_MODES = ("one", "page")

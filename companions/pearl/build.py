@@ -8,7 +8,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from companions.pearl import corpus, synonyms
 from companions.pearl.options import PearlOptions
-from picforge import rundir
+from picforge import rundir, stage_jobs
 from picforge.errors import InputError
 from picforge.options import pipeline_options
 from release.configs import SPLITS
@@ -62,9 +62,9 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
         synonyms.load_word_vectors(options.vectors)  # a bad file fails here, not inside the pipeline
         inputs = dict(inputs, vectors=rundir.input_identity(options.vectors))
     settings = dataclasses.asdict(options)
-    manifests = rundir.run_stages(
+    manifests = stage_jobs.run_stages(
         run, {corpus.STAGE: "pearl_phrase"}, inputs=inputs, options=dataclasses.asdict(options),
-        build=lambda p: {corpus.STAGE: rundir.read_stage(p, mining_run, "sentences") | "pearl" >> corpus.BuildCorpus(settings)},
+        build=lambda p: {corpus.STAGE: stage_jobs.read_stage(p, mining_run, "sentences") | "pearl" >> corpus.BuildCorpus(settings)},
         pipeline_options=pipeline_options(beam_args, runner), force=force,
         finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
     return manifests[corpus.STAGE]

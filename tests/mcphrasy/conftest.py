@@ -12,7 +12,8 @@ import pytest  # noqa: E402
 
 from picforge.cli import main  # noqa: E402
 from picforge.options import pipeline_options  # noqa: E402
-from picforge.rundir import RunDir, input_identity, read_stage, run_stages, upstream  # noqa: E402
+from picforge.rundir import RunDir, input_identity, upstream  # noqa: E402
+from picforge.stage_jobs import read_stage, run_stages  # noqa: E402
 from pipeline.stages.clean import CleanPages  # noqa: E402
 from pipeline.stages.read_dump import ReadDump  # noqa: E402
 from pipeline.stages.sentences import SplitSentences  # noqa: E402
