@@ -19,6 +19,7 @@ from picforge import __version__
 from picforge.errors import InputError
 from picforge.files import STAGING_PREFIX, write_atomically
 from picforge.paths import glob_escape
+from picforge.stage_registry import PRODUCED_BY
 
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
@@ -27,29 +28,6 @@ PARQUET_FILE = "part-00000-of-00001.parquet"
 OWN_FILE_PREFIXES = ("beam-temp-", STAGING_PREFIX)
 LOCK_FILE = ".picforge.lock"
 OWN_PART_FILE = re.compile(r"^part-\d{5}-of-\d{5}\.parquet$")
-# The stages `picforge mine` writes, in mining order.
-MINING_STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
-# The one registry of which command produces which stage ({run}: the run directory), for `require`.
-PRODUCED_BY = {
-    **dict.fromkeys(MINING_STAGES, "picforge mine --input DUMP --wic WIC_ZIP --out {run}"),
-    "final_annotations": "picforge annotate export final --run {run}",
-    "generations": "picforge stsb-context --stsb FILE --out {run}",
-    "validation": "picforge stsb-context export-validation --run {run}",
-    "dataset": "picforge stsb-context ingest-validation --run {run} SHEET SHEET",
-    **dict.fromkeys(("cosimlex-contexts", "cosimlex-candidates"),
-                    "picforge cosimlex candidates --pairs SIMLEX --input DUMP --out {run}"),
-    "cosimlex-selection": "picforge cosimlex ingest-selection --run {run} SHEET…",
-    "cosimlex-rating-forms": "picforge cosimlex export-rating --run {run}",
-    "cosimlex-ratings": "picforge cosimlex ingest-rating --run {run} ANSWERS…",
-    "cosimlex-final": "picforge cosimlex postprocess --run {run}",
-    "mcphrasy-documents": "picforge mcphrasy groups --out {run}",
-    **dict.fromkeys(("mcphrasy-contexts", "mcphrasy-triplets"),
-                    "picforge mcphrasy contexts --phrases FILE --out {run}"),
-    **dict.fromkeys(("mcphrasy-phrases", "mcphrasy-groups"), "picforge mcphrasy groups --out {run}"),
-    "mcphrasy-clusters": "picforge mcphrasy reconcile --run {run}",
-    "pearl-phrases": "picforge pearl build --run MINING_RUN --out {run}",
-    "pearl-paraphrases": "picforge pearl paraphrase --run {run}",
-}
 log = logging.getLogger(__name__)
 
 

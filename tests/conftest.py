@@ -4,6 +4,9 @@ import pathlib
 
 import pytest
 
+from picforge.cli import register_area_stages
+
+register_area_stages()  # tests that call the library see every area's stages, as the CLI does
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED_DATA = pathlib.Path(os.environ.get("PICFORGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
