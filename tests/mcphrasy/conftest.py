@@ -80,8 +80,3 @@ def groups_run(tmp_path_factory, wiki_run):
     out = shutil.copytree(wiki_run, tmp_path_factory.mktemp("groups") / "run")
     assert main(["mcphrasy", "groups", "--out", str(out), "--spacy-model", SPACY_MODEL, "--max-groups", "8"]) == 0
     return out
-
-
-def picforge(*argv):
-    """`picforge ARGS…` in-process; the exit code."""
-    return main([str(a) for a in argv])

@@ -20,7 +20,8 @@ from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
 from picforge.encoders import encode, load_sentence_model
 from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
-from tests.mcphrasy.conftest import SPACY_MODEL, picforge
+from tests.cli_helpers import picforge
+from tests.mcphrasy.conftest import SPACY_MODEL
 
 ANNOTATORS = ("ann", "bob", "cy")
 # Hand-made 8-dimensional word vectors: one axis per topic of the sample's frequent phrases (places, seas,
