@@ -48,7 +48,7 @@ setup(
         # gs:// and the DataflowRunner; s3://: Beam's own extras
         "gcp": ["apache-beam[gcp]>=2.70,<3"],
         "aws": ["apache-beam[aws]>=2.70,<3"],
-        # pipeline/dask_runner.py patches Beam internals: exactly the Beam it was checked against
+        # picforge/dask_runner.py patches Beam internals: exactly the Beam it was checked against
         "dask": ["apache-beam[dask]==2.77.0"],
         # McPhraSy: one-pass multi-phrase matching; V-measure/ARI/AMI and agglomerative clustering
         "mcphrasy": ["pyahocorasick>=2.1", "scikit-learn>=1.4"],

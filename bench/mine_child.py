@@ -8,7 +8,7 @@ import time
 
 from sample_paths import ROOT
 
-from picforge.rundir import MINING_STAGES
+from pipeline import MINING_STAGES
 
 # The child: `picforge mine` with the FnApiRunner's "Running bundle for stage …" debug line switched on.
 BUNDLE_LOGGER = "apache_beam.runners.portability.fn_api_runner.fn_runner.run_bundle"

@@ -241,7 +241,8 @@ def measured(command, log_path, env=None):
 
 def picforge_results(run_folder):
     """Articles, words and triplets (phrase, page1, page2) of a finished run, and its stages' manifests."""
-    from picforge.rundir import MINING_STAGES, RunDir
+    from picforge.rundir import RunDir
+    from pipeline import MINING_STAGES
 
     run = RunDir(run_folder)
     words = sum(row["n_words"] for row in run.iter_records("sentences", columns=["n_words"]))

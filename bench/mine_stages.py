@@ -23,7 +23,7 @@ from mine_child import run_mine
 from sample_paths import DEFAULT_INPUT, DEFAULT_WIC, ROOT
 from scaled_dump import write_scaled_dump
 
-from picforge.rundir import MINING_STAGES
+from pipeline import MINING_STAGES
 
 ENCODER_STAGES = ("pairs", "domains")
 PROBES = """

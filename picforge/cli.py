@@ -75,6 +75,13 @@ def command_name(argv):
     return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
+def register_area_stages():
+    """Import the package of every command's cli (each light): each registers the stages it writes, so a message
+    about another area's missing stage names the command that makes it."""
+    for module in sorted(set(COMMANDS.values())):
+        importlib.import_module(module.rpartition(".")[0])
+
+
 def build_parser(command=None):
     """The `picforge` parser; only `command`'s cli package is imported, the others are names in the contents."""
     parser = argparse.ArgumentParser(prog="picforge", description="Build phrase-in-context datasets.",
@@ -139,6 +146,7 @@ def run_command(argv):
     logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     if not args.verbose:  # a failing DoFn's traceback, logged by Beam: main reports its error in one line
         logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
+    register_area_stages()
     code = args.func(args)
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
     if code == 0 and after is not None:

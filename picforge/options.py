@@ -12,9 +12,9 @@ from picforge.errors import InputError
 SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
 
 
-# Beam's stock DaskRunner loses data on these pipelines (see pipeline/dask_runner.py), and its DirectRunner first
+# Beam's stock DaskRunner loses data on these pipelines (see picforge/dask_runner.py), and its DirectRunner first
 # tries Prism, downloading a binary at run time (see picforge/embedded_runner.py): the names map to ours.
-RUNNER_ALIASES = {"DaskRunner": "pipeline.dask_runner.DaskRunner", "DirectRunner": "picforge.embedded_runner.EmbeddedRunner"}
+RUNNER_ALIASES = {"DaskRunner": "picforge.dask_runner.DaskRunner", "DirectRunner": "picforge.embedded_runner.EmbeddedRunner"}
 # runners whose workers run on this machine (no setup.py to ship)
 LOCAL_RUNNERS = (RUNNER_ALIASES["DirectRunner"], "PrismRunner", RUNNER_ALIASES["DaskRunner"])
 # runner → (a module it needs, the picforge extra that installs it)
@@ -97,21 +97,22 @@ non_negative_int = at_least(0)
 class RenamedOption(argparse.Action):
     """An option's former spelling, still accepted with a warning that names the current one."""
 
-    def __init__(self, *args, current, **kwargs):
-        self.current = current
+    def __init__(self, *args, current, reason="--out names what a command creates", **kwargs):
+        self.current, self.reason = current, reason
         super().__init__(*args, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(f"picforge: {option_string} is now {self.current} here (--out names what a command creates); "
+        print(f"picforge: {option_string} is now {self.current} here ({self.reason}); "
               f"reading {values} as {self.current}", file=sys.stderr)
         setattr(namespace, self.dest, values)
 
 
-def add_run_option(parser, holding):
-    """--run RUN_DIR, the existing run a verb reads (and adds its stages to); the former `--out` still works."""
-    given = parser.add_mutually_exclusive_group(required=True)
+def add_run_option(parser, holding, *, required=True, former="--out", reason="--out names what a command creates"):
+    """--run RUN_DIR, the existing run a verb reads (and adds its stages to); the `former` spelling still works."""
+    given = parser.add_mutually_exclusive_group(required=required)
     given.add_argument("--run", metavar="RUN_DIR", help=f"run directory holding {holding}")
-    given.add_argument("--out", dest="run", action=RenamedOption, current="--run", help=argparse.SUPPRESS)
+    given.add_argument(former, dest="run", action=RenamedOption, current="--run", reason=reason,
+                       help=argparse.SUPPRESS)
 
 
 def add_device_option(parser, encodes="the encoder"):
@@ -120,6 +121,22 @@ def add_device_option(parser, encodes="the encoder"):
     parser.add_argument("--device", choices=DEVICES, default="auto",
                         help=f"where {encodes} runs: auto = cuda when torch sees a GPU (on the worker), else cpu "
                              "(default auto)")
+
+
+def check_device(device, beam_options=None):
+    """A one-line InputError, before any work, when this machine cannot give `device` (cuda without a GPU): always
+    for encoding done here, for a Beam job only when its runner's workers run here."""
+    from picforge.encoders import resolve_device
+
+    if beam_options is not None:
+        from apache_beam.options.pipeline_options import StandardOptions
+
+        if beam_options.view_as(StandardOptions).runner not in LOCAL_RUNNERS:
+            return
+    try:
+        resolve_device(device)
+    except RuntimeError as error:
+        raise InputError(str(error)) from None
 
 
 def options_from_args(options_class, args, **converted):

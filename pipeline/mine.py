@@ -6,16 +6,14 @@ import os
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.options.pipeline_options import StandardOptions
 
-from picforge import rundir
-from picforge.encoders import resolve_device
+from picforge import rundir, stage_jobs
 from picforge.errors import InputError
 from picforge.files import write_atomically
-from picforge.options import LOCAL_RUNNERS, pipeline_options
+from picforge.options import check_device, pipeline_options
 from picforge.paths import refuse_overlap
 from picforge.resources import read_wic_words
-from picforge.rundir import Step
+from picforge.stage_jobs import Step
 from pipeline.download import fetch
 from pipeline.mine_options import MineOptions
 from pipeline.stages import select as select_stage
@@ -56,8 +54,8 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     with run.locked("picforge mine"):
         dump = resolve_input(input_path, cache_dir)
         wic_words = read_wic_words(wic_path)
-        manifests = rundir.run_steps(run, mining_steps(run, dump, wic_path, wic_words, options),
-                                     pipeline_options=popts(), force=force, one_job=not options.job_per_stage)
+        manifests = stage_jobs.run_steps(run, mining_steps(run, dump, wic_path, wic_words, options),
+                                         pipeline_options=popts(), force=force, one_job=not options.job_per_stage)
     if manifests["read-dump"]["records"] == 0:
         raise InputError(
             f"{input_path}: no articles were read (counters: {json.dumps(manifests['read-dump']['counters'])}); "
@@ -125,16 +123,6 @@ def read_and_clean(pipeline, dump, max_pages=None):
     """The first job's outputs: {"read-dump": Article records, "clean": Page records}."""
     articles = pipeline | "read-dump" >> ReadDump(dump, max_pages=max_pages)
     return {"read-dump": articles | "article fields" >> beam.Map(article_fields), "clean": articles | "clean" >> CleanPages()}
-
-
-def check_device(device, beam_options):
-    """`--device cuda` without a GPU fails before any stage when this machine runs the workers (local runners)."""
-    if beam_options.view_as(StandardOptions).runner not in LOCAL_RUNNERS:
-        return
-    try:
-        resolve_device(device)
-    except RuntimeError as error:
-        raise InputError(str(error)) from None
 
 
 def parse_cuts(options, wic_words):

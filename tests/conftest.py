@@ -4,6 +4,9 @@ import pathlib
 
 import pytest
 
+from picforge.cli import register_area_stages
+
+register_area_stages()  # tests that call the library see every area's stages, as the CLI does
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED_DATA = pathlib.Path(os.environ.get("PICFORGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
@@ -15,28 +18,22 @@ def _shared(relative):
     return path
 
 
-@pytest.fixture(scope="session")
-def enwiki_sample():
-    """The real 5-page enwiki pages-articles sample (bz2)."""
-    return _shared("wiki/enwiki-sample-5pages.xml.bz2")
+def shared_file_fixture(name, relative, what):
+    """A session fixture `name` (described by `what`): the path of the shared reference file `relative`."""
+    def fixture():
+        return _shared(relative)
+
+    fixture.__doc__ = what
+    return pytest.fixture(scope="session", name=name)(fixture)
 
 
-@pytest.fixture(scope="session")
-def enwiki_sample_103():
-    """The real 103-page enwiki pages-articles sample (69 articles, bz2)."""
-    return _shared("wiki/enwiki-sample-103pages.xml.bz2")
-
-
-@pytest.fixture(scope="session")
-def wic_zip():
-    """The official WiC package zip."""
-    return _shared("wic/WiC_dataset.zip")
-
-
-@pytest.fixture(scope="session")
-def stsb_file():
-    """863 rows of the STS Benchmark test file (tab-separated)."""
-    return _shared("stsb/sts-test-subset.csv")
+enwiki_sample = shared_file_fixture("enwiki_sample", "wiki/enwiki-sample-5pages.xml.bz2",
+                                    "The real 5-page enwiki pages-articles sample (bz2).")
+enwiki_sample_103 = shared_file_fixture("enwiki_sample_103", "wiki/enwiki-sample-103pages.xml.bz2",
+                                        "The real 103-page enwiki pages-articles sample (69 articles, bz2).")
+wic_zip = shared_file_fixture("wic_zip", "wic/WiC_dataset.zip", "The official WiC package zip.")
+stsb_file = shared_file_fixture("stsb_file", "stsb/sts-test-subset.csv",
+                                "863 rows of the STS Benchmark test file (tab-separated).")
 
 
 @pytest.fixture(scope="session")

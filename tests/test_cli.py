@@ -38,3 +38,27 @@ def test_verbs_that_read_a_run_take_run_and_still_accept_the_former_out(tmp_path
     assert old.startswith(f"picforge: --out is now --run here (--out names what a command creates); reading {missing} "
                           "as --run\n")
     assert old.splitlines()[1] == new.strip()
+
+
+def test_evaluate_takes_run_for_its_contexts_and_still_accepts_the_former_contexts(tmp_path, capsys):
+    missing = str(tmp_path / "no-release")
+    assert main(["mcphrasy", "evaluate", "--release", missing, "--contexts", str(tmp_path), "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"picforge: --contexts is now --run here (--run names an existing run a verb reads); "
+                          f"reading {tmp_path} as --run\n")
+
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU, so --device cuda is valid here")
+@pytest.mark.parametrize("verb", [["pearl", "build", "--run", "{run}", "--out", "{out}"],
+                                  ["mcphrasy", "groups", "--out", "{out}"],
+                                  ["mcphrasy", "evaluate", "--release", "{out}"]])
+def test_encoding_verbs_take_device_cpu_and_refuse_cuda_without_a_gpu_in_one_line(tmp_path, capsys, verb):
+    argv = [arg.format(run=tmp_path / "run", out=tmp_path / "out") for arg in verb]
+    assert main([*argv, "--device", "cuda"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("picforge: error: --device cuda: torch sees no CUDA device here")
+    assert main([*argv, "--device", "cpu"]) == 2  # accepted: the error is the missing input, not the device
+    assert "--device" not in capsys.readouterr().err

@@ -104,3 +104,13 @@ def test_every_command_registers_without_a_heavy_library():
         stdout, stderr = imported_heavy_modules(*argv)
         assert stdout.splitlines()[-1] == "[]", argv
         assert "apitools" not in stderr
+
+
+def test_the_core_lists_no_stage_until_the_areas_register_theirs():
+    code = ("from picforge import cli, rundir, stage_registry\n"
+            "print(len(stage_registry.PRODUCED_BY))\n"
+            "cli.register_area_stages()\n"
+            "print(stage_registry.PRODUCED_BY['select'])\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["0", "picforge mine --input DUMP --wic WIC_ZIP --out {run}"]

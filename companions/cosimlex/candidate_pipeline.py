@@ -153,7 +153,8 @@ def find_candidates(pairs_path, dump, out, *, lang, spacy_model, encoders, per_e
     candidates, the candidates' folder); the encoders are checked before Beam starts."""
     from companions.cosimlex.simlex import read_simlex
     from picforge.options import pipeline_options
-    from picforge.rundir import RunDir, input_identity, run_stages, writable_folder
+    from picforge.rundir import RunDir, input_identity, writable_folder
+    from picforge.stage_jobs import run_stages
     from pipeline.stages.clean import CleanPages
     from pipeline.stages.read_dump import ReadDump
     from pipeline.stages.sentences import SplitSentences

@@ -130,12 +130,12 @@ def static_word_vectors(model):
     return lookup, table.shape[1]
 
 
-def context_vectors(model_name, contexts_of, phrases, max_contexts):
+def context_vectors(model_name, contexts_of, phrases, max_contexts, device="auto"):
     """{phrase: unit mean over its first `max_contexts` contexts of the encoder's token vectors at [MASK]} for the
-    phrases with contexts (§3.1 with the sentence encoder's transformer in place of SpanBERT)."""
+    phrases with contexts (§3.1 with the sentence encoder's transformer, on `device`, in place of SpanBERT)."""
     from picforge.encoders import TokenEncoder, resolve_model_path
 
-    encoder = TokenEncoder(resolve_model_path(model_name))
+    encoder = TokenEncoder(resolve_model_path(model_name), device=device)
     found = {}
     for phrase in phrases:
         masked = [c["masked"] for c in contexts_of.get(phrase, [])[:max_contexts]]
@@ -146,16 +146,17 @@ def context_vectors(model_name, contexts_of, phrases, max_contexts):
     return found
 
 
-def method_distances(phrases, model, model_name, word_vector, dimensions, contexts_of=None, max_contexts=300):
+def method_distances(phrases, model, model_name, word_vector, dimensions, contexts_of=None, max_contexts=300,
+                     device="auto"):
     """{method: distance function of a phrase list} for every baseline the inputs allow (the contextual two only
-    with `contexts_of`, {phrase: contexts})."""
+    with `contexts_of`, {phrase: contexts}, their token encoder on `device`)."""
     from picforge.encoders import encode
 
     encoded = dict(zip(phrases, encode(model, phrases)))
     averaged = dict(zip(phrases, averaged_word_vectors(phrases, word_vector, dimensions)))
     tables = {"edit-distance": None, "word-vectors": averaged, "encoder": encoded}
     if contexts_of is not None:
-        contextual = context_vectors(model_name, contexts_of, phrases, max_contexts)
+        contextual = context_vectors(model_name, contexts_of, phrases, max_contexts, device)
         zero = np.zeros(len(encoded[phrases[0]]))
         tables["contexts"] = {p: contextual.get(p, zero) for p in phrases}
         tables["contexts+phrase"] = {p: np.concatenate([contextual.get(p, zero), encoded[p]]) for p in phrases}

@@ -69,9 +69,10 @@ def baseline_scores(records, model_name=BUNDLED_MODEL, ks=DEFAULT_KS):
 
 
 def compare_baselines(records, model_name=BUNDLED_MODEL, vectors_file=None, contexts_run=None,
-                      max_contexts=stages.MAX_CONTEXTS, ks=DEFAULT_KS, rounds=baselines.ROUNDS, seed=0):
-    """The §5.3.1 baselines side by side on released groups, with paired permutation tests between them."""
-    model = load_sentence_model(model_name)
+                      max_contexts=stages.MAX_CONTEXTS, ks=DEFAULT_KS, rounds=baselines.ROUNDS, seed=0, device="auto"):
+    """The §5.3.1 baselines side by side on released groups, with paired permutation tests between them; the
+    encoders run on `device`."""
+    model = load_sentence_model(model_name, device=device)
     phrases = sorted({p for r in records for p in r["phrases"]})
     if vectors_file:
         words = read_vectors_file(vectors_file, {w for p in phrases for w in p.split()})
@@ -82,7 +83,7 @@ def compare_baselines(records, model_name=BUNDLED_MODEL, vectors_file=None, cont
     if contexts_run:
         contexts_of = {r["phrase"]: r["contexts"] for r in RunDir(contexts_run).require_records(stages.CONTEXTS)}
     methods = baselines.method_distances(phrases, model, model_name, word_vector, dimensions, contexts_of,
-                                         max_contexts)
+                                         max_contexts, device)
     described = {
         "edit-distance": "character edit distance / the longer phrase's length",
         "word-vectors": (f"cosine of averaged word vectors of `{vectors_file}` (known words)" if vectors_file else

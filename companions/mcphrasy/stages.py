@@ -161,15 +161,16 @@ class _TripletFn(beam.DoFn):
 
     CACHE_LIMIT = 200_000  # embedded sentences kept per worker; the cache starts again past it
 
-    def __init__(self, model_name, seed):
+    def __init__(self, model_name, seed, device="auto"):
         self.model_name = model_name
         self.seed = seed
+        self.device = device
         self.too_few = Metrics.counter(TRIPLETS, "skipped-single-context")
         self.no_negative = Metrics.counter(TRIPLETS, "skipped-no-negative")
         self.made = Metrics.counter(TRIPLETS, "triplets")
 
     def setup(self):
-        self.model = load_sentence_model(self.model_name)
+        self.model = load_sentence_model(self.model_name, device=self.device)
         self.cache = {}
         self.candidates = None
 
@@ -212,14 +213,15 @@ class ContextTriplets(beam.PTransform):
     """PhraseContexts records → A.1 triplets; each phrase's 300 negative candidates are drawn for it (seeded) from
     every sampled context of the other phrases that does not hold it."""
 
-    def __init__(self, model_name, seed=0):
+    def __init__(self, model_name, seed=0, device="auto"):
         super().__init__()
         self.model_name = model_name
         self.seed = seed
+        self.device = device
 
     def expand(self, records):
         candidates = records | "negative candidates" >> beam.FlatMap(negative_candidates)
-        return records | "choose triplets" >> beam.ParDo(_TripletFn(self.model_name, self.seed),
+        return records | "choose triplets" >> beam.ParDo(_TripletFn(self.model_name, self.seed, self.device),
                                                          beam.pvalue.AsList(candidates))
 
 

@@ -9,7 +9,8 @@ from companions.mcphrasy import corpus, grouping, match, stages
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.options import pipeline_options
-from picforge.rundir import RunDir, fingerprint, input_identity, read_stage, run_stages, upstream
+from picforge.rundir import RunDir, fingerprint, input_identity, upstream
+from picforge.stage_jobs import read_stage, run_stages
 
 GROUPS = "mcphrasy-groups"
 WIKI_CATEGORY_MODES = ("one", "page")
@@ -98,8 +99,9 @@ def corpus_sentences(p, run):
 
 
 def retrieve_contexts(run, phrases_path, max_contexts=stages.MAX_CONTEXTS, seed=0, triplet_encoder=None,
-                      beam_args=(), force=False):
-    """The `mcphrasy-contexts` stage (and `mcphrasy-triplets` when an encoder is named); (manifests, phrases)."""
+                      beam_args=(), force=False, device="auto"):
+    """The `mcphrasy-contexts` stage (and `mcphrasy-triplets` when an encoder is named, run on `device`);
+    (manifests, phrases)."""
     if max_contexts < 1:
         raise InputError(f"--max-contexts {max_contexts}: give at least 1")
     phrases = read_phrase_list(phrases_path)
@@ -114,7 +116,7 @@ def retrieve_contexts(run, phrases_path, max_contexts=stages.MAX_CONTEXTS, seed=
             run, {stages.TRIPLETS: "mcphrasy_triplet"}, inputs=upstream(run, stages.CONTEXTS),
             options={"encoder": triplet_encoder, "seed": seed}, pipeline_options=pipeline_options(beam_args),
             force=force, build=lambda p: {stages.TRIPLETS: read_stage(p, run, stages.CONTEXTS)
-                                          | "triplets" >> stages.ContextTriplets(triplet_encoder, seed)}))
+                                          | "triplets" >> stages.ContextTriplets(triplet_encoder, seed, device)}))
     return manifests, phrases
 
 
@@ -155,19 +157,20 @@ def read_vectors_file(path, wanted, option="--vectors"):
                          "(`word v1 v2 …` per line, an optional first line `COUNT DIMENSIONS`)") from None
 
 
-def phrase_vectors(phrases, options):
+def phrase_vectors(phrases, options, device="auto"):
     """{phrase: unit vector}: the mean of its words' vectors in `options.vectors_file` (phrases with an unknown word
-    have none), else the sentence encoder's embedding of the phrase."""
+    have none), else the sentence encoder's embedding of the phrase on `device`."""
     if not options.vectors_file:
-        return dict(zip(phrases, encode(load_sentence_model(options.encoder), phrases)))
+        return dict(zip(phrases, encode(load_sentence_model(options.encoder, device=device), phrases)))
     words = read_vectors_file(options.vectors_file, {w for p in phrases for w in p.split()})
     return grouping.phrase_vectors(phrases, words.get)
 
 
 def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=grouping.GROUP_SIZE,
-                 near_duplicate=grouping.NEAR_DUPLICATE, force=False):
+                 near_duplicate=grouping.NEAR_DUPLICATE, force=False, device="auto"):
     """The `mcphrasy-groups` stage: seed + nearest phrases per category, overlapping groups dropped; its manifest
-    (report: the vectors used, and per category the groups reached and why seeds gave none)."""
+    (report: the vectors used, and per category the groups reached and why seeds gave none); the encoder runs on
+    `device`, which no fingerprint records (it changes where, not what)."""
     inputs = upstream(run, stages.PHRASES)
     if vector_options.vectors_file:
         inputs["vectors"] = input_identity(vector_options.vectors_file, "--vectors")
@@ -179,7 +182,7 @@ def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=groupi
     for record in run.iter_records(stages.PHRASES):
         by_category.setdefault(record["category"], []).append(record)
     vectors = phrase_vectors(sorted({r["phrase"] for records in by_category.values() for r in records}),
-                             vector_options)
+                             vector_options, device)
     records, per_category = [], {}
     for category in sorted(by_category):
         ranked = [r["phrase"] for r in sorted(by_category[category], key=lambda r: r["rank"])]

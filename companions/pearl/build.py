@@ -8,9 +8,9 @@ from apache_beam.io.filesystems import FileSystems
 
 from companions.pearl import corpus, synonyms
 from companions.pearl.options import PearlOptions
-from picforge import rundir
+from picforge import rundir, stage_jobs
 from picforge.errors import InputError
-from picforge.options import pipeline_options
+from picforge.options import check_device, pipeline_options
 from release.configs import SPLITS
 
 
@@ -50,9 +50,12 @@ def check_sentences(mining_run):
                          "type; mine a dump with articles (`picforge mine` prints how many sentences it kept)")
 
 
-def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner="DirectRunner", force=False):
-    """Run stage `pearl-phrases` into `out` from the mining run's sentences; returns its manifest."""
+def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner="DirectRunner", force=False,
+                 device="auto"):
+    """Run stage `pearl-phrases` into `out` from the mining run's sentences, the hard negatives' encoder on `device`
+    (not in the fingerprint: it changes where, not what); returns its manifest."""
     check_options(options)
+    check_device(device, pipeline_options(beam_args, runner))
     mining_run, run = rundir.RunDir(mining_run_dir), rundir.RunDir(out)
     check_sentences(mining_run)
     if options.wordnet:
@@ -62,9 +65,10 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
         synonyms.load_word_vectors(options.vectors)  # a bad file fails here, not inside the pipeline
         inputs = dict(inputs, vectors=rundir.input_identity(options.vectors))
     settings = dataclasses.asdict(options)
-    manifests = rundir.run_stages(
+    manifests = stage_jobs.run_stages(
         run, {corpus.STAGE: "pearl_phrase"}, inputs=inputs, options=dataclasses.asdict(options),
-        build=lambda p: {corpus.STAGE: rundir.read_stage(p, mining_run, "sentences") | "pearl" >> corpus.BuildCorpus(settings)},
+        build=lambda p: {corpus.STAGE: stage_jobs.read_stage(p, mining_run, "sentences")
+                         | "pearl" >> corpus.BuildCorpus(settings, device)},
         pipeline_options=pipeline_options(beam_args, runner), force=force,
         finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
     return manifests[corpus.STAGE]

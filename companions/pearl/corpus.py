@@ -165,12 +165,12 @@ class _EmbedGroup(beam.DoFn):
     """(group, phrases) → (phrase, unit vector), encoded in sorted order so each phrase is in the same batch on
     every run (a vector's last bits depend on its batch; RunInference's adaptive batches vary between runs)."""
 
-    def __init__(self, encoder):
-        self.encoder = encoder
+    def __init__(self, encoder, device):
+        self.encoder, self.device = encoder, device
         self.embedded = Metrics.counter(STAGE, "phrases-embedded")
 
     def setup(self):
-        self.model = SentenceModelOnFirstUse(self.encoder, "model", "auto")
+        self.model = SentenceModelOnFirstUse(self.encoder, "model", self.device)
 
     def process(self, item):
         _, phrases = item
@@ -194,9 +194,10 @@ class HardNegatives(beam.PTransform):
     """Phrase records → (phrase, [hard negatives]): phrases of one split sharing a content word are compared (in
     windows of `max_block` by length), kept when the edit similarity is high and the cosine low, k of lowest cosine."""
 
-    def __init__(self, encoder, *, seed, ratios, k=2, min_edit_similarity=0.5, max_cosine=0.6, max_block=1000):
+    def __init__(self, encoder, *, seed, ratios, k=2, min_edit_similarity=0.5, max_cosine=0.6, max_block=1000,
+                 device="auto"):
         super().__init__()
-        self.encoder, self.seed, self.ratios = encoder, seed, tuple(ratios)
+        self.encoder, self.seed, self.ratios, self.device = encoder, seed, tuple(ratios), device
         self.k, self.min_edit_similarity, self.max_cosine, self.max_block = k, min_edit_similarity, max_cosine, max_block
 
     def expand(self, records):
@@ -221,7 +222,7 @@ class HardNegatives(beam.PTransform):
         return (records
                 | "key by embed group" >> beam.Map(lambda r: (embed_group(r["phrase"]), r["phrase"]))
                 | "group for embedding" >> beam.GroupByKey()
-                | "embed phrases" >> beam.ParDo(_EmbedGroup(self.encoder))
+                | "embed phrases" >> beam.ParDo(_EmbedGroup(self.encoder, self.device))
                 | "key by split and content word" >> beam.FlatMap(by_split_and_word)
                 | "group blocks" >> beam.GroupByKey()
                 | "score pairs in block" >> beam.FlatMap(compare)
@@ -238,11 +239,11 @@ def attach_negatives(item):
 
 
 class BuildCorpus(beam.PTransform):
-    """Sentence records → PearlPhrase records (the `pearl-phrases` stage)."""
+    """Sentence records → PearlPhrase records (the `pearl-phrases` stage); the hard negatives' encoder on `device`."""
 
-    def __init__(self, settings):
+    def __init__(self, settings, device="auto"):
         super().__init__()
-        self.settings = settings
+        self.settings, self.device = settings, device
 
     def expand(self, sentences):
         s = self.settings
@@ -252,7 +253,8 @@ class BuildCorpus(beam.PTransform):
                    | "augment" >> beam.ParDo(_Augment(s)))
         hard = phrases | "hard negatives" >> HardNegatives(
             s["encoder"], seed=s["seed"], ratios=s["ratios"], k=s["negatives_k"],
-            min_edit_similarity=s["min_edit_similarity"], max_cosine=s["max_cosine"], max_block=s["max_block"])
+            min_edit_similarity=s["min_edit_similarity"], max_cosine=s["max_cosine"], max_block=s["max_block"],
+            device=self.device)
         return ({"record": phrases | "key record" >> beam.Map(lambda r: (r["phrase"], r)), "negatives": hard}
                 | "join negatives" >> beam.CoGroupByKey()
                 | "attach negatives" >> beam.FlatMap(attach_negatives))

@@ -15,6 +15,7 @@ from botocore.stub import ANY, Stubber
 from annotation import hit_pages, mturk, mturk_manual, round1
 
 from mturk_support import SCRIPT, answer_xml, gold_bank, make_run, real_client, write_gold
+from tests.http_helpers import QuietHandler
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -41,24 +42,15 @@ def browser(tmp_path_factory):
     driver.quit()
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     def do_GET(self):
         body = self.server.pages.get(urllib.parse.urlparse(self.path).path)
-        self.send_response(200 if body is not None else 404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.end_headers()
-        self.wfile.write((body or "not found").encode("utf-8"))
+        self.reply(200 if body is not None else 404, (body or "not found").encode("utf-8"), "text/html; charset=utf-8")
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", 0))
         self.server.posts.append((self.path, self.rfile.read(length).decode("utf-8")))
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(b"<p>submitted</p>")
-
-    def log_message(self, *args):
-        pass
+        self.reply(200, b"<p>submitted</p>", "text/html")
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,8 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.options import SETUP_FILE, pipeline_options
-from picforge.rundir import RunDir, build_job
+from picforge.rundir import RunDir
+from picforge.stage_jobs import build_job
 from pipeline.mine import mining_steps
 from pipeline.mine_options import MineOptions
 from tests.cloud.emulators import gcs_emulator

@@ -11,6 +11,7 @@ import pytest
 from annotation.hit_pages import html_question_xml
 from companions.cosimlex.answers import read_submissions, submission_ratings
 from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
+from tests.http_helpers import QuietHandler
 
 HOSTILE = "Tom & Jerry wrote <script>alert(1)</script> near the bank; the money was gone."
 
@@ -149,26 +150,18 @@ def test_standalone_form_page_one_then_page_two_then_answers_file(browser, tmp_p
     assert {r["assignment_id"] for r in ratings} == {f"standalone:{form['form_id']}:ann-07"}
 
 
-class _TurkServer(http.server.BaseHTTPRequestHandler):
+class _TurkServer(QuietHandler):
     """Serves the task page and records what the page posts to /mturk/externalSubmit."""
     page = b""
     posted = []
 
     def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.end_headers()
-        self.wfile.write(self.page)
+        self.reply(200, self.page, "text/html; charset=utf-8")
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers["Content-Length"])).decode()
         type(self).posted.append((self.path, urllib.parse.parse_qsl(body, keep_blank_values=True)))
-        self.send_response(200)
-        self.end_headers()
-        self.wfile.write(b"submitted")
-
-    def log_message(self, *args):
-        pass
+        self.reply(200, b"submitted")
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ import pytest  # noqa: E402
 
 from picforge.cli import main  # noqa: E402
 from picforge.options import pipeline_options  # noqa: E402
-from picforge.rundir import RunDir, input_identity, read_stage, run_stages, upstream  # noqa: E402
+from picforge.rundir import RunDir, input_identity, upstream  # noqa: E402
+from picforge.stage_jobs import read_stage, run_stages  # noqa: E402
 from pipeline.stages.clean import CleanPages  # noqa: E402
 from pipeline.stages.read_dump import ReadDump  # noqa: E402
 from pipeline.stages.sentences import SplitSentences  # noqa: E402
@@ -79,8 +80,3 @@ def groups_run(tmp_path_factory, wiki_run):
     out = shutil.copytree(wiki_run, tmp_path_factory.mktemp("groups") / "run")
     assert main(["mcphrasy", "groups", "--out", str(out), "--spacy-model", SPACY_MODEL, "--max-groups", "8"]) == 0
     return out
-
-
-def picforge(*argv):
-    """`picforge ARGS…` in-process; the exit code."""
-    return main([str(a) for a in argv])

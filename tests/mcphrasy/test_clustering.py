@@ -20,7 +20,8 @@ from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
 from picforge.encoders import encode, load_sentence_model
 from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
-from tests.mcphrasy.conftest import SPACY_MODEL, picforge
+from tests.cli_helpers import picforge
+from tests.mcphrasy.conftest import SPACY_MODEL
 
 ANNOTATORS = ("ann", "bob", "cy")
 # Hand-made 8-dimensional word vectors: one axis per topic of the sample's frequent phrases (places, seas,
@@ -244,7 +245,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     phrase_list = tmp_path / "released-phrases.txt"
     phrase_list.write_text("".join(p + "\n" for p in sorted({p for r in rows for p in r["phrases"]})))
     assert picforge("mcphrasy", "contexts", "--phrases", phrase_list, "--out", out, "--max-contexts", 5) == 0
-    assert picforge("mcphrasy", "evaluate", "--release", release, "--contexts", out, "--max-contexts", 5,
+    assert picforge("mcphrasy", "evaluate", "--release", release, "--run", out, "--max-contexts", 5,
                     "--vectors", TOPIC_VECTORS, "--rounds", 4000, "--out", scores) == 0
     printed = capsys.readouterr().out
     side = json.loads(scores.read_text())

@@ -10,7 +10,7 @@ from companions.mcphrasy import triplets
 from companions.mcphrasy.stages import CONTEXTS, DOCUMENTS, TRIPLETS
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
-from tests.mcphrasy.conftest import picforge
+from tests.cli_helpers import picforge
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

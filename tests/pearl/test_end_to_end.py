@@ -15,16 +15,12 @@ from companions.pearl.constituents import LABELS, LEXICAL_TYPES
 from companions.pearl.negatives import edit_similarity
 from companions.pearl.release import distributions, read_jsonl
 from companions.pearl.splits import split_of
-from picforge import cli
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
 from release.configs import SPLITS
+from tests.cli_helpers import picforge
 
 pytestmark = pytest.mark.slow
-
-
-def picforge(*argv):
-    return cli.main([str(a) for a in argv])
 
 
 @pytest.fixture(scope="session")

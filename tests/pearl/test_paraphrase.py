@@ -7,8 +7,8 @@ import pytest
 from companions.pearl import paraphrase
 from companions.pearl.corpus import STAGE as PHRASES_STAGE
 from companions.pearl.release import release_corpus, read_jsonl
-from picforge import cli
 from picforge.rundir import RunDir
+from tests.cli_helpers import picforge
 from tests.stsb_context.conftest import API_KEY, openai_env  # noqa: F401 - the key in the environment only
 from tests.stsb_context.openai_server import FakeOpenAI, paraphrased
 
@@ -30,10 +30,6 @@ def server(openai_env):
     fake = FakeOpenAI({"minimum date": "503-once", "Afroasiatic": "malformed"}, api_key=openai_env).start()
     yield fake
     fake.stop()
-
-
-def picforge(*argv):
-    return cli.main([str(a) for a in argv])
 
 
 def test_paraphrases_cached_budgeted_and_merged_into_the_release(pearl_run, server, tmp_path, capsys):

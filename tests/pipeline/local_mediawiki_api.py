@@ -3,9 +3,10 @@ import contextlib
 import json
 import threading
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 from pipeline.categories_api import BATCH_SIZE
+from tests.http_helpers import QuietHandler
 
 HIDDEN = ("Articles with short description", "All articles with unsourced statements")
 
@@ -65,7 +66,7 @@ class LocalApi(ThreadingHTTPServer):
         return ""
 
 
-class ApiHandler(BaseHTTPRequestHandler):
+class ApiHandler(QuietHandler):
     def do_GET(self):
         server = self.server
         params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
@@ -74,17 +75,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             status, headers, body = server.script.pop(0)
         else:
             status, headers, body = server.answer(params, self.headers.get("User-Agent", ""))
-        data = json.dumps(body).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+        self.reply(status, json.dumps(body).encode("utf-8"), "application/json; charset=utf-8", headers)
 
 
 @contextlib.contextmanager

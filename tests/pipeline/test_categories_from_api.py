@@ -6,7 +6,8 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from picforge.cli import main
 from picforge.errors import InputError
-from picforge.rundir import RunDir, beam_counters
+from picforge.rundir import RunDir
+from picforge.stage_jobs import beam_counters
 from pipeline.mine import MineOptions, mine
 from pipeline.stages.domains import ApiCategoryTexts, ScoreDomains
 from tests.pipeline.dump_factory import article_wikitext, two_phrase_pages, write_dump

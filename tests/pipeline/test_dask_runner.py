@@ -13,8 +13,8 @@ from tests.pipeline.dump_factory import two_phrase_pages, write_dump
 
 distributed = pytest.importorskip("distributed", reason="DaskRunner needs apache-beam[dask] (dask.distributed)")
 
-# The alias `--runner DaskRunner` is Beam's stock runner, which loses data (see pipeline/dask_runner.py).
-DASK_RUNNER = "pipeline.dask_runner.DaskRunner"
+# The alias `--runner DaskRunner` is Beam's stock runner, which loses data (see picforge/dask_runner.py).
+DASK_RUNNER = "picforge.dask_runner.DaskRunner"
 
 SCORES = ("semantic_score", "domain_score")
 
@@ -75,9 +75,9 @@ class _EmitAtFinishBundle(beam.DoFn):
 
 
 def test_beam_internals_it_patches_are_those_it_was_checked_against():
-    from pipeline.dask_runner import changed_beam_internals
+    from picforge.dask_runner import changed_beam_internals
 
-    assert changed_beam_internals() == [], "Beam changed under pipeline/dask_runner.py: re-check its five fixes"
+    assert changed_beam_internals() == [], "Beam changed under picforge/dask_runner.py: re-check its five fixes"
 
 
 def test_outputs_emitted_in_finish_bundle_reach_the_next_transform(dask_address):

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from picforge import progress
-from picforge.rundir import MINING_STAGES, RunDir
+from picforge.rundir import RunDir
+from pipeline import MINING_STAGES
 from pipeline.stages.clean import clean_wikitext, is_list_section, iter_clean_pages, tidy
 from pipeline.stages.select import choice_key, clean_passage, rejection_reason
 from pipeline.stages.sentences import broken_reason, page_sentences

@@ -11,15 +11,9 @@ import sys
 import pytest
 
 from picforge.rundir import RunDir
+from tests.cli_helpers import ROOT, picforge_in_child
 
 pytestmark = pytest.mark.slow
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def picforge(*argv):
-    done = subprocess.run([sys.executable, "-m", "picforge.cli", *map(str, argv)], capture_output=True, text=True,
-                          timeout=600, cwd=ROOT)
-    return done.returncode, done.stdout, done.stderr
 
 
 def test_damaged_ids_and_a_repeated_page_are_skipped_and_counted(enwiki_sample_103, wic_zip, mined_103, tmp_path):
@@ -33,7 +27,7 @@ def test_damaged_ids_and_a_repeated_page_are_skipped_and_counted(enwiki_sample_1
     dump = tmp_path / "damaged.xml.bz2"
     dump.write_bytes(bz2.compress(damaged.encode("utf-8")))
     out = tmp_path / "run"
-    code, stdout, err = picforge("mine", "--input", dump, "--wic", wic_zip, "--out", out)
+    code, stdout, err = picforge_in_child("mine", "--input", dump, "--wic", wic_zip, "--out", out)
     assert code == 0 and "Traceback" not in err, err
     counters = RunDir(str(out)).read_manifest("read-dump")["counters"]
     assert counters["read-dump/skipped-bad-id"] == 3 and counters["read-dump/skipped-duplicate-id"] == 1
@@ -47,7 +41,8 @@ def test_damaged_ids_and_a_repeated_page_are_skipped_and_counted(enwiki_sample_1
     (["--min-words", "30", "--max-words", "5"], "--min-words 30 is above --max-words 5"),
 ])
 def test_an_inverted_window_is_refused_before_anything_runs(enwiki_sample_103, wic_zip, tmp_path, flags, says):
-    code, _, err = picforge("mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", tmp_path / "run", *flags)
+    code, _, err = picforge_in_child("mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", tmp_path / "run",
+                                     *flags)
     assert code == 2 and says in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "run").exists()
@@ -63,12 +58,12 @@ def test_a_second_mine_on_the_same_run_is_refused_while_the_first_holds_it(enwik
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert first.stdout.readline().strip() == "paused at before-finalise"
-        code, _, err = picforge(*argv)
+        code, _, err = picforge_in_child(*argv)
         assert code == 2 and "picforge mine (pid" in err and "is writing this run" in err, err
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
-    code, stdout, err = picforge(*argv)  # the lock went with the killed process
+    code, stdout, err = picforge_in_child(*argv)  # the lock went with the killed process
     assert code == 0, err
     assert [t["triplet_id"] for t in RunDir(str(out)).iter_records("select")] == [
         t["triplet_id"] for t in RunDir(str(mined_103)).iter_records("select")]
@@ -119,7 +114,7 @@ def test_a_full_disk_mid_stage_is_one_line_leaves_no_beam_temp_and_the_rerun_com
     assert "Traceback" not in done.stderr
     assert not list(out.rglob("beam-temp-*"))
     assert RunDir(str(out)).read_manifest("pairs") is not None  # the stages completed before are kept
-    code, _, err = picforge(*argv)
+    code, _, err = picforge_in_child(*argv)
     assert code == 0, err
     assert [t["triplet_id"] for t in RunDir(str(out)).iter_records("select")] == [
         t["triplet_id"] for t in RunDir(str(mined_103)).iter_records("select")]
@@ -142,20 +137,20 @@ def test_damaged_json_and_parquet_are_named_with_file_and_line(annotated_103, re
     shutil.copytree(release_103, release)
     manifest = release / "MANIFEST.json"
     manifest.write_text(manifest.read_text()[:-40])
-    code, _, err = picforge("publish", release, "--to", tmp_path / "published")
+    code, _, err = picforge_in_child("publish", release, "--to", tmp_path / "published")
     assert code == 2 and f"{manifest}: line " in err and "not valid JSON" in err and "Traceback" not in err
     shutil.copy(release_103 / "MANIFEST.json", manifest)
     data = release / "PSD" / "test.json"
     lines = data.read_text().splitlines(keepends=True)
     data.write_text("".join(lines[:2] + [lines[2][:25] + "\n"] + lines[3:]))
-    code, _, err = picforge("evaluate", release, "--baseline", "PSD")
+    code, _, err = picforge_in_child("evaluate", release, "--baseline", "PSD")
     assert code == 2 and f"{data}: line 3: not valid JSON" in err and "Traceback" not in err
 
     run = tmp_path / "run"
     shutil.copytree(annotated_103, run)
     [part] = (run / "select").glob("part-*.parquet")
     part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
-    code, _, err = picforge("build", "--run", run, "--out", tmp_path / "rel2")
+    code, _, err = picforge_in_child("build", "--run", run, "--out", tmp_path / "rel2")
     assert code == 2 and "Traceback" not in err
     assert f"{part}: not a readable Parquet file" in err and "redo it with `picforge mine" in err
     assert not (tmp_path / "rel2").exists()
@@ -164,7 +159,7 @@ def test_damaged_json_and_parquet_are_named_with_file_and_line(annotated_103, re
 def test_pearl_build_on_a_run_without_sentences_is_one_line(tmp_path):
     mining = RunDir(str(tmp_path / "mined"))
     mining.write_stage("sentences", [], "sentence", inputs={}, options={})
-    code, _, err = picforge("pearl", "build", "--run", mining.root, "--out", tmp_path / "pearl")
+    code, _, err = picforge_in_child("pearl", "build", "--run", mining.root, "--out", tmp_path / "pearl")
     assert code == 2 and "Traceback" not in err
     assert err.strip() == (f"picforge: error: {mining.root}/sentences: the run holds no sentences, so PEARL has no "
                            "phrase to type; mine a dump with articles (`picforge mine` prints how many sentences it "

@@ -3,12 +3,13 @@ import os
 import subprocess
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import pytest
 
 from companions.stsb_context import generate
 from picforge import cli, llm
+from tests.http_helpers import QuietHandler
 from tests.stsb_context.openai_server import FakeOpenAI
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -22,15 +23,10 @@ class Sniffer:
         self.seen = []
         sniffer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self):
                 sniffer.seen.append((self.path, self.headers.get("Authorization")))
-                self.send_response(502)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
+                self.reply(502)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -83,20 +79,14 @@ def test_a_server_reporting_negative_usage_cannot_stretch_the_token_cap(stsb_row
     assert "tokens budgeted" in capsys.readouterr().out
 
 
-class _AlwaysFailing(BaseHTTPRequestHandler):
+class _AlwaysFailing(QuietHandler):
     """An OpenAI-compatible endpoint that answers every request 500, counting them."""
     seen = []
 
     def do_POST(self):  # noqa: N802 (http.server's name)
         type(self).seen.append(self.path)
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.send_response(500)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(b'{"error": {"message": "server exploded", "type": "server_error"}}')
-
-    def log_message(self, *args):
-        pass
+        self.reply(500, b'{"error": {"message": "server exploded", "type": "server_error"}}', "application/json")
 
 
 @pytest.fixture

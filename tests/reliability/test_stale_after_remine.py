@@ -2,37 +2,28 @@
 are marked stale and listed, left out of later rounds and of the final annotations; the rest keep their
 verification. Driven through `picforge` as a subprocess on the real 103-page sample, re-mined from an edited dump."""
 import bz2
-import glob
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from annotation.ledger import Ledger
 from annotation.triplets import text_digest
 from picforge.rundir import RunDir
+from tests.cli_helpers import ROOT, picforge_in_child
 from tests.walkthrough import annotators
 
 pytestmark = pytest.mark.slow
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def picforge(*argv):
-    done = subprocess.run([sys.executable, "-m", "picforge.cli", *map(str, argv)], capture_output=True, text=True,
-                          timeout=900, cwd=ROOT)
-    return done.returncode, done.stdout, done.stderr
 
 
 def test_a_remine_marks_changed_triplets_stale_and_keeps_the_rest(enwiki_sample_103, wic_zip, mined_103, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(mined_103, run)
     before = {t["triplet_id"]: t for t in RunDir(str(run)).iter_records("select")}
-    assert picforge("annotate", "export", "expert", "--run", run, "--annotators", "ann,bo",
+    assert picforge_in_child("annotate", "export", "expert", "--run", run, "--annotators", "ann,bo",
                     "--per-annotator", "30")[0] == 0
     sheets = annotators.fill_expert_sheets(str(run), str(tmp_path / "returned"), draft=False)
-    code, _, err = picforge("annotate", "ingest", "expert", "--run", run, "--no-grammar", *sheets)
+    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", *sheets)
     assert code == 0, err
 
     # The dump changes under the run: one word of a passage sentence (not the phrase's sentence) of one triplet.
@@ -50,7 +41,7 @@ def test_a_remine_marks_changed_triplets_stale_and_keeps_the_rest(enwiki_sample_
     assert changed, "no passage word to edit"
     dump = tmp_path / "edited.xml.bz2"
     dump.write_bytes(bz2.compress(edited.encode("utf-8")))
-    code, out, err = picforge("mine", "--input", dump, "--wic", wic_zip, "--out", run)
+    code, out, err = picforge_in_child("mine", "--input", dump, "--wic", wic_zip, "--out", run)
     assert code == 0, err
     # The hint comes from the ledger: the expert sheets are out and back, so round 1 is next.
     assert "next, the expert sheets" not in out and f"next: picforge annotate mturk create --run {run}" in out
@@ -59,7 +50,7 @@ def test_a_remine_marks_changed_triplets_stale_and_keeps_the_rest(enwiki_sample_
                 for tid, t in before.items() if tid not in after or text_digest(after[tid]) != text_digest(t)}
     assert expected.get(changed) == "its text changed in the run"
 
-    code, out, err = picforge("annotate", "report", "--run", run)
+    code, out, err = picforge_in_child("annotate", "report", "--run", run)
     assert code == 0, err
     assert f"picforge: {len(expected)} annotated triplet(s) marked stale" in err and changed in err
     assert f"Stale after a re-mine: {len(expected)} annotated triplet(s)" in out
@@ -71,11 +62,11 @@ def test_a_remine_marks_changed_triplets_stale_and_keeps_the_rest(enwiki_sample_
     ledger.dispose()
 
     # Later rounds take only the fresh annotations; the final annotations hold no stale triplet.
-    assert picforge("annotate", "mturk", "export", "--run", run, "--batch", "r1", "--gold",
+    assert picforge_in_child("annotate", "mturk", "export", "--run", run, "--batch", "r1", "--gold",
                     os.path.join(ROOT, "examples", "mturk-gold.jsonl"))[0] == 0
     ledger = Ledger.for_run(str(run))
     with ledger.read() as q:
         verified = {iid.rsplit("/", 1)[0] for iid in q.batch("r1")["meta"]["items"]}
     ledger.dispose()
     assert verified == annotated - set(expected)
-    assert "marked stale" not in picforge("annotate", "report", "--run", run)[2]  # listed once, when marked
+    assert "marked stale" not in picforge_in_child("annotate", "report", "--run", run)[2]  # listed once, when marked

@@ -6,24 +6,16 @@ import json
 import os
 import random
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from annotation import round1
 from annotation.ledger import ACCEPTED, ROUND_EXPERT, Ledger
 from picforge.rundir import RunDir
+from tests.cli_helpers import ROOT, picforge_in_child
 
 pytestmark = pytest.mark.slow
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GOLD = os.path.join(ROOT, "examples", "mturk-gold.jsonl")
-
-
-def picforge(*argv):
-    done = subprocess.run([sys.executable, "-m", "picforge.cli", *map(str, argv)], capture_output=True, text=True,
-                          timeout=600, cwd=ROOT)
-    return done.returncode, done.stdout, done.stderr
 
 
 def expert_annotated(mined_103, root):
@@ -75,7 +67,7 @@ def write_results(path, rows):
 
 def test_review_rejects_and_blocks_spammers_and_the_report_counts_the_verdicts(mined_103, tmp_path):
     run, truths = expert_annotated(mined_103, tmp_path)
-    code, _, err = picforge("annotate", "mturk", "export", "--run", run, "--batch", "sim", "--gold", GOLD,
+    code, _, err = picforge_in_child("annotate", "mturk", "export", "--run", run, "--batch", "sim", "--gold", GOLD,
                             "--questions-per-hit", "10", "--assignments", "4")
     assert code == 0, err
     ledger = Ledger.for_run(str(run))
@@ -92,21 +84,22 @@ def test_review_rejects_and_blocks_spammers_and_the_report_counts_the_verdicts(m
                "random": lambda truth: coin.random() < 0.5}
     results = tmp_path / "Batch_1_batch_results.csv"
     write_results(results, [row for name, answer in workers.items() for row in results_rows(plan, truths, name, answer)])
-    assert picforge("annotate", "mturk", "ingest", "--run", run, results)[0] == 0
+    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, results)[0] == 0
 
     upload = tmp_path / "review.csv"
-    code, out, err = picforge("annotate", "mturk", "review", "--run", run, "--batch", "sim", "--out", upload, "--block")
+    code, out, err = picforge_in_child("annotate", "mturk", "review", "--run", run, "--batch", "sim", "--out", upload,
+                                       "--block")
     assert code == 0, err
     hits = len(plan["hits"])
     assert f"wrote {upload}: {hits} to approve, {3 * hits} to reject" in out
     for spammer in ("allno", "allyes", "random"):
         assert f"block {spammer}: aws mturk create-worker-block --region us-east-1 --worker-id {spammer} --reason" in out
     assert "block careful" not in out
-    assert picforge("annotate", "mturk", "review", "--run", run, "--batch", "sim", "--out", upload,
+    assert picforge_in_child("annotate", "mturk", "review", "--run", run, "--batch", "sim", "--out", upload,
                     "--block")[1].count("no worker to block") == 1  # blocked once
 
     def worker_rows():
-        code, report, err = picforge("annotate", "report", "--run", run)
+        code, report, err = picforge_in_child("annotate", "report", "--run", run)
         assert code == 0, err
         return {line.split(" | ")[0].strip("| "): line for line in report.splitlines()
                 if line.startswith(("| careful", "| allyes", "| allno", "| random"))}
@@ -124,5 +117,5 @@ def test_review_rejects_and_blocks_spammers_and_the_report_counts_the_verdicts(m
     redownload = tmp_path / "Batch_1_batch_results (1).csv"
     write_results(redownload, [dict(row, AssignmentStatus=reviewed[row["AssignmentId"]])
                                for row in csv.DictReader(open(results, encoding="utf-8"))])
-    assert picforge("annotate", "mturk", "ingest", "--run", run, redownload)[0] == 0
+    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, redownload)[0] == 0
     assert worker_rows() == rows

@@ -8,7 +8,9 @@ import json
 import re
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from tests.http_helpers import QuietHandler
 
 PROMPT = re.compile(r"start with the letter (?P<letter>[A-Z]) the phrase is: (?P<phrase>.*)\Z", re.S)
 PARAPHRASE_PROMPT = re.compile(r"\nPhrase: (?P<phrase>.*)\Z", re.S)  # PEARL's phrase-level augmentation
@@ -104,7 +106,7 @@ class FakeOpenAI:
     def _handler(self):
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
             timeout = 10
 
@@ -120,16 +122,6 @@ class FakeOpenAI:
                     status, extra, text = fake.respond(self.headers, body)
                     with fake.lock:
                         fake.active -= 1
-                data = text.encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in extra.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
+                self.reply(status, text.encode("utf-8"), "application/json", extra)
 
         return Handler

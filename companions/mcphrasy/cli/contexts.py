@@ -4,7 +4,7 @@ from companions.mcphrasy.stages import CONTEXTS, MAX_CONTEXTS, TRIPLETS
 from companions.mcphrasy.triplets import distinct_negatives
 from companions.mcphrasy.workflow import retrieve_contexts, write_documents
 from picforge.encoders import BUNDLED_MODEL
-from picforge.options import non_negative_int, positive_int
+from picforge.options import add_device_option, check_device, non_negative_int, pipeline_options, positive_int
 from picforge.rundir import RunDir
 
 
@@ -18,14 +18,18 @@ def register(verbs):
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the context sample (default 0)")
     parser.add_argument("--triplets", action="store_true", help="also write Appendix A.1 anchor/positive/negative")
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"encoder of the triplets (default {BUNDLED_MODEL})")
+    add_device_option(parser, "the triplets' encoder (with --triplets)")
     parser.set_defaults(func=run, beam_args=[])
 
 
 def run(args):
+    if args.triplets:
+        check_device(args.device, pipeline_options(args.beam_args))
     run_dir = RunDir(args.out)
     write_documents(run_dir, corpus_source(args), args.beam_args, args.force)
     manifests, phrases = retrieve_contexts(run_dir, args.phrases, args.max_contexts, args.seed,
-                                           args.encoder if args.triplets else None, args.beam_args, args.force)
+                                           args.encoder if args.triplets else None, args.beam_args, args.force,
+                                           args.device)
     found = manifests[CONTEXTS]["records"]
     print(f"{found} of {len(phrases)} phrases found; "
           f"{manifests[CONTEXTS]['counters'].get(f'{CONTEXTS}/contexts-kept', 0)} contexts in {run_dir.stage_dir(CONTEXTS)}")

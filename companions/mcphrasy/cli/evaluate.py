@@ -6,7 +6,7 @@ from companions.mcphrasy.release import DEFAULT_KS, compare_baselines, evaluate_
 from companions.mcphrasy.stages import MAX_CONTEXTS
 from picforge.encoders import BUNDLED_MODEL
 from picforge.files import write_atomically
-from picforge.options import non_negative_int, positive_int
+from picforge.options import add_device_option, add_run_option, check_device, non_negative_int, positive_int
 
 
 def register(verbs):
@@ -17,13 +17,14 @@ def register(verbs):
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")
     parser.add_argument("--vectors", help="word vectors (word2vec / FastText text) for the averaged-word-vector "
                                           "baseline (default: the encoder's static word-piece embeddings)")
-    parser.add_argument("--contexts", metavar="RUN", help="run whose mcphrasy-contexts stage holds the released "
-                                                          "phrases' contexts: adds the contextual baselines")
+    add_run_option(parser, "the released phrases' contexts (mcphrasy-contexts): adds the contextual baselines",
+                   required=False, former="--contexts", reason="--run names an existing run a verb reads")
     parser.add_argument("--max-contexts", type=positive_int, default=MAX_CONTEXTS,
                         help=f"m, contexts per phrase for the contextual baselines (default {MAX_CONTEXTS})")
     parser.add_argument("--rounds", type=positive_int, default=10_000, help="permutation-test rounds (default 10000)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="permutation-test seed (default 0)")
     parser.add_argument("--out", help="also write the scores as JSON here")
+    add_device_option(parser, "the baseline encoders")
     parser.set_defaults(func=run)
 
 
@@ -40,14 +41,16 @@ def score_table(compared):
 
 
 def run(args):
+    if not args.predictions:
+        check_device(args.device)
     records = read_release(args.release)
     if args.predictions:
         scores = evaluate_predictions(records, args.predictions)
         print(f"{scores['groups']} groups: V {scores['v_measure']:.4f}  ARI {scores['ari']:.4f}  AMI {scores['ami']:.4f}")
         results = {"predictions": args.predictions, "scores": scores}
     else:
-        results = compare_baselines(records, args.encoder, args.vectors, args.contexts, args.max_contexts, DEFAULT_KS,
-                                    args.rounds, args.seed)
+        results = compare_baselines(records, args.encoder, args.vectors, args.run, args.max_contexts, DEFAULT_KS,
+                                    args.rounds, args.seed, args.device)
         print(f"{results['groups']} groups; * = better than the next best, {results['test']}")
         print("\n".join(score_table(results)))
     if args.out:

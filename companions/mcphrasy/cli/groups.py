@@ -4,7 +4,7 @@ from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups, frequent_phrases, write_documents
 from picforge.encoders import BUNDLED_MODEL
-from picforge.options import at_least, positive_int
+from picforge.options import add_device_option, at_least, check_device, positive_int
 from picforge.rundir import RunDir
 from picforge.spacy_models import default_spacy_model
 
@@ -26,16 +26,19 @@ def register(verbs):
                                           "sentence encoder's phrase vectors)")
     parser.add_argument("--encoder", default=BUNDLED_MODEL,
                         help=f"sentence encoder used without --vectors (default {BUNDLED_MODEL})")
+    add_device_option(parser, "the sentence encoder (without --vectors)")
     parser.set_defaults(func=run, beam_args=[])
 
 
 def run(args):
+    if not args.vectors:
+        check_device(args.device)
     run_dir = RunDir(args.out)
     write_documents(run_dir, corpus_source(args), args.beam_args, args.force)
     phrases = frequent_phrases(run_dir, args.spacy_model or default_spacy_model(), args.per_product,
                                args.per_category, args.beam_args, args.force)
     groups = build_groups(run_dir, VectorOptions(args.vectors, args.encoder), args.max_groups, args.group_size,
-                          force=args.force)
+                          force=args.force, device=args.device)
     print(f"{phrases['records']} frequent phrases in {run_dir.stage_dir(PHRASES)}; {groups['records']} groups "
           f"(the paper: {grouping.PAPER_GROUPS}) in {run_dir.stage_dir(GROUPS)}, by {groups['report']['vectors']}")
     return 0

@@ -2,7 +2,7 @@
 import dataclasses
 
 from companions.pearl.options import PearlOptions
-from picforge.options import finite_float, non_negative_int, options_from_args, positive_int
+from picforge.options import add_device_option, finite_float, non_negative_int, options_from_args, positive_int
 
 DEFAULTS = PearlOptions()
 
@@ -24,6 +24,7 @@ def register(subparsers):
     parser.add_argument("--out", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
+    add_device_option(parser, "the hard negatives' encoder")
     option = parser.add_argument_group("corpus options (recorded in the stage manifest)").add_argument
     option("--seed", type=non_negative_int, help="seed of augmentations and of the split assignment (default %(default)s)")
     option("--ratios", type=_ratios, metavar="TRAIN,VALIDATION,TEST",
@@ -64,7 +65,7 @@ def run(args):
     from picforge.paths import refuse_overlap
     refuse_overlap(args.out, {"run": args.run})
     options = options_from_args(PearlOptions, args)
-    manifest = build_corpus(args.run, args.out, options, args.beam_args, args.runner, args.force)
+    manifest = build_corpus(args.run, args.out, options, args.beam_args, args.runner, args.force, args.device)
     print(f"pearl-phrases: {manifest['records']} phrases" + (" (up to date, skipped)" if manifest.get("skipped") else ""))
     for name, value in manifest["counters"].items():
         print(f"  {name.split('/', 1)[1]}: {value}")

@@ -320,7 +320,7 @@ class DaskRunner(stock.DaskRunner):
     def run_pipeline(self, pipeline, options):
         changed = changed_beam_internals()
         if changed:
-            raise RuntimeError(f"pipeline.dask_runner was checked against apache-beam {CHECKED_BEAM}; changed here: "
+            raise RuntimeError(f"picforge.dask_runner was checked against apache-beam {CHECKED_BEAM}; changed here: "
                                f"{', '.join(changed)}. Install picforge[dask] (pins Beam) or re-check the five fixes "
                                "(tests/pipeline/test_dask_runner.py) and update CHECKED_SOURCES")
         dask_options = options.view_as(stock.DaskOptions).get_all_options(drop_default=True, current_only=True)

@@ -1,0 +1,201 @@
+"""Beam jobs that write stages into a run directory: steps planned against the store, run as one job or one per
+step, each stage's manifest written after the job (and its `finalise`) succeeds."""
+import dataclasses
+import errno
+import glob
+import os
+import resource
+import time
+from typing import Callable
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics.metric import MetricsFilter
+
+import schemas
+from picforge import progress
+from picforge.embedded_runner import runs_embedded
+from picforge.errors import InputError
+from picforge.rundir import fingerprint
+
+# Arrow bytes a stage writer buffers before it writes a row group (Beam's default is 64 MiB): each writer holds up to
+# this much, and the next stage's reader turns one row group at a time into Python dicts.
+ROW_GROUP_BYTES = 8 * 1024 * 1024
+
+
+def beam_counters(result):
+    """Committed (or attempted) Beam counters of a finished pipeline as {"namespace/name": value}."""
+    counters = {}
+    try:
+        query = result.metrics().query(MetricsFilter())
+    except (NotImplementedError, AttributeError):
+        return counters
+    for counter in query["counters"]:
+        key = f"{counter.key.metric.namespace}/{counter.key.metric.name}"
+        try:
+            value = counter.committed
+        except Exception:  # some runners only report attempted values
+            value = None
+        if value is None:
+            value = counter.attempted
+        counters[key] = counters.get(key, 0) + (value or 0)
+    return dict(sorted(counters.items()))
+
+
+class WriteStage(beam.PTransform):
+    """Write a PCollection of dicts as the Parquet output of a stage."""
+
+    def __init__(self, run, stage, schema_name, num_shards=0):
+        super().__init__()
+        self.prefix = run.output_prefix(stage)
+        self.schema_name = schema_name
+        self.num_shards = num_shards
+
+    def expand(self, records):
+        return records | beam.io.WriteToParquet(
+            self.prefix,
+            schemas.arrow_schema(self.schema_name),
+            file_name_suffix=".parquet",
+            num_shards=self.num_shards,
+            codec="zstd",
+            row_group_buffer_size=ROW_GROUP_BYTES,
+        )
+
+
+def read_stage(pipeline, run, stage):
+    """A completed stage's records as a PCollection (empty when the stage wrote no rows)."""
+    if not run.output_files(stage):
+        return pipeline | f"no {stage} rows" >> beam.Create([])
+    return pipeline | f"read {stage}" >> beam.io.ReadFromParquet(run.pattern(stage, "part-*.parquet"))
+
+
+@dataclasses.dataclass
+class Step:
+    """Stages one builder makes together ({name: schema}): `build(job)` returns {stage: PCollection}; `after`
+    names the upstream stages it reads with `job.read` (their fingerprints count as inputs, beside `inputs`);
+    `finalise()` runs after the Beam job, before the manifests; `derived` names run-level files it writes."""
+
+    stages: dict
+    build: Callable
+    after: tuple = ()
+    inputs: dict = dataclasses.field(default_factory=dict)
+    options: dict = dataclasses.field(default_factory=dict)
+    finalise: Callable | None = None
+    derived: tuple = ()
+
+
+class StageJob:
+    """One Beam pipeline being built: `read(stage)` is a stage made earlier in this job, else its files."""
+
+    def __init__(self, run, pipeline):
+        self.run, self.pipeline = run, pipeline
+        self.made, self._read = {}, {}
+
+    def read(self, stage):
+        if stage in self.made:
+            return self.made[stage]
+        if stage not in self._read:
+            self._read[stage] = read_stage(self.pipeline, self.run, stage)
+        return self._read[stage]
+
+
+def run_steps(run, steps, *, pipeline_options, force=False, one_job=True):
+    """Run the steps whose stages are not all up to date, in order: as one Beam job (`one_job`), so worker
+    start-up and model loads are paid once and stages pass records in memory, or one job per step, each
+    reading its inputs from the run (resumable stage by stage). Returns {stage: manifest} in step order."""
+    prints, planned, manifests = {}, [], {}
+    for step in steps:
+        inputs = dict(step.inputs, **{stage: prints[stage] for stage in step.after})
+        prints.update({stage: fingerprint(stage, inputs, step.options) for stage in step.stages})
+        if not force and all(run.up_to_date(stage, prints[stage]) for stage in step.stages):
+            progress.log.info("%s: up to date, skipped", ", ".join(step.stages))
+            manifests.update({stage: dict(run.read_manifest(stage), skipped=True) for stage in step.stages})
+        else:
+            planned.append((step, inputs))
+    for job in [planned] if one_job and planned else [[item] for item in planned]:
+        manifests.update(_run_job(run, job, prints, pipeline_options))
+    return {stage: manifests[stage] for step in steps for stage in step.stages}
+
+
+def _run_job(run, planned, prints, pipeline_options):
+    """One Beam pipeline making every stage of `planned` ([(step, inputs)]); manifests are written last."""
+    stages = {stage: schema for step, _ in planned for stage, schema in step.stages.items()}
+    for stage in stages:
+        run.clear(stage)
+    stale = [run.join(name) for step, _ in planned for name in step.derived if FileSystems.exists(run.join(name))]
+    if stale:
+        FileSystems.delete(stale)
+    started, cpu_started = time.time(), cpu_seconds()
+    progress.stage_started(stages)
+    pipeline = beam.Pipeline(options=pipeline_options)
+    build_job(run, [step for step, _ in planned], pipeline)
+    try:
+        result = pipeline.run()
+        result.wait_until_finish()
+    except Exception as err:
+        _drop_beam_temp(run, stages)
+        if _disk_full(err):
+            raise InputError(f"{run.root}: no space left on the device while writing {', '.join(stages)}; free "
+                             "space and run the same command again (stages completed before are kept)") from err
+        raise
+    counters = beam_counters(result)
+    job_cpu = cpu_seconds() - cpu_started if runs_embedded(pipeline_options) else None
+    manifests = {}
+    for step, inputs in planned:
+        if step.finalise is not None:
+            step.finalise()
+        for stage in step.stages:
+            manifests[stage] = run.finish_stage(
+                stage, prints[stage], inputs=inputs, options=step.options, started=started,
+                counters={k: v for k, v in counters.items() if k.startswith(stage + "/")},
+                job=list(stages), cpu_seconds=None if job_cpu is None else round(job_cpu, 3))
+    progress.stage_finished(manifests)
+    return manifests
+
+
+def _drop_beam_temp(run, stages):
+    """Delete what Beam's file sinks leave in the stages' folders (`beam-temp-*`) when a job fails."""
+    for stage in stages:
+        if "://" in run.root:  # object stores hold no folders: the objects under the prefix
+            found = [m.path for m in FileSystems.match([run.pattern(stage, "beam-temp-*", "*")])[0].metadata_list]
+        else:
+            found = glob.glob(os.path.join(glob.escape(run.stage_dir(stage)), "beam-temp-*"))
+        if found:
+            FileSystems.delete(found)
+
+
+def _disk_full(err):
+    """Whether a failed job's error (or one it wraps, even as text) is ENOSPC."""
+    while err is not None:
+        if isinstance(err, OSError) and err.errno == errno.ENOSPC or os.strerror(errno.ENOSPC) in str(err):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def build_job(run, steps, pipeline):
+    """Add `steps` to `pipeline` as one job: each stage written to the run, and handed in memory to later steps."""
+    job = StageJob(run, pipeline)
+    for step in steps:
+        outputs = step.build(job)
+        for stage, schema_name in step.stages.items():
+            job.made[stage] = outputs[stage]
+            outputs[stage] | f"write {stage}" >> WriteStage(run, stage, schema_name)
+
+
+def cpu_seconds():
+    """CPU seconds of this process and of its finished child processes (Beam's multi-process workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False, finalise=None, derived=()):
+    """Run one Beam pipeline producing `stages` ({name: schema}) unless all are already complete.
+
+    `build(pipeline)` returns {stage name: PCollection of dicts}; `finalise()`, when given, runs after the
+    pipeline and before the manifests are written (last); `derived` names the run-level files it writes, removed
+    before the stages rerun so none outlives the stage it came from. Returns {stage: manifest}.
+    """
+    step = Step(stages, lambda job: build(job.pipeline), inputs=inputs, options=options, finalise=finalise,
+                derived=derived)
+    return run_steps(run, [step], pipeline_options=pipeline_options, force=force)
