@@ -41,6 +41,8 @@ setup(
         "gensim>=4.3",
         # PEARL hard negatives: Levenshtein candidates per block in C++ (rapidfuzz.process.cdist)
         "rapidfuzz>=3.0",
+        # progress bars for the loops a verb runs in its own process (already pulled in by transformers)
+        "tqdm>=4.66",
     ],
     extras_require={
         "test": ["pytest>=8", "selenium>=4.20", "gcp-storage-emulator>=2024.8", "moto[server]>=5.0", "hypothesis>=6.100"],

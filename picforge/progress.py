@@ -1,7 +1,9 @@
-"""Progress a user can read during a long run: a line when a stage starts and ends (records, records/s), and a
-periodic line from inside the slow DoFns (items so far, items/s), on the `picforge.progress` logger."""
+"""Progress a user can read during a long run: a line when a stage starts and ends (records, records/s), a
+periodic line from inside the slow DoFns (items so far, items/s, time left where the total is known), on the
+`picforge.progress` logger, and a bar for loops a verb runs in its own process when attached to a terminal."""
 import logging
 import re
+import sys
 import time
 
 log = logging.getLogger("picforge.progress")
@@ -12,22 +14,53 @@ DROP_COUNTER = re.compile(r"^(?:[a-z]+-)?(?:dropped|skipped|broken)-")
 
 
 class Progress:
-    """Counts one stage's items in this worker and logs how far it got at most every `interval` seconds."""
+    """Counts one stage's items in this worker and logs how far it got at most every `interval` seconds, with the
+    time left when `total` (items) or the fraction done given to `tick` is known."""
 
-    def __init__(self, stage, unit, interval=INTERVAL_S):
-        self.stage, self.unit, self.interval = stage, unit, interval
+    def __init__(self, stage, unit, interval=None, total=None):
+        self.stage, self.unit, self.total = stage, unit, total
+        self.interval = INTERVAL_S if interval is None else interval
         self.count = 0
         self.started = self.logged = None
 
-    def tick(self, n=1):
+    def tick(self, n=1, fraction=None):
         now = time.monotonic()
         if self.started is None:
             self.started = self.logged = now
         self.count += n
         if now > self.started and now - self.logged >= self.interval:
             self.logged = now
-            log.info("%s: %s %s in %.0f s (%s/s)", self.stage, f"{self.count:,}", self.unit, now - self.started,
-                     f"{self.count / (now - self.started):,.0f}")
+            elapsed = now - self.started
+            if fraction is None and self.total:
+                fraction = self.count / self.total
+            log.info("%s: %s %s in %.0f s (%s/s)%s", self.stage, f"{self.count:,}", self.unit, elapsed,
+                     f"{self.count / elapsed:,.0f}", time_left(elapsed, fraction))
+
+
+def time_left(elapsed, fraction):
+    """', 42% done, about 3 min left' from the seconds spent and the fraction done ('' when unknown)."""
+    if not fraction or fraction <= 0:
+        return ""
+    fraction = min(fraction, 1.0)
+    left = elapsed * (1 - fraction) / fraction
+    spelled = f"{left:.0f} s" if left < 90 else f"{left / 60:.0f} min" if left < 5400 else f"{left / 3600:.1f} h"
+    return f", {100 * fraction:.0f}% done, about {spelled} left"
+
+
+def tracked(items, total, stage, unit):
+    """`items` with visible progress: a tqdm bar when stderr is a terminal, else a log line every 30 s and one
+    when all `total` are done."""
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        yield from tqdm(items, total=total, desc=stage, unit=f" {unit}", file=sys.stderr)
+        return
+    progress = Progress(stage, unit, total=total)
+    started = time.monotonic()
+    for item in items:
+        yield item
+        progress.tick()
+    log.info("%s: %s %s in %.1f s", stage, f"{progress.count:,}", unit, time.monotonic() - started)
 
 
 def stage_started(stages):

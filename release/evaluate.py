@@ -7,6 +7,7 @@ import string
 import numpy as np
 
 from picforge.errors import InputError
+from picforge.progress import log as progress_log, tracked
 from release import checks, tokens
 
 NGRAM_SIZES = (2, 3)
@@ -108,8 +109,9 @@ def ps_similarities(encoder, records, with_context):
 
 def ps_baseline(encoder, train, test):
     """PS Approach 1 with and without context: threshold tuned on train, accuracy on test."""
-    results = {}
+    results = {"train_pairs": len(train), "test_pairs": len(test)}
     for setting, with_context in (("phrase", False), ("phrase+context", True)):
+        progress_log.info("PS (%s): encoding %s train and %s test pairs", setting, f"{len(train):,}", f"{len(test):,}")
         threshold, train_accuracy = best_threshold(ps_similarities(encoder, train, with_context),
                                                    [r["label"] for r in train])
         test_scores = ps_similarities(encoder, test, with_context)
@@ -158,17 +160,21 @@ def rank_example(encoder, record, candidates, with_context, phrase_vectors):
     return gold_rank(np.stack([phrase_vectors[t] for t in texts]) @ query, texts.index(context[slice(*spans[gold])]))
 
 
-def pr_baseline(encoder, records):
-    """Top-1/3/5 accuracy and MRR@5 of ranking n-gram candidates, with and without context."""
+def pr_baseline(encoder, records, config="PR"):
+    """Top-1/3/5 accuracy and MRR@5 of ranking n-gram candidates, with and without context (`config` names the
+    progress lines)."""
     candidates = [example_candidates(r) for r in records]
     phrases = {r["query"] for r in records}
     for record, (spans, _) in zip(records, candidates):
         phrases.update(record["context"][s:e] for s, e in spans)
     phrases = sorted(phrases)
+    progress_log.info("%s: encoding %s query and candidate phrases", config, f"{len(phrases):,}")
     phrase_vectors = dict(zip(phrases, encoder.encode_phrases(phrases)))
-    results = {}
+    results = {"examples": len(records)}
     for setting, with_context in (("phrase", False), ("phrase+context", True)):
-        ranks = [rank_example(encoder, r, c, with_context, phrase_vectors) for r, c in zip(records, candidates)]
+        ranks = [rank_example(encoder, r, c, with_context, phrase_vectors)
+                 for r, c in tracked(zip(records, candidates), len(records), f"{config} ranking ({setting})",
+                                     "examples")]
         results[setting] = {**{f"top{k}": round(100 * top_k_accuracy(ranks, k), 2) for k in TOP_K},
                             "mrr@5": round(100 * mrr_at_k(ranks, 5), 2)}
     return results
@@ -220,14 +226,16 @@ def results_table(model, results):
     if "PS" in results:
         ps = results["PS"]
         parts.append("\n".join([
-            "PS test accuracy (%), Approach 1: cosine similarity, threshold tuned on train",
+            f"PS test accuracy (%) on {ps['test_pairs']:,} test pairs, Approach 1: cosine similarity, threshold "
+            f"tuned on {ps['train_pairs']:,} train pairs",
             "", "| Model | Phrase | Phrase + Ctx |", "|---|---|---|",
             f"| {model} | {ps['phrase']['test_accuracy']:.2f} | "
             f"{_delta(ps['phrase+context']['test_accuracy'], ps['phrase']['test_accuracy'])} |"]))
     for config, pr in results.get("ranking", {}).items():
         plain, ctx = pr["phrase"], pr["phrase+context"]
         parts.append("\n".join([
-            f"{config} test ranking accuracy (%), candidates: NLTK 2/3-grams + gold phrase", "",
+            f"{config} test ranking accuracy (%) on {pr['examples']:,} examples, candidates: NLTK 2/3-grams + gold "
+            "phrase", "",
             "| Model | Top-1 | Top-3 | Top-5 | MRR@5 | Top-1 (+ctx) | Top-3 (+ctx) | Top-5 (+ctx) | MRR@5 (+ctx) |",
             "|---|---|---|---|---|---|---|---|---|",
             f"| {model} | {plain['top1']:.2f} | {plain['top3']:.2f} | {plain['top5']:.2f} | {plain['mrr@5']:.2f} | "

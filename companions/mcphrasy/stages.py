@@ -8,6 +8,7 @@ from apache_beam.metrics import Metrics
 
 from companions.mcphrasy import corpus, grouping, match, nps, triplets
 from picforge.encoders import encode, load_sentence_model
+from picforge.progress import Progress
 from pipeline.stages.sentences import split_sentences
 
 DOCUMENTS = "mcphrasy-documents"
@@ -83,9 +84,11 @@ class _MatchFn(beam.DoFn):
 
     def setup(self):
         self.automaton = match.build_automaton(self.phrases)
+        self.progress = Progress(CONTEXTS, "sentences searched")
 
     def process(self, sentence):
         self.sentences.inc()
+        self.progress.tick()
         found = match.find_phrases(self.automaton, sentence["text"])
         if found:
             self.matched.inc()
@@ -173,6 +176,7 @@ class _TripletFn(beam.DoFn):
         self.model = load_sentence_model(self.model_name, device=self.device)
         self.cache = {}
         self.candidates = None
+        self.progress = Progress(TRIPLETS, "phrases")
 
     def vectors(self, texts):
         if len(self.cache) > self.CACHE_LIMIT:
@@ -192,6 +196,7 @@ class _TripletFn(beam.DoFn):
 
     def process(self, record, candidates):
         phrase, contexts = record["phrase"], record["contexts"][:triplets.ANCHOR_POOL]
+        self.progress.tick()
         if len(contexts) < 2:
             self.too_few.inc()
             return
@@ -235,11 +240,13 @@ class _NounPhraseFn(beam.DoFn):
 
     def setup(self):
         self.nlp = nps.load_tagger(self.spacy_model)
+        self.progress = Progress(PHRASES, "documents tagged")
 
     def process(self, batch):
         prefixes = [nps.document_prefix(d["text"]) for d in batch]
         for document, doc in zip(batch, self.nlp.pipe(prefixes)):
             self.documents.inc()
+            self.progress.tick()
             for phrase in nps.noun_phrases([t.text for t in doc], [t.tag_ for t in doc]):
                 self.found.inc()
                 yield (document["product"], document["category"]), phrase

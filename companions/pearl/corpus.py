@@ -11,6 +11,7 @@ from companions.pearl.constituents import LEXICAL_TYPES, benepar_constituents, d
     phrase_occurrences
 from companions.pearl.splits import split_of
 from picforge.encoders import SentenceModelOnFirstUse, encode
+from picforge.progress import Progress
 from picforge.spacy_models import shared_pipeline
 
 STAGE = "pearl-phrases"
@@ -57,6 +58,7 @@ class _ParsePhrases(beam.DoFn):
         self.nlp = load_parser(s["spacy_model"], s["parser"], s["benepar_model"])
         self.ner = load_parser(s["ner_model"]) if s["ner_model"] else None
         self.constituents = benepar_constituents if s["parser"] == "benepar" else dependency_constituents
+        self.progress = Progress(STAGE, "sentences parsed")
 
     def process(self, batch):
         s = self.settings
@@ -64,6 +66,7 @@ class _ParsePhrases(beam.DoFn):
         ner_docs = self.ner.pipe(texts) if self.ner else (None for _ in texts)
         for doc, ner_doc in zip(self.nlp.pipe(texts, batch_size=s["batch_size"]), ner_docs):
             self.sentences.inc()
+            self.progress.tick()
             for reason, occurrence in phrase_occurrences(
                     doc, self.constituents(doc), token_entities(doc, ner_doc), min_tokens=s["min_tokens"],
                     max_tokens=s["max_tokens"], min_entity_share=s["min_entity_share"]):
@@ -171,11 +174,13 @@ class _EmbedGroup(beam.DoFn):
 
     def setup(self):
         self.model = SentenceModelOnFirstUse(self.encoder, "model", self.device)
+        self.progress = Progress(STAGE, "phrases embedded")
 
     def process(self, item):
         _, phrases = item
         texts = sorted(phrases)
         self.embedded.inc(len(texts))
+        self.progress.tick(len(texts))
         yield from zip(texts, encode(self.model.get(), texts))
 
 

@@ -68,7 +68,7 @@ def run(args):
                                              read_split(args.release_dir, "PS", "test"))
     for config in [b for b in baselines if b != "PS"]:
         records = read_split(args.release_dir, config, "test")[:args.max_examples]
-        results.setdefault("ranking", {})[config] = evaluate.pr_baseline(encoder, records)
+        results.setdefault("ranking", {})[config] = evaluate.pr_baseline(encoder, records, config)
     if args.predictions:
         records = read_split(args.release_dir, args.config, args.split)
         results.setdefault("predictions", {})[f"{args.config}/{args.split}"] = evaluate.score_predictions(

@@ -8,6 +8,7 @@ import pytest
 
 from companions.mcphrasy import triplets
 from companions.mcphrasy.stages import CONTEXTS, DOCUMENTS, TRIPLETS
+from picforge import progress
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
 from tests.cli_helpers import picforge
@@ -70,16 +71,21 @@ def test_contexts_are_a_seeded_sample_and_a_rerun_changes_nothing(wiki_run, phra
 
 
 @pytest.mark.slow
-def test_a1_triplets_draw_negatives_for_each_anchor(groups_run, tmp_path, capsys):
+def test_a1_triplets_draw_negatives_for_each_anchor(groups_run, tmp_path, capsys, caplog, monkeypatch):
     # the sample's 120 most frequent noun phrases, 4 contexts each: more candidate negatives than the 300 drawn
     frequent = sorted(RunDir(str(groups_run)).iter_records("mcphrasy-phrases"), key=lambda p: p["rank"])[:120]
     phrases = tmp_path / "phrases.txt"
     phrases.write_text("".join(p["phrase"] + "\n" for p in frequent), encoding="utf-8")
     out = shutil.copytree(groups_run, tmp_path / "run")
     capsys.readouterr()
+    monkeypatch.setattr(progress, "INTERVAL_S", 0)  # a progress line per item, as every 30 s on a long run
     assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--out", out, "--max-contexts", 4, "--triplets") == 0
     found = contexts_of(out)
     made = {t["phrase"]: t for t in RunDir(str(out)).iter_records(TRIPLETS)}
+    logged = [r.getMessage() for r in caplog.records if r.name == progress.log.name]
+    searched = RunDir(str(out)).read_manifest("sentences")["records"]
+    assert any(line.startswith(f"mcphrasy-contexts: {searched:,} sentences searched in ") for line in logged)
+    assert any(line.startswith(f"mcphrasy-triplets: {len(found):,} phrases in ") for line in logged)
     assert sorted(made) == sorted(p for p, r in found.items() if len(r["contexts"]) >= 2)
     candidates = sorted(((c, p) for p, r in found.items() for c in r["contexts"]),
                         key=lambda item: (item[0]["sentence_id"], item[1]))

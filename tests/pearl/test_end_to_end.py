@@ -1,6 +1,7 @@
 """`picforge pearl build` and `release` on a real mining run of the shared 103-page enwiki sample."""
 import collections
 import json
+import logging
 import os
 import pathlib
 import shutil
@@ -15,6 +16,7 @@ from companions.pearl.constituents import LABELS, LEXICAL_TYPES
 from companions.pearl.negatives import edit_similarity
 from companions.pearl.release import distributions, read_jsonl
 from companions.pearl.splits import split_of
+from picforge import progress
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
 from release.configs import SPLITS
@@ -25,9 +27,17 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="session")
 def pearl_103(mined_103, wordnet_root, tmp_path_factory):
-    """The PEARL run directory built from the mined sample with the defaults (WordNet on, word vectors off)."""
+    """The PEARL run directory built from the mined sample with the defaults (WordNet on, word vectors off); the
+    progress lines it logged, one per item, are in `progress.log` beside it."""
     out = tmp_path_factory.mktemp("pearl103") / "run"
-    assert picforge("pearl", "build", "--run", mined_103, "--out", out) == 0
+    with pytest.MonkeyPatch.context() as patch, open(out.parent / "progress.log", "w", encoding="utf-8") as log:
+        patch.setattr(progress, "INTERVAL_S", 0)
+        handler = logging.StreamHandler(log)
+        progress.log.addHandler(handler)
+        try:
+            assert picforge("pearl", "build", "--run", mined_103, "--out", out) == 0
+        finally:
+            progress.log.removeHandler(handler)
     return out
 
 
@@ -86,6 +96,14 @@ def test_hard_negatives_look_alike_and_mean_something_else(records_103):
     sample = pairs[:: max(1, len(pairs) // 40)]
     left, right = encode(model, [p for p, _ in sample]), encode(model, [n for _, n in sample])
     assert all(float(a @ b) <= options.max_cosine + 1e-4 for a, b in zip(left, right))
+
+
+def test_the_build_says_how_far_it_got(pearl_103, mined_103):
+    lines = (pearl_103.parent / "progress.log").read_text(encoding="utf-8").splitlines()
+    sentences = RunDir(str(mined_103)).read_manifest("sentences")["records"]
+    parsed = [line for line in lines if line.startswith("pearl-phrases: ") and " sentences parsed in " in line]
+    assert parsed[-1].startswith(f"pearl-phrases: {sentences:,} sentences parsed in ")
+    assert any(" phrases embedded in " in line for line in lines)
 
 
 def test_rerun_is_skipped_and_changes_nothing(pearl_103, mined_103, capsys):

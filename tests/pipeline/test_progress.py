@@ -1,5 +1,7 @@
 """Progress lines during long stages, and the embedding model loaded only when a stage has texts to embed."""
+import io
 import logging
+import sys
 import time
 
 import apache_beam as beam
@@ -9,7 +11,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from picforge.encoders import process_sentence_model
 from picforge.inference import SentenceTransformerHandler
-from picforge.progress import Progress
+from picforge.progress import Progress, time_left, tracked
 
 
 def test_progress_logs_count_and_rate_once_per_interval(caplog):
@@ -23,6 +25,40 @@ def test_progress_logs_count_and_rate_once_per_interval(caplog):
     assert [line.split(" in ")[0] for line in lines] == [  # the first tick only starts the clock
         "phrases: 200 sentences parsed", "phrases: 300 sentences parsed"]
     assert all(line.endswith("/s)") for line in lines)
+
+
+def test_time_left_is_spelled_from_the_fraction_done():
+    assert time_left(20, 0.25) == ", 25% done, about 60 s left"
+    assert time_left(60, 0.1) == ", 10% done, about 9 min left"
+    assert time_left(3600, 0.25) == ", 25% done, about 3.0 h left"
+    assert time_left(10, None) == time_left(10, 0) == ""
+
+
+def test_progress_with_a_total_says_how_much_is_left(caplog):
+    caplog.set_level(logging.INFO, logger="picforge.progress")
+    streams = Progress("read-dump", "streams", interval=0, total=4)
+    for _ in range(3):
+        streams.tick()
+        time.sleep(0.01)
+    assert [r.getMessage().split(" (")[0] for r in caplog.records] == ["read-dump: 2 streams in 0 s",
+                                                                       "read-dump: 3 streams in 0 s"]
+    assert caplog.records[-1].getMessage().endswith(", 75% done, about 0 s left")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_tracked_draws_a_bar_on_a_terminal_and_logs_elsewhere(monkeypatch, caplog):
+    caplog.set_level(logging.INFO, logger="picforge.progress")
+    assert list(tracked(iter("abc"), 3, "ranking", "examples")) == ["a", "b", "c"]
+    assert caplog.records[-1].getMessage().startswith("ranking: 3 examples in ")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    caplog.clear()
+    assert list(tracked(iter("abc"), 3, "ranking", "examples")) == ["a", "b", "c"]
+    assert "ranking: 100%" in terminal.getvalue() and "3/3" in terminal.getvalue() and not caplog.records
 
 
 def _embed(texts):

@@ -83,7 +83,7 @@ def test_query_equal_to_the_answer_ranks_first_without_context(encoder):
     assert 1 <= evaluate.rank_example(encoder, record, candidates, True, vectors) <= 5
 
 
-def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release_dir, tmp_path, capsys):
+def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release_dir, tmp_path, capsys, caplog):
     gold, other = tmp_path / "gold.jsonl", tmp_path / "other.jsonl"
     rows = read_split(release_dir, "PSD", "test")
     with open(gold, "w") as right, open(other, "w") as wrong:
@@ -98,6 +98,14 @@ def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release
                     "--out", out) == 0
     printed = capsys.readouterr().out
     assert "| Model | Phrase | Phrase + Ctx |" in printed and "| all-MiniLM-L6-v2 |" in printed
+    ps_train, ps_test = (len(read_split(release_dir, "PS", split)) for split in ("train", "test"))
+    ranked = len(read_split(release_dir, "PR-pass", "test"))
+    assert f"PS test accuracy (%) on {ps_test:,} test pairs" in printed and f"on {ps_train:,} train pairs" in printed
+    assert f"PR-pass test ranking accuracy (%) on {ranked:,} examples" in printed
+    progress = [r.getMessage() for r in caplog.records if r.name == "picforge.progress"]
+    assert f"PS (phrase+context): encoding {ps_train:,} train and {ps_test:,} test pairs" in progress
+    for setting in ("phrase", "phrase+context"):  # not on a terminal: a line when the ranking loop ends
+        assert any(line.startswith(f"PR-pass ranking ({setting}): {ranked:,} examples in ") for line in progress)
     assert "| 100.00 | 100.00 | 100.00 | 100.00 |" in printed
     results = json.loads(out.read_text())
     for setting in ("phrase", "phrase+context"):
