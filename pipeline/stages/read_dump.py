@@ -13,6 +13,7 @@ from apache_beam.metrics import Metrics
 
 from picforge.embedded_runner import Spread
 from picforge.errors import InputError
+from picforge.progress import Progress, log as progress_log
 
 STAGE = "read-dump"
 RAW_READ_BYTES = 64 * 1024  # compressed bytes fed at once: a damaged block loses only what follows it
@@ -20,6 +21,8 @@ DECODED_CHUNK_BYTES = 256 * 1024  # decoded bytes handed on at once, so none wai
 MAGIC = ((b"BZh", "bz2"), (b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), (b"7z\xbc\xaf", "7z"),
          (b"PK\x03\x04", "zip"), (b"\x28\xb5\x2f\xfd", "zstd"))
 EXTENSION_FORMAT = {".bz2": "bz2", ".gz": "gzip", ".xml": "xml"}
+MULTISTREAM_SUFFIX = "-multistream.xml.bz2"
+INDEX_SUFFIXES = ("-multistream-index.txt.bz2", "-multistream-index.txt")
 DEFAULT_MAX_PAGE_BYTES = 4 * 1024 * 1024  # MediaWiki caps articles at 2 MiB; larger is a broken dump
 PAGE_URL = "https://en.wikipedia.org/wiki?curid={}"
 DISAMBIGUATION = re.compile(
@@ -191,6 +194,95 @@ def read_pages(path):
         yield from iter_pages(decompressed_chunks(raw, fmt), path)
 
 
+def index_beside(path):
+    """The multistream index Wikimedia publishes beside `path` (…-multistream.xml.bz2 →
+    …-multistream-index.txt.bz2, or the .txt), or None."""
+    if not path.endswith(MULTISTREAM_SUFFIX):
+        return None
+    stem = path[:-len(MULTISTREAM_SUFFIX)]
+    return next((c for c in (stem + suffix for suffix in INDEX_SUFFIXES) if FileSystems.exists(c)), None)
+
+
+def stream_offsets(lines, index):
+    """The sorted distinct byte offsets of the page streams in index `lines` (`offset:page_id:title`); an
+    InputError naming the index and line when one is not of that shape."""
+    offsets = set()
+    for line_no, line in enumerate(lines, 1):
+        offset, _, rest = line.partition(":")
+        if not line.strip():
+            continue
+        if not offset.isdigit() or ":" not in rest:
+            raise InputError(f"{index}: line {line_no} is not `offset:page_id:title` ({line[:80]!r}); pass the "
+                             "multistream index published with the dump, or move it away to read the dump whole")
+        offsets.add(int(offset))
+    return sorted(offsets)
+
+
+def stream_ranges(offsets, size):
+    """[(start, end)] byte ranges of the page streams: each offset to the next, the last to the end of the file
+    (the closing stream after it holds only `</mediawiki>`); the header stream before the first is left out."""
+    return list(zip(offsets, offsets[1:] + [size]))
+
+
+def read_index(index):
+    """The stream offsets of a multistream index (bz2 or plain text) named `index`."""
+    try:
+        with FileSystems.open(index, compression_type="auto") as fh:
+            return stream_offsets(codecs.iterdecode(iter(fh.readline, b""), "utf-8"), index)
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise InputError(f"{index}: the multistream index cannot be read ({err}); re-download it, or move it away "
+                         "to read the dump whole") from None
+
+
+def multistream_parts(path, size, index):
+    """(path, start, end) of each page stream of a multistream dump, checked against the dump: InputError when an
+    offset is past the end of the dump or not the start of a bz2 stream (an index of another dump)."""
+    offsets = read_index(index)
+    if not offsets:
+        raise InputError(f"{index}: the multistream index lists no page; pass the index of {path}")
+    for offset in (offsets[0], offsets[-1]):
+        with FileSystems.open(path, compression_type="uncompressed") as raw:
+            raw.seek(offset)
+            if offset >= size or raw.read(3) != b"BZh":
+                raise InputError(f"{index}: offset {offset} is not the start of a bz2 stream in {path}, so the "
+                                 "index belongs to another dump; use the index of the same dump and date, or move "
+                                 "it away to read the dump whole")
+    return [(path, start, end) for start, end in stream_ranges(offsets, size)]
+
+
+class ByteRange:
+    """The bytes `start` to `end` of an open raw file, read like a file (what decompressed_chunks reads from)."""
+
+    def __init__(self, raw, start, end):
+        raw.seek(start)
+        self.raw, self.left = raw, end - start
+
+    def read(self, size):
+        block = self.raw.read(min(size, self.left)) if self.left > 0 else b""
+        self.left -= len(block)
+        return block
+
+
+def rooted(chunks):
+    """The XML of page streams inside one <mediawiki> root: the pages of a stream have none of their own, and the
+    last stream of a dump closes the root itself."""
+    yield b"<mediawiki>"
+    tail = b""
+    for chunk in chunks:
+        yield chunk
+        tail = (tail + chunk)[-64:]
+    if not tail.rstrip().endswith(b"</mediawiki>"):
+        yield b"</mediawiki>"
+
+
+def read_stream_pages(path, start, end):
+    """(fields, wikitext, is_redirect) of each page in the bz2 streams at bytes `start` to `end` of a multistream
+    dump."""
+    with FileSystems.open(path, compression_type="uncompressed") as raw:
+        name = f"{path} (stream at byte {start:,})"
+        yield from iter_pages(rooted(decompressed_chunks(ByteRange(raw, start, end), "bz2")), name)
+
+
 def iter_pages(chunks, path="<stream>"):
     """Yield (fields, wikitext, is_redirect) for each <page> of XML arriving as byte chunks, in constant memory.
 
@@ -255,39 +347,61 @@ class SeenIds:
         return bool(seen)
 
 
-class _ReadDumpFiles(beam.DoFn):
-    """Read a group of dump files, in order, into article records, counting every skipped page by reason."""
+def located_pages(part, parts_done, parts_total):
+    """((fields, wikitext, is_redirect), fraction of the input read) of each page of a dump part: a whole file
+    (path, None, size), its fraction the compressed bytes read, or one multistream dump's stream (path, start, end),
+    its fraction the parts read before it."""
+    path, start, end = part
+    if start is not None:
+        for page in read_stream_pages(path, start, end):
+            yield page, parts_done / parts_total
+        return
+    raw, fmt = open_dump(path)
+    with raw:
+        for page in iter_pages(decompressed_chunks(raw, fmt), path):
+            yield page, raw.tell() / end if end else None
 
-    def __init__(self, max_pages, max_page_bytes):
+
+class _ReadDumpParts(beam.DoFn):
+    """Read groups of dump parts (whole files or multistream streams), in order, into article records, counting
+    every skipped page by reason; a progress line every 30 s says how much of the input is left."""
+
+    def __init__(self, max_pages, max_page_bytes, parts_total):
         self.max_pages = max_pages
         self.max_page_bytes = max_page_bytes
+        self.parts_total = parts_total
         self.pages = Metrics.counter(STAGE, "pages-read")
         self.kept = Metrics.counter(STAGE, "articles")
         self.bad_files = Metrics.counter(STAGE, "files-unreadable")
 
-    def process(self, paths):
+    def setup(self):
+        self.seen = SeenIds()
+        self.parts_done = 0
+        self.progress = Progress(STAGE, "pages read")
+
+    def process(self, parts):
         kept = 0
-        for path in paths:
-            for record in self._read_file(path):
+        for part in parts:
+            for record in self._read_part(part):
                 yield record
                 kept += 1
                 if self.max_pages and kept >= self.max_pages:
                     return
+            self.parts_done += 1
 
-    def setup(self):
-        self.seen = SeenIds()
-
-    def _read_file(self, path):
+    def _read_part(self, part):
         try:
-            for fields, wikitext, is_redirect in read_pages(path):
+            for (fields, wikitext, is_redirect), fraction in located_pages(part, self.parts_done, self.parts_total):
                 self.pages.inc()
+                self.progress.tick(fraction=fraction)
                 reason = classify_page(fields, wikitext, is_redirect, self.max_page_bytes)
                 if not reason and self.seen.add(fields["page_id"]):
                     reason = "duplicate-id"
                 if reason:
                     Metrics.counter(STAGE, f"skipped-{reason}").inc()
                     if reason in ("too-large", "invalid-utf8", "bad-id", "duplicate-id"):
-                        log.warning("%s: page %s (%r) skipped: %s", path, fields["page_id"], fields["title"], reason)
+                        log.warning("%s: page %s (%r) skipped: %s", part[0], fields["page_id"], fields["title"],
+                                    reason)
                     continue
                 self.kept.inc()
                 yield article_record(fields, wikitext)
@@ -297,32 +411,51 @@ class _ReadDumpFiles(beam.DoFn):
 
 
 def expand_inputs(pattern):
-    """The sorted files matching a path or glob (local, gs://, s3://); a clear error when none match or one is no dump."""
-    files = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
+    """The sorted (path, size in bytes) of the files matching a path or glob (local, gs://, s3://); a clear error
+    when none match or one is no dump."""
+    files = sorted((m.path, m.size_in_bytes) for m in FileSystems.match([pattern])[0].metadata_list)
     if not files:
         raise InputError(f"{pattern}: no dump file matches; pass a pages-articles .xml or .xml.bz2 path or glob")
-    for path in files:
+    for path, _ in files:
         open_dump(path)[0].close()
     return files
+
+
+def dump_parts(files, sequential):
+    """The parts to read: each multistream dump with its index beside it as its streams (unless `sequential`),
+    every other file whole, as (path, None, size)."""
+    parts = []
+    for path, size in files:
+        index = None if sequential else index_beside(path)
+        if index:
+            streams = multistream_parts(path, size, index)
+            progress_log.info("%s: read as %s bz2 streams (index %s)", path, f"{len(streams):,}", index)
+            parts += streams
+        else:
+            parts.append((path, None, size))
+    return parts
 
 
 class ReadDump(beam.PTransform):
     """pages-articles XML(.bz2) files → article records (namespace 0, no redirects/disambiguation/empties).
 
-    Files are read in parallel; with `max_pages` they are read one after another, in sorted order, so the run
-    keeps the first N articles of the whole input.
+    Files, and the streams of a multistream dump whose index sits beside it, are read in parallel; with
+    `max_pages` files are read whole, one after another, in sorted order, so the run keeps the first N articles
+    of the whole input.
     """
 
     def __init__(self, file_pattern, max_pages=None, max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
         super().__init__()
-        self.files = expand_inputs(file_pattern)
+        self.parts = dump_parts(expand_inputs(file_pattern), sequential=bool(max_pages))
         self.max_pages = max_pages
         self.max_page_bytes = max_page_bytes
 
     def expand(self, pbegin):
+        groups = [tuple(self.parts)] if self.max_pages else [(part,) for part in self.parts]
         return (
             pbegin
-            | "dump files" >> beam.Create([tuple(self.files)] if self.max_pages else [(path,) for path in self.files])
-            | "parse pages" >> beam.ParDo(_ReadDumpFiles(self.max_pages, self.max_page_bytes))
+            | "dump parts" >> beam.Create(groups)
+            | "spread parts" >> Spread()
+            | "parse pages" >> beam.ParDo(_ReadDumpParts(self.max_pages, self.max_page_bytes, len(self.parts)))
             | "spread pages" >> Spread()
         )

@@ -1,7 +1,9 @@
 """Write small synthetic Wikipedia `pages-articles` dumps (export-0.10 XML, optionally bz2) for tests."""
 import bz2
 import hashlib
-from xml.sax.saxutils import escape, quoteattr
+import pathlib
+import re
+from xml.sax.saxutils import escape, quoteattr, unescape
 
 EXPORT_NS = "http://www.mediawiki.org/xml/export-0.10/"
 TIMESTAMP = "2024-01-01T00:00:00Z"
@@ -143,3 +145,26 @@ def two_phrase_pages():
             "A new pavilion replaced the wooden stand in 1994."],
             ["Cricket grounds in England", "Sports venues"])),
     ]
+
+
+def write_multistream(source, dump, pages_per_stream=100):
+    """Write the bz2 pages-articles dump `source` as a Wikimedia multistream dump `dump` (…-multistream.xml.bz2)
+    and its index beside it: the header, then `pages_per_stream` pages per bz2 stream, then one stream closing the
+    root; the index lists `offset:page_id:title` of each page. Returns the index path."""
+    xml = bz2.decompress(pathlib.Path(source).read_bytes()).decode("utf-8")
+    pages = list(re.finditer(r"[ \t]*<page>.*?</page>\n?", xml, re.DOTALL))
+    header, footer = xml[:pages[0].start()], xml[pages[-1].end():]
+    index_lines, offset = [], 0
+    with open(dump, "wb") as out:
+        offset += out.write(bz2.compress(header.encode("utf-8")))
+        for first in range(0, len(pages), pages_per_stream):
+            group = pages[first:first + pages_per_stream]
+            for page in group:
+                page_id = re.search(r"<id>(\d+)</id>", page.group()).group(1)
+                title = unescape(re.search(r"<title>(.*?)</title>", page.group()).group(1))
+                index_lines.append(f"{offset}:{page_id}:{title}\n")
+            offset += out.write(bz2.compress("".join(p.group() for p in group).encode("utf-8")))
+        out.write(bz2.compress(footer.encode("utf-8")))
+    index = str(dump).replace("-multistream.xml.bz2", "-multistream-index.txt.bz2")
+    pathlib.Path(index).write_bytes(bz2.compress("".join(index_lines).encode("utf-8")))
+    return index
