@@ -77,6 +77,11 @@ def add_ledger_options(parser):
                              "else sqlite:///RUN_DIR/ledger.sqlite)")
 
 
+def add_sheets_argument(parser):
+    """The returned sheets a verb ingests (positional, one or more)."""
+    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="returned sheets (.csv or .xlsx)")
+
+
 def open_ledger(args):
     """The ledger named by --ledger or $PICFORGE_LEDGER, or else the run directory's SQLite file, with the triplets
     a re-mine changed since their export marked stale (and listed on stderr)."""

@@ -1,7 +1,7 @@
 """`picforge annotate ingest expert SHEETS…`: validate, grammar-check, record; write fix-lists."""
 import os
 
-from annotation.cli import add_grammar_options, add_ledger_options, open_ledger
+from annotation.cli import add_grammar_options, add_ledger_options, add_sheets_argument, open_ledger
 
 GROUP = "ingest"
 
@@ -9,7 +9,7 @@ GROUP = "ingest"
 def register(subparsers):
     parser = subparsers.add_parser("expert", help="read returned expert sheets (CSV or XLSX) into the ledger")
     add_ledger_options(parser)
-    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="returned sheets (.csv or .xlsx)")
+    add_sheets_argument(parser)
     add_grammar_options(parser)
     parser.add_argument("--fixlists", metavar="DIR",
                         help="where fix-lists go (default RUN_DIR/annotation/expert/fixlists)")

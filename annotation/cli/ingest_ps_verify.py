@@ -1,5 +1,5 @@
 """`picforge annotate ingest ps-verify SHEETS…`: A1/A2/A3 answers in; pairs decided when ≥2 endorse."""
-from annotation.cli import add_ledger_options, open_ledger
+from annotation.cli import add_ledger_options, add_sheets_argument, open_ledger
 
 GROUP = "ingest"
 
@@ -7,7 +7,7 @@ GROUP = "ingest"
 def register(subparsers):
     parser = subparsers.add_parser("ps-verify", help="read returned PS verification sheets; decide the pairs")
     add_ledger_options(parser)
-    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="returned sheets (.csv or .xlsx)")
+    add_sheets_argument(parser)
     parser.set_defaults(func=run)
 
 

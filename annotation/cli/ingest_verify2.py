@@ -1,5 +1,5 @@
 """`picforge annotate ingest verify2 SHEETS…`: round-2 answers in, round-2 decisions out."""
-from annotation.cli import add_ledger_options, open_ledger
+from annotation.cli import add_ledger_options, add_sheets_argument, open_ledger
 
 GROUP = "ingest"
 
@@ -7,7 +7,7 @@ GROUP = "ingest"
 def register(subparsers):
     parser = subparsers.add_parser("verify2", help="read returned round-2 sheets; decide each item")
     add_ledger_options(parser)
-    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="returned sheets (.csv or .xlsx)")
+    add_sheets_argument(parser)
     parser.set_defaults(func=run)
 
 

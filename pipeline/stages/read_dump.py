@@ -367,9 +367,7 @@ class _ReadDumpParts(beam.DoFn):
     every skipped page by reason; a progress line every 30 s says how much of the input is left."""
 
     def __init__(self, max_pages, max_page_bytes, parts_total):
-        self.max_pages = max_pages
-        self.max_page_bytes = max_page_bytes
-        self.parts_total = parts_total
+        self.max_pages, self.max_page_bytes, self.parts_total = max_pages, max_page_bytes, parts_total
         self.pages = Metrics.counter(STAGE, "pages-read")
         self.kept = Metrics.counter(STAGE, "articles")
         self.bad_files = Metrics.counter(STAGE, "files-unreadable")

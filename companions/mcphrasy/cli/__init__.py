@@ -1,6 +1,7 @@
 """`picforge mcphrasy VERB`: the McPhraSy companion, one module per verb, each a thin layer over the library."""
 from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES, CorpusSource
 from picforge.cli import register_verbs
+from picforge.options import add_run_option
 
 VERB_MODULES = ("contexts", "groups", "export_clusters", "ingest_clusters", "agreement", "reconcile", "release",
                 "evaluate")
@@ -12,6 +13,12 @@ def register(subparsers):
                    description="McPhraSy companion (multi-context phrase similarity): contexts and A.1 triplets for "
                                "a phrase list, and the phrase-clustering dataset (groups, cluster sheets, agreement, "
                                "release).")
+
+
+def add_run_and_ledger_options(parser, holding):
+    """--run RUN_DIR (holding `holding`; the former --out still works) and --ledger URL, for the cluster verbs."""
+    add_run_option(parser, holding)
+    parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
 
 
 def add_corpus_arguments(parser):

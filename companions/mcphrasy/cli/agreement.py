@@ -1,13 +1,12 @@
 """`picforge mcphrasy agreement`: V-measure, ARI and AMI between annotators of the shared groups."""
 from companions.mcphrasy.annotate import agreement_report, ledger_labels
+from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.rundir import RunDir
-from picforge.options import add_run_option
 
 
 def register(verbs):
     parser = verbs.add_parser("agreement", help="agreement of annotators on the groups they all clustered")
-    add_run_option(parser, "mcphrasy-groups and the ledger")
-    parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
+    add_run_and_ledger_options(parser, "mcphrasy-groups and the ledger")
     parser.set_defaults(func=run)
 
 

@@ -1,17 +1,17 @@
 """`picforge mcphrasy export-clusters`: one cluster sheet per group per annotator, and the guidelines."""
 from companions.mcphrasy.annotate import DEFAULT_SHARED, export_sheets
-from picforge.options import add_run_option, non_negative_int
+from companions.mcphrasy.cli import add_run_and_ledger_options
+from picforge.options import non_negative_int
 from picforge.rundir import RunDir
 
 
 def register(verbs):
     parser = verbs.add_parser("export-clusters", help="write cluster sheets (CSV + XLSX) for annotators")
-    add_run_option(parser, "mcphrasy-groups")
+    add_run_and_ledger_options(parser, "mcphrasy-groups")
     parser.add_argument("--annotators", nargs="+", required=True, help="annotator names")
     parser.add_argument("--sheets", required=True, help="folder for the sheets (one sub-folder per annotator)")
     parser.add_argument("--shared", type=non_negative_int, default=DEFAULT_SHARED,
                         help=f"first N groups go to every annotator, for agreement (default {DEFAULT_SHARED})")
-    parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
     parser.set_defaults(func=run)
 
 

@@ -1,14 +1,13 @@
 """`picforge mcphrasy ingest-clusters`: validate returned cluster sheets and record them in the ledger."""
 from companions.mcphrasy.annotate import ingest_sheets
+from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.rundir import RunDir
-from picforge.options import add_run_option
 
 
 def register(verbs):
     parser = verbs.add_parser("ingest-clusters", help="validate returned cluster sheets into the ledger")
-    add_run_option(parser, "mcphrasy-groups")
+    add_run_and_ledger_options(parser, "mcphrasy-groups")
     parser.add_argument("sheets", nargs="+", help="returned sheets (.csv, .xlsx) or folders of them")
-    parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
     parser.set_defaults(func=run)
 
 

@@ -1,13 +1,12 @@
 """`picforge mcphrasy reconcile`: the final clusters of every annotated group (majority where several)."""
 from companions.mcphrasy.annotate import CLUSTERS, write_clusters
+from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.rundir import RunDir
-from picforge.options import add_run_option
 
 
 def register(verbs):
     parser = verbs.add_parser("reconcile", help="write the agreed clustering of every annotated group")
-    add_run_option(parser, "mcphrasy-groups and the ledger")
-    parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
+    add_run_and_ledger_options(parser, "mcphrasy-groups and the ledger")
     parser.set_defaults(func=run)
 
 
