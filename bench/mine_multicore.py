@@ -7,13 +7,16 @@ CPU seconds are those of every process the run started (RUSAGE_CHILDREN, with th
 closes); peak RSS is the largest single process. Wall time on a shared machine moves with its load, printed beside.
 
     python bench/mine_multicore.py [--input DUMP] [--wic WIC_ZIP] [--scale K] [--workers 2] [--repeats 2]
-                                   [--no-dask] [--job-per-stage] [--timeline]
+                                   [--no-dask] [--job-per-stage] [--timeline] [--multistream N]
 
 --scale K mines the input repeated K times (each copy of a page with a fresh id and title, as bench/mine_memory.py
 writes it), so the fixed cost of each worker process (imports, model loads: about 7 CPU s) weighs less.
 --timeline books each DirectRunner run's wall and CPU seconds (its whole process tree, sampled every 0.2 s) to the
 picforge stages of the fused Beam stage running at that moment (Beam's bundle log, as bench/mine_memory.py reads
 it), and prints where each configuration spends its time and how many cores it keeps busy there.
+--multistream N writes the (scaled) input as a multistream dump of N pages per bz2 stream with its index beside
+it, so every runner reads the dump's streams in parallel. With --job-per-stage, Dask also runs one job per stage,
+and the wall seconds of each stage's job (from the stage manifests) are printed side by side.
 """
 import argparse
 import os
@@ -28,6 +31,7 @@ from mine_child import BUNDLE_LINE, JOB_STARTED, STAGE_FINISHED, children_cpu, s
 from mine_child import run_mine as run_quietly
 from sample_paths import DEFAULT_INPUT, DEFAULT_WIC
 from scaled_dump import write_scaled_dump
+from tests.pipeline.dump_factory import write_multistream
 
 SCORES = ("semantic_score", "domain_score")
 SCORE_JITTER = 1e-5  # encoder batches differ between runs and runners (see tests/pipeline/test_parse_window.py)
@@ -99,14 +103,33 @@ def print_timelines(timelines):
         print(f"    {'all':<40}{wall:>8.1f}{cpu:>9.1f}{cpu / max(wall, 1e-9):>7.2f}")
 
 
-def run_dask(dump, wic, out, workers):
+def run_dask(dump, wic, out, workers, beam_args=()):
     """Like run_mine, on a LocalCluster of `workers` single-thread processes started (and timed) here."""
     from distributed import LocalCluster
 
     cpu, wall = children_cpu(), time.perf_counter()
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        run_mine(dump, wic, out, ["--runner", "DaskRunner", "--dask_client_address", cluster.scheduler_address])
+        run_mine(dump, wic, out, ["--runner", "DaskRunner", "--dask_client_address", cluster.scheduler_address,
+                                  *beam_args])
     return time.perf_counter() - wall, children_cpu() - cpu
+
+
+def stage_seconds(out):
+    """{stage: wall seconds of the Beam job that wrote it} of a finished run (one job per stage: its own time)."""
+    from picforge.rundir import RunDir
+    from pipeline import MINING_STAGES
+
+    run = RunDir(out)
+    return {stage: run.read_manifest(stage)["seconds"] for stage in MINING_STAGES}
+
+
+def print_stage_seconds(seconds):
+    """The wall seconds of each stage's job, one column per configuration run one job per stage."""
+    names = list(seconds)
+    print("\nwall seconds of each stage's job (one job per stage; read-dump and clean share one):")
+    print(f"{'stage':<12}" + "".join(f"{name:>34}" for name in names))
+    for stage in next(iter(seconds.values())):
+        print(f"{stage:<12}" + "".join(f"{seconds[name][stage]:>34.1f}" for name in names))
 
 
 def same_triplets(out, reference):
@@ -129,6 +152,8 @@ def main(argv=None):
     parser.add_argument("--no-dask", action="store_true", help="leave out the DaskRunner configuration")
     parser.add_argument("--job-per-stage", action="store_true",
                         help="add the one-worker run with one Beam job per stage (picforge's shape before issue 11)")
+    parser.add_argument("--multistream", type=int, metavar="N",
+                        help="write the input as a multistream dump of N pages per stream, with its index")
     parser.add_argument("--timeline", action="store_true",
                         help="print where each DirectRunner configuration's last run spent its wall and CPU seconds")
     args = parser.parse_args(argv)
@@ -148,13 +173,21 @@ def main(argv=None):
             traced("direct, 1 worker, job per stage"))
     if not args.no_dask:
         configs[f"dask, {n} processes"] = lambda out: run_dask(args.input, args.wic, out, n)
+        if args.job_per_stage:
+            configs[f"dask, {n} processes, job per stage"] = lambda out: run_dask(args.input, args.wic, out, n,
+                                                                                  ["--job-per-stage"])
     work = tempfile.mkdtemp(prefix="mine-multicore-")
-    walls, source = {}, args.input
+    walls, per_stage, source = {}, {}, args.input
     try:
         if args.scale > 1:  # the configurations read args.input when they run
             args.input = os.path.join(work, f"scaled-{args.scale}x.xml.bz2")
             write_scaled_dump(source, args.scale, args.input)
-        print(f"input: {source} x {args.scale}  CPUs: {os.cpu_count()}  repeats: {args.repeats}")
+        if args.multistream:
+            streams = os.path.join(work, f"scaled-{args.scale}x-pages-articles-multistream.xml.bz2")
+            write_multistream(args.input, streams, args.multistream)
+            args.input = streams
+        print(f"input: {source} x {args.scale}  CPUs: {os.cpu_count()}  repeats: {args.repeats}"
+              + (f"  multistream: {args.multistream} pages per stream" if args.multistream else ""))
         print(f"{'configuration':<34}{'run':>4}{'wall s':>9}{'CPU s':>9}{'load 1m':>9}{'triplets':>10}{'same':>6}")
         reference = None
         for repeat in range(args.repeats):
@@ -165,6 +198,8 @@ def main(argv=None):
                 reference = reference or out
                 same, count = same_triplets(out, reference)
                 walls.setdefault(name, []).append(wall)
+                if "job per stage" in name:
+                    per_stage[name] = stage_seconds(out)
                 print(f"{name:<34}{repeat + 1:>4}{wall:>9.1f}{cpu:>9.1f}{load:>9.2f}{count:>10}{'yes' if same else 'NO':>6}",
                       flush=True)
     finally:
@@ -173,6 +208,8 @@ def main(argv=None):
     print("\nspeed-up of the best wall time over `direct, 1 worker` (target >= 1.6x for the multi-process runs):")
     for name, times in walls.items():
         print(f"  {name:<34}{base / min(times):>6.2f}x")
+    if per_stage:
+        print_stage_seconds(per_stage)
     if timelines:
         print_timelines(timelines)
     return 0
