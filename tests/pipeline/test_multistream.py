@@ -100,3 +100,25 @@ def test_an_index_of_another_dump_is_one_line(multistream_103, wic_zip, tmp_path
     assert err.strip().splitlines()[-1] == (f"picforge: error: {index}: offset 601 is not the start of a bz2 stream in {dump}, so the "
                            "index belongs to another dump; use the index of the same dump and date, or move it away "
                            "to read the dump whole")
+
+
+def test_a_damaged_stream_loses_only_its_own_pages(multistream_103, whole_articles, tmp_path, caplog):
+    dump = tmp_path / multistream_103.name
+    index = multistream_103.with_name(multistream_103.name.replace(".xml.bz2", "-index.txt.bz2"))
+    (tmp_path / index.name).write_bytes(index.read_bytes())
+    start, end = dump_parts(expand_inputs(str(multistream_103)), sequential=False)[3][1:]
+    data = bytearray(multistream_103.read_bytes())
+    data[(start + end) // 2] ^= 0xFF  # a bit flip inside the fourth stream
+    dump.write_bytes(bytes(data))
+    every_id = {a["page_id"] for a in whole_articles}
+
+    def all_but_one_streams_articles(got):  # a stream holds 10 pages, so at most 10 articles
+        assert len(every_id) - 10 <= len(got) < len(every_id) and set(got) < every_id, f"{len(got)} articles"
+
+    result = TestPipeline()
+    assert_that(result | ReadDump(str(dump)) | beam.Map(lambda a: a["page_id"]), all_but_one_streams_articles)
+    outcome = result.run()
+    outcome.wait_until_finish()
+    unreadable = outcome.metrics().query(beam.metrics.MetricsFilter().with_name("files-unreadable"))["counters"]
+    assert [c.committed for c in unreadable] == [1]
+    assert any(f"{dump} (stream at byte {start:,})" in r.getMessage() for r in caplog.records)
