@@ -7,6 +7,7 @@ import numpy as np
 
 from companions.mcphrasy import clusters
 from companions.mcphrasy.match import MASK
+from picforge.progress import tracked
 
 DEFAULT_KS = ("10", "15", "20", "gold")
 METRICS = ("v_measure", "ari", "ami")
@@ -137,7 +138,7 @@ def context_vectors(model_name, contexts_of, phrases, max_contexts, device="auto
 
     encoder = TokenEncoder(resolve_model_path(model_name), device=device)
     found = {}
-    for phrase in phrases:
+    for phrase in tracked(phrases, len(phrases), "contextual baseline", "phrases"):
         masked = [c["masked"] for c in contexts_of.get(phrase, [])[:max_contexts]]
         rows = [v for (vectors, offsets), text in zip(encoder.token_vectors(masked), masked)
                 if (v := mask_vectors(vectors, offsets, text)) is not None]

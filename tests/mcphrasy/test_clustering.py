@@ -140,7 +140,7 @@ def test_groups_are_the_same_when_rebuilt_with_the_same_seed(groups_run, tmp_pat
 
 
 @pytest.mark.slow
-def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_path, capsys):
+def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_path, capsys, caplog):
     out = shutil.copytree(groups_run, tmp_path / "run")
     exported, returned = tmp_path / "sheets", tmp_path / "returned"
     # names given with commas are as many annotators, not one called "ann,bob,cy"
@@ -263,6 +263,8 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
             assert side["scores"][best["next"]][k][metric] == means[1][0]
             assert 1 / 4001 <= best["p"] <= 1 and best["significant"] == (best["p"] < 0.05)
     assert all(f"  {m:<16} V " in printed for m in methods) and "k=gold" in printed
+    released = len({p for r in rows for p in r["phrases"]})  # the contextual loop says how far it got (no terminal)
+    assert any(r.getMessage().startswith(f"contextual baseline: {released:,} phrases in ") for r in caplog.records)
 
 
 @pytest.mark.slow
