@@ -4,7 +4,8 @@ import bz2
 import os
 import re
 
-PAGE_ID_STRIDE = 10 ** 9  # copy k of page n gets id n + k * stride (as bench/mine_throughput.py)
+PAGE_ID_STRIDE = 10 ** 7  # copy k of page n gets id n + k * stride (as bench/mine_throughput.py); with the sample's
+# revision ids (< 7.2e8) every id stays 32-bit, as read-dump requires, up to 140 copies
 PAGE = re.compile(r"[ \t]*<page>.*?</page>\n?", re.DOTALL)
 PAGE_TITLE = re.compile(r"<title>(.*?)</title>")
 ANY_ID = re.compile(r"<id>(\d+)</id>")
