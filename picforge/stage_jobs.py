@@ -13,7 +13,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
 
 import schemas
-from picforge import progress
+from picforge import progress, shuffle
 from picforge.embedded_runner import runs_embedded
 from picforge.errors import InputError
 from picforge.rundir import fingerprint
@@ -138,6 +138,8 @@ def _run_job(run, planned, prints, pipeline_options):
             raise InputError(f"{run.root}: no space left on the device while writing {', '.join(stages)}; free "
                              "space and run the same command again (stages completed before are kept)") from err
         raise
+    finally:
+        shuffle.remove_spill_folders(pipeline)
     counters = beam_counters(result)
     job_cpu = cpu_seconds() - cpu_started if runs_embedded(pipeline_options) else None
     manifests = {}

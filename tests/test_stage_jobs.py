@@ -1,10 +1,13 @@
-"""Beam jobs writing stages: the manifest only after `finalise`, bounded row groups, stale steps run as one job."""
+"""Beam jobs writing stages: the manifest only after `finalise`, bounded row groups, stale steps run as one job, no
+spill folder left by a failed job."""
+import tempfile
+
 import apache_beam as beam
 import pyarrow.parquet as pq
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from picforge import stage_jobs
+from picforge import shuffle, stage_jobs
 from picforge.rundir import MANIFEST, RunDir
 from picforge.stage_jobs import Step, run_stages, run_steps
 from tests.test_rundir import ROWS
@@ -71,3 +74,21 @@ def test_a_step_left_unfinished_reruns_alone_reading_its_inputs_from_the_run(tmp
 def test_one_job_per_step_when_asked(tmp_path):
     manifests = run_steps(RunDir(str(tmp_path)), two_steps(), pipeline_options=PipelineOptions(), one_job=False)
     assert [m["job"] for m in manifests.values()] == [["clean"], ["titles"]]
+
+
+def test_a_failed_job_leaves_no_spill_folder(tmp_path, monkeypatch):
+    spill_dir = tmp_path / "tmp"
+    spill_dir.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill_dir))
+
+    def fail_on_a_group(item):
+        raise ValueError(f"a grouped key failed: {item[0]}")
+
+    def build(job):
+        grouped = (job.pipeline | beam.Create([(n % 7, n) for n in range(500)]) | shuffle.GroupByKey()
+                   | beam.Map(fail_on_a_group))
+        return {"clean": grouped}
+
+    with pytest.raises(Exception, match="a grouped key failed"):
+        run_steps(RunDir(str(tmp_path / "run")), [Step({"clean": "page"}, build)], pipeline_options=PipelineOptions())
+    assert list(spill_dir.glob("picforge-shuffle-*")) == []

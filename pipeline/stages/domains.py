@@ -2,6 +2,7 @@
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from picforge import shuffle
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, cosine
 from picforge.inference import EmbedDistinctTexts, SentenceTransformerHandler
 from pipeline.categories_api import BATCH_SIZE, FetchCategories
@@ -30,7 +31,7 @@ class PageCategoryTexts(beam.PTransform):
         texts = self.pages | "categories by page" >> beam.Map(lambda page: (page["page_id"], category_text(page["categories"])))
         return (
             {"used": page_ids | "key page ids" >> beam.Map(lambda page_id: (page_id, None)), "text": texts}
-            | "join used pages" >> beam.CoGroupByKey()
+            | "join used pages" >> shuffle.CoGroupByKey()
             | "texts of used pages" >> beam.FlatMap(
                 lambda item: [(item[0], item[1]["text"][0])] if item[1]["used"] and item[1]["text"] else [])
         )
@@ -76,14 +77,14 @@ class ScoreDomains(beam.PTransform):
         vectors = texts | "embed categories" >> EmbedDistinctTexts(self.handler)
         first = (
             {"pairs": pairs | "key by page 1" >> beam.Map(lambda p: (page_of(p["sentence_id1"]), p)), "vector": vectors}
-            | "join page 1" >> beam.CoGroupByKey()
+            | "join page 1" >> shuffle.CoGroupByKey()
             | "rekey by page 2" >> beam.FlatMap(
                 lambda item: [(page_of(p["sentence_id2"]), (p, item[1]["vector"][0] if item[1]["vector"] else None))
                               for p in item[1]["pairs"]])
         )
         return (
             {"pairs": first, "vector": vectors}
-            | "join page 2" >> beam.CoGroupByKey()
+            | "join page 2" >> shuffle.CoGroupByKey()
             | "domain score" >> beam.FlatMap(_score_pairs)
         )
 

@@ -5,6 +5,8 @@ import re
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from picforge import shuffle
+
 STAGE = "group"
 MAX_CONTEXTS_KEPT = 1000  # a phrase's context list is capped (seeded) so hot phrases stay small records
 WORD = re.compile(r"[a-z0-9]+")
@@ -61,6 +63,6 @@ class GroupPhrases(beam.PTransform):
         return (
             occurrences
             | "key by phrase" >> beam.Map(lambda o: (o["phrase"], {"sentence_id": o["sentence_id"], "kind": o["kind"]}))
-            | "group by phrase" >> beam.GroupByKey()
+            | "group by phrase" >> shuffle.GroupByKey()
             | "filter phrases" >> beam.FlatMap(group)
         )

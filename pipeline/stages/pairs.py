@@ -2,6 +2,7 @@
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from picforge import shuffle
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, cosine
 from picforge.inference import EmbedDistinctTexts, SentenceTransformerHandler
 from pipeline.stages.group import seeded_rank
@@ -84,9 +85,9 @@ class PairContexts(beam.PTransform):
             lambda s: (s["sentence_id"], {k: s[k] for k in ("sentence_id", "page_id", "n_words", "text")}))
         contexts = (
             {"phrases": by_sentence, "sentence": sentence_rows}
-            | "join sentences" >> beam.CoGroupByKey()
+            | "join sentences" >> shuffle.CoGroupByKey()
             | "context per phrase" >> beam.ParDo(_AttachContexts())
-            | "group contexts" >> beam.GroupByKey()
+            | "group contexts" >> shuffle.GroupByKey()
         )
 
         def pair(item):
@@ -109,13 +110,13 @@ class PairContexts(beam.PTransform):
         vectors = formed.texts | "embed sentences" >> EmbedDistinctTexts(self.handler)
         first = (
             {"pairs": formed.pairs | "key by first" >> beam.Map(lambda p: (p[1], p)), "vector": vectors}
-            | "join first vector" >> beam.CoGroupByKey()
+            | "join first vector" >> shuffle.CoGroupByKey()
             | "rekey by second" >> beam.FlatMap(
                 lambda item: [(p[2], (p, item[1]["vector"][0])) for p in item[1]["pairs"]] if item[1]["vector"] else [])
         )
         scored = (
             {"pairs": first, "vector": vectors}
-            | "join second vector" >> beam.CoGroupByKey()
+            | "join second vector" >> shuffle.CoGroupByKey()
             | "cosine" >> beam.FlatMap(
                 lambda item: [
                     {"phrase": p[0], "sentence_id1": p[1], "sentence_id2": p[2],

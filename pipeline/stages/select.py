@@ -6,6 +6,7 @@ from operator import itemgetter
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from picforge import shuffle
 from picforge.sheets import csv_text
 from pipeline.stages.domains import page_of
 
@@ -73,6 +74,18 @@ def with_passage(item, side):
         yield dict(pair, **{f"passage{side}": list(window or ()), f"broken{side}": reason})
 
 
+def wanted_value(item, reduce_rows):
+    """(key, reduce_rows(rows)) of a joined (key, {"wanted": […], "rows": […]}) whose key is wanted and has rows."""
+    key, grouped = item
+    if grouped["wanted"] and grouped["rows"]:
+        yield key, reduce_rows(grouped["rows"])
+
+
+def texts_in_order(rows):
+    """The texts of a page's (idx, text) rows in sentence order."""
+    return [text for _, text in sorted(rows)]
+
+
 def triplet_id(phrase, sentence_id1, sentence_id2):
     """A stable id from the phrase and its two sentences."""
     return "t" + hashlib.sha1(f"{phrase}\x1f{sentence_id1}\x1f{sentence_id2}".encode("utf-8")).hexdigest()[:16]
@@ -126,30 +139,6 @@ def candidates_csv(triplets):
     return csv_text(CSV_COLUMNS, rows, line_end="\n")
 
 
-class _SideInputSetDoFn(beam.DoFn):
-    """A DoFn that looks elements up in a side-input list, turned into a set once per side input."""
-
-    def __init__(self):
-        self._source = self._set = None
-
-    def as_set(self, side_input):
-        if self._source is not side_input:
-            self._source, self._set = side_input, {tuple(w) if isinstance(w, list) else w for w in side_input}
-        return self._set
-
-
-class _KeepWanted(_SideInputSetDoFn):
-    """Keep elements whose key is in a side-input list."""
-
-    def __init__(self, key):
-        super().__init__()
-        self.key = key
-
-    def process(self, element, wanted):
-        if self.key(element) in self.as_set(wanted):
-            yield element
-
-
 class _Step6Filter(beam.DoFn):
     def process(self, item):
         phrase, grouped = item
@@ -187,14 +176,14 @@ class AttachPassages(beam.PTransform):
         layouts = (
             self.sentences
             | "idx and broken by page" >> beam.Map(lambda s: (s["page_id"], (s["idx"], s["broken"])))
-            | "group page layout" >> beam.GroupByKey()
+            | "group page layout" >> shuffle.GroupByKey()
             | "page layout" >> beam.MapTuple(page_layout)
         )
         for side in (1, 2):
             keyed = pairs | f"key by page {side}" >> beam.Map(lambda p, s: (page_of(p[f"sentence_id{s}"]), p), side)
             pairs = (
                 {"pairs": keyed, "layout": layouts}
-                | f"join page {side} layout" >> beam.CoGroupByKey()
+                | f"join page {side} layout" >> shuffle.CoGroupByKey()
                 | f"passage {side}" >> beam.FlatMap(with_passage, side)
             )
         return pairs
@@ -230,35 +219,34 @@ class SelectTriplets(beam.PTransform):
         with_passages = pairs | "clean passages" >> AttachPassages(self.sentences)
         best = (
             {"pairs": with_passages | "key by phrase" >> beam.Map(lambda p: (p["phrase"], p)), "contexts": kinds}
-            | "join phrase kinds" >> beam.CoGroupByKey()
+            | "join phrase kinds" >> shuffle.CoGroupByKey()
             | "step 6 filters" >> beam.ParDo(_Step6Filter())
         )
         top = best | "top N" >> beam.combiners.Top.Smallest(self.top_n, key=rank_key)
         chosen = top | "selected pairs" >> beam.FlatMap(lambda pairs_: pairs_)
         needed_pages = chosen | "needed pages" >> beam.FlatMap(
-            lambda p: [page_of(p["sentence_id1"]), page_of(p["sentence_id2"])])
+            lambda p: [(page_of(p["sentence_id1"]), None), (page_of(p["sentence_id2"]), None)])
         needed_spans = chosen | "needed spans" >> beam.FlatMap(
-            lambda p: [(p["phrase"], p["sentence_id1"]), (p["phrase"], p["sentence_id2"])])
-        # Each input is cut to the fields kept before the filter that waits for its side input: a runner that runs
-        # the whole mining as one job holds that filter's input until `top N` is done (Beam's embedded runner in
-        # memory), so it holds (page_id, title, url), not whole Page records.
+            lambda p: [((p["phrase"], p["sentence_id1"]), None), ((p["phrase"], p["sentence_id2"]), None)])
+        # Joins, not side-input filters: a filter's main input waits whole in memory for its side input on Beam's
+        # embedded runner, where these joins go through files (picforge.shuffle).
         page_rows = (
-            self.pages
-            | "page by id" >> beam.Map(lambda p: (p["page_id"], {k: p[k] for k in ("page_id", "title", "url")}))
-            | "keep needed pages" >> beam.ParDo(_KeepWanted(itemgetter(0)), beam.pvalue.AsList(needed_pages))
+            {"wanted": needed_pages, "rows": self.pages | "page by id" >> beam.Map(
+                lambda p: (p["page_id"], {k: p[k] for k in ("page_id", "title", "url")}))}
+            | "join needed pages" >> shuffle.CoGroupByKey()
+            | "needed page rows" >> beam.FlatMap(wanted_value, itemgetter(0))
         )
         sentence_lists = (
-            self.sentences
-            | "sentence by page" >> beam.Map(lambda s: (s["page_id"], (s["idx"], s["text"])))
-            | "keep needed sentences" >> beam.ParDo(_KeepWanted(itemgetter(0)), beam.pvalue.AsList(needed_pages))
-            | "group page sentences" >> beam.GroupByKey()
-            | "order sentences" >> beam.MapTuple(lambda page_id, rows: (page_id, [t for _, t in sorted(rows)]))
+            {"wanted": needed_pages, "rows": self.sentences | "sentence by page" >> beam.Map(
+                lambda s: (s["page_id"], (s["idx"], s["text"])))}
+            | "join needed sentences" >> shuffle.CoGroupByKey()
+            | "needed page sentences" >> beam.FlatMap(wanted_value, texts_in_order)
         )
         spans = (
-            self.occurrences
-            | "span by phrase and sentence" >> beam.Map(lambda o: ((o["phrase"], o["sentence_id"]), (o["start"], o["end"])))
-            | "keep needed spans" >> beam.ParDo(_KeepWanted(itemgetter(0)), beam.pvalue.AsList(needed_spans))
-            | "first span" >> beam.CombinePerKey(min)
+            {"wanted": needed_spans, "rows": self.occurrences | "span by phrase and sentence" >> beam.Map(
+                lambda o: ((o["phrase"], o["sentence_id"]), (o["start"], o["end"])))}
+            | "join needed spans" >> shuffle.CoGroupByKey()
+            | "first span" >> beam.FlatMap(wanted_value, min)
         )
         return top | "build triplets" >> beam.FlatMap(
             _built_triplets, beam.pvalue.AsDict(page_rows), beam.pvalue.AsDict(sentence_lists),

@@ -1,7 +1,7 @@
 """The pure functions behind Steps 3–6 (group_phrase, candidate_pairs, rejection_reason), without Beam."""
 from pipeline.stages.group import MAX_CONTEXTS_KEPT, group_phrase
 from pipeline.stages.pairs import candidate_pairs
-from pipeline.stages.select import rejection_reason
+from pipeline.stages.select import rejection_reason, texts_in_order, wanted_value
 
 WIC = frozenset({"figure", "bank", "run"})
 
@@ -83,3 +83,10 @@ def test_rejection_reason_names_each_step6_filter():
     assert rejection_reason(pair(broken2="broken-sentence"), ["NOUN_CHUNK"]) == "broken-sentence"
     assert rejection_reason(pair(broken1="broken-passage"), ["NOUN_CHUNK"]) == "broken-passage"
     assert rejection_reason(pair("x\ny", broken1="broken-sentence"), ["PROPN"]) == "proper-noun"  # first wins
+
+
+def test_select_keeps_the_rows_of_wanted_keys_only():
+    assert list(wanted_value((7, {"wanted": [None, None], "rows": [(2, "b"), (0, "a")]}), texts_in_order)) == [
+        (7, ["a", "b"])]
+    assert list(wanted_value((8, {"wanted": [], "rows": [(0, "a")]}), texts_in_order)) == []
+    assert list(wanted_value((9, {"wanted": [None], "rows": []}), min)) == []
