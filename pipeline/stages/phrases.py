@@ -13,7 +13,7 @@ from apache_beam.metrics import Metrics
 from picforge.embedded_runner import Spread
 from picforge.progress import Progress
 from picforge.resources import stopwords
-from picforge.spacy_models import shared_pipeline
+from picforge.spacy_models import shared_pipeline, use_one_thread_blas
 
 STAGE = "phrases"
 MAX_SENTENCE_CHARS = 20_000  # far above any real sentence; the longest in the 103-page sample has 951
@@ -23,12 +23,17 @@ PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "ner", "entity_ruler",
 log = logging.getLogger(__name__)
 
 
-def load_spacy(model_name=None):
-    """The worker's spaCy pipeline with only the components noun chunks need; the attribute_ruler's POS rules
-    compiled."""
+def _prepare_pipeline(nlp):
     from pipeline.pos_rules import replace_attribute_ruler
 
-    return shared_pipeline(model_name, PIPES_NOT_NEEDED, replace_attribute_ruler)
+    replace_attribute_ruler(nlp)
+    use_one_thread_blas(nlp)
+
+
+def load_spacy(model_name=None):
+    """The worker's spaCy pipeline with only the components noun chunks need; the attribute_ruler's POS rules
+    compiled; matrix products in numpy's BLAS on one thread."""
+    return shared_pipeline(model_name, PIPES_NOT_NEEDED, _prepare_pipeline)
 
 
 def _is_trimmable(token_text):
