@@ -65,12 +65,12 @@ def normalise_phrase(text):
     return phrase, match.start(), match.end()
 
 
-def _occurrence(doc, tokens, kind):
+def _occurrence(text, tokens, kind):
     start, end = trim_span([t.text for t in tokens])
     if end - start < 2:
         return None
     first, last = tokens[start], tokens[end - 1]
-    normalised = normalise_phrase(doc.text[first.idx:last.idx + len(last.text)])
+    normalised = normalise_phrase(text[first.idx:last.idx + len(last.text)])
     if normalised is None:
         return None
     phrase, core_start, core_end = normalised
@@ -80,7 +80,8 @@ def _occurrence(doc, tokens, kind):
 def extract_phrases(doc):
     """(phrase, start, end, kind) for each noun chunk; kind is its root's POS (PROPN or NOUN), as PiC's
     merge_noun_chunks gave the merged token."""
-    occurrences = (_occurrence(doc, list(chunk), "PROPN" if chunk.root.pos_ == "PROPN" else "NOUN")
+    text = doc.text  # Doc.text joins every token: built once, not once per chunk
+    occurrences = (_occurrence(text, list(chunk), "PROPN" if chunk.root.pos_ == "PROPN" else "NOUN")
                    for chunk in doc.noun_chunks)
     return sorted((occ for occ in occurrences if occ), key=lambda occ: (occ[1], occ[2]))
 
