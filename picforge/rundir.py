@@ -17,6 +17,7 @@ from apache_beam.io.filesystems import FileSystems
 import schemas
 from picforge import __version__
 from picforge.errors import InputError
+from picforge.external_sort import chunks
 from picforge.files import STAGING_PREFIX, write_atomically
 from picforge.paths import glob_escape
 from picforge.stage_registry import PRODUCED_BY
@@ -24,6 +25,7 @@ from picforge.stage_registry import PRODUCED_BY
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
 PARQUET_FILE = "part-00000-of-00001.parquet"
+ARROW_BATCH_ROWS = 10_000  # rows turned into Arrow at once by parquet_bytes
 # What picforge writes in any stage folder: Parquet part files, staging files and Beam's temporary folders.
 OWN_FILE_PREFIXES = ("beam-temp-", STAGING_PREFIX)
 LOCK_FILE = ".picforge.lock"
@@ -312,10 +314,13 @@ class RunDir:
         return path
 
 
-def parquet_bytes(rows, schema):
-    """Rows as the bytes of one zstd Parquet file with the arrow form of `schema`."""
+def parquet_bytes(rows, schema, batch_rows=ARROW_BATCH_ROWS):
+    """Rows as the bytes of one zstd Parquet file with the arrow form of `schema`; the rows are turned into Arrow
+    `batch_rows` at a time, so no more than that many are held as Python objects."""
+    arrow_schema = schemas.arrow_schema(schema)
+    batches = [pa.RecordBatch.from_pylist(chunk, schema=arrow_schema) for chunk in chunks(rows, batch_rows)]
     buffer = pa.BufferOutputStream()
-    pq.write_table(pa.Table.from_pylist(list(rows), schema=schemas.arrow_schema(schema)), buffer, compression="zstd")
+    pq.write_table(pa.Table.from_batches(batches, schema=arrow_schema).combine_chunks(), buffer, compression="zstd")
     return buffer.getvalue().to_pybytes()
 
 

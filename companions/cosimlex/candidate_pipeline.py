@@ -8,6 +8,7 @@ from companions.cosimlex import contexts as ctx
 from companions.cosimlex.encoders import make_encoder, pair_similarities
 from companions.cosimlex.select import (DEFAULT_MAX_CONTEXTS, DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER,
                                        select_candidates)
+from picforge import shuffle
 from picforge.errors import InputError
 
 CONTEXTS = "cosimlex-contexts"
@@ -49,7 +50,7 @@ class FindContexts(beam.PTransform):
                 | "batch sentences" >> beam.BatchElements(min_batch_size=16, max_batch_size=256)
                 | "find target words" >> beam.ParDo(_TargetsFn(self.spacy_model, vocabulary))
                 | "key by page" >> beam.Map(lambda s: (s["page_id"], s))
-                | "group pages" >> beam.GroupByKey()
+                | "group pages" >> shuffle.GroupByKey()
                 | "match pairs" >> beam.FlatMap(page_contexts, ctx.pairs_by_first_word(self.pairs),
                                                 self.low_resource))
 
@@ -129,7 +130,7 @@ class SelectCandidates(beam.PTransform):
                 | "batch contexts" >> beam.BatchElements(min_batch_size=8, max_batch_size=64)
                 | "score pairs" >> beam.ParDo(_ScoreFn(self.encoder_specs, self.spacy_model, self.device))
                 | "key scored by pair" >> beam.Map(lambda c: (c["pair_id"], c))
-                | "group pairs" >> beam.GroupByKey()
+                | "group pairs" >> shuffle.GroupByKey()
                 | "select ends" >> beam.FlatMap(pair_candidates, self.encoder_specs, self.per_encoder))
 
 

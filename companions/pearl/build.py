@@ -10,6 +10,7 @@ from companions.pearl import corpus, synonyms
 from companions.pearl.options import PearlOptions
 from picforge import rundir, stage_jobs
 from picforge.errors import InputError
+from picforge.external_sort import CHUNK_RECORDS, sorted_externally
 from picforge.options import check_device, pipeline_options
 from release.configs import SPLITS
 
@@ -74,6 +75,12 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
     return manifests[corpus.STAGE]
 
 
-def sort_stage(run, stage, schema):
-    """Rewrite a stage's Parquet output as one file sorted by phrase, so equal inputs give byte-equal files."""
-    run.rewrite_rows(stage, sorted(run.iter_records(stage), key=lambda r: r["phrase"]), schema)
+def sort_stage(run, stage, schema, chunk_records=CHUNK_RECORDS):
+    """Rewrite a stage's Parquet output as one file sorted by phrase, so equal inputs give byte-equal files; sorted
+    in runs of `chunk_records` on local disk, so the stage's rows are never all Python objects at once."""
+    run.rewrite_rows(stage, sorted_externally(run.iter_records(stage), phrase_of, chunk_records), schema)
+
+
+def phrase_of(record):
+    """The sort key of a pearl-phrases record."""
+    return record["phrase"]

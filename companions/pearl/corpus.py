@@ -10,6 +10,7 @@ from companions.pearl import augment, negatives, synonyms
 from companions.pearl.constituents import LEXICAL_TYPES, benepar_constituents, dependency_constituents, \
     phrase_occurrences
 from companions.pearl.splits import split_of
+from picforge import shuffle
 from picforge.encoders import SentenceModelOnFirstUse, encode
 from picforge.progress import Progress
 from picforge.spacy_models import shared_pipeline
@@ -126,7 +127,7 @@ class CountPhrases(beam.PTransform):
         return (occurrences
                 | "key by phrase" >> beam.Map(
                     lambda o: (o["phrase"], ((o["lexical_type"], o["entity_type"]), o["word_tags"])))
-                | "group by phrase" >> beam.GroupByKey()
+                | "group by phrase" >> shuffle.GroupByKey()
                 | "count and label" >> beam.FlatMap(count))
 
 
@@ -226,12 +227,12 @@ class HardNegatives(beam.PTransform):
 
         return (records
                 | "key by embed group" >> beam.Map(lambda r: (embed_group(r["phrase"]), r["phrase"]))
-                | "group for embedding" >> beam.GroupByKey()
+                | "group for embedding" >> shuffle.GroupByKey()
                 | "embed phrases" >> beam.ParDo(_EmbedGroup(self.encoder, self.device))
                 | "key by split and content word" >> beam.FlatMap(by_split_and_word)
-                | "group blocks" >> beam.GroupByKey()
+                | "group blocks" >> shuffle.GroupByKey()
                 | "score pairs in block" >> beam.FlatMap(compare)
-                | "group candidates" >> beam.GroupByKey()
+                | "group candidates" >> shuffle.GroupByKey()
                 | "pick k" >> beam.Map(picked_negatives, k))
 
 
@@ -261,5 +262,5 @@ class BuildCorpus(beam.PTransform):
             min_edit_similarity=s["min_edit_similarity"], max_cosine=s["max_cosine"], max_block=s["max_block"],
             device=self.device)
         return ({"record": phrases | "key record" >> beam.Map(lambda r: (r["phrase"], r)), "negatives": hard}
-                | "join negatives" >> beam.CoGroupByKey()
+                | "join negatives" >> shuffle.CoGroupByKey()
                 | "attach negatives" >> beam.FlatMap(attach_negatives))
