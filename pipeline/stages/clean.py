@@ -165,6 +165,18 @@ RESIDUE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
+# Footnotes the renderer drops: <ref …/>, and <ref …>…</ref> holding no other ref. `strip_refs` removes a run of
+# them before parsing (a third of mwparserfromhell's work on the sample) where the text around them cannot join into
+# new markup: a word or closing punctuation before, on the same line; a space, punctuation or the end after.
+_ONE_REF = r"<ref(?:\s[^<>]*?)?/>|<ref(?:\s[^<>]*)?(?<!/)>[^<]*(?:<(?!/?ref[\s>/])[^<]*)*</ref\s*>"
+REF_RUN = re.compile(rf"(?<=[\w.,;:!?)\]}}>'\"%”’» \t])(?:{_ONE_REF})+(?=[\s.,;:!?)(\"”’]|\Z)", re.IGNORECASE)
+# Where a <ref> is text to the parser, so it stays: comments and the tags whose content mwparserfromhell leaves
+# unparsed (its PARSER_BLACKLIST); an unclosed one runs to the end of the page.
+UNPARSED_REGION = re.compile(
+    r"<!--.*?(?:-->|\Z)|<(categorytree|ce|chem|gallery|graph|hiero|imagemap|inputbox|math|nowiki|pre|score|section|"
+    r"source|syntaxhighlight|templatedata|timeline)\b.*?(?:</\1\s*>|\Z)",
+    re.IGNORECASE | re.DOTALL,
+)
 # Bold/italic quote runs, left to the renderer rather than parsed into tags: an unbalanced run makes
 # mwparserfromhell misread the structure around it (a table that swallows the prose after it).
 STYLE_QUOTES = re.compile(r"'{2,}")
@@ -325,10 +337,21 @@ def is_list_section(title):
     return bool(NON_PROSE_SECTION.match(" ".join(title.split())))
 
 
+def strip_refs(wikitext):
+    """`wikitext` without the footnotes `REF_RUN` finds outside `UNPARSED_REGION`s: the same prose once rendered."""
+    pieces, done = [], 0
+    for region in UNPARSED_REGION.finditer(wikitext):
+        pieces += [REF_RUN.sub("", wikitext[done:region.start()]), region.group()]
+        done = region.end()
+    pieces.append(REF_RUN.sub("", wikitext[done:]))
+    return "".join(pieces)
+
+
 def clean_wikitext(wikitext):
     """Render wikitext to prose paragraphs with no markup residue (paragraphs that keep any are dropped)."""
     renderer = _Renderer()
-    rendered = BEHAVIOUR_SWITCH.sub("", renderer.render(mwparserfromhell.parse(wikitext, skip_style_tags=True)))
+    parsed = mwparserfromhell.parse(strip_refs(wikitext), skip_style_tags=True)
+    rendered = BEHAVIOUR_SWITCH.sub("", renderer.render(parsed))
     paragraphs, current, missing_words = [], [], []
     list_section_level = None  # level of the reference-list section we are inside, None in prose
     dropped = Counter()
