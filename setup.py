@@ -59,5 +59,5 @@ setup(
         # bench/mine_end_to_end.py: the original PiC pipeline's text pass (never needed by picforge itself)
         "bench": ["wikiextractor==3.1.0"],
     },
-    entry_points={"console_scripts": ["picforge=picforge.cli:main"]},
+    entry_points={"console_scripts": ["picforge=picforge.cli:console_main"]},
 )

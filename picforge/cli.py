@@ -1,5 +1,6 @@
 """The `picforge` console command: a table of contents of each area's `cli` package of thin verbs."""
 import argparse
+import gc
 import importlib
 import logging
 import sys
@@ -7,6 +8,7 @@ import textwrap
 
 from picforge import __version__, progress
 from picforge.errors import InputError, NothingToDo
+from picforge.long_lived import long_lived
 from picforge.options import missing_extra_line
 
 # The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}.
@@ -146,7 +148,8 @@ def run_command(argv):
     logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     if not args.verbose:  # a failing DoFn's traceback, logged by Beam: main reports its error in one line
         logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
-    register_area_stages()
+    with long_lived():  # every area's cli package, alive until the process ends
+        register_area_stages()
     code = args.func(args)
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
     if code == 0 and after is not None:
@@ -154,5 +157,13 @@ def run_command(argv):
     return code
 
 
+def console_main():
+    """The `picforge` command: main() on this process's arguments; what is left is frozen first, so the collector
+    pass at the exit does not walk it (reference counting frees it)."""
+    code = main()
+    gc.freeze()
+    return code
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())

