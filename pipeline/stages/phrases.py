@@ -1,4 +1,5 @@
-"""Stage `phrases`: spaCy noun chunks (NOUN or PROPN by their root), trimmed of stopwords, as occurrences.
+"""Stage `phrases`: spaCy noun chunks (NOUN or PROPN by their root), trimmed of stopwords by whitespace word as PiC
+does, as occurrences.
 
 Only sentences that can hold a pair's phrase are parsed: inside the `pairs` word window, and containing a word
 of the WiC list (`group` keeps only phrases with one), unless both cuts are off. The final triplets stay the same
@@ -37,54 +38,66 @@ def load_spacy(model_name=None):
     return shared_pipeline(model_name, PIPES_NOT_NEEDED, _prepare_pipeline)
 
 
-def _is_trimmable(token_text):
-    core = re.sub(r"[^A-Za-z0-9]", "", token_text).lower()
-    return not core or token_text.lower() in stopwords() or core in stopwords()
+WORD = re.compile(r"\S+")
+EDGE_SYMBOLS = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
 
 
-def trim_span(tokens):
-    """(start, end) token indices of `tokens` (list of str) without leading/trailing stopwords or symbols."""
-    start, end = 0, len(tokens)
-    while start < end and _is_trimmable(tokens[start]):
-        start += 1
-    while end > start and _is_trimmable(tokens[end - 1]):
-        end -= 1
-    return start, end
+def _is_trimmable(word):
+    core = EDGE_SYMBOLS.sub("", word.lower())
+    return not core or core in stopwords()
 
 
-CORE = re.compile(r"[A-Za-z0-9](?:.*[A-Za-z0-9])?", re.DOTALL)
+def trim_words(text):
+    """(start, end) of `text` without the leading/trailing whitespace words that are, edge symbols off, a stopword
+    or nothing (PiC's trim); None when no word is left."""
+    words = [match.span() for match in WORD.finditer(text)]
+    first, last = 0, len(words)
+    while first < last and _is_trimmable(text[slice(*words[first])]):
+        first += 1
+    while last > first and _is_trimmable(text[slice(*words[last - 1])]):
+        last -= 1
+    return (words[first][0], words[last - 1][1]) if first < last else None
+
+
+CORE = re.compile(r"[a-z0-9](?:.*[a-z0-9])?", re.DOTALL)
 
 
 def normalise_phrase(text):
-    """(phrase, core_start, core_end): lower-cased core of `text` without outer symbols; None if unigram or non-ASCII."""
-    match = CORE.search(text)
+    """(phrase, core_start, core_end): lower-cased core of `text` without outer symbols; None if unigram, non-ASCII
+    or lower-casing changes its length ("\u0130")."""
+    lowered = text.lower()
+    match = CORE.search(lowered) if len(lowered) == len(text) else None
     if match is None:
         return None
-    phrase = re.sub(r"\s+", " ", match.group().lower())
+    phrase = re.sub(r"\s+", " ", match.group())
     if not phrase.isascii() or len(phrase.split()) < 2:
         return None
     return phrase, match.start(), match.end()
 
 
-def _occurrence(text, tokens, kind):
-    start, end = trim_span([t.text for t in tokens])
-    if end - start < 2:
+def chunk_phrase(text, start, end):
+    """(phrase, start, end) in `text` of the chunk text[start:end] trimmed and normalised; None if none is left."""
+    trimmed = trim_words(text[start:end])
+    if trimmed is None:
         return None
-    first, last = tokens[start], tokens[end - 1]
-    normalised = normalise_phrase(text[first.idx:last.idx + len(last.text)])
+    start, end = start + trimmed[0], start + trimmed[1]
+    normalised = normalise_phrase(text[start:end])
     if normalised is None:
         return None
     phrase, core_start, core_end = normalised
-    return phrase, first.idx + core_start, first.idx + core_end, kind
+    return phrase, start + core_start, start + core_end
 
 
 def extract_phrases(doc):
     """(phrase, start, end, kind) for each noun chunk; kind is its root's POS (PROPN or NOUN), as PiC's
     merge_noun_chunks gave the merged token."""
     text = doc.text  # Doc.text joins every token: built once, not once per chunk
-    occurrences = (_occurrence(text, list(chunk), "PROPN" if chunk.root.pos_ == "PROPN" else "NOUN")
-                   for chunk in doc.noun_chunks)
-    return sorted((occ for occ in occurrences if occ), key=lambda occ: (occ[1], occ[2]))
+    found = []
+    for chunk in doc.noun_chunks:
+        occurrence = chunk_phrase(text, chunk.start_char, chunk.end_char)
+        if occurrence:
+            found.append((*occurrence, "PROPN" if chunk.root.pos_ == "PROPN" else "NOUN"))
+    return sorted(found, key=lambda occ: (occ[1], occ[2]))
 
 
 WORD_RUN = re.compile(r"[a-z0-9]+")

@@ -1,14 +1,15 @@
 """Pure text functions of the mining stages, on real markup and hand-made cases."""
 import bz2
+import re
 
 import pytest
 
 from picforge.resources import read_wic_words, stopwords
-from pipeline.stages.clean import clean_wikitext, has_residue, tidy
-from pipeline.stages.phrases import extract_phrases, load_spacy, normalise_phrase, trim_span
+from pipeline.stages.clean import clean_wikitext, has_residue, iter_clean_pages, tidy
+from pipeline.stages.phrases import chunk_phrase, extract_phrases, load_spacy, normalise_phrase, trim_words
 from pipeline.stages.read_dump import classify_page, iter_pages
 from pipeline.stages.select import passage_window
-from pipeline.stages.sentences import split_sentences
+from pipeline.stages.sentences import page_sentences, split_sentences
 
 RESIDUE_MARKERS = ("[[", "]]", "{{", "}}", "&amp;", "&quot;", "&nbsp;", "<ref", "Category:", ". .")
 
@@ -117,14 +118,16 @@ def test_stopword_list_is_nltks_179():
     assert len(stopwords()) == 179 and {"the", "of", "wouldn't"} <= stopwords()
 
 
-@pytest.mark.parametrize("tokens, span", [
-    (["the", "massive", "figure"], (1, 3)),
-    (["massive", "figure", "'s"], (0, 2)),
-    (["(", "the", "red", "apple", ")"], (2, 4)),
-    (["of", "the"], (2, 2)),
+@pytest.mark.parametrize("text, span", [
+    ("the massive figure", (4, 18)),
+    ("massive figure 's", (0, 14)),
+    ("( the red apple )", (6, 15)),
+    ("both-hands grab", (0, 15)),  # one word: its stripped form "both-hands" is no stopword
+    ("Don't  panic --", (7, 12)),
+    ("of the", None),
 ])
-def test_trim_span_strips_stopwords_and_symbols_at_both_ends(tokens, span):
-    assert trim_span(tokens) == span
+def test_trim_words_strips_stopword_and_symbol_words_at_both_ends(text, span):
+    assert trim_words(text) == span
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -132,9 +135,27 @@ def test_trim_span_strips_stopwords_and_symbols_at_both_ends(tokens, span):
     ('"red  apple".', ("red apple", 1, 11)),
     ("figure", None),
     ("déjà vu", None),
+    ("5 \u212a", ("5 k", 0, 3)),  # the Kelvin sign lower-cases to "k"
+    ("harbour x\u0130", None),  # lower-casing lengthens "\u0130": offsets would not line up
 ])
 def test_normalise_phrase_drops_unigrams_and_non_ascii(text, expected):
     assert normalise_phrase(text) == expected
+
+
+@pytest.mark.parametrize("text, chunk, phrase", [
+    ("He used a both-hands grab.", "a both-hands grab", "both-hands grab"),
+    ("It was T-Bag's motivation.", "T-Bag's motivation", "t-bag's motivation"),
+    ("See (the  Red Apple) there.", "(the  Red Apple)", "red apple"),
+])
+def test_chunk_phrase_trims_whitespace_words_and_keeps_offsets(text, chunk, phrase):
+    start = text.index(chunk)
+    found, phrase_start, phrase_end = chunk_phrase(text, start, start + len(chunk))
+    assert found == phrase
+    assert " ".join(text[phrase_start:phrase_end].lower().split()) == phrase
+
+
+def test_chunk_phrase_is_none_when_one_word_is_left():
+    assert chunk_phrase("all of the both-hands", 0, 21) is None
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +169,31 @@ def test_extract_phrases_noun_chunks_kind_from_root(nlp):
     assert found == {("isaac newton", "PROPN"), ("red apple", "NOUN"), ("woolsthorpe manor garden", "NOUN")}
     for phrase, start, end, _ in extract_phrases(nlp(text)):
         assert text[start:end].lower() == phrase
+
+
+PIC_EDGE = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
+
+
+def pic_phrase(chunk_text):
+    """PiC's own normalisation of a noun chunk's text: whitespace words, lower-cased, trimmed, edge symbols off."""
+    words = chunk_text.lower().split()
+    while words and PIC_EDGE.sub("", words[0]) in stopwords() | {""}:
+        words.pop(0)
+    while words and PIC_EDGE.sub("", words[-1]) in stopwords() | {""}:
+        words.pop()
+    phrase = PIC_EDGE.sub("", " ".join(words))
+    return phrase if len(phrase.split()) >= 2 and phrase.isascii() else None
+
+
+def test_chunk_phrase_is_pics_phrase_on_every_noun_chunk_of_the_real_sample(nlp, enwiki_sample):
+    texts = [s["text"] for page in iter_clean_pages(str(enwiki_sample)) for s in page_sentences(page)]
+    chunks = [(doc.text, chunk) for doc in nlp.pipe(texts) for chunk in doc.noun_chunks]
+    found = [(text, chunk, chunk_phrase(text, chunk.start_char, chunk.end_char)) for text, chunk in chunks]
+    assert len(found) > 4000 and any(" " in chunk.text and occ for _, chunk, occ in found)
+    for text, chunk, occurrence in found:
+        assert (occurrence and occurrence[0]) == pic_phrase(chunk.text), chunk.text
+        if occurrence:
+            assert " ".join(text[occurrence[1]:occurrence[2]].lower().split()) == occurrence[0]
 
 
 def test_spacy_runs_only_needed_components(nlp):
