@@ -7,7 +7,9 @@ import gc
 @contextlib.contextmanager
 def long_lived():
     """Load modules and models inside: no collector pass runs meanwhile, and every object alive at the end moves
-    to the permanent generation (later passes skip it; reference counting still frees it)."""
+    to the permanent generation (later passes skip it; reference counting still frees it). Garbage from before is
+    collected first, so it is not kept (a pass over what is not frozen yet)."""
+    gc.collect()
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -1,5 +1,6 @@
 """Modules and models loaded inside `long_lived` are left out of the collector's later passes."""
 import gc
+import weakref
 
 from picforge.long_lived import long_lived
 
@@ -26,3 +27,19 @@ def test_collection_left_off_stays_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+class Cycle:
+    """Garbage that only the collector frees: it refers to itself."""
+
+    def __init__(self):
+        self.me = self
+
+
+def test_garbage_from_before_is_collected_not_frozen():
+    garbage = Cycle()
+    collected = weakref.ref(garbage)
+    del garbage
+    with long_lived():
+        pass
+    assert collected() is None

@@ -166,8 +166,8 @@ RESIDUE = re.compile(
 )
 SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
 # Footnotes the renderer drops: <ref …/>, and <ref …>…</ref> holding no other ref. `strip_refs` removes a run of
-# them before parsing (a third of mwparserfromhell's work on the sample) where the text around them cannot join into
-# new markup: a word or closing punctuation before, on the same line; a space, punctuation or the end after.
+# them before parsing (about 30% of the cleaner's CPU on the 103-page sample) where the text around them cannot
+# join into new markup: a word or closing punctuation before, on the same line; a space, punctuation or the end after.
 _ONE_REF = r"<ref(?:\s[^<>]*?)?/>|<ref(?:\s[^<>]*)?(?<!/)>[^<]*(?:<(?!/?ref[\s>/])[^<]*)*</ref\s*>"
 REF_RUN = re.compile(rf"(?<=[\w.,;:!?)\]}}>'\"%”’» \t])(?:{_ONE_REF})+(?=[\s.,;:!?)(\"”’]|\Z)", re.IGNORECASE)
 # Where a <ref> is text to the parser, so it stays: comments and the tags whose content mwparserfromhell leaves
