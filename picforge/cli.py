@@ -8,7 +8,7 @@ import textwrap
 
 from picforge import __version__, progress
 from picforge.errors import InputError, NothingToDo
-from picforge.long_lived import long_lived
+from picforge.long_lived import long_lived, one_command_process
 from picforge.options import missing_extra_line
 
 # The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}.
@@ -158,8 +158,10 @@ def run_command(argv):
 
 
 def console_main():
-    """The `picforge` command: main() on this process's arguments; what is left is frozen first, so the collector
-    pass at the exit does not walk it (reference counting frees it)."""
+    """The `picforge` command: main() on this process's arguments, in a process that ends with it (so what it loads
+    is frozen, `picforge.long_lived`); what is left is frozen too, so the collector pass at the exit does not walk
+    it (reference counting frees it)."""
+    one_command_process()
     code = main()
     gc.freeze()
     return code

@@ -1,32 +1,16 @@
-"""Modules and models loaded inside `long_lived` are left out of the collector's later passes."""
+"""Modules and models loaded inside `long_lived` are left out of the collector's later passes, in a process that
+runs one command; elsewhere nothing is frozen."""
 import gc
 import weakref
 
+import pytest
+
+from picforge import long_lived as long_lived_module
 from picforge.long_lived import long_lived
 
 
 class Loaded:
     """Stands for a loaded model's objects."""
-
-
-def test_objects_loaded_inside_are_frozen_and_collection_resumes():
-    assert gc.isenabled()
-    with long_lived():
-        assert not gc.isenabled()
-        model = Loaded()
-    assert gc.isenabled()
-    assert not any(obj is model for obj in gc.get_objects())  # in the permanent generation, which passes skip
-    assert gc.get_freeze_count() > 0
-
-
-def test_collection_left_off_stays_off():
-    gc.disable()
-    try:
-        with long_lived():
-            pass
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
 
 
 class Cycle:
@@ -36,10 +20,44 @@ class Cycle:
         self.me = self
 
 
-def test_garbage_from_before_is_collected_not_frozen():
+def frozen(obj):
+    return not any(tracked is obj for tracked in gc.get_objects())  # the permanent generation is not listed
+
+
+@pytest.fixture
+def one_command(monkeypatch):
+    monkeypatch.setattr(long_lived_module, "_one_command", True)
+
+
+def test_objects_loaded_inside_are_frozen_and_collection_resumes(one_command):
+    assert gc.isenabled()
+    with long_lived():
+        assert not gc.isenabled()
+        model = Loaded()
+    assert gc.isenabled() and frozen(model)
+
+
+def test_collection_left_off_stays_off(one_command):
+    gc.disable()
+    try:
+        with long_lived():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_garbage_from_before_is_collected_not_frozen(one_command):
     garbage = Cycle()
     collected = weakref.ref(garbage)
     del garbage
     with long_lived():
         pass
     assert collected() is None
+
+
+def test_outside_a_one_command_process_nothing_is_frozen():
+    with long_lived():
+        assert gc.isenabled()
+        model = Loaded()
+    assert not frozen(model)
