@@ -36,8 +36,14 @@ def read_run(path):
 
 def sorted_externally(records, key, chunk_records=CHUNK_RECORDS):
     """`records` in the order of sorted(records, key=key), holding about `chunk_records` records and one per run at
-    once; the runs' files are removed when the generator finishes or is closed."""
+    once; input shorter than one chunk is sorted in memory, else the runs' files are removed when the generator
+    finishes or is closed."""
+    each_chunk = chunks(records, chunk_records)
+    first = next(each_chunk, [])
+    if len(first) < chunk_records:  # the whole input: no run on disk
+        yield from sorted(first, key=key)
+        return
     with tempfile.TemporaryDirectory(prefix="picforge-sort-") as folder:
         runs = [write_run(sorted(chunk, key=key), os.path.join(folder, f"run-{number:06d}.pkl"))
-                for number, chunk in enumerate(chunks(records, chunk_records))]
+                for number, chunk in enumerate(itertools.chain([first], each_chunk))]
         yield from heapq.merge(*(read_run(path) for path in runs), key=key)

@@ -39,6 +39,16 @@ def test_each_chunk_is_written_before_the_next_is_read(monkeypatch):
     assert drawn_at_each_write == [3, 6, 9, 10]
 
 
+def test_input_shorter_than_a_chunk_is_sorted_in_memory(monkeypatch):
+    def no_write_run(records, path):
+        raise AssertionError("a run written to disk")
+
+    monkeypatch.setattr(external_sort, "write_run", no_write_run)
+    records = [(n % 3, n) for n in range(10, 0, -1)]
+    assert list(external_sort.sorted_externally(records, lambda r: r[0], chunk_records=11)) == sorted(
+        records, key=lambda r: r[0])
+
+
 def test_nothing_in_nothing_out():
     assert list(external_sort.sorted_externally([], lambda record: record)) == []
 
