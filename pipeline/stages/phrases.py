@@ -38,7 +38,7 @@ def load_spacy(model_name=None):
     return shared_pipeline(model_name, PIPES_NOT_NEEDED, _prepare_pipeline)
 
 
-WORD = re.compile(r"\S+")
+WHITESPACE_WORD = re.compile(r"\S+")
 EDGE_SYMBOLS = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
 
 
@@ -50,7 +50,7 @@ def _is_trimmable(word):
 def trim_words(text):
     """(start, end) of `text` without the leading/trailing whitespace words that are, edge symbols off, a stopword
     or nothing (PiC's trim); None when no word is left."""
-    words = [match.span() for match in WORD.finditer(text)]
+    words = [match.span() for match in WHITESPACE_WORD.finditer(text)]
     first, last = 0, len(words)
     while first < last and _is_trimmable(text[slice(*words[first])]):
         first += 1
