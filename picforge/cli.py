@@ -6,7 +6,7 @@ import logging
 import sys
 import textwrap
 
-from picforge import __version__, progress
+from picforge import __version__, paths, progress, redact
 from picforge.errors import InputError, NothingToDo
 from picforge.long_lived import long_lived, one_command_process
 from picforge.options import missing_extra_line
@@ -89,7 +89,8 @@ def build_parser(command=None):
     parser = argparse.ArgumentParser(prog="picforge", description="Build phrase-in-context datasets.",
                                      epilog=table_of_contents(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"picforge {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress at INFO level")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="log progress at INFO level (-vv: DEBUG, every library's log too); secrets show as ***")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="one of the commands below; `picforge COMMAND --help` for its options")
     chosen = COMMANDS.get(command)
@@ -110,7 +111,7 @@ def error_line(err):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    verbose = bool({"-v", "--verbose"} & set(argv))
+    verbose = bool({"-v", "-vv", "--verbose"} & set(argv))
     try:
         return run_command(argv)
     except (InputError, OSError) as err:
@@ -135,22 +136,35 @@ def main(argv=None):
         return 1
 
 
+def parsed_actions(parser, args):
+    """Every argparse action of the parsers `args` went through: the top parser, its command's, its verb's…"""
+    actions = []
+    while parser is not None:
+        actions += parser._actions
+        chosen = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parser = chosen[0].choices.get(getattr(args, chosen[0].dest, None)) if chosen else None
+    return actions
+
+
 def run_command(argv):
-    """Parse `argv` and run its command (errors are main's to report)."""
+    """Parse `argv`, check its outputs (picforge.paths) and run its command (errors are main's to report)."""
     parser = build_parser(command_name(argv))
     args, extra = parser.parse_known_args(argv)
     if extra and not hasattr(args, "beam_args"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if hasattr(args, "beam_args"):
         args.beam_args = extra
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    redact.configure_logging(args.verbose)
     logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     if not args.verbose:  # a failing DoFn's traceback, logged by Beam: main reports its error in one line
         logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
     with long_lived():  # every area's cli package, alive until the process ends
         register_area_stages()
+    actions = parsed_actions(parser, args)
+    paths.guard_outputs(args, actions)
     code = args.func(args)
+    if code == 0:
+        paths.record_reads(args, actions)
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
     if code == 0 and after is not None:
         after(args)

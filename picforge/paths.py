@@ -1,35 +1,227 @@
-"""Where outputs may go: never over, inside or around an input, never outside the folder named."""
+"""Where outputs may go: never over, inside or around an input, never into a run or release a verb does not own.
+
+Every output option is added with add_output, which declares it on its argparse action; `picforge.cli` passes
+each parsed command line through guard_outputs before the verb runs, so no verb can skip the check.
+"""
+import glob
+import json
 import os
 import posixpath
 import re
+import stat
+from dataclasses import dataclass
 
 from picforge.errors import InputError
 
+RELEASE_MANIFEST = "MANIFEST.json"
+PRODUCER = "picforge"  # the MANIFEST.json field `producer` of every release picforge writes
+STAGE_MANIFEST = "_manifest.json"
+RUN_MARKERS = (".picforge.lock", "ledger.sqlite")
+READS_FILE = ".picforge-reads.json"  # the files earlier verbs of a run read, kept in the run
+
+
+@dataclass(frozen=True)
+class Output:
+    """What an output option writes: a `file`, a `folder` of files, a `run` (stages added to a run directory) or a
+    `release` (a folder replaced whole); `owns` are the sub-paths of the verb's own run it may be written under."""
+
+    kind: str
+    owns: tuple = ()
+
+
+def add_output(parser, *flags, kind, owns=(), **kwargs):
+    """Add an output option (argparse's add_argument arguments) declared as `kind`, so guard_outputs checks it."""
+    assert kind in ("file", "folder", "run", "release"), kind
+    action = parser.add_argument(*flags, **kwargs)
+    action.picforge_output = Output(kind, tuple(owns))
+    return action
+
+
+def declared_output(action):
+    """The Output an argparse action was declared with by add_output, or None."""
+    return getattr(action, "picforge_output", None)
+
 
 def _location(path):
-    """A comparable form of a local path (resolved) or a URL (no trailing slash)."""
+    """A comparable form of a local path (absolute, symlinks resolved) or a URL (no trailing slash)."""
     path = str(path)
     if "://" in path:
         return path.rstrip("/")
-    return os.path.realpath(os.path.abspath(path))
+    return os.path.realpath(os.path.abspath(os.path.expanduser(path)))
+
+
+def _inside(a, b):
+    """True if location a lies strictly inside location b."""
+    sep = "/" if "://" in b else os.sep
+    return a.startswith(b.rstrip(sep) + sep)
 
 
 def overlaps(a, b):
     """True if a and b are the same place, or one lies inside the other."""
     a, b = _location(a), _location(b)
-    sep = "/" if "://" in a else os.sep
-    return a == b or a.startswith(b.rstrip(sep) + sep) or b.startswith(a.rstrip(sep) + sep)
+    return a == b or _inside(a, b) or _inside(b, a)
+
+
+def input_locations(value):
+    """The places an argument value names: a URL as text, a sqlite:/// URL's file, or a local path and every match of
+    its glob (existing ones only: what is not there cannot be written over)."""
+    if not isinstance(value, str) or not value or "\0" in value:
+        return []
+    if value.startswith("sqlite:///"):
+        value = value[len("sqlite:///"):]
+    elif "://" in value:
+        return [value.rstrip("/")] if re.match(r"^(gs|s3|hf)://", value) else []
+    found = [value] if os.path.lexists(value) else []
+    if glob.has_magic(value):
+        found += glob.glob(value, recursive=True)
+    return sorted({_location(p) for p in found})
 
 
 def refuse_overlap(output, inputs, option="--out"):
     """InputError before anything is written if `output` is, contains or sits inside one of `inputs`
-    ({what: path}); the message names both and the fix."""
+    ({what: path or glob}); the message names both and the fix."""
     for what, path in inputs.items():
-        if path and overlaps(output, path):
-            a, b = _location(output), _location(path)
-            relation = "is" if a == b else "sits inside" if a.startswith(b) else "contains"
-            raise InputError(f"{output}: the output {relation} the {what} {path}; choose a {option} outside it "
-                             "(nothing was written)")
+        for place in input_locations(path) or ([_location(path)] if path else []):
+            _refuse_if_overlapping(output, place, f"{what} {path}", option)
+
+
+def _refuse_if_overlapping(output, place, what, option):
+    where = _location(output)
+    if not (where == place or _inside(where, place) or _inside(place, where)):
+        return
+    relation = "is" if where == place else "sits inside" if _inside(where, place) else "contains"
+    raise InputError(f"{output}: the output {relation} the {what}; choose a {option} outside it "
+                     "(nothing was written)")
+
+
+def is_run(folder):
+    """True for a local run directory: it holds picforge's lock or ledger."""
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in RUN_MARKERS)
+
+
+def is_release(folder):
+    """True for a local folder holding a MANIFEST.json (a release, picforge's or another's)."""
+    return os.path.isfile(os.path.join(folder, RELEASE_MANIFEST))
+
+
+def _owned(where, run, owns):
+    relative = os.path.relpath(where, run).replace(os.sep, "/")
+    return any(relative == sub or relative.startswith(sub + "/") for sub in owns)
+
+
+def check_output(output, spec, inputs, option, own_runs=()):
+    """InputError unless `output` (an Output `spec`) may be written: it is, holds or sits in none of `inputs`
+    ({location: what}), is no file an earlier verb of `own_runs` read, and lies in no release and in no run but one
+    of `own_runs` under a sub-path `spec.owns`."""
+    where = _location(output)
+    for place, what in inputs.items():
+        if place == where and spec.kind == "run" and place in own_runs:
+            continue  # a run reads its own earlier stages
+        if _inside(where, place) and place in own_runs and _owned(where, place, spec.owns):
+            continue
+        _refuse_if_overlapping(output, place, what, option)
+    if "://" in where:
+        return
+    for run in own_runs:
+        if where in read_by(run):
+            raise InputError(f"{output}: an earlier verb of the run {run} read this file; choose a {option} that "
+                             "names a new file (nothing was written)")
+    if os.path.isdir(where) and spec.kind in ("file", "folder") and (is_run(where) or is_release(where)):
+        raise InputError(f"{output}: is a picforge run or release folder; choose a {option} outside it "
+                         "(nothing was written)")
+    if spec.kind == "run" and is_release(where) or spec.kind == "release" and is_run(where):
+        raise InputError(f"{output}: is a {'release' if spec.kind == 'run' else 'run'} folder, not a "
+                         f"{spec.kind}; choose another {option} (nothing was written)")
+    folder = os.path.dirname(where)
+    while folder != os.path.dirname(folder):
+        if is_release(folder):
+            raise InputError(f"{output}: sits inside the release {folder}, which only `picforge build` or `publish` "
+                             f"writes; choose a {option} outside it (nothing was written)")
+        run = os.path.dirname(folder) if os.path.isfile(os.path.join(folder, STAGE_MANIFEST)) else folder
+        if is_run(run) and not (run in own_runs and _owned(where, run, spec.owns)):
+            places = f" (this verb writes only under {', '.join(spec.owns)} of its own run)" if spec.owns else ""
+            raise InputError(f"{output}: sits inside the run {run}, whose files this verb does not write{places}; "
+                             f"choose a {option} outside it (nothing was written)")
+        folder = os.path.dirname(folder)
+
+
+def parsed_paths(args, actions):
+    """([(option, value, Output)] of the declared outputs given, {location: what} of every other argument value
+    naming an existing path, glob or bucket URL) of a parsed command line."""
+    outputs, inputs = [], {}
+    for action in actions:
+        value = getattr(args, action.dest, None)
+        flag = max(action.option_strings, key=len) if action.option_strings else action.dest
+        spec = declared_output(action)
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if not isinstance(item, str) or not item:
+                continue
+            if spec:
+                outputs.append((flag, item, spec))
+            else:
+                for place in input_locations(item):
+                    inputs.setdefault(place, f"{flag.lstrip('-').replace('_', ' ')} {item}")
+    return outputs, inputs
+
+
+def own_runs(args, outputs):
+    """The local runs a verb writes into: its --run and its run outputs."""
+    named = [getattr(args, "run", None)] + [value for _, value, spec in outputs if spec.kind == "run"]
+    return tuple(_location(r) for r in named if isinstance(r, str) and "://" not in r)
+
+
+def guard_outputs(args, actions):
+    """InputError before a verb runs if one of its declared outputs is, holds or sits in one of its inputs (every
+    other path-valued argument, globs and symlinks resolved), is a file an earlier verb of its run read, or lies in
+    a run or release folder it does not own."""
+    outputs, inputs = parsed_paths(args, actions)
+    runs = own_runs(args, outputs)
+    seen = {}
+    for option, value, spec in outputs:
+        where = _location(value)
+        if where in seen:
+            raise InputError(f"{value}: named by both {seen[where]} and {option}; give each output its own path")
+        seen[where] = option
+        check_output(value, spec, inputs, option, runs)
+
+
+def read_by(run):
+    """The files earlier verbs of the local `run` read (locations), from its READS_FILE."""
+    try:
+        with open(os.path.join(run, READS_FILE), encoding="utf-8") as fh:
+            return set(json.load(fh))
+    except (OSError, ValueError):
+        return set()
+
+
+def record_reads(args, actions):
+    """Add the regular files a verb that finished read (outside its run) to each of its local runs' READS_FILE, so
+    no later verb writes over them."""
+    outputs, inputs = parsed_paths(args, actions)
+    runs = [run for run in own_runs(args, outputs) if is_run(run)]
+    for run in runs:
+        files = {place for place in inputs if os.path.isfile(place) and not _inside(place, run)}
+        if not files - read_by(run):
+            continue
+        path = os.path.join(run, READS_FILE)
+        with open(path + ".partial", "w", encoding="utf-8") as fh:
+            json.dump(sorted(read_by(run) | files), fh, indent=1)
+        os.replace(path + ".partial", path)
+
+
+def plain_file(path, where):
+    """`path` if it is a regular file with one link (no symlink, hard link, device or FIFO), else InputError naming it
+    and `where` it was found."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: missing from {where}; rebuild it") from None
+    what = ("a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file" if not stat.S_ISREG(info.st_mode)
+            else f"a hard link ({info.st_nlink} names)" if info.st_nlink > 1 else None)
+    if what:
+        raise InputError(f"{path}: is {what}; {where} may hold only plain files (a link could publish a file from "
+                         "outside it): replace it with a copy or rebuild")
+    return path
 
 
 def plain_name(name, what):

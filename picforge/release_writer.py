@@ -9,7 +9,7 @@ import uuid
 
 from picforge.errors import InputError
 from picforge import files
-from picforge.paths import refuse_overlap
+from picforge.paths import add_output, refuse_overlap
 
 MANIFEST = "MANIFEST.json"
 CARD = "README.md"
@@ -52,7 +52,7 @@ def read_manifest(release_dir):
 def add_release_options(parser, *, reads, default_license):
     """The options every release verb shares: --run (the run it reads), --out, --license and --force."""
     parser.add_argument("--run", required=True, help=f"run directory holding {reads}")
-    parser.add_argument("--out", required=True, help="release directory to write (local path, replaced whole)")
+    add_output(parser, "--out", kind="release", required=True, help="release directory to write (local path, replaced whole)")
     parser.add_argument("--license", help=f"licence id for the card (default {default_license})")
     parser.add_argument("--force", action="store_true", help="replace --out even if it holds something else")
 

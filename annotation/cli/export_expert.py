@@ -3,6 +3,7 @@ import os
 
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
 from picforge.options import positive_int
+from picforge.paths import add_output
 
 GROUP = "export"
 
@@ -14,7 +15,7 @@ def register(subparsers):
                         help="annotator names (letters, digits, - _ .); one sheet each")
     parser.add_argument("--per-annotator", required=True, type=positive_int, metavar="N",
                         help="triplets per annotator (the next unassigned ones, in select-stage order)")
-    parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/annotation/expert)")
+    add_output(parser, "--out", kind="folder", owns=("annotation/expert",), metavar="DIR", help="output folder (default RUN_DIR/annotation/expert)")
     parser.set_defaults(func=run)
 
 

@@ -3,6 +3,7 @@ import os
 
 from annotation.cli import add_ledger_options, name_list, open_ledger, print_batches
 from picforge.options import non_negative_int
+from picforge.paths import add_output
 
 GROUP = "export"
 
@@ -18,7 +19,7 @@ def register(subparsers):
     parser.add_argument("--balance", action="store_true",
                         help="sample as many positive pairs as there are negatives (seeded)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the --balance sample (default 0)")
-    parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/annotation/ps-verify)")
+    add_output(parser, "--out", kind="folder", owns=("annotation/ps-verify",), metavar="DIR", help="output folder (default RUN_DIR/annotation/ps-verify)")
     parser.set_defaults(func=run)
 
 

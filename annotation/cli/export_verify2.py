@@ -3,6 +3,7 @@ import os
 
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
 from picforge.options import positive_int
+from picforge.paths import add_output
 
 GROUP = "export"
 
@@ -13,7 +14,7 @@ def register(subparsers):
     parser.add_argument("--verifiers", required=True, type=annotator_names, metavar="V1,V2,…",
                         help="expert verifiers; items are dealt to them in turn")
     parser.add_argument("--per-verifier", type=positive_int, metavar="N", help="at most N items each (default: all)")
-    parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/annotation/verify2)")
+    add_output(parser, "--out", kind="folder", owns=("annotation/verify2",), metavar="DIR", help="output folder (default RUN_DIR/annotation/verify2)")
     parser.set_defaults(func=run)
 
 

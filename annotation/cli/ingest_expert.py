@@ -2,6 +2,7 @@
 import os
 
 from annotation.cli import add_grammar_options, add_ledger_options, add_sheets_argument, open_ledger
+from picforge.paths import add_output
 
 GROUP = "ingest"
 
@@ -11,7 +12,7 @@ def register(subparsers):
     add_ledger_options(parser)
     add_sheets_argument(parser)
     add_grammar_options(parser)
-    parser.add_argument("--fixlists", metavar="DIR",
+    add_output(parser, "--fixlists", kind="folder", owns=("annotation/expert/fixlists",), metavar="DIR",
                         help="where fix-lists go (default RUN_DIR/annotation/expert/fixlists)")
     parser.set_defaults(func=run)
 

@@ -2,6 +2,7 @@
 import os
 
 from annotation.cli import mturk_options, open_ledger
+from picforge.paths import add_output
 
 GROUP = "mturk"
 
@@ -12,7 +13,7 @@ def register(subparsers):
         description="Plan a round-1 batch as for `mturk create` and write BATCH_input.csv (one row per HIT) and "
                     "BATCH_template.html (crowd-form, ${question_N} variables) to upload on the requester site.")
     mturk_options.add_batch_options(parser, endpoint=False)
-    parser.add_argument("--out", metavar="DIR", help="output folder (default RUN_DIR/mturk/BATCH)")
+    add_output(parser, "--out", kind="folder", owns=("mturk",), metavar="DIR", help="output folder (default RUN_DIR/mturk/BATCH)")
     mturk_options.add_plan_options(parser)
     parser.set_defaults(func=run)
 

@@ -2,6 +2,7 @@
 decisions; question-file batches: by --approve-all and a --reject list)."""
 from annotation.cli import mturk_options, open_ledger
 from picforge.errors import InputError
+from picforge.paths import add_output
 
 GROUP = "mturk"
 
@@ -25,7 +26,7 @@ def register(subparsers):
                         help="round 1: also block each worker whose gold record failed (an all-yes, all-no or random "
                              "worker) from your HITs: by the API, or for requester-UI batches the AWS CLI commands "
                              "to run are printed; recorded in the ledger and shown by `annotate report`")
-    parser.add_argument("--out", metavar="FILE.csv",
+    add_output(parser, "--out", kind="file", owns=("mturk",), metavar="FILE.csv",
                         help="requester-UI batches: where to write the Approve/Reject file to upload")
 
 

@@ -1,5 +1,6 @@
 """`annotate mturk save`: page through every HIT's assignments into the ledger (safe to re-poll)."""
 from annotation.cli import mturk_options
+from picforge.paths import add_output
 
 GROUP = "mturk"
 
@@ -10,7 +11,7 @@ def register(subparsers):
         "List every assignment of every HIT (all pages) and record it with its answers; re-polling only updates "
         "statuses. With --out, also write every saved assignment of the batch, from the ledger, as JSON Lines.",
         run)
-    parser.add_argument("--out", metavar="FILE.jsonl",
+    add_output(parser, "--out", kind="file", owns=("mturk",), metavar="FILE.jsonl",
                         help="also write the batch's saved assignments here, one per line as "
                              "list_assignments_for_hit returns them (replaced whole; for `cosimlex ingest-rating`)")
 

@@ -2,6 +2,7 @@
 import json
 
 from annotation.cli import add_ledger_options, open_ledger
+from picforge.paths import add_output
 
 GROUP = None
 
@@ -9,8 +10,8 @@ GROUP = None
 def register(subparsers):
     parser = subparsers.add_parser("report", help="funnel and acceptance rates (PiC Table A1), per-worker stats")
     add_ledger_options(parser)
-    parser.add_argument("--json", metavar="PATH", help="also write the report as JSON")
-    parser.add_argument("--out", metavar="PATH", help="write the Markdown here instead of standard output")
+    add_output(parser, "--json", kind="file", owns=("reports",), metavar="PATH", help="also write the report as JSON")
+    add_output(parser, "--out", kind="file", owns=("reports",), metavar="PATH", help="write the Markdown here instead of standard output")
     parser.set_defaults(func=run)
 
 

@@ -5,6 +5,7 @@ from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_
 from picforge.long_lived import long_lived
 from picforge.options import add_device_option, finite_float, non_negative_int, options_from_args, positive_int
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
+from picforge.paths import add_output
 
 
 def format_funnel(funnel):
@@ -16,7 +17,7 @@ def register(subparsers):
     parser = subparsers.add_parser("mine", description=__doc__)
     parser.add_argument("--input", required=True, help="pages-articles dump: path, glob, gs://, s3:// or https:// URL")
     parser.add_argument("--wic", required=True, help="the official WiC_dataset.zip")
-    parser.add_argument("--out", required=True, help="run directory (local, gs:// or s3://)")
+    add_output(parser, "--out", kind="run", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
     parser.add_argument("--top-n", type=positive_int, default=MineOptions.top_n, help="triplets to select (default 19500)")
     parser.add_argument("--max-pages", type=positive_int, help="read only the first N articles of the input (files in sorted order, read one after another)")
@@ -54,12 +55,12 @@ def register(subparsers):
                              "[[Category:…]] links")
     parser.add_argument("--categories-api-url", default=CATEGORIES_API_URL,
                         help=f"MediaWiki api.php for --categories-from-api (default {CATEGORIES_API_URL})")
-    parser.add_argument("--categories-cache-dir", default=CATEGORIES_CACHE_DIR,
+    add_output(parser, "--categories-cache-dir", kind="folder", default=CATEGORIES_CACHE_DIR,
                         help="cache of fetched categories, on each worker: a local path or a file system mounted on "
                              f"every worker (default {CATEGORIES_CACHE_DIR})")
     parser.add_argument("--categories-contact",
                         help="e-mail or URL sent in the User-Agent to the MediaWiki API (default $PICFORGE_CONTACT)")
-    parser.add_argument("--cache-dir", help="where https:// dumps are downloaded (default ~/.cache/picforge/downloads)")
+    add_output(parser, "--cache-dir", kind="folder", help="where https:// dumps are downloaded (default ~/.cache/picforge/downloads)")
     parser.add_argument("--force", action="store_true", help="redo every stage even if its outputs are up to date")
     parser.set_defaults(func=run, beam_args=[])
 

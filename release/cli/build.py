@@ -3,7 +3,7 @@ import os
 import sys
 
 from picforge.errors import InputError
-from picforge.paths import refuse_overlap
+from picforge.paths import add_output, refuse_overlap
 from picforge.options import non_negative_int
 from release.configs import LICENSE
 
@@ -14,7 +14,7 @@ def register(subparsers):
         description="Build PS, PR-pass, PR-page and PSD (JSON Lines + Parquet, dataset card, statistics, plots) "
                     "from the clean, sentences, select and final_annotations stages of a run directory.")
     parser.add_argument("--run", required=True, help="run directory (local, gs:// or s3://)")
-    parser.add_argument("--out", required=True, help="release directory to write (local path)")
+    add_output(parser, "--out", kind="release", required=True, help="release directory to write (local path)")
     parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
     parser.add_argument("--license", default=LICENSE,
                         help=f"licence id for the card (default {LICENSE}: what the Wikipedia text and WiC words allow)")

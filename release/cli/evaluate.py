@@ -5,6 +5,7 @@ import os
 from picforge.errors import InputError
 from picforge.options import add_device_option, positive_int
 from release.configs import CONFIGS, SPLITS, data_file
+from picforge.paths import add_output
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
 DEFAULT_BASELINES = ("PS", "PR-pass")
@@ -40,7 +41,7 @@ def register(subparsers):
     parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
     parser.add_argument("--split", default="test", choices=SPLITS, help="split the predictions are for")
-    parser.add_argument("--out", help="also write the results as JSON here")
+    add_output(parser, "--out", kind="file", help="also write the results as JSON here")
     add_device_option(parser, "the phrase encoder")
     parser.set_defaults(func=run)
 

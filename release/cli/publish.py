@@ -1,4 +1,6 @@
 """`picforge publish RELEASE_DIR --to DEST`: upload a built release (dry run unless --live)."""
+from picforge.paths import add_output
+
 
 
 def register(subparsers):
@@ -8,7 +10,7 @@ def register(subparsers):
                     "hf://org/name (huggingface_hub, one commit) or gs:// and other Beam FileSystems paths. "
                     "Without --live only the plan is printed.")
     parser.add_argument("release_dir", help="release directory written by `picforge build`")
-    parser.add_argument("--to", required=True, dest="dest", help="s3://bucket/prefix, gs://bucket/prefix or hf://org/name")
+    add_output(parser, "--to", kind="release", required=True, dest="dest", help="s3://bucket/prefix, gs://bucket/prefix or hf://org/name")
     parser.add_argument("--live", action="store_true", help="really upload (default: print the plan only)")
     parser.add_argument("--private", action="store_true", help="create the Hugging Face repository as private")
     parser.set_defaults(func=run)

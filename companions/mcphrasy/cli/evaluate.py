@@ -7,6 +7,7 @@ from companions.mcphrasy.stages import MAX_CONTEXTS
 from picforge.encoders import BUNDLED_MODEL
 from picforge.files import write_atomically
 from picforge.options import add_device_option, add_run_option, check_device, non_negative_int, positive_int
+from picforge.paths import add_output
 
 
 def register(verbs):
@@ -23,7 +24,7 @@ def register(verbs):
                         help=f"m, contexts per phrase for the contextual baselines (default {MAX_CONTEXTS})")
     parser.add_argument("--rounds", type=positive_int, default=10_000, help="permutation-test rounds (default 10000)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="permutation-test seed (default 0)")
-    parser.add_argument("--out", help="also write the scores as JSON here")
+    add_output(parser, "--out", kind="file", help="also write the scores as JSON here")
     add_device_option(parser, "the baseline encoders")
     parser.set_defaults(func=run)
 

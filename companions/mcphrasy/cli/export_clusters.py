@@ -3,13 +3,14 @@ from companions.mcphrasy.annotate import DEFAULT_SHARED, export_sheets
 from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.options import non_negative_int
 from picforge.rundir import RunDir
+from picforge.paths import add_output
 
 
 def register(verbs):
     parser = verbs.add_parser("export-clusters", help="write cluster sheets (CSV + XLSX) for annotators")
     add_run_and_ledger_options(parser, "mcphrasy-groups")
     parser.add_argument("--annotators", nargs="+", required=True, help="annotator names")
-    parser.add_argument("--sheets", required=True, help="folder for the sheets (one sub-folder per annotator)")
+    add_output(parser, "--sheets", kind="folder", owns=("sheets",), required=True, help="folder for the sheets (one sub-folder per annotator)")
     parser.add_argument("--shared", type=non_negative_int, default=DEFAULT_SHARED,
                         help=f"first N groups go to every annotator, for agreement (default {DEFAULT_SHARED})")
     parser.set_defaults(func=run)

@@ -2,12 +2,13 @@
 from companions.mcphrasy.release import DEFAULT_KS, DEFAULT_LICENSE, write_release
 from picforge.encoders import BUNDLED_MODEL
 from picforge.rundir import RunDir
+from picforge.paths import add_output
 
 
 def register(verbs):
     parser = verbs.add_parser("release", help="write the dataset, its card (Table 1) and the baseline scores")
     parser.add_argument("--run", required=True, metavar="RUN_DIR", help="run directory holding mcphrasy-clusters")
-    parser.add_argument("--out", required=True, help="release folder to write (replaced atomically)")
+    add_output(parser, "--out", kind="release", required=True, help="release folder to write (replaced atomically)")
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")
     parser.add_argument("--license", default=DEFAULT_LICENSE, help=f"licence id for the card (default {DEFAULT_LICENSE}: what the "
                                                                    "Wikipedia text allows)")

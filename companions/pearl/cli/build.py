@@ -3,6 +3,7 @@ import dataclasses
 
 from companions.pearl.options import PearlOptions
 from picforge.options import add_device_option, finite_float, non_negative_int, options_from_args, positive_int
+from picforge.paths import add_output
 
 DEFAULTS = PearlOptions()
 
@@ -21,7 +22,7 @@ def register(subparsers):
         description="Read the `sentences` stage of a mining run and write stage `pearl-phrases` (Beam; runner flags "
                     "pass through).")
     parser.add_argument("--run", required=True, help="mining run directory holding a completed `sentences` stage")
-    parser.add_argument("--out", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
+    add_output(parser, "--out", kind="run", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
     add_device_option(parser, "the hard negatives' encoder")

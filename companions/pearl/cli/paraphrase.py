@@ -4,6 +4,7 @@ import os
 from picforge.llm import GenerationSettings
 from picforge.errors import InputError
 from picforge.options import finite_float, non_negative_int, positive_int
+from picforge.paths import add_output
 
 
 def register(subparsers):
@@ -24,7 +25,7 @@ def register(subparsers):
     parser.add_argument("--temperature", type=finite_float, default=0.7)
     parser.add_argument("--completion-tokens", type=positive_int, default=32, metavar="N", help="max_tokens of each answer")
     parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="requests in flight at once")
-    parser.add_argument("--cache", metavar="DIR", help="local response cache (default PEARL_RUN/cache)")
+    add_output(parser, "--cache", kind="folder", owns=("cache",), metavar="DIR", help="local response cache (default PEARL_RUN/cache)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
     parser.set_defaults(func=run)
 

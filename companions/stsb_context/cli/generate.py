@@ -2,11 +2,12 @@
 from companions.stsb_context.settings import GENERATIONS
 from picforge.llm import GenerationSettings
 from picforge.options import finite_float, non_negative_int, positive_float, positive_int
+from picforge.paths import add_output
 
 
 def add_arguments(parser):
     parser.add_argument("--stsb", metavar="FILE", help="STS Benchmark test file (tab-separated, 7 columns)")
-    parser.add_argument("--out", metavar="RUN_DIR", help="run directory (local path, gs:// or s3://)")
+    add_output(parser, "--out", kind="run", metavar="RUN_DIR", help="run directory (local path, gs:// or s3://)")
     parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
     parser.add_argument("--base-url", metavar="URL",
                         help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 for vLLM, llama.cpp or "
@@ -26,7 +27,7 @@ def add_arguments(parser):
     parser.add_argument("--max-retries", type=non_negative_int, default=4, metavar="N",
                         help="retries with exponential backoff on 408/409/429/5xx and connection errors (default 4)")
     parser.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="per-request timeout")
-    parser.add_argument("--cache", metavar="DIR", help="local response cache (default RUN_DIR/cache)")
+    add_output(parser, "--cache", kind="folder", owns=("cache",), metavar="DIR", help="local response cache (default RUN_DIR/cache)")
     parser.add_argument("--offline", action="store_true", help="replay the cache only; report what is missing")
     parser.add_argument("--exact-match", action="store_true",
                         help="require the target sentence exactly (default also allows a lower-case first letter "
