@@ -161,8 +161,9 @@ class Budget:
 
 def make_client(endpoint, *, timeout):
     """The official OpenAI client for `endpoint`, with its key from $OPENAI_API_KEY (placeholder for local servers)
-    and no retries of its own: the Fetcher retries, charging each attempt to the caps."""
-    from openai import OpenAI
+    and no retries or redirects of its own: the Fetcher retries, charging each attempt to the caps, and a redirect
+    stops the run (following it would send requests the caps never saw)."""
+    from openai import DefaultHttpxClient, OpenAI
 
     api_key = os.environ.get("OPENAI_API_KEY")
     if not api_key:
@@ -170,7 +171,8 @@ def make_client(endpoint, *, timeout):
             raise InputError(f"{redact_url(endpoint)}: no API key; export OPENAI_API_KEY (it is read only from the "
                              "environment)")
         api_key = LOCAL_PLACEHOLDER_KEY
-    return OpenAI(base_url=endpoint, api_key=api_key, max_retries=0, timeout=timeout)
+    return OpenAI(base_url=endpoint, api_key=api_key, max_retries=0, timeout=timeout,
+                  http_client=DefaultHttpxClient(follow_redirects=False))
 
 
 def openai_sender(client, settings):
@@ -208,9 +210,18 @@ def backoff_seconds(err, attempt):
 
 
 def _fatal(err):
-    """True for errors that every further request would repeat (bad key, no such model or URL)."""
+    """True for errors that every further request would repeat (bad key, no such model or URL, a redirect)."""
     import openai
-    return isinstance(err, (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError))
+    return isinstance(err, (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError)) or \
+        _redirect(err) is not None
+
+
+def _redirect(err):
+    """Where an API error's 3xx response points (redacted), or None for any other error."""
+    response = getattr(err, "response", None)
+    if response is None or not 300 <= response.status_code < 400:
+        return None
+    return redact_url(response.headers.get("location", "") or "nowhere")
 
 
 def make_fetcher(settings, *, cache_dir, offline, max_requests, max_tokens, max_retries, timeout):
@@ -301,6 +312,10 @@ class Fetcher:
                     break
                 in_flight[pool.submit(self.answer, job)] = job
             collect(wait(in_flight)[0])
+        if fatal is not None and _redirect(fatal) is not None:
+            raise InputError(f"{self.settings.endpoint}: answered HTTP {fatal.status_code}, a redirect to "
+                             f"{_redirect(fatal)}; redirects are not followed (each hop would be a request past the "
+                             "caps): pass the final URL as --base-url (answers received so far are cached)")
         if fatal is not None:
             raise InputError(f"{self.settings.endpoint}: {type(fatal).__name__} (HTTP {fatal.status_code}) for model "
                              f"{self.settings.model!r}; check OPENAI_API_KEY, --model and --base-url "

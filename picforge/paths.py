@@ -209,19 +209,58 @@ def record_reads(args, actions):
         os.replace(path + ".partial", path)
 
 
-def plain_file(path, where):
-    """`path` if it is a regular file with one link (no symlink, hard link, device or FIFO), else InputError naming it
-    and `where` it was found."""
+def plain_file(path, root):
+    """`path` if it is a regular file with one name (no symlink, hard link, device or FIFO) and no folder between
+    `root` (the release it belongs to) and it is a link; else InputError naming it."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
-        raise InputError(f"{path}: missing from {where}; rebuild it") from None
+        raise InputError(f"{path}: missing from {root}; rebuild it") from None
     what = ("a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file" if not stat.S_ISREG(info.st_mode)
             else f"a hard link ({info.st_nlink} names)" if info.st_nlink > 1 else None)
+    folder = os.path.dirname(os.path.abspath(path))
+    while what is None and folder.startswith(os.path.abspath(root) + os.sep):
+        if os.path.islink(folder):
+            path, what = folder, "a symbolic link"
+        folder = os.path.dirname(folder)
     if what:
-        raise InputError(f"{path}: is {what}; {where} may hold only plain files (a link could publish a file from "
-                         "outside it): replace it with a copy or rebuild")
+        raise InputError(f"{path}: is {what}; the release {root} may hold only plain files (a link could publish or "
+                         "read a file from outside it): replace it with a copy or rebuild the release")
     return path
+
+
+def release_leftovers(folder):
+    """The files in local `folder` that replacing it with a release would lose: none for an empty folder or a release
+    picforge wrote (its MANIFEST.json says `producer: picforge` and lists every other file), else every file not
+    listed (all of them when there is no such manifest)."""
+    found = sorted(os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/")
+                   for root, dirs, names in os.walk(folder) for name in names + [d for d in dirs if
+                                                                                 os.path.islink(os.path.join(root, d))])
+    try:
+        with open(os.path.join(folder, RELEASE_MANIFEST), encoding="utf-8") as fh:
+            manifest = json.load(fh)
+        listed = set(manifest["files"]) if manifest.get("producer") == PRODUCER else set()
+    except (OSError, ValueError, KeyError, TypeError):
+        listed = set()
+    if listed:
+        listed.add(RELEASE_MANIFEST)
+    return [name for name in found if name not in listed]
+
+
+def refuse_replacing(folder, option, force=False):
+    """InputError unless the local `folder` may be replaced whole: it is missing, empty or a release picforge wrote
+    with nothing added (or `force`); the message names what would be lost."""
+    if "://" in folder or not os.path.lexists(folder):
+        return
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        raise InputError(f"{option} {folder}: is a file or a link, not a release folder; name a new or empty folder "
+                         "(nothing was moved or written)")
+    lost = [] if force else release_leftovers(folder)
+    if lost:
+        shown = ", ".join(lost[:10]) + (f" and {len(lost) - 10} more" if len(lost) > 10 else "")
+        raise InputError(f"{option} {folder}: is not a release picforge wrote, or holds files it did not write; "
+                         f"replacing it would delete {shown}; move them out or choose another {option} "
+                         "(nothing was written)")
 
 
 def plain_name(name, what):

@@ -9,7 +9,7 @@ import uuid
 
 from picforge.errors import InputError
 from picforge import files
-from picforge.paths import add_output, refuse_overlap
+from picforge.paths import PRODUCER, add_output, plain_file, refuse_overlap, refuse_replacing
 
 MANIFEST = "MANIFEST.json"
 CARD = "README.md"
@@ -44,15 +44,16 @@ def license_section(license_id, sources):
 def read_manifest(release_dir):
     """The MANIFEST.json of a release directory, or None when there is none."""
     path = os.path.join(release_dir, MANIFEST)
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         return None
-    return files.read_json(path, f"restore it from the published copy, or rebuild the release into {release_dir}")
+    return files.read_json(plain_file(path, release_dir), f"restore it from the published copy, or rebuild the release into {release_dir}")
 
 
 def add_release_options(parser, *, reads, default_license):
     """The options every release verb shares: --run (the run it reads), --out, --license and --force."""
     parser.add_argument("--run", required=True, help=f"run directory holding {reads}")
-    add_output(parser, "--out", kind="release", required=True, help="release directory to write (local path, replaced whole)")
+    add_output(parser, "--out", kind="release", required=True,
+               help="release directory to write (local path, replaced whole)")
     parser.add_argument("--license", help=f"licence id for the card (default {default_license})")
     parser.add_argument("--force", action="store_true", help="replace --out even if it holds something else")
 
@@ -67,16 +68,14 @@ def release_summary(out, manifest, counted):
 def current_release(out, wanted, *, force, kind, run):
     """The manifest of `out` when it already holds the release fingerprinted `wanted` (and not `force`), else None.
 
-    Refuses (InputError) an `out` that is, holds or sits inside the `run` it reads, and a non-empty `out` that holds
-    no release unless `force`, so no other folder is replaced.
+    Refuses (InputError) an `out` that is, holds or sits inside the `run` it reads, and, unless `force`, an `out`
+    holding anything but a release picforge wrote, naming what would be deleted (picforge.paths.refuse_replacing).
     """
     refuse_overlap(out, {"run": run})
     existing = read_manifest(out)
     if existing and existing.get("fingerprint") == wanted and not force:
         return existing
-    if os.path.isdir(out) and os.listdir(out) and not existing and not force:
-        raise InputError(f"{out}: holds files that are not a {kind} release; pass --force to replace it or choose "
-                         "another --out")
+    refuse_replacing(out, "--out", force=force)
     return None
 
 
@@ -94,7 +93,7 @@ def file_checksums(root):
     files = {}
     for folder, _, names in os.walk(root):
         for name in names:
-            path = os.path.join(folder, name)
+            path = plain_file(os.path.join(folder, name), root)  # a release never holds links
             files[os.path.relpath(path, root).replace(os.sep, "/")] = {
                 "sha256": sha256_file(path), "bytes": os.path.getsize(path)}
     return dict(sorted(files.items()))
@@ -206,7 +205,7 @@ def write_release(out, fill):
             json.dump(stats, fh, indent=2, sort_keys=True)
         with open(os.path.join(folder, CARD), "w", encoding="utf-8") as fh:
             fh.write(card)
-        manifest = dict(fields, files=file_checksums(folder))
+        manifest = dict(fields, producer=PRODUCER, files=file_checksums(folder))
         with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=2, sort_keys=True)
         return manifest

@@ -177,13 +177,17 @@ class CategoryClient:
         for attempt in range(self.max_attempts):
             response = None
             try:
-                response = self.session.get(self.api_url, params=params, timeout=self.timeout)
+                response = self.session.get(self.api_url, params=params, timeout=self.timeout, allow_redirects=False)
                 self.requests_sent += 1
             except (requests.ConnectionError, requests.Timeout) as err:
                 problem = f"connection failed: {err}"
             else:
                 if response.status_code in RETRY_STATUSES:
                     problem = f"HTTP {response.status_code}"
+                elif response.is_redirect:  # not followed: each hop would be a request `requests_sent` never saw
+                    raise CategoriesApiError(f"{what}: HTTP {response.status_code}, a redirect to "
+                                             f"{response.headers.get('location')}; redirects are not followed: pass "
+                                             "the final URL as --categories-api-url")
                 elif response.status_code != 200:
                     raise CategoriesApiError(f"{what}: HTTP {response.status_code}; check the API URL")
                 else:

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import schemas
 from picforge.release_writer import WIKIPEDIA, default_license, read_jsonl
 from picforge.errors import InputError
+from picforge.paths import plain_file
 
 SPLITS = ("train", "validation", "test")
 # Splits are drawn per triplet, once for all configs (leak-free), with PS's 70/10/20 (PiC Sec. 5.1); PR's
@@ -81,4 +82,4 @@ def read_split(release_dir, config, split):
         raise InputError(f"{path}: no such file; {config} has no {split} split in this release (empty splits are not "
                          f"written; its README.md says which), or {release_dir} is not a release built by "
                          "`picforge build`")
-    return read_jsonl(path)
+    return read_jsonl(plain_file(path, release_dir))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
-from picforge.paths import refuse_overlap, relative_entry
+from picforge.paths import plain_file, refuse_overlap, refuse_replacing, relative_entry
 from picforge.release_writer import MANIFEST, read_manifest, replace_directory, sha256_file
 
 CHUNK = 1 << 20
@@ -46,19 +46,22 @@ def plan_upload(release_dir, dest):
 
     Data files come first and MANIFEST.json last, so a destination holding the manifest holds everything.
     """
-    manifest = read_manifest(release_dir)
+    manifest = read_manifest(release_dir)  # a link or special file as MANIFEST.json is refused there
     if manifest is None:
         raise InputError(f"{os.path.join(release_dir, MANIFEST)}: not found; build the release with "
                          "`picforge build` first")
     refuse_overlap(dest, {"release": release_dir}, option="--to")
+    refuse_replacing(dest, "--to")
     uploads = []
     for relative, meta in manifest["files"].items():
         source = os.path.join(release_dir, relative_entry(relative, os.path.join(release_dir, MANIFEST)))
-        if not os.path.exists(source) or sha256_file(source) != meta["sha256"]:
+        plain_file(source, release_dir)
+        if sha256_file(source) != meta["sha256"]:
             raise InputError(f"{source}: missing or changed since the build (sha256 differs from {MANIFEST}); "
                              "rebuild with `picforge build --force` instead of editing a release")
         uploads.append(Upload(source, relative, _target(dest, relative), meta["sha256"], meta["bytes"]))
     manifest_path = os.path.join(release_dir, MANIFEST)
+    plain_file(manifest_path, release_dir)
     uploads.append(Upload(manifest_path, MANIFEST, _target(dest, MANIFEST), sha256_file(manifest_path),
                           os.path.getsize(manifest_path)))
     return uploads
@@ -119,10 +122,6 @@ def upload_filesystems(uploads, dest):
     into place; a gs:// (or other) one is staged under a `.partial-*` prefix, then moved into place, MANIFEST.json
     last after the old one is removed. Either way a failed upload leaves the old release whole."""
     if "://" not in dest:
-        if os.path.isdir(dest) and os.listdir(dest) and not os.path.exists(os.path.join(dest, MANIFEST)):
-            raise InputError(f"{dest}: holds files that are not a published release; publish to a new or empty "
-                             "folder (nothing was written)")
-
         def copy_all(staging):
             for upload in uploads:
                 target = os.path.join(staging, upload.relative)

@@ -12,6 +12,7 @@ from companions.mcphrasy.workflow import GROUPS, read_vectors_file
 from picforge import __version__, release_writer
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
+from picforge.paths import plain_file
 from picforge.release_writer import markdown_table
 from picforge.rundir import RunDir
 from release.configs import schema_features
@@ -108,7 +109,7 @@ def read_release(release_dir):
     path = os.path.join(release_dir, DATA_FILE)
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file; is {release_dir} a release made by `picforge mcphrasy release`?")
-    return release_writer.read_jsonl(path)
+    return release_writer.read_jsonl(plain_file(path, release_dir))
 
 
 def time_text(time):
