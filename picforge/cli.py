@@ -137,13 +137,15 @@ def main(argv=None):
 
 
 def parsed_actions(parser, args):
-    """Every argparse action of the parsers `args` went through: the top parser, its command's, its verb's…"""
-    actions = []
+    """The argparse actions of the parsers `args` went through (top parser, command, verb…), one per destination:
+    a verb's own option wins over its command's option of the same name."""
+    chain = []
     while parser is not None:
-        actions += parser._actions
+        chain.append(parser)
         chosen = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         parser = chosen[0].choices.get(getattr(args, chosen[0].dest, None)) if chosen else None
-    return actions
+    deepest = {action.dest: depth for depth, parser in enumerate(chain) for action in parser._actions}
+    return [action for depth, parser in enumerate(chain) for action in parser._actions if deepest[action.dest] == depth]
 
 
 def run_command(argv):
