@@ -229,6 +229,15 @@ def plain_file(path, root):
     return path
 
 
+def plain_tree(root):
+    """`root` if every entry under it is a plain file or a real folder (plain_file), else InputError naming the first
+    link or special file."""
+    for folder, dirs, names in os.walk(root):
+        for name in sorted(names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
+            plain_file(os.path.join(folder, name), root)
+    return root
+
+
 def release_leftovers(folder):
     """The files in local `folder` that replacing it with a release would lose: none for an empty folder or a release
     picforge wrote (its MANIFEST.json says `producer: picforge` and lists every other file), else every file not

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
-from picforge.paths import plain_file, refuse_overlap, refuse_replacing, relative_entry
+from picforge.paths import plain_file, plain_tree, refuse_overlap, refuse_replacing, relative_entry
 from picforge.release_writer import MANIFEST, read_manifest, replace_directory, sha256_file
 
 CHUNK = 1 << 20
@@ -46,7 +46,7 @@ def plan_upload(release_dir, dest):
 
     Data files come first and MANIFEST.json last, so a destination holding the manifest holds everything.
     """
-    manifest = read_manifest(release_dir)  # a link or special file as MANIFEST.json is refused there
+    manifest = read_manifest(plain_tree(release_dir))
     if manifest is None:
         raise InputError(f"{os.path.join(release_dir, MANIFEST)}: not found; build the release with "
                          "`picforge build` first")

@@ -50,7 +50,9 @@ def run(args):
     from release import evaluate
     from release.configs import read_split
     from release.embed import PhraseEncoder
+    from picforge.paths import plain_tree
     from picforge.release_writer import MANIFEST, read_manifest
+    plain_tree(args.release_dir)
     if args.baseline or args.predictions:
         baselines = args.baseline or []
     else:
