@@ -103,10 +103,12 @@ def build_parser(command=None):
 
 
 def error_line(err):
-    """One line for an error: `PATH: reason` for an OSError on a named file, else the message."""
+    """One line for an error: `PATH: reason` for an OSError on a named file, else the message; secrets as ***."""
     if isinstance(err, OSError) and err.filename:
-        return f"{err.filename}: {err.strerror or err}"
-    return str(err) or type(err).__name__
+        line = f"{err.filename}: {err.strerror or err}"
+    else:
+        line = str(err) or type(err).__name__
+    return redact.redact_text(line, *redact.environment_secrets())
 
 
 def main(argv=None):
@@ -131,7 +133,7 @@ def main(argv=None):
     except Exception as err:
         if verbose:
             raise
-        print(f"picforge: error: {type(err).__name__}: {err} (run `picforge -v …` for the traceback)",
+        print(f"picforge: error: {type(err).__name__}: {error_line(err)} (run `picforge -v …` for the traceback)",
               file=sys.stderr)
         return 1
 

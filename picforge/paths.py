@@ -256,9 +256,9 @@ def release_leftovers(folder):
     return [name for name in found if name not in listed]
 
 
-def refuse_replacing(folder, option, force=False):
+def refuse_replacing(folder, option, *, kind="published", force=None):
     """InputError unless the local `folder` may be replaced whole: it is missing, empty or a release picforge wrote
-    with nothing added (or `force`); the message names what would be lost."""
+    with nothing added, or `force` is true (None: the verb has no --force); the message names what would be lost."""
     if "://" in folder or not os.path.lexists(folder):
         return
     if not os.path.isdir(folder) or os.path.islink(folder):
@@ -267,9 +267,9 @@ def refuse_replacing(folder, option, force=False):
     lost = [] if force else release_leftovers(folder)
     if lost:
         shown = ", ".join(lost[:10]) + (f" and {len(lost) - 10} more" if len(lost) > 10 else "")
-        raise InputError(f"{option} {folder}: is not a release picforge wrote, or holds files it did not write; "
-                         f"replacing it would delete {shown}; move them out or choose another {option} "
-                         "(nothing was written)")
+        fix = "pass --force to replace it anyway" if force is not None else "move them out"
+        raise InputError(f"{option} {folder}: holds files that are not a {kind} release; {fix} or choose another "
+                         f"{option} (replacing it would delete {shown}; nothing was written)")
 
 
 def plain_name(name, what):

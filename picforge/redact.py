@@ -33,7 +33,7 @@ def redact_text(text, *secrets):
     return text
 
 
-SECRET_VARIABLE = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+SECRET_VARIABLE = re.compile(r"(API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_KEY)$", re.IGNORECASE)
 MIN_SECRET_CHARS = 8  # shorter values (flags such as "1") would blank ordinary words
 
 

@@ -46,7 +46,8 @@ def read_manifest(release_dir):
     path = os.path.join(release_dir, MANIFEST)
     if not os.path.lexists(path):
         return None
-    return files.read_json(plain_file(path, release_dir), f"restore it from the published copy, or rebuild the release into {release_dir}")
+    return files.read_json(plain_file(path, release_dir),
+                           f"restore it from the published copy, or rebuild the release into {release_dir}")
 
 
 def add_release_options(parser, *, reads, default_license):
@@ -75,7 +76,7 @@ def current_release(out, wanted, *, force, kind, run):
     existing = read_manifest(out)
     if existing and existing.get("fingerprint") == wanted and not force:
         return existing
-    refuse_replacing(out, "--out", force=force)
+    refuse_replacing(out, "--out", kind=kind, force=force)
     return None
 
 

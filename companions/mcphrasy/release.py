@@ -12,7 +12,7 @@ from companions.mcphrasy.workflow import GROUPS, read_vectors_file
 from picforge import __version__, release_writer
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
-from picforge.paths import plain_file
+from picforge.paths import plain_file, refuse_replacing
 from picforge.release_writer import markdown_table
 from picforge.rundir import RunDir
 from release.configs import schema_features
@@ -168,7 +168,9 @@ clustered by experts into clusters of phrases that are equivalent in meaning (`e
 
 
 def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=DEFAULT_LICENSE):
-    """Write the release of the run's `mcphrasy-clusters` stage into `out` (atomically); its manifest."""
+    """Write the release of the run's `mcphrasy-clusters` stage into `out` (atomically; refused when `out` holds
+    anything but a release picforge wrote); its manifest."""
+    refuse_replacing(out, "--out", kind="McPhraSy")
     manifest = run.require(CLUSTERS)
     groups_manifest = run.require(GROUPS)
     records = list(run.iter_records(CLUSTERS))

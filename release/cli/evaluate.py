@@ -5,7 +5,7 @@ import os
 from picforge.errors import InputError
 from picforge.options import add_device_option, positive_int
 from release.configs import CONFIGS, SPLITS, data_file
-from picforge.paths import add_output
+from picforge.paths import add_output, plain_tree
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
 DEFAULT_BASELINES = ("PS", "PR-pass")
@@ -50,7 +50,6 @@ def run(args):
     from release import evaluate
     from release.configs import read_split
     from release.embed import PhraseEncoder
-    from picforge.paths import plain_tree
     from picforge.release_writer import MANIFEST, read_manifest
     plain_tree(args.release_dir)
     if args.baseline or args.predictions:
