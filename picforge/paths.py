@@ -23,17 +23,19 @@ READS_FILE = ".picforge-reads.json"  # the files earlier verbs of a run read, ke
 @dataclass(frozen=True)
 class Output:
     """What an output option writes: a `file`, a `folder` of files, a `run` (stages added to a run directory) or a
-    `release` (a folder replaced whole); `owns` are the sub-paths of the verb's own run it may be written under."""
+    `release` (a folder replaced whole); `owns` are the sub-paths of the verb's own run it may be written under;
+    `shared_with` the options that may name the same run (one the verb reads its earlier stages from)."""
 
     kind: str
     owns: tuple = ()
+    shared_with: tuple = ()
 
 
-def add_output(parser, *flags, kind, owns=(), **kwargs):
+def add_output(parser, *flags, kind, owns=(), shared_with=(), **kwargs):
     """Add an output option (argparse's add_argument arguments) declared as `kind`, so guard_outputs checks it."""
     assert kind in ("file", "folder", "run", "release"), kind
     action = parser.add_argument(*flags, **kwargs)
-    action.picforge_output = Output(kind, tuple(owns))
+    action.picforge_output = Output(kind, tuple(owns), tuple(shared_with))
     return action
 
 
@@ -111,11 +113,11 @@ def _owned(where, run, owns):
 
 def check_output(output, spec, inputs, option, own_runs=()):
     """InputError unless `output` (an Output `spec`) may be written: it is, holds or sits in none of `inputs`
-    ({location: what}), is no file an earlier verb of `own_runs` read, and lies in no release and in no run but one
-    of `own_runs` under a sub-path `spec.owns`."""
+    ({location: (option, what)}), is no file an earlier verb of `own_runs` read, and lies in no release and in no
+    run but one of `own_runs` under a sub-path `spec.owns`."""
     where = _location(output)
-    for place, what in inputs.items():
-        if place == where and spec.kind == "run" and place in own_runs:
+    for place, (flag, what) in inputs.items():
+        if place == where and flag in spec.shared_with:
             continue  # a run reads its own earlier stages
         if _inside(where, place) and place in own_runs and _owned(where, place, spec.owns):
             continue
@@ -146,8 +148,8 @@ def check_output(output, spec, inputs, option, own_runs=()):
 
 
 def parsed_paths(args, actions):
-    """([(option, value, Output)] of the declared outputs given, {location: what} of every other argument value
-    naming an existing path, glob or bucket URL) of a parsed command line."""
+    """([(option, value, Output)] of the declared outputs given, {location: (option, what)} of every other argument
+    value naming an existing path, glob or bucket URL) of a parsed command line."""
     outputs, inputs = [], {}
     for action in actions:
         value = getattr(args, action.dest, None)
@@ -160,7 +162,7 @@ def parsed_paths(args, actions):
                 outputs.append((flag, item, spec))
             else:
                 for place in input_locations(item):
-                    inputs.setdefault(place, f"{flag.lstrip('-').replace('_', ' ')} {item}")
+                    inputs.setdefault(place, (flag, f"{flag.lstrip('-').replace('_', ' ')} {item}"))
     return outputs, inputs
 
 

@@ -24,7 +24,7 @@ def add_run_and_ledger_options(parser, holding):
 
 def add_corpus_arguments(parser):
     """The corpus options shared by `contexts` and `groups`."""
-    add_output(parser, "--out", kind="run", required=True, help="run directory (a mined run holds the default corpus)")
+    add_output(parser, "--out", kind="run", shared_with=("--corpus",), required=True, help="run directory (a mined run holds the default corpus)")
     parser.add_argument("--reviews", action="append", default=[],
                         help="Amazon reviews, Ni et al. 2019 JSON lines (.json or .json.gz, glob allowed; repeatable)")
     parser.add_argument("--category", help="category of every review (default: the row's `category`, else the "
