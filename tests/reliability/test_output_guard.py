@@ -39,8 +39,8 @@ def verbs():
 
 
 def argv_writing(words, parser, output, run, value):
-    """The command line of verb `words` with `output` set to `value` and every other required argument (the first
-    of each required group) to `run`."""
+    """The command line of verb `words` with `output` set to `value`, every other required output to a new path
+    beside `run` and every other required argument (the first of each required group) to `run`."""
     argv = list(words)
     first_of_groups = [group._group_actions[0] for group in parser._mutually_exclusive_groups if group.required]
     for action in parser._actions:
@@ -48,7 +48,9 @@ def argv_writing(words, parser, output, run, value):
             not action.option_strings and action.nargs not in ("?", "*", 0, argparse.PARSER))
         if action is output or not required or isinstance(action, argparse._HelpAction):
             continue
-        filler = NOT_PATHS.get(action.dest) or ("1" if action.type not in (None, str) else str(run))
+        filler = NOT_PATHS.get(action.dest) or ("1" if action.type not in (None, str) else
+                                                str(run.parent / f"fresh-{action.dest}") if declared_output(action)
+                                                else str(run))
         argv += [action.option_strings[0], filler] if action.option_strings else [filler]
     return argv + ([output.option_strings[0], value] if output.option_strings else [value])
 
