@@ -90,6 +90,9 @@ def build_parser(command=None):
                                      epilog=table_of_contents(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"picforge {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress at INFO level")
+    parser.add_argument("--encoding", metavar="NAME",
+                        help="the encoding of the CSV/TSV sheets and lists this command reads when they are not "
+                             "UTF-8 (e.g. cp1252); without it a file that is not UTF-8 is refused")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="one of the commands below; `picforge COMMAND --help` for its options")
     chosen = COMMANDS.get(command)
@@ -150,7 +153,9 @@ def run_command(argv):
         logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
     with long_lived():  # every area's cli package, alive until the process ends
         register_area_stages()
-    code = args.func(args)
+    from picforge.sheets import named_encoding  # openpyxl: only once a command runs
+    with named_encoding(args.encoding):
+        code = args.func(args)
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
     if code == 0 and after is not None:
         after(args)

@@ -7,6 +7,7 @@ import pytest
 
 from annotation import ledger as L
 from annotation import mturk_manual, round1
+import picforge.cli
 from picforge.errors import InputError
 from tests.annotation.conftest import ledger_option
 
@@ -172,7 +173,8 @@ def test_bad_results_files_name_file_row_and_column_and_change_nothing(manual, c
 
 
 def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_path, annotate, new_ledger_url):
-    """Windows-1252 text and ';' separators (a spreadsheet in a European locale) read the same."""
+    """Windows-1252 text and `;` separators (a spreadsheet in a European locale) read the same once the
+    encoding is named (`picforge --encoding cp1252`); without it the file is refused."""
     plan = manual["plan"]
     rows = [_row(plan, 0, "A1", "W1", **{"Answer.comments": "café crème"}), _row(plan, 1, "A2", "W2")]
     download = _write(manual["tmp"] / "Batch_1_batch_results.csv", rows, encoding="utf-8-sig")
@@ -185,7 +187,9 @@ def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_p
     assert annotate("mturk", "export", "--run", other_run, *ledger_option(other_url), "--batch", "m1", "--gold",
                     gold, "--questions-per-hit", "4", "--assignments", "2") == 0
     resaved = _write(tmp_path / "Batch_1_excel.csv", rows, encoding="cp1252", delimiter=";")
-    assert annotate("mturk", "ingest", "--run", other_run, *ledger_option(other_url), resaved) == 0
+    assert annotate("mturk", "ingest", "--run", other_run, *ledger_option(other_url), resaved) == 2  # not UTF-8
+    assert picforge.cli.main(["--encoding", "cp1252", "annotate", "mturk", "ingest", "--run", other_run,
+                              *ledger_option(other_url), resaved]) == 0
     with other_ledger.read() as q:
         assert q.dump() == expected
         assert [a["value"] for a in q.answers(assignment_id="A1") if a["field"] == "comments"] == ["café crème"]
