@@ -2,6 +2,7 @@
 they have the passages, length and shape of the batch's questions), and a bank whose length gives it away refused.
 """
 import json
+import math
 
 from annotation import hit_pages
 from annotation.ledger import REJECTED, ROUND_MTURK, ROUND_VERIFY2, item_id
@@ -10,7 +11,10 @@ from picforge.errors import InputError, NothingToDo
 from picforge.files import write_atomically
 
 # Best balanced accuracy a single length threshold may reach telling gold from real questions (0.5 is chance).
+# A batch of n real questions gets 0.5 + SMALL_BATCH_SPREAD / sqrt(n) when that is higher: with a few questions
+# chance alone reaches 0.65 (a bank drawn from the same items, measured over the 103-page sample's expert answers).
 MAX_LENGTH_SEPARATION = 0.65
+SMALL_BATCH_SPREAD = 0.7
 PARAPHRASE, SAME_MEANING = hit_pages.PARAPHRASE, hit_pages.SAME_MEANING
 
 
@@ -30,18 +34,23 @@ def length_separation(gold_lengths, real_lengths):
     return best
 
 
+def allowed_separation(real_count):
+    """The most length separation a batch of `real_count` real questions accepts (see MAX_LENGTH_SEPARATION)."""
+    return max(MAX_LENGTH_SEPARATION, 0.5 + SMALL_BATCH_SPREAD / math.sqrt(real_count))
+
+
 def refuse_telltale_gold(gold_questions, real_questions, source):
     """InputError when a length threshold separates the gold questions from the real ones with balanced accuracy
-    above MAX_LENGTH_SEPARATION: a worker could answer the gold right and anything at all to the rest."""
+    above `allowed_separation`: a worker could answer the gold right and anything at all to the rest."""
     gold = [question_words(q) for q in gold_questions]
     real = [question_words(q) for q in real_questions]
     if not gold or not real:
         return
-    separation = length_separation(gold, real)
-    if separation > MAX_LENGTH_SEPARATION:
+    separation, allowed = length_separation(gold, real), allowed_separation(len(real))
+    if separation > allowed:
         raise InputError(f"{source}: its questions ({min(gold)}-{max(gold)} words) differ in length from this batch's "
                          f"{len(real)} real ones ({min(real)}-{max(real)} words): one length threshold tells them "
-                         f"apart with balanced accuracy {separation:.2f} (above {MAX_LENGTH_SEPARATION}), so a worker "
+                         f"apart with balanced accuracy {separation:.2f} (above {allowed:.2f}), so a worker "
                          "could spot every check; build the bank from the run's own items with "
                          "`picforge annotate mturk gold --run RUN --out GOLD.jsonl`")
 

@@ -142,7 +142,8 @@ def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
                    request_token=key, meta={"slots": slots})
         tx.record_assignment(row["AssignmentId"].strip(), batch_id, row["WorkerId"].strip(), status, hit_id=hit_id,
                              submitted_at=(row.get("SubmitTime") or "").strip() or None,
-                             meta={"accept_time": (row.get("AcceptTime") or "").strip(), "row": where})
+                             meta={"accept_time": (row.get("AcceptTime") or "").strip(),
+                                   "row": f"{os.path.basename(path)}: row {number}"})
         tx.record_answers(row["AssignmentId"].strip(), answers, row=where)
     except ValueError as err:
         raise InputError(f"{where}: {err}; ingest the file as downloaded") from None

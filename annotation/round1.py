@@ -443,19 +443,19 @@ def assignment_verdicts(ledger, batch_id, plan):
         given = {field: value for field, (_, value) in answers.get(assignment["assignment_id"], {}).items()}
         valid, reason = check_assignment(given, slots[assignment["hit_id"]], plan["gold"], settings)
         held = valid and settings.gold_per_hit and worker_held(scores.get(assignment["worker_id"], (0, 0)), settings)
-        if failures.get(assignment["worker_id"]):
+        if valid and failures.get(assignment["worker_id"]):  # an assignment failing its own checks says why
             valid, reason = False, failures[assignment["worker_id"]]
         elif held:
             valid, reason = False, held
         verdicts.append({**assignment, "valid": valid, "reason": reason, "held": bool(held),
-                         "gold_record_failed": bool(failures.get(assignment["worker_id"])),
+                         "gold_record_failed": failures.get(assignment["worker_id"], ""),
                          "answers": answers.get(assignment["assignment_id"], {})})
     return verdicts
 
 
 def workers_to_block(verdicts):
     """{worker: reason} of the workers whose gold record failed review (spammers: all-yes, all-no, random)."""
-    return {v["worker_id"]: v["reason"] for v in verdicts if v.get("gold_record_failed")}
+    return {v["worker_id"]: v["gold_record_failed"] for v in verdicts if v.get("gold_record_failed")}
 
 
 def record_review(ledger, verdict, status, decided=None):

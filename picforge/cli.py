@@ -73,8 +73,11 @@ def register_verbs(subparsers, package, modules, command=None, groups=None, verb
 
 
 def command_name(argv):
-    """The command word of `argv` (the first argument not starting with '-'), or None."""
-    return next((arg for arg in argv if not arg.startswith("-")), None)
+    """The command word of `argv` (the first argument not starting with '-' nor the value of `--encoding`), or None."""
+    for before, arg in zip([None, *argv], argv):
+        if not arg.startswith("-") and before != "--encoding":
+            return arg
+    return None
 
 
 def register_area_stages():

@@ -291,14 +291,16 @@ def named_encoding(encoding):
 
 
 def decode_text(raw, path):
-    """The text of a file people edit (CSV, TSV, JSON Lines, lists), exactly as typed: UTF-8 (a BOM allowed) or
-    UTF-16 with its BOM, else the encoding `picforge --encoding` names; anything else is refused naming the first
-    line that is not UTF-8 (one row saved in cp1252 would otherwise turn every "café" into "cafÃ©")."""
+    """The text of a file people edit (CSV, TSV, JSON Lines, lists), exactly as typed: as its byte-order mark says
+    (UTF-8 or UTF-16), else UTF-8 or the encoding `picforge --encoding` names; anything else is refused naming the
+    first line that does not decode (one row saved in cp1252 would otherwise turn every "café" into "cafÃ©")."""
     encoding = _named_encoding
-    if encoding is None and raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if raw.startswith(codecs.BOM_UTF8):  # a byte-order mark says what the file is, whatever --encoding names
+        encoding = "utf-8-sig"
+    elif raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
     try:
-        return raw.decode(encoding or "utf-8-sig")
+        return raw.decode(encoding or "utf-8")
     except UnicodeDecodeError as err:
         line = raw[:err.start].count(b"\n") + 1
         bad = raw[err.start:err.start + 1].hex()
