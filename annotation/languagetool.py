@@ -1,6 +1,7 @@
 """Grammar check of paraphrases in context, through `language-tool-python` and a LanguageTool HTTP server."""
 import os
 import re
+import urllib.parse
 
 import language_tool_python
 from language_tool_python.exceptions import LanguageToolError
@@ -45,17 +46,30 @@ class GrammarChecker:
         """LanguageTool matches of `text` touching `span` (the replaced paraphrase) or its neighbouring
         words, as dicts."""
         start, end = neighbourhood(text, span)
+        client = self._client()
         try:
-            matches = self._client().check(text)
-        except (LanguageToolError, requests.RequestException) as err:
-            raise InputError(f"LanguageTool server {redact_url(self.url)}: check failed ({redact_text(str(err))}); "
-                             "is it a LanguageTool /v2 server?") from None
+            matches = client.check(text)
+        except (LanguageToolError, requests.RequestException, KeyError, TypeError, ValueError) as err:
+            raise InputError(f"LanguageTool server {redact_url(self.url)}: check failed "
+                             f"({redact_text(self._answer_to(client, text) or str(err))}); is it a LanguageTool /v2 "
+                             "server, and running? (or pass --no-grammar)") from None
         return [
             {"rule": m.rule_id, "message": m.message, "replacements": list(m.replacements[:3]),
              "offset": m.offset, "length": m.error_length, "text": text[m.offset:m.offset + m.error_length]}
             for m in matches
             if m.offset < end and m.offset + m.error_length > start
         ]
+
+    def _answer_to(self, client, text):
+        """What the server answers one check of `text` (HTTP status and the start of its body), to name a failure
+        the client library reports only as a missing key; '' when nothing answers."""
+        try:
+            response = requests.post(urllib.parse.urljoin(client._url, "check"), timeout=30,
+                                     data={"language": self.language, "text": text})
+        except requests.RequestException:
+            return ""
+        body = " ".join(response.text.split())[:200]
+        return f"HTTP {response.status_code} {response.reason}" + (f": {body}" if body else "")
 
     def close(self):
         if self._tool is not None:

@@ -342,6 +342,21 @@ def _sqlite_transactions(engine):
             conn.exec_driver_sql("PRAGMA busy_timeout=30000")
 
 
+class HistoryConflict(InputError):
+    """An ingest that would change what the ledger recorded of an assignment (its worker, HIT, batch or answers)."""
+
+
+def refuse_rewrite(stored, changes, row):
+    """HistoryConflict naming the stored assignment (and the row it was read from) and `row` when any of
+    `changes` ({what: (recorded, new)}) differs."""
+    differ = [f"{what} {old!r} -> {new!r}" for what, (old, new) in changes.items() if old != new]
+    if differ:
+        first = json.loads(stored["meta"]).get("row") or f"saved {stored['submitted_at'] or 'earlier'}"
+        raise HistoryConflict(f"{row or 'this ingest'}: assignment {stored['assignment_id']} is recorded (from {first}) "
+                              f"with other contents ({'; '.join(differ)}); recorded history is not rewritten: ingest "
+                              "the file as first downloaded, or leave this row out")
+
+
 class LedgerSession:
     """Reads and idempotent writes over one connection (inside `Ledger.transaction()` or `.read()`)."""
 
@@ -451,28 +466,40 @@ class LedgerSession:
     def record_assignment(self, assignment_id, batch_id, worker_id, status, hit_id=None, submitted_at=None,
                           meta=None, source="mturk"):
         """Insert an assignment, or update it: its status only moves forward (STATUS_RANK) and new meta keys
-        are merged into the stored ones. True when anything changed."""
-        self.add_worker(worker_id, source)
+        are merged into the stored ones; its batch, worker and HIT never change (HistoryConflict). `meta["row"]`
+        says where it was read from. True when anything changed."""
         found = self._get(assignments, {"assignment_id": assignment_id})
+        if found is not None:
+            refuse_rewrite(found, {"batch": (found["batch_id"], batch_id), "worker": (found["worker_id"], worker_id),
+                                   "HIT": (found["hit_id"], hit_id)}, (meta or {}).get("row"))
+        self.add_worker(worker_id, source)
         if found is not None:
             if STATUS_RANK.get(status, 0) < STATUS_RANK.get(found["status"], 0):
                 status = found["status"]
-            meta = {**json.loads(found["meta"]), **(meta or {})}
+            recorded = json.loads(found["meta"])
+            meta = {**recorded, **(meta or {}), **({"row": recorded["row"]} if "row" in recorded else {})}
         return self._upsert(assignments, {"assignment_id": assignment_id}, {
             "batch_id": batch_id, "worker_id": worker_id, "hit_id": hit_id, "status": status,
             "submitted_at": submitted_at, "meta": _json(meta)})
 
-    def record_answers(self, assignment_id, answers_by_field, replace=False):
+    def record_answers(self, assignment_id, answers_by_field, replace=False, row=None, locked_by=()):
         """Store an assignment's answers `{field: (item_id or None, value)}`.
 
-        Existing (assignment, field) answers are kept unless `replace` (a corrected expert sheet).
-        Returns the number of answers inserted or changed.
+        An answer already recorded is changed only with `replace` (a corrected sheet of an expert round) while its
+        item has no decision of a round in `locked_by`; any other change is a HistoryConflict naming `row` (where
+        it was read) and the row first recorded. Returns the number of answers inserted or changed.
         """
-        write = self._upsert if replace else self._insert_or_ignore
         changed = 0
         for field, (iid, value) in answers_by_field.items():
-            changed += write(answers, {"assignment_id": assignment_id, "field": field},
-                             {"item_id": iid, "value": str(value)})
+            key, values = {"assignment_id": assignment_id, "field": field}, {"item_id": iid, "value": str(value)}
+            found = self._get(answers, key)
+            if replace and not any(self._get(decisions, {"item_id": iid, "round": r}) for r in locked_by):
+                changed += self._upsert(answers, key, values)
+                continue
+            if found is not None:
+                stored = self._get(assignments, {"assignment_id": assignment_id})
+                refuse_rewrite(stored, {f"answer {field}": (found["value"], values["value"])}, row)
+            changed += self._insert_or_ignore(answers, key, values)
         return changed
 
     def record_decision(self, item_id_, round, decision, reason="", decided_by="", detail=None):

@@ -409,6 +409,7 @@ def save_assignments(client, ledger, batch_id, page_size=100):
         with ledger.transaction() as tx:
             for assignment in assignments:
                 aid, meta = assignment["AssignmentId"], assignment_meta(assignment)
+                meta["row"] = f"MTurk ListAssignmentsForHIT of HIT {hit['hit_id']}"
                 try:
                     answers = ledger_answers(kind, fields_from_answer_xml(assignment["Answer"]), hit)
                 except (ValueError, ET.ParseError) as err:   # a tampered form: kept, answers unusable
@@ -416,7 +417,7 @@ def save_assignments(client, ledger, batch_id, page_size=100):
                     answers, meta = {}, {**meta, "answer_error": str(err)}
                 tx.record_assignment(aid, batch_id, assignment["WorkerId"], assignment["AssignmentStatus"],
                                      hit_id=hit["hit_id"], submitted_at=_iso(assignment.get("SubmitTime")), meta=meta)
-                tx.record_answers(aid, answers)
+                tx.record_answers(aid, answers, row=meta["row"])
         seen += len(assignments)
     return seen
 
@@ -443,15 +444,23 @@ def write_assignments(ledger, batch_id, path):
     return len(records)
 
 
+HELD = "held"
+
+
 def review_assignments(client, ledger, verdicts, approve_all=False):
     """Approve or reject each submitted assignment by its verdict (`valid`), with the `reason` as feedback.
 
     Round-1 verdicts come from the gold checks (`round1.assignment_verdicts`); with `approve_all` every
-    worker is paid, but failed checks still keep the answers out of the decisions. Returns {approved, rejected}.
+    worker is paid, but failed checks still keep the answers out of the decisions. An assignment whose worker is
+    held (too few gold answers to judge) is left as it is until a later review can judge them.
+    Returns {approved, rejected, held}.
     """
-    counts = {APPROVED: 0, REJECTED: 0}
+    counts = {APPROVED: 0, REJECTED: 0, HELD: 0}
     for verdict in verdicts:
         if verdict["status"] != SUBMITTED:
+            continue
+        if verdict.get("held") and not approve_all:
+            counts[HELD] += 1
             continue
         approve = verdict["valid"] or approve_all
         try:

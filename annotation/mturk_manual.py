@@ -142,8 +142,9 @@ def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
                    request_token=key, meta={"slots": slots})
         tx.record_assignment(row["AssignmentId"].strip(), batch_id, row["WorkerId"].strip(), status, hit_id=hit_id,
                              submitted_at=(row.get("SubmitTime") or "").strip() or None,
-                             meta={"accept_time": (row.get("AcceptTime") or "").strip()})
-        tx.record_answers(row["AssignmentId"].strip(), answers)
+                             meta={"accept_time": (row.get("AcceptTime") or "").strip(),
+                                   "row": f"{os.path.basename(path)}: row {number}"})
+        tx.record_answers(row["AssignmentId"].strip(), answers, row=where)
     except ValueError as err:
         raise InputError(f"{where}: {err}; ingest the file as downloaded") from None
     return batch_id
@@ -151,9 +152,11 @@ def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
 
 def write_review_file(ledger, batch_id, plan, path, approve_all=False):
     """Write the Approve/Reject CSV to upload on the requester site for the batch's submitted
-    assignments (`x` in Approve, or the reason in Reject); returns {approved, rejected}."""
-    verdicts = [v for v in round1.assignment_verdicts(ledger, batch_id, plan) if v["status"] == "Submitted"]
-    counts = {"approved": 0, "rejected": 0}
+    assignments (`x` in Approve, or the reason in Reject), leaving out those of held workers (too few check answers
+    to judge); returns {approved, rejected, held}."""
+    submitted = [v for v in round1.assignment_verdicts(ledger, batch_id, plan) if v["status"] == "Submitted"]
+    verdicts = [v for v in submitted if approve_all or not v.get("held")]  # held: left out until they can be judged
+    counts = {"approved": 0, "rejected": 0, "held": len(submitted) - len(verdicts)}
 
     rows = []
     for verdict in verdicts:

@@ -8,7 +8,6 @@ in the ledger. The live endpoint gets `request_token` as the HIT's UniqueRequest
 `sandbox-<request_token>`, so a sandbox trial and the live batch of one plan can share a ledger. These
 batches have no gold checks and no round-1 decisions.
 """
-import csv
 import hashlib
 import json
 import os
@@ -17,6 +16,7 @@ import xml.etree.ElementTree as ET
 from annotation import mturk, round1
 from annotation.hit_pages import HTML_QUESTION_LIMIT
 from picforge.errors import InputError
+from picforge.sheets import read_sheet
 
 KIND = mturk.QUESTIONS_BATCH
 ENTRY_LISTS = ("hits", "forms")
@@ -141,19 +141,10 @@ def plan_batch(ledger, batch_id, plan_path, extra_meta):
 # -- answers and review ----------------------------------------------------------------------------
 
 def read_rejections(path):
-    """{assignment_id: (row number, feedback)} of a CSV with columns assignment_id, feedback."""
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.DictReader(fh)
-            header, rows = reader.fieldnames or [], list(reader)
-    except FileNotFoundError:
-        raise InputError(f"--reject {path}: no such file; check the path") from None
-    missing = [column for column in REJECTION_COLUMNS if column not in header]
-    if missing:
-        raise InputError(f"{path}: row 1: column(s) {', '.join(missing)} missing; write a header "
-                         f"{','.join(REJECTION_COLUMNS)} and one row per assignment to reject")
+    """{assignment_id: (row number, feedback)} of a sheet (CSV or XLSX) with columns assignment_id, feedback."""
+    rows = read_sheet(path, REJECTION_COLUMNS).rows
     rejections = {}
-    for row_no, row in enumerate(rows, start=2):
+    for row_no, row in rows:
         assignment_id, feedback = (row["assignment_id"] or "").strip(), (row["feedback"] or "").strip()
         if not assignment_id or not feedback:
             raise InputError(f"{path}: row {row_no}: give both an assignment_id and the feedback the worker sees")

@@ -186,7 +186,8 @@ def ingest_ps_verify(ledger, paths):
     with ledger.transaction() as tx:
         for path, batch, iid, answers in to_record:
             assignment_id = record_sheet(tx, batch["batch_id"], batch["meta"]["expert"], path)
-            tx.record_answers(assignment_id, {f"{iid}/{c}": (iid, v) for c, v in answers.items()}, replace=True)
+            tx.record_answers(assignment_id, {f"{iid}/{c}": (iid, v) for c, v in answers.items()}, replace=True,
+                              row=f"{path}: item {iid}", locked_by=(ROUND_PS,))
         annotations = {a["triplet_id"]: a for a in tx.expert_annotations()}
         touched = {iid for _, _, iid, _ in to_record}
         for iid, roles in sorted(votes_by_item(tx, touched).items()):

@@ -298,7 +298,9 @@ def qualification_test(plan):
 
 
 def hit_pages_of(run_dir, plan):
-    """{token: [PageQuestion per slot]} for every HIT of the plan (no expert answer in them)."""
+    """{token: [PageQuestion per slot]} for every HIT of the plan (no expert answer in them); refused when the
+    plan's gold questions differ in length from its real ones (`gold.refuse_telltale_gold`)."""
+    from annotation.gold import refuse_telltale_gold
     from annotation.triplets import load_triplets  # Beam's FileSystems: imported only when pages are made
     annotations = plan["annotations"]
     slot_ids = {slot for hit in plan["hits"] for slot in hit["slots"] if not slot.startswith(GOLD_PREFIX)}
@@ -314,6 +316,9 @@ def hit_pages_of(run_dir, plan):
             questions.append(triplet_question(triplets[triplet_id], annotations[triplet_id], kind,
                                               f"triplet {triplet_id}"))
         pages[hit["token"]] = questions
+    real = [q for hit in plan["hits"] for slot, q in zip(hit["slots"], pages[hit["token"]])
+            if not slot.startswith(GOLD_PREFIX)]
+    refuse_telltale_gold([gold_question(g) for g in plan["gold"].values()], real, "the gold bank (--gold)")
     return pages
 
 
@@ -404,6 +409,16 @@ def worker_gold_scores(assignments, answers, slots, gold):
     return {worker: (sum(seen.values()), len(seen)) for worker, seen in scored.items()}
 
 
+def worker_held(score, settings):
+    """Why a worker's assignments wait ('' when their gold record is long enough to judge): fewer distinct gold
+    questions answered than --min-worker-gold, so a worker answering at random could not be told from a careful one."""
+    right, scored = score
+    if scored >= settings.min_worker_gold:
+        return ""
+    return (f"held: {scored} distinct check question(s) answered so far, {settings.min_worker_gold} needed to judge "
+            "the worker's record")
+
+
 def worker_failure(score, settings):
     """Why a worker's gold record fails review ('' when it passes or is too short to judge)."""
     right, scored = score
@@ -421,23 +436,26 @@ def assignment_verdicts(ledger, batch_id, plan):
         slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch_id)}
         answers = _answers_by_assignment(q, batch_id)
         assignments = q.assignments(batch_id=batch_id)
-    failures = {worker: worker_failure(score, settings)
-                for worker, score in worker_gold_scores(assignments, answers, slots, plan["gold"]).items()}
+    scores = worker_gold_scores(assignments, answers, slots, plan["gold"])
+    failures = {worker: worker_failure(score, settings) for worker, score in scores.items()}
     verdicts = []
     for assignment in assignments:
         given = {field: value for field, (_, value) in answers.get(assignment["assignment_id"], {}).items()}
         valid, reason = check_assignment(given, slots[assignment["hit_id"]], plan["gold"], settings)
-        if failures.get(assignment["worker_id"]):
+        held = valid and settings.gold_per_hit and worker_held(scores.get(assignment["worker_id"], (0, 0)), settings)
+        if valid and failures.get(assignment["worker_id"]):  # an assignment failing its own checks says why
             valid, reason = False, failures[assignment["worker_id"]]
-        verdicts.append({**assignment, "valid": valid, "reason": reason,
-                         "gold_record_failed": bool(failures.get(assignment["worker_id"])),
+        elif held:
+            valid, reason = False, held
+        verdicts.append({**assignment, "valid": valid, "reason": reason, "held": bool(held),
+                         "gold_record_failed": failures.get(assignment["worker_id"], ""),
                          "answers": answers.get(assignment["assignment_id"], {})})
     return verdicts
 
 
 def workers_to_block(verdicts):
     """{worker: reason} of the workers whose gold record failed review (spammers: all-yes, all-no, random)."""
-    return {v["worker_id"]: v["reason"] for v in verdicts if v.get("gold_record_failed")}
+    return {v["worker_id"]: v["gold_record_failed"] for v in verdicts if v.get("gold_record_failed")}
 
 
 def record_review(ledger, verdict, status, decided=None):

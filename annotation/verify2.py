@@ -80,7 +80,8 @@ def ingest_verify2(ledger, paths):
         annotations = {a["triplet_id"]: a for a in tx.expert_annotations()}
         for path, batch, iid, answer in answered:
             assignment_id = record_sheet(tx, batch["batch_id"], batch["meta"]["verifier"], path)
-            tx.record_answers(assignment_id, {iid: (iid, answer)}, replace=True)
+            tx.record_answers(assignment_id, {iid: (iid, answer)}, replace=True, row=f"{path}: item {iid}",
+                              locked_by=(ROUND_VERIFY2,))
         for iid in sorted({iid for _, _, iid, _ in answered}):
             triplet_id, kind = iid.rsplit("/", 1)
             votes = [(a["worker_id"], a["value"]) for a in tx.answers(item_id_=iid, batch_kind=KIND)]

@@ -73,8 +73,11 @@ def register_verbs(subparsers, package, modules, command=None, groups=None, verb
 
 
 def command_name(argv):
-    """The command word of `argv` (the first argument not starting with '-'), or None."""
-    return next((arg for arg in argv if not arg.startswith("-")), None)
+    """The command word of `argv` (the first argument not starting with '-' nor the value of `--encoding`), or None."""
+    for before, arg in zip([None, *argv], argv):
+        if not arg.startswith("-") and before != "--encoding":
+            return arg
+    return None
 
 
 def register_area_stages():
@@ -91,6 +94,9 @@ def build_parser(command=None):
     parser.add_argument("--version", action="version", version=f"picforge {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="log progress at INFO level (-vv: DEBUG, every library's log too); secrets show as ***")
+    parser.add_argument("--encoding", metavar="NAME",
+                        help="the encoding of the CSV/TSV sheets and lists this command reads when they are not "
+                             "UTF-8 (e.g. cp1252); without it a file that is not UTF-8 is refused")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="one of the commands below; `picforge COMMAND --help` for its options")
     chosen = COMMANDS.get(command)
@@ -166,7 +172,9 @@ def run_command(argv):
         register_area_stages()
     actions = parsed_actions(parser, args)
     paths.guard_outputs(args, actions)
-    code = args.func(args)
+    from picforge.sheets import named_encoding  # openpyxl: only once a command runs
+    with named_encoding(args.encoding):
+        code = args.func(args)
     if code == 0:
         paths.record_reads(args, actions)
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints

@@ -1,13 +1,18 @@
 """The one atomic file write (a staging sibling renamed into place, on local disk or Beam FileSystems), and JSON
 reads whose errors name the file and line."""
+import contextlib
 import json
+import logging
 import os
+import re
+import shutil
 import threading
 
 from picforge.errors import InputError
 
 # Names of files being written; a stage folder may hold them (see RunDir.clear).
 STAGING_PREFIX = "_staging-"
+log = logging.getLogger(__name__)
 
 
 def write_atomically(path, data):
@@ -41,6 +46,44 @@ def write_atomically(path, data):
         if os.path.exists(staging):
             os.unlink(staging)
         raise
+
+
+def remove_leftovers(folder, prefixes, owner_alive=lambda name: False):
+    """Delete the entries of local `folder` whose names start with one of `prefixes` and whose writer is gone
+    (`owner_alive(name)` False): what a process killed mid-write (kill -9) left behind. Returns the names removed."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.startswith(tuple(prefixes)) and not owner_alive(n))
+    except FileNotFoundError:
+        return []
+    for name in names:
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+    if names:
+        log.warning("%s: removed %s, left by a picforge process that was killed", folder, ", ".join(names))
+    return names
+
+
+def pid_alive(name):
+    """True when the process whose id follows `-pid` in `name` (as `pid_tag` writes it) is still running."""
+    found = re.search(r"-pid(\d+)-", name)
+    if found is None:
+        return False
+    try:
+        os.kill(int(found.group(1)), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def pid_tag():
+    """The tag naming this process in a staging name (`-pid1234-`), which `pid_alive` reads back."""
+    return f"-pid{os.getpid()}-"
 
 
 def read_json(path, fix):

@@ -24,6 +24,9 @@ from picforge.redact import redact_text, redact_url
 OPENAI_ENDPOINT = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"  # what vLLM, llama.cpp and Ollama accept when they run without a key
 CHARS_PER_TOKEN_LOW = 3  # a generous (high) token estimate for reserving budget before a request
+# The most characters one token stands for in any tokenizer picforge talks to (long whitespace and punctuation
+# runs included): an answer longer than max_tokens of these was not bounded by max_tokens, so it is refused.
+MAX_CHARS_PER_TOKEN = 32
 RETRY_STATUSES = {408, 409, 429}
 MAX_BACKOFF_S = 20.0
 log = logging.getLogger(__name__)
@@ -122,6 +125,16 @@ def parse_completion(body):
         "finish_reason": choices[0].get("finish_reason"),
         "usage": counts if well_formed else None,
     }
+
+
+def check_within_budget(response, max_tokens):
+    """MalformedCompletion when an answer is longer than `max_tokens` tokens can be (by its reported completion
+    tokens or its characters): a server that ignored the bound, whose text no annotator could read whole."""
+    reported = (response.get("usage") or {}).get("completion_tokens")
+    chars = len(response["content"])
+    if chars > max_tokens * MAX_CHARS_PER_TOKEN or (reported is not None and reported > max_tokens):
+        raise MalformedCompletion(f"answer of {chars:,} characters ({reported} completion tokens reported) is longer "
+                                  f"than max_tokens {max_tokens} allows")
 
 
 def estimate_tokens(text):
@@ -239,13 +252,21 @@ class Fetcher:
         self.cache, self.send, self.budget, self.settings = cache, send, budget, settings
         self.max_retries, self.sleep = max_retries, sleep
         self.counts = {"requests_sent": 0, "cache_hits": 0, "retries": 0, "tokens_budgeted": 0,
-                       "tokens_reported": 0, "over_budget_retries": 0}
+                       "tokens_reported": 0, "over_budget_retries": 0, "answers_too_long": 0}
         self.lock = threading.Lock()
 
     def _count(self, **increments):
         with self.lock:
             for name, n in increments.items():
                 self.counts[name] += n
+
+    def _check_length(self, response):
+        """check_within_budget for this run's max_tokens, counting each answer refused as too long."""
+        try:
+            check_within_budget(response, self.settings.max_tokens)
+        except MalformedCompletion:
+            self._count(answers_too_long=1)
+            raise
 
     def answer(self, job):
         """Send one job (its first attempt already charged); returns its outcome (answered/malformed/error) after
@@ -256,6 +277,7 @@ class Fetcher:
             self._count(requests_sent=1, tokens_budgeted=job.worst_tokens, retries=int(attempt > 0))
             try:
                 response = self.send(job.messages)
+                self._check_length(response)
             except MalformedCompletion as err:
                 return {"status": "malformed", "error": str(err)}
             except (openai.APIStatusError, openai.APIConnectionError) as err:
@@ -281,7 +303,13 @@ class Fetcher:
         """{key: outcome} for every job: cached answers first, then requests in job order within the budget."""
         outcomes, pending = {}, []
         for job in jobs:
-            cached = self.cache.get(job.key)
+            try:
+                cached = self.cache.get(job.key)
+                if cached is not None:
+                    self._check_length(cached)
+            except MalformedCompletion as err:
+                outcomes[job.key] = {"status": "malformed", "error": f"cached {err}"}
+                continue
             if cached is not None:
                 outcomes[job.key] = {"status": "answered", "response": cached}
                 self.counts["cache_hits"] += 1

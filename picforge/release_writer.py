@@ -9,6 +9,7 @@ import uuid
 
 from picforge.errors import InputError
 from picforge import files
+from picforge.files import pid_alive, pid_tag, remove_leftovers
 from picforge.paths import PRODUCER, add_output, plain_file, refuse_overlap, refuse_replacing
 
 MANIFEST = "MANIFEST.json"
@@ -219,13 +220,15 @@ def replace_directory(out, write_contents):
     any old one), so readers see the old directory or the whole new one; returns what it returned."""
     out = os.path.abspath(out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.partial-", dir=os.path.dirname(out))
+    name = os.path.basename(out)
+    remove_leftovers(os.path.dirname(out), (f".{name}.partial-", f"{name}.old-"), owner_alive=pid_alive)
+    staging = tempfile.mkdtemp(prefix=f".{name}.partial{pid_tag()}", dir=os.path.dirname(out))
     os.chmod(staging, 0o755)
     try:
         manifest = write_contents(staging)
         old = None
         if os.path.exists(out):
-            old = f"{out}.old-{uuid.uuid4().hex[:8]}"
+            old = f"{out}.old{pid_tag()}{uuid.uuid4().hex[:8]}"
             os.rename(out, old)
         os.rename(staging, out)
     except BaseException:

@@ -18,7 +18,7 @@ import schemas
 from picforge import __version__
 from picforge.errors import InputError
 from picforge.external_sort import chunks
-from picforge.files import STAGING_PREFIX, write_atomically
+from picforge.files import STAGING_PREFIX, remove_leftovers, write_atomically
 from picforge.paths import glob_escape
 from picforge.stage_registry import PRODUCED_BY
 
@@ -133,6 +133,9 @@ class RunDir:
             fh.truncate()
             fh.write(f"{verb} (pid {os.getpid()})")
             fh.flush()
+            for stage in sorted(os.listdir(self.root)):  # no one else writes the run: what is there was left
+                if os.path.isdir(os.path.join(self.root, stage)):
+                    remove_leftovers(os.path.join(self.root, stage), OWN_FILE_PREFIXES)
             try:
                 yield
             finally:

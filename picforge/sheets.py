@@ -3,11 +3,14 @@ however Excel left them. Untrusted text (Wikipedia, annotators, language models)
 XLSX text cells are typed as text, and CSV cells starting with = + - @, tab or CR get a leading `'` (OWASP's
 rule), which the readers take off again."""
 import codecs
+import contextlib
 import csv
 import dataclasses
 import io
 import json
 import re
+import zipfile
+import zlib
 
 import openpyxl
 from openpyxl.cell.rich_text import CellRichText, TextBlock
@@ -34,6 +37,7 @@ NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 MAX_SHEET_BYTES = 64 * 2**20
 MAX_SHEET_ROWS = 100_000  # rows, the header included
 MAX_CELL_CHARS = 32_767  # a spreadsheet cell's own limit
+MAX_UNPACKED_BYTES = 2 * MAX_SHEET_BYTES  # all of an XLSX's zip members unpacked (declared and as read)
 
 
 @dataclasses.dataclass
@@ -78,6 +82,7 @@ def xlsx_bytes(columns, rows, title="annotations", highlight=False, bold=None, y
     Options: `highlight` shows text between ** marks in bold red; `bold` names a column whose spans listed
     in row["_bold"] ([start, end) pairs) are bold; `yes_no` columns get a Y/N drop-down.
     """
+    check_cells_fit(title, columns, rows)  # Excel would cut a longer cell where no one sees it
     book = openpyxl.Workbook()
     book.add_named_style(TEXT_STYLE)
     sheet = book.active
@@ -113,11 +118,24 @@ def xlsx_bytes(columns, rows, title="annotations", highlight=False, bold=None, y
 
 def write_sheet(base_path, columns, rows, **options):
     """Write `rows` (dicts) as `base_path.csv` and `base_path.xlsx` (options as for xlsx_bytes), each
-    atomically; returns the two paths."""
+    atomically; returns the two paths. A cell longer than a spreadsheet shows is refused before anything is
+    written: Excel would cut it and the annotator would judge text they never saw whole."""
     csv_path, xlsx_path = base_path + ".csv", base_path + ".xlsx"
+    check_cells_fit(base_path, columns, rows)
     write_atomically(csv_path, csv_bytes(columns, rows))
     write_atomically(xlsx_path, xlsx_bytes(columns, rows, **options))
     return csv_path, xlsx_path
+
+
+def check_cells_fit(where, columns, rows):
+    """InputError naming the row and column of the first cell longer than MAX_CELL_CHARS."""
+    for row_no, row in enumerate(rows, start=2):
+        for column in columns:
+            size = len(_text(row.get(column)))
+            if size > MAX_CELL_CHARS:
+                raise InputError(f"{where}: row {row_no}, column {column}: {size:,} characters, more than a spreadsheet "
+                                 f"cell shows ({MAX_CELL_CHARS:,}), so no annotator could read it whole; leave that "
+                                 f"record out ({', '.join(f'{k}={row[k]}' for k in columns[:2] if row.get(k))})")
 
 
 def _text(value):
@@ -178,7 +196,7 @@ def _bounded(path, rows):
 def read_sheet(path, required, optional=()):
     """Read a returned sheet (.csv or .xlsx) and check that it has the `required` columns.
 
-    Handles a UTF-8 BOM, Excel's cp1252 and UTF-16 CSV, `;` or tab delimiters, padded headers,
+    CSV text is decoded by `decode_text`; handles `;` or tab delimiters, padded headers,
     blank rows and empty trailing columns, and takes off the `'` that neutralised a formula-like cell.
     Row numbers are those a spreadsheet shows (header = 1). Required and `optional` columns are found
     whatever their case and appear under the given names.
@@ -214,7 +232,7 @@ def read_rows(path, required):
     if not path.lower().endswith((".jsonl", ".json")):
         return read_sheet(path, required).rows
     rows = []
-    for line_no, line in enumerate(read_bytes(path).decode("utf-8-sig").splitlines(), start=1):
+    for line_no, line in enumerate(decode_text(read_bytes(path), path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -251,22 +269,51 @@ def _clean(value):
     return " ".join(str(value).replace("\u00a0", " ").replace("\x00", "").split())
 
 
-def _decode(raw, path):
-    """Text of a CSV saved as UTF-8 (with or without BOM), UTF-16 (Excel 'Unicode text') or cp1252."""
-    if raw.startswith(codecs.BOM_UTF8):
-        return raw[len(codecs.BOM_UTF8):].decode("utf-8")
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return raw.decode("utf-16")
-    for encoding in ("utf-8", "cp1252"):
+# The encoding `picforge --encoding NAME` names for every sheet and list this process reads (None: UTF-8).
+_named_encoding = None
+
+
+@contextlib.contextmanager
+def named_encoding(encoding):
+    """Within the block, read sheets and lists as `encoding` (a name Python knows) instead of UTF-8."""
+    global _named_encoding
+    if encoding:
         try:
-            return raw.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    raise InputError(f"{path}: not UTF-8, UTF-16 or Windows-1252 text; save it as 'CSV UTF-8' or XLSX")
+            codecs.lookup(encoding)
+        except LookupError:
+            raise InputError(f"--encoding {encoding}: not an encoding Python knows; give one such as cp1252 or "
+                             "latin-1") from None
+    before, _named_encoding = _named_encoding, encoding
+    try:
+        yield
+    finally:
+        _named_encoding = before
+
+
+def decode_text(raw, path):
+    """The text of a file people edit (CSV, TSV, JSON Lines, lists), exactly as typed: as its byte-order mark says
+    (UTF-8 or UTF-16), else UTF-8 or the encoding `picforge --encoding` names; anything else is refused naming the
+    first line that does not decode (one row saved in cp1252 would otherwise turn every "café" into "cafÃ©")."""
+    encoding = _named_encoding
+    if raw.startswith(codecs.BOM_UTF8):  # a byte-order mark says what the file is, whatever --encoding names
+        encoding = "utf-8-sig"
+    elif raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    try:
+        return raw.decode(encoding or "utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        bad = raw[err.start:err.start + 1].hex()
+        if encoding:
+            raise InputError(f"{path}: line {line}: byte 0x{bad} is not {encoding} text; name the encoding the file "
+                             "was saved in with `picforge --encoding NAME …`, or re-save it as 'CSV UTF-8'") from None
+        raise InputError(f"{path}: line {line}: byte 0x{bad} is not UTF-8 (that line, or the whole file, was saved in "
+                         "another encoding such as Windows-1252); re-save the file as 'CSV UTF-8', or if all of it is "
+                         "in one encoding name it: `picforge --encoding cp1252 …`") from None
 
 
 def _csv_rows(path, data):
-    text = _decode(data, path)
+    text = decode_text(data, path)
     first_line = text.split("\n", 1)[0]
     delimiter = max(",;\t", key=first_line.count) if any(d in first_line for d in ",;\t") else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
@@ -280,7 +327,30 @@ def _csv_rows(path, data):
     return rows[0], list(enumerate(rows[1:], start=2))
 
 
+def check_unpacked_size(path, data):
+    """InputError when an XLSX's zip members unpack to more than MAX_UNPACKED_BYTES, by their declared sizes or
+    as they are read (a zip bomb: a 2 MB file whose shared strings fill gigabytes)."""
+    limit = f"{MAX_UNPACKED_BYTES // 2**20} MiB"
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            declared = sum(info.file_size for info in archive.infolist())
+            if declared > MAX_UNPACKED_BYTES:
+                raise InputError(f"{path}: unpacks to {declared:,} bytes, more than the {limit} any sheet picforge "
+                                 "exports holds; check that it is the right file, or split it")
+            unpacked = 0
+            for info in archive.infolist():
+                with archive.open(info) as member:
+                    while chunk := member.read(2**20):
+                        unpacked += len(chunk)
+                        if unpacked > MAX_UNPACKED_BYTES:
+                            raise InputError(f"{path}: {info.filename} unpacks past {limit}, more than it declares; "
+                                             "the file is damaged or crafted: re-save it from Excel")
+    except (zipfile.BadZipFile, zlib.error, EOFError) as err:
+        raise InputError(f"{path}: not a readable XLSX workbook ({err}); re-save it from Excel") from None
+
+
 def _xlsx_rows(path, data):
+    check_unpacked_size(path, data)
     try:
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as err:  # openpyxl raises several types for damaged files

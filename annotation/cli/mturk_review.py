@@ -43,7 +43,8 @@ def run(args):
             raise InputError(f"batch {args.batch!r} was uploaded by hand: pass --out FILE.csv for the "
                              "Approve/Reject file to upload on the requester site")
         counts = mturk_manual.write_review_file(ledger, args.batch, plan, args.out, args.approve_all)
-        print(f"wrote {args.out}: {counts['approved']} to approve, {counts['rejected']} to reject")
+        print(f"wrote {args.out}: {counts['approved']} to approve, {counts['rejected']} to reject, {counts['held']} held "
+              "(their workers have too few check answers to judge yet)")
     else:
         mturk.require_environment(plan, args.live, args.batch)
         if plan["kind"] == mturk_questions.KIND:
@@ -52,7 +53,8 @@ def run(args):
         else:
             verdicts, approve_all = round1.assignment_verdicts(ledger, args.batch, plan), args.approve_all
         counts = mturk.review_assignments(mturk_options.client(args), ledger, verdicts, approve_all)
-        print(f"approved {counts[mturk.APPROVED]}, rejected {counts[mturk.REJECTED]} assignment(s)")
+        print(f"approved {counts[mturk.APPROVED]}, rejected {counts[mturk.REJECTED]} assignment(s), "
+              f"{counts.get(mturk.HELD, 0)} held (their workers have too few check answers to judge yet)")
     if plan["kind"] == mturk_questions.KIND:
         if args.block:
             raise InputError(f"--block is for round-1 batches, whose gold checks find the workers to block; batch "

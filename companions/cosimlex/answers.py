@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from annotation.mturk import fields_from_answer_xml
 from companions.cosimlex.rating import SCALE
 from picforge.errors import InputError
+from picforge.sheets import decode_text
 
 ITEM_FIELD = re.compile(r"item(\d+)_id$")
 OK, INVALID, REPEAT, REJECTED = "ok", "invalid-rating", "repeat-pair", "rejected-assignment"
@@ -65,7 +66,7 @@ def _json_submissions(record, where):
 
 def read_submissions(path, data):
     """Submissions {source, assignment_id, worker_id, submitted_at, answers} of one answers file's bytes."""
-    text = data.decode("utf-8-sig")
+    text = decode_text(data, path)
     if path.lower().endswith(".csv"):
         rows = list(csv.DictReader(io.StringIO(text)))
         for row_no, row in enumerate(rows, start=2):

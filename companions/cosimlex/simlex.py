@@ -3,7 +3,7 @@ import dataclasses
 import re
 
 from picforge.errors import InputError
-from picforge.sheets import read_bytes
+from picforge.sheets import decode_text, read_bytes
 
 OFFICIAL_HEADER = ("word1", "word2", "POS", "SimLex999", "conc(w1)", "conc(w2)", "concQ",
                    "Assoc(USF)", "SimAssoc333", "SD(SimLex)")
@@ -91,8 +91,5 @@ def parse_simlex(lines, path="<simlex>"):
 
 def read_simlex(path):
     """SimLexPair records of a SimLex file (UTF-8; local, gs:// or s3://)."""
-    try:
-        text = read_bytes(path).decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputError(f"{path}: byte {err.start} is not UTF-8; save the file as UTF-8") from None
+    text = decode_text(read_bytes(path), path)
     return parse_simlex(text.splitlines(), path)

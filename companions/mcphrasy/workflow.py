@@ -8,6 +8,7 @@ from apache_beam.io.filesystems import FileSystems
 from companions.mcphrasy import corpus, grouping, match, stages
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
+from picforge.sheets import decode_text
 from picforge.options import pipeline_options
 from picforge.rundir import RunDir, fingerprint, input_identity, upstream
 from picforge.stage_jobs import read_stage, run_stages
@@ -76,10 +77,7 @@ def read_phrase_list(path):
             raw = fh.read()
     except (OSError, FileNotFoundError) as err:
         raise InputError(f"--phrases {path}: cannot read it ({err}); give a text file with one phrase per line") from None
-    try:
-        lines = raw.decode("utf-8-sig").splitlines()
-    except UnicodeDecodeError:
-        raise InputError(f"--phrases {path}: not UTF-8 text; save it as UTF-8, one phrase per line") from None
+    lines = decode_text(raw, f"--phrases {path}").splitlines()
     phrases = []
     for line in lines:
         phrase = match.normalise_phrase(line)

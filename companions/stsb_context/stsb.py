@@ -5,6 +5,7 @@ import io
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
+from picforge.sheets import decode_text
 
 COLUMNS = ("genre", "filename", "year", "id", "score", "sentence1", "sentence2")
 LAYOUT = "genre, filename, year, id, score (0-5), sentence1, sentence2"
@@ -50,11 +51,7 @@ def read_pairs(path):
     except OSError as err:
         raise InputError(f"{path}: cannot be read ({err.strerror or err}); give the STS Benchmark test file "
                          "with --stsb") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[:err.start].count(b"\n") + 1
-        raise InputError(f"{path} line {line}: not valid UTF-8; re-save the file as UTF-8") from None
+    text = decode_text(raw, path)
     pairs, seen = [], {}
     rows = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
     for line, fields in enumerate(rows, start=1):

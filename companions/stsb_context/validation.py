@@ -59,6 +59,7 @@ def export_validation(run, *, force=False, partial=False):
     files = {}
     for annotator in ANNOTATORS:
         rows = sheet_rows(kept, annotator)
+        sheets.check_cells_fit(f"{run.stage_dir(STAGE)}/{annotator}", COLUMNS, rows)
         xlsx = sheets.xlsx_bytes(COLUMNS, rows, title="validation", yes_no=[ANSWER_COLUMN])
         files.update({f"{annotator}.csv": sheets.csv_bytes(COLUMNS, rows), f"{annotator}.xlsx": xlsx})
     return run.write_stage(STAGE, None, None, inputs=inputs, options={"annotators": ANNOTATORS}, started=started,

@@ -48,20 +48,26 @@ ANNOTATIONS = [
 ]
 
 
+def _passage(sentence):
+    """A gold passage shaped like the run's: the phrase's sentence in the middle of five."""
+    return f"The town grew along the valley. Its people kept old customs. {sentence} Visitors came each summer. " \
+           "Most stayed for a week."
+
+
 def gold_bank():
-    """Fourteen verified questions with known answers (both kinds, both answers)."""
+    """Fourteen verified questions with known answers (both kinds, both answers), passages shaped like TRIPLETS'."""
     bank = []
     for n in range(14):
         if n % 2:
             bank.append({"gold_id": f"g{n:02d}", "kind": "paraphrase", "phrase": "river bank",
-                         "passage1": f"Case {n}: they fished from the river bank all day.",
+                         "passage1": _passage(f"Case {n}: they fished from the river bank all day."),
                          "paraphrase": "shore of the stream" if n % 4 == 1 else "savings institution",
                          "answer": n % 4 == 1, "explanation": "A river bank is the land beside a river."})
         else:
             bank.append({"gold_id": f"g{n:02d}", "kind": "same_meaning", "phrase": "hard drive",
-                         "passage1": f"Case {n}: the hard drive stored every photo.",
-                         "passage2": "It was a hard drive through the snow." if n % 4 == 0
-                         else "He replaced the hard drive of the laptop.",
+                         "passage1": _passage(f"Case {n}: the hard drive stored every photo."),
+                         "passage2": _passage("It was a hard drive through the snow." if n % 4 == 0
+                                              else "He replaced the hard drive of the laptop."),
                          "answer": n % 4 == 2, "explanation": "Compare what the phrase refers to."})
     return bank
 

@@ -9,6 +9,7 @@ import schemas
 from annotation import expert, guidelines
 from annotation.cli import LEDGER_VARIABLE
 from annotation.ledger import ROUND_EXPERT, Ledger
+import picforge.cli
 from picforge import sheets
 from picforge.errors import InputError
 from tests.annotation.conftest import good_answers, ledger_option, read_csv, write_csv
@@ -158,7 +159,9 @@ def test_utf8_bom_excel_mangled_csv_and_xlsx_are_read(annotate, run_dir, ledger,
     bob = filled(f"{out}/expert-bob-001.csv", **{"00004": ("gentle\x00 playing style", "lenient oversight", "N")})
     bom = write_csv(tmp_path / "bob-bom.csv", bob, encoding="utf-8-sig")
     assert open(bom, "rb").read(3) == b"\xef\xbb\xbf"
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", str(mangled), bom) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", str(mangled), bom) == 2  # not UTF-8
+    assert picforge.cli.main(["--encoding", "cp1252", "annotate", "ingest", "expert", "--run", run_dir,
+                              "--no-grammar", str(mangled), bom]) == 0
     with ledger.read() as q:
         annotations = {a["triplet_id"]: a for a in q.expert_annotations()}
     assert sorted(annotations) == ["00001", "00002", "00003", "00004", "00005", "00006"]

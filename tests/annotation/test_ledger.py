@@ -85,9 +85,13 @@ def test_failed_transaction_leaves_ledger_unchanged(ledger):
 
 
 def test_answers_replace_only_when_asked(ledger):
+    """A recorded answer changes only with `replace` (a corrected sheet); otherwise the change is refused, naming the
+    row, and nothing is written."""
     _import_round1(ledger, ["A1"])
+    with pytest.raises(L.HistoryConflict, match="results.csv: row 3: assignment A1 is recorded .*answer T1/q1.agree 'yes' -> 'no'"):
+        with ledger.transaction() as tx:
+            tx.record_answers("A1", {"T1/q1.agree": ("T1/q1", "no")}, row="results.csv: row 3")
     with ledger.transaction() as tx:
-        assert tx.record_answers("A1", {"T1/q1.agree": ("T1/q1", "no")}) == 0
         assert tx.record_answers("A1", {"T1/q1.agree": ("T1/q1", "no")}, replace=True) == 1
     with ledger.read() as q:
         assert {a["field"]: a["value"] for a in q.answers("A1")}["T1/q1.agree"] == "no"

@@ -14,7 +14,7 @@ from mturk_support import (NOW, SCRIPT, answer_xml, gold_bank, hit_id, hit_recor
 
 BATCH = "b1"
 # The CLI options of `create` below, as library settings (for drafting the same deterministic plan).
-SETTINGS = round1.Round1Settings(questions_per_hit=4, assignments=3)
+SETTINGS = round1.Round1Settings(questions_per_hit=4, assignments=3, min_worker_gold=3)
 HIT_TYPE = mturk.HitTypeSettings(reward="0.50")
 
 
@@ -27,7 +27,8 @@ def env(tmp_path, monkeypatch, annotate, ledger_url):
     stubber = Stubber(client)
     stubber.activate()
     create = ["annotate", "mturk", "create", "--run", run_dir, "--batch", BATCH, "--gold", gold,
-              "--questions-per-hit", "4", "--assignments", "3", "--reward", "0.50"]
+              "--questions-per-hit", "4", "--assignments", "3", "--reward", "0.50",
+              "--min-worker-gold", "3"]  # a worker of the 3 HITs answers 3 distinct checks: judge on them
     yield {"run": run_dir, "gold": gold, "ledger": ledger, "client": client, "stubber": stubber, "create": create,
            "batch_args": ["--run", run_dir, "--batch", BATCH],
            "cli": lambda argv: annotate(*argv[1:])}
@@ -328,7 +329,8 @@ def test_review_records_the_real_status_when_mturk_already_approved(env):
     env["stubber"].add_response("get_assignment", {"Assignment": {**assignments[hit_id(2)][0],
                                                                   "AssignmentStatus": "Approved"}},
                                 {"AssignmentId": "A21"})
-    assert env["cli"](["annotate", "mturk", "review", *env["batch_args"]]) == 0
+    # --approve-all: the one worker has a single check answer, too few to judge, so review would hold them
+    assert env["cli"](["annotate", "mturk", "review", *env["batch_args"], "--approve-all"]) == 0
     env["stubber"].assert_no_pending_responses()
     with env["ledger"].read() as q:
         assert [a["status"] for a in q.assignments(batch_id=BATCH)] == ["Approved"]
@@ -381,7 +383,7 @@ def test_batch_cost_includes_mturk_fees(reward, assignments, hits, total):
     assert str(mturk.batch_cost(reward, assignments, hits)["total"]) == total
 
 
-def test_a_tampered_answer_is_kept_unusable_and_rejected_without_blocking_the_save(env):
+def test_a_tampered_answer_is_kept_unusable_and_rejected_without_blocking_the_save(env, capsys):
     create_batch(env)
     assignments, _ = _worker_assignments(env)
     tampered = _assignment("A19", "W9", hit_id(1), {"answer_1": "yes", "answer_99": "yes"})
@@ -393,10 +395,10 @@ def test_a_tampered_answer_is_kept_unusable_and_rejected_without_blocking_the_sa
     assert "answer_99: the HIT has only 4 questions" in saved["A19"]["meta"]["answer_error"]
     env["stubber"].add_response("reject_assignment", {}, {
         "AssignmentId": "A19", "RequesterFeedback": "The form came back without usable answers."})
-    for aid in ("A21", "A31"):
-        env["stubber"].add_response("approve_assignment", {}, {"AssignmentId": aid, "RequesterFeedback": ANY})
     assert env["cli"](["annotate", "mturk", "review", *env["batch_args"]]) == 0
     env["stubber"].assert_no_pending_responses()
+    # A21 and A31 are held, neither approved nor rejected: each of their workers answered one check question.
+    assert "approved 0, rejected 1 assignment(s), 2 held" in capsys.readouterr().out
 
 
 def _manual_export_takes_every_item(env, capsys):
@@ -488,7 +490,7 @@ def test_re_polling_never_moves_a_reviewed_status_back(env):
 
 
 def test_review_block_blocks_each_worker_whose_gold_record_failed_once(env, capsys):
-    env["create"] += ["--min-worker-gold", "3"]   # W3 answers the 3 distinct checks of the 3 HITs wrongly
+    # W3 answers the 3 distinct checks of the 3 HITs wrongly (the batch judges workers on 3: SETTINGS)
     create_batch(env)
     assignments, _ = _worker_assignments(env)
     expect_save(env["stubber"], assignments)

@@ -7,6 +7,7 @@ import pytest
 
 from annotation import ledger as L
 from annotation import mturk_manual, round1
+import picforge.cli
 from picforge.errors import InputError
 from tests.annotation.conftest import ledger_option
 
@@ -17,13 +18,18 @@ RESULT_HEADER = ["HITId", "HITTypeId", "AssignmentId", "WorkerId", "AssignmentSt
                  "Answer.comments", "Approve", "Reject"]
 
 
+# The 3 HITs of this batch show 3 distinct gold checks: judge a worker's record on them (4 by default, so a worker of
+# these 3 HITs would be held).
+JUDGE_EVERY_HIT = ("--min-worker-gold", "3")
+
+
 @pytest.fixture
 def manual(tmp_path, annotate, ledger_url):
     run_dir, ledger = make_run(tmp_path, ledger_url)
     gold = write_gold(tmp_path / "gold.jsonl")
     cli = lambda argv: annotate(*argv[1:])  # noqa: E731
     assert cli(["annotate", "mturk", "export", "--run", run_dir, "--batch", "m1", "--gold", gold,
-                "--questions-per-hit", "4", "--assignments", "2"]) == 0
+                "--questions-per-hit", "4", "--assignments", "2", *JUDGE_EVERY_HIT]) == 0
     with ledger.read() as q:
         plan = q.batch("m1")["meta"]
     yield {"run": run_dir, "ledger": ledger, "plan": plan, "tmp": tmp_path, "cli": cli}
@@ -68,7 +74,8 @@ def test_export_writes_one_row_per_hit_and_the_crowd_template(manual):
 
 def test_export_writes_the_qualification_test_that_create_would_make(manual, capsys):
     assert manual["cli"](["annotate", "mturk", "export", "--run", manual["run"], "--batch", "m1", "--gold",
-                          str(manual["tmp"] / "gold.jsonl"), "--questions-per-hit", "4", "--assignments", "2"]) == 0
+                          str(manual["tmp"] / "gold.jsonl"), "--questions-per-hit", "4", "--assignments", "2",
+                          *JUDGE_EVERY_HIT]) == 0
     out = manual["tmp"] / "run" / "mturk" / "m1"
     test = round1.qualification_test(manual["plan"])
     assert (out / "m1_qualification_test.xml").read_text(encoding="utf-8") == test.test_xml
@@ -172,7 +179,8 @@ def test_bad_results_files_name_file_row_and_column_and_change_nothing(manual, c
 
 
 def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_path, annotate, new_ledger_url):
-    """Windows-1252 text and ';' separators (a spreadsheet in a European locale) read the same."""
+    """Windows-1252 text and `;` separators (a spreadsheet in a European locale) read the same once the
+    encoding is named (`picforge --encoding cp1252`); without it the file is refused."""
     plan = manual["plan"]
     rows = [_row(plan, 0, "A1", "W1", **{"Answer.comments": "café crème"}), _row(plan, 1, "A2", "W2")]
     download = _write(manual["tmp"] / "Batch_1_batch_results.csv", rows, encoding="utf-8-sig")
@@ -183,9 +191,12 @@ def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_p
     other_run, other_ledger = make_run(tmp_path / "other", other_url)
     gold = write_gold(tmp_path / "gold.jsonl")
     assert annotate("mturk", "export", "--run", other_run, *ledger_option(other_url), "--batch", "m1", "--gold",
-                    gold, "--questions-per-hit", "4", "--assignments", "2") == 0
-    resaved = _write(tmp_path / "Batch_1_excel.csv", rows, encoding="cp1252", delimiter=";")
-    assert annotate("mturk", "ingest", "--run", other_run, *ledger_option(other_url), resaved) == 0
+                    gold, "--questions-per-hit", "4", "--assignments", "2", *JUDGE_EVERY_HIT) == 0
+    (tmp_path / "excel").mkdir()  # the same file name: the ledger records where each assignment was read
+    resaved = _write(tmp_path / "excel" / "Batch_1_batch_results.csv", rows, encoding="cp1252", delimiter=";")
+    assert annotate("mturk", "ingest", "--run", other_run, *ledger_option(other_url), resaved) == 2  # not UTF-8
+    assert picforge.cli.main(["--encoding", "cp1252", "annotate", "mturk", "ingest", "--run", other_run,
+                              *ledger_option(other_url), resaved]) == 0
     with other_ledger.read() as q:
         assert q.dump() == expected
         assert [a["value"] for a in q.answers(assignment_id="A1") if a["field"] == "comments"] == ["café crème"]
@@ -220,7 +231,7 @@ def test_export_refuses_a_changed_plan_and_a_second_batch_takes_nothing(manual, 
                 "--assignments", "2"]) == 2
     assert "batch 'm1' was planned with other settings" in capsys.readouterr().err
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m1", "--questions-per-hit", "4",
-                "--assignments", "2"]) == 0     # same options: the same files again
+                "--assignments", "2", *JUDGE_EVERY_HIT]) == 0     # same options: the same files again
     capsys.readouterr()
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold",
                 str(manual["tmp"] / "gold.jsonl")]) == 0          # nothing to do is success

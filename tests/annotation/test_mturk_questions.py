@@ -78,7 +78,7 @@ def test_a_planned_batch_keeps_its_questions_and_options(plan_dir):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("id,feedback\nA1,bad\n", r"row 1: column\(s\) assignment_id missing"),
+    ("id,feedback\nA1,bad\n", r"reject.csv: row 1: missing column\(s\) assignment_id"),
     ("assignment_id,feedback\nA1,\n", "row 2: give both an assignment_id and the feedback"),
     ("assignment_id,feedback\nA1,ok\nA9,never saved\n", "row 3: assignment A9 is not saved in batch 'b1'"),
 ])
