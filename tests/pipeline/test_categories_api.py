@@ -124,3 +124,12 @@ def test_fetch_categories_dofn_yields_each_page_of_each_batch(api, tmp_path):
     with test_pipeline.TestPipeline() as p:
         fetched = p | beam.Create(batches) | beam.ParDo(FetchCategories(api.url, str(tmp_path)))
         assert_that(fetched, equal_to(list(expected_categories(api, page_ids).items())))
+
+
+def test_a_redirect_is_not_followed_so_every_request_is_counted(api, tmp_path):
+    api.script.extend([(307, {"Location": api.url}, {})] * 5)
+    client = CategoryClient(str(tmp_path), api.url, max_attempts=3, backoff=0.01)
+
+    with pytest.raises(CategoriesApiError, match="HTTP 307, a redirect to .*redirects are not followed"):
+        client.categories([1000])
+    assert len(api.requests) == client.requests_sent == 1
