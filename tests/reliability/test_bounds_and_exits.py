@@ -28,7 +28,7 @@ def _serve(handler):
     return server
 
 
-def _exported_sheet(mined_103, tmp_path):
+def exported_expert_sheet(mined_103, tmp_path):
     """A copy of the mined run with one expert batch exported; (run, the filled CSV sheet)."""
     run = tmp_path / "run"
     shutil.copytree(mined_103, run)
@@ -39,7 +39,7 @@ def _exported_sheet(mined_103, tmp_path):
 
 
 def test_an_xlsx_whose_members_unpack_past_the_bound_is_refused_before_it_is_read(mined_103, tmp_path):
-    run, _ = _exported_sheet(mined_103, tmp_path)
+    run, _ = exported_expert_sheet(mined_103, tmp_path)
     exported = run / "annotation" / "expert" / "expert-ann-001.xlsx"
     bomb = tmp_path / "bomb.xlsx"
     with zipfile.ZipFile(exported) as source, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as target:
@@ -112,7 +112,7 @@ class _Failing(QuietHandler):
 
 
 def test_a_languagetool_server_answering_500_is_one_line_naming_it_and_the_status(mined_103, tmp_path):
-    run, sheet = _exported_sheet(mined_103, tmp_path)
+    run, sheet = exported_expert_sheet(mined_103, tmp_path)
     server = _serve(_Failing)
     url = f"http://127.0.0.1:{server.server_address[1]}"
     code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--languagetool", url, sheet,
