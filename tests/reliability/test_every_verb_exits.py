@@ -29,6 +29,7 @@ ELSEWHERE = {
     "annotate ingest ps-verify": "tests/walkthrough/test_walkthrough.py",
     "annotate reassign": "tests/annotation/test_handback.py",
     "mine": "tests/reliability/test_bounds_and_exits.py",
+    "stsb-context": "tests/reliability/test_secrets_and_money.py",
     "stsb-context export-validation": "tests/stsb_context/test_stsb_validation.py",
     "stsb-context ingest-validation": "tests/stsb_context/test_stsb_validation.py",
     "stsb-context evaluate": "tests/stsb_context/test_stsb_eval_model.py",
@@ -59,7 +60,7 @@ def registered_verbs():
     """Every runnable verb of `picforge`, as its words ('annotate mturk gold')."""
     def leaves(parser, words):
         groups = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if not groups:
+        if not groups or not all(group.required for group in groups):  # `stsb-context` runs without a verb too
             yield " ".join(words)
         for group in groups:
             for name, sub in group.choices.items():
