@@ -61,28 +61,28 @@ class Round1Settings:
 
 def load_gold_bank(path):
     """The gold questions of a JSON-lines file, validated; errors name the file, line and fix."""
+    from picforge.sheets import decode_text, read_bytes  # openpyxl: only when a bank is read
     bank, seen = [], {}
-    with open(path, encoding="utf-8-sig") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}: line {line_no}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"{where}: not valid JSON ({err.msg}); write one JSON object per line") from None
-            problems = schemas.errors("gold_question", record)
-            if problems:
-                raise InputError(f"{where}: {problems[0]}; see schemas/gold_question.schema.json")
-            if record["gold_id"] in seen:
-                raise InputError(f"{where}: gold_id {record['gold_id']!r} already used on line "
-                                 f"{seen[record['gold_id']]}; give every gold question its own id")
-            seen[record["gold_id"]] = line_no
-            try:
-                gold_question(record)
-            except ValueError as err:
-                raise InputError(f"{where}: {err}") from None
-            bank.append(record)
+    for line_no, line in enumerate(decode_text(read_bytes(path), path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {line_no}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(f"{where}: not valid JSON ({err.msg}); write one JSON object per line") from None
+        problems = schemas.errors("gold_question", record)
+        if problems:
+            raise InputError(f"{where}: {problems[0]}; see schemas/gold_question.schema.json")
+        if record["gold_id"] in seen:
+            raise InputError(f"{where}: gold_id {record['gold_id']!r} already used on line "
+                             f"{seen[record['gold_id']]}; give every gold question its own id")
+        seen[record["gold_id"]] = line_no
+        try:
+            gold_question(record)
+        except ValueError as err:
+            raise InputError(f"{where}: {err}") from None
+        bank.append(record)
     return bank
 
 

@@ -1,8 +1,10 @@
 """The `picforge` console command: a table of contents of each area's `cli` package of thin verbs."""
 import argparse
+import atexit
 import gc
 import importlib
 import logging
+import os
 import sys
 import textwrap
 
@@ -185,12 +187,23 @@ def run_command(argv):
 
 def console_main():
     """The `picforge` command: main() on this process's arguments, in a process that ends with it (so what it loads
-    is frozen, `picforge.long_lived`); what is left is frozen too, so the collector pass at the exit does not walk
-    it (reference counting frees it)."""
+    is frozen, `picforge.long_lived`); what is left is frozen too, and the process ends by `end_process`."""
     one_command_process()
     code = main()
     gc.freeze()
-    return code
+    end_process(code)
+
+
+def end_process(code):
+    """End this process with `code` once its command is done: Python's exit handlers run, logs and output are
+    flushed, then the process ends without the native libraries' exit-time destructors, where a thread pool still
+    alive (torch's, OpenMP's) would abort a finished command (`terminate called without an active exception`,
+    exit 134) and a script would see a failure."""
+    atexit._run_exitfuncs()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -90,6 +90,9 @@ class _ScoreFn(beam.DoFn):
     def setup(self):
         self.encoders = {spec: make_encoder(spec, self.spacy_model, self.device).load() for spec in self.encoder_specs}
 
+    def teardown(self):
+        self.encoders = {}  # the models (and their thread pools) go with the job, not at interpreter exit
+
     def process(self, batch):
         columns = {spec: pair_similarities(encoder, batch) for spec, encoder in self.encoders.items()}
         for row, context in enumerate(batch):

@@ -5,7 +5,6 @@ import json
 import os
 import random
 import re
-import shutil
 
 import pytest
 
@@ -13,8 +12,8 @@ from annotation import round1
 from annotation.gold import length_separation, question_words
 from annotation.ledger import Ledger
 from tests.cli_helpers import picforge_in_child
+from tests.reliability.test_bounds_and_exits import exported_expert_sheet
 from tests.reliability.test_worker_quality import expert_annotated, write_results
-from tests.walkthrough import annotators
 
 pytestmark = pytest.mark.slow
 
@@ -122,11 +121,7 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
 
 
 def test_a_sheet_with_one_cp1252_row_is_refused_naming_the_line_and_utf8_is_kept_exactly(mined_103, tmp_path):
-    run = tmp_path / "run"
-    shutil.copytree(mined_103, run)
-    assert picforge_in_child("annotate", "export", "expert", "--run", run, "--annotators", "ann",
-                             "--per-annotator", "5")[0] == 0
-    [sheet] = annotators.fill_expert_sheets(str(run), str(tmp_path / "returned"), draft=False)
+    run, sheet = exported_expert_sheet(mined_103, tmp_path)
     lines = open(sheet, "rb").read().decode("utf-8-sig").splitlines(keepends=True)
     header, first = lines[0], lines[1]
     cells = next(csv.reader([first]))
