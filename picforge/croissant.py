@@ -72,6 +72,17 @@ def dump_names(manifest):
     return names, dates
 
 
+def dump_inputs(run):
+    """{"dump": [file identities]} of the Wikipedia dump a mined run read (the first of its read-dump and clean
+    manifests to list one), or {}: what a stage built from another run's stages adds to its inputs, so the release
+    it feeds can name the dump."""
+    for stage in ("read-dump", "clean"):
+        dump = (run.read_manifest(stage) or {}).get("inputs", {}).get("dump")
+        if dump:
+            return {"dump": dump}
+    return {}
+
+
 def dump_used(manifest):
     """What the lineage says of the Wikipedia dump a manifest lists: its files and the dates in their names."""
     names, dates = dump_names(manifest)

@@ -222,12 +222,23 @@ def write_release(out, fill):
         metadata = croissant(folder, description, file_checksums(folder), version=__version__)
         with open(os.path.join(folder, CROISSANT), "w", encoding="utf-8") as fh:
             json.dump(metadata, fh, indent=2, ensure_ascii=False)
+        validate_croissant(os.path.join(folder, CROISSANT))
         manifest = dict(fields, files=file_checksums(folder))
         with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=2, sort_keys=True)
         return manifest
 
     return replace_directory(out, contents)
+
+
+def validate_croissant(path):
+    """Check a croissant.json with mlcroissant (what `mlcroissant validate` runs); RuntimeError lists its errors."""
+    import mlcroissant
+
+    try:
+        mlcroissant.Dataset(jsonld=path)
+    except mlcroissant.ValidationError as err:
+        raise RuntimeError(f"{path}: the release's croissant.json does not validate: {err}") from None
 
 
 def replace_directory(out, write_contents):

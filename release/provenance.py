@@ -121,7 +121,7 @@ def run_description(root):
     wic_files = [os.path.basename(entry["path"]) for entry in group["inputs"].get("wic", [])]
     inputs = (WIKIPEDIA._replace(used=dump_used(dump)), WIC._replace(used=f"target words of {', '.join(wic_files) or 'the WiC package'}"))
     rai = {
-        "dataCollection": f"Mined by `picforge mine` from {', '.join(names) or 'a Wikipedia dump'}: " + "; ".join(
+        "dataCollection": "Mined by `picforge mine`: " + "; ".join(
             f"{what}: {value}" for what, value in rows) + f"; {select.get('records', 'an unrecorded number of')} "
             "triplets selected for annotation",
         "dataCollectionType": ["Document Analysis", "Manual Human Curation"],
