@@ -87,10 +87,10 @@ def gold_accuracy(q):
     right = scored = 0
     for kind in (round1.API_BATCH, round1.MANUAL_BATCH):
         for batch in q.batches(kind=kind):
-            slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch["batch_id"])}
+            slots = {hit["hit_id"]: hit["meta"].get("slots", ()) for hit in q.hits(batch["batch_id"])}
             answers = round1.answers_by_assignment(q, batch["batch_id"])
             for worker_right, worker_scored in round1.worker_gold_scores(
-                    q.assignments(batch_id=batch["batch_id"]), answers, slots, batch["meta"]["gold"]).values():
+                    q.assignments(batch_id=batch["batch_id"]), answers, slots, batch["meta"].get("gold", {})).values():
                 right, scored = right + worker_right, scored + worker_scored
     return {"right": right, "scored": scored, "accuracy": _rate(right, scored)}
 
@@ -103,7 +103,8 @@ def annotation_summary(q):
         "experts": sorted({b["meta"]["annotator"] for b in q.batches(kind="expert")}),
         "workers_by_source": dict(collections.Counter(w["source"] for w in q.workers())),
         "mturk_batches": len(mturk),
-        "assignments_per_hit": sorted({b["meta"]["settings"]["assignments"] for b in mturk}),
+        "assignments_per_hit": sorted({b["meta"]["settings"]["assignments"] for b in mturk
+                                       if "settings" in b["meta"]}),
         "funnel": funnel(annotation_outcomes(q)),
         "gold": gold_accuracy(q),
         "ps_verification": ps_summary(q),

@@ -178,7 +178,7 @@ def hf_remote_files(api, repo_id):
 def upload_hf(uploads, dest, api=None, private=False):
     """One commit to a Hugging Face dataset repository that makes it hold exactly the planned files (hf_changes).
 
-    Large files go up first through the Hub's LFS storage, which keeps every object it received: a run cut off
+    Large files go up first through the Hub's LFS (or Xet) storage, which keeps what it received: a run cut off
     half-way resumes by sending only what is missing, and the one commit is made after all are there. Returns the
     (sent, deleted) of that commit; nothing is committed when the repo already holds the release."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
