@@ -232,13 +232,19 @@ def write_release(out, fill):
 
 
 def validate_croissant(path):
-    """Check a croissant.json with mlcroissant (what `mlcroissant validate` runs); RuntimeError lists its errors."""
+    """Check a croissant.json with mlcroissant (what `mlcroissant validate` runs); RuntimeError lists its errors.
+    Its warnings are not printed: the one it gives, no datePublished, is left to whoever publishes the release."""
     import mlcroissant
+    from absl import logging as absl_logging
 
+    verbosity = absl_logging.get_verbosity()
+    absl_logging.set_verbosity(absl_logging.ERROR)
     try:
         mlcroissant.Dataset(jsonld=path)
     except mlcroissant.ValidationError as err:
         raise RuntimeError(f"{path}: the release's croissant.json does not validate: {err}") from None
+    finally:
+        absl_logging.set_verbosity(verbosity)
 
 
 def replace_directory(out, write_contents):
