@@ -60,8 +60,9 @@ class Description:
     generated_by: dict
     license_id: str
     configs: dict
-    url: str = "https://github.com/picforge/picforge"
-    creators: tuple = ({"@type": "sc:Organization", "name": "picforge", "url": "https://github.com/picforge/picforge"},)
+    url: str = ""
+    creators: tuple = ({"@type": "sc:Organization", "name": "picforge",
+                        "description": "the dataset-construction tool that built this release"},)
     keywords: tuple = field(default_factory=tuple)
 
 
@@ -188,7 +189,7 @@ def croissant(folder, description, checksums, *, version):
     return {
         "@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": CONFORMS_TO,
         "name": description.name, "description": description.description, "license": license_url(description.license_id),
-        "url": description.url, "version": version, "citeAs": description.cite_as,
+        **({"url": description.url} if description.url else {}), "version": version, "citeAs": description.cite_as,
         "creator": list(description.creators), "inLanguage": "en",
         **({"keywords": list(description.keywords)} if description.keywords else {}),
         **{f"rai:{key}": description.rai[key] for key in RAI_FIELDS},
