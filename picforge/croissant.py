@@ -2,7 +2,7 @@
 release declares: its description, inputs, the RAI facts of its run, and per config its features and split files."""
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 CROISSANT = "croissant.json"
@@ -63,7 +63,6 @@ class Description:
     url: str = ""
     creators: tuple = ({"@type": "sc:Organization", "name": "picforge",
                         "description": "the dataset-construction tool that built this release"},)
-    keywords: tuple = field(default_factory=tuple)
 
 
 def dump_names(manifest):
@@ -116,7 +115,6 @@ def field_node(record_set, name, feature, file_set, parent=None):
         node["subField"] = [field_node(record_set, sub, inner[sub], file_set, path) for sub in inner]
         if inner is not feature:
             node["isArray"] = True
-            node["dataType"] = "sc:Text"
     else:
         node["dataType"], is_array = data_type(feature)
         if is_array:
@@ -135,10 +133,9 @@ def readable_file(folder, path):
 
 def record_set(config, features, split_files):
     """(FileSet, RecordSet) of one config: every split file of it, and its typed fields plus `split`."""
-    folder = os.path.dirname(split_files[0])
     ext = os.path.splitext(split_files[0])[1]
     file_set = {"@type": "cr:FileSet", "@id": f"{config}-files", "name": f"{config}-files",
-                "encodingFormat": ENCODING[ext], "includes": [f"{folder}/{os.path.basename(p)}" for p in split_files]}
+                "encodingFormat": ENCODING[ext], "includes": list(split_files)}
     splits = "|".join(os.path.splitext(os.path.basename(p))[0] for p in split_files)
     fields = [field_node(config, name, feature, file_set["@id"]) for name, feature in features.items()]
     fields.append({"@type": "cr:Field", "@id": f"{config}/split", "name": "split", "dataType": "sc:Text",
@@ -191,7 +188,6 @@ def croissant(folder, description, checksums, *, version):
         "name": description.name, "description": description.description, "license": license_url(description.license_id),
         **({"url": description.url} if description.url else {}), "version": version, "citeAs": description.cite_as,
         "creator": list(description.creators), "inLanguage": "en",
-        **({"keywords": list(description.keywords)} if description.keywords else {}),
         **{f"rai:{key}": description.rai[key] for key in RAI_FIELDS},
         **lineage(description, version),
         "distribution": [file_object(path, checksums[path]) for path in data] + file_sets,
