@@ -40,6 +40,9 @@ setup(
         "matplotlib>=3.8",
         "datasets>=2.19",
         "huggingface_hub>=0.23",
+        # every release writes croissant.json and checks it with mlcroissant (its own validator) before the folder
+        # is renamed into place, so an invalid one never ships
+        "mlcroissant>=1.1.1",
         "gensim>=4.3",
         # PEARL hard negatives: Levenshtein candidates per block in C++ (rapidfuzz.process.cdist)
         "rapidfuzz>=3.0",

@@ -88,9 +88,12 @@ def export_final(ledger, run_dir, force=False):
     Returns the stage manifest (with `skipped: True` when the output was already up to date).
     """
     run = require_select(run_dir)
+    from annotation.report import annotation_summary
+
     with ledger.read() as q:
         records = final_records(q)
         paraphrases, unchecked = grammar_coverage(q, {r["triplet_id"] for r in records})
+        summary = annotation_summary(q)
     inputs, options = stage_inputs(run, records), {}
     done = None if force else run.up_to_date(STAGE, fingerprint(STAGE, inputs, options))
     if done is not None:
@@ -103,4 +106,5 @@ def export_final(ledger, run_dir, force=False):
         counters[f"{STAGE}/{flag}_rejected"] = sum(r[flag] is False for r in records)
     counters[f"{STAGE}/paraphrases"] = paraphrases
     counters[f"{STAGE}/paraphrases-grammar-not-checked"] = unchecked
-    return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters)
+    return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters,
+                           annotation=summary)

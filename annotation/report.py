@@ -1,7 +1,7 @@
 """`annotate report`: the funnel through every round (PiC Table A1, lower half), PS verification, workers."""
 import collections
 
-from annotation import ps_verify
+from annotation import ps_verify, round1
 from annotation.final import annotation_outcomes, grammar_coverage
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
 from annotation.next_step import pending_steps
@@ -80,6 +80,35 @@ def ps_summary(q):
         }
     summary["agreement_A1_A2"] = ps_verify.agreement(q)
     return summary
+
+
+def gold_accuracy(q):
+    """(right, scored) of the MTurk workers' first answers to the gold check questions, over every round-1 batch."""
+    right = scored = 0
+    for kind in (round1.API_BATCH, round1.MANUAL_BATCH):
+        for batch in q.batches(kind=kind):
+            slots = {hit["hit_id"]: hit["meta"].get("slots", ()) for hit in q.hits(batch["batch_id"])}
+            answers = round1.answers_by_assignment(q, batch["batch_id"])
+            for worker_right, worker_scored in round1.worker_gold_scores(
+                    q.assignments(batch_id=batch["batch_id"]), answers, slots, batch["meta"].get("gold", {})).values():
+                right, scored = right + worker_right, scored + worker_scored
+    return {"right": right, "scored": scored, "accuracy": _rate(right, scored)}
+
+
+def annotation_summary(q):
+    """What a release's croissant.json says of its annotation, read off the ledger: who annotated (experts by sheet,
+    MTurk workers), assignments per HIT, the funnel through the rounds, gold accuracy and PS agreement."""
+    mturk = [b for kind in (round1.API_BATCH, round1.MANUAL_BATCH) for b in q.batches(kind=kind)]
+    return {
+        "experts": sorted({b["meta"]["annotator"] for b in q.batches(kind="expert")}),
+        "workers_by_source": dict(collections.Counter(w["source"] for w in q.workers())),
+        "mturk_batches": len(mturk),
+        "assignments_per_hit": sorted({b["meta"]["settings"]["assignments"] for b in mturk
+                                       if "settings" in b["meta"]}),
+        "funnel": funnel(annotation_outcomes(q)),
+        "gold": gold_accuracy(q),
+        "ps_verification": ps_summary(q),
+    }
 
 
 def build_report(ledger, run_dir):

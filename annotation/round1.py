@@ -388,7 +388,7 @@ def decide(votes):
 REJECTED_ASSIGNMENT = "Rejected"
 
 
-def _answers_by_assignment(q, batch_id):
+def answers_by_assignment(q, batch_id):
     found = {}
     for answer in q.answers(batch_id=batch_id):
         found.setdefault(answer["assignment_id"], {})[answer["field"]] = (answer["item_id"], answer["value"])
@@ -434,7 +434,7 @@ def assignment_verdicts(ledger, batch_id, plan):
     settings = settings_of(plan)
     with ledger.read() as q:
         slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch_id)}
-        answers = _answers_by_assignment(q, batch_id)
+        answers = answers_by_assignment(q, batch_id)
         assignments = q.assignments(batch_id=batch_id)
     scores = worker_gold_scores(assignments, answers, slots, plan["gold"])
     failures = {worker: worker_failure(score, settings) for worker, score in scores.items()}

@@ -13,6 +13,7 @@ from release.build import build_release
 from release.configs import read_split
 from release.embed import PhraseEncoder
 from release.inputs import load_run
+from release.provenance import run_description
 from release.write import write_release
 from tests.release import fixture_run
 
@@ -61,6 +62,7 @@ def main(copies, ranked):
         triplets = 12 * copies
         inputs = timed("load run", triplets, "triplets", lambda: load_run(run_root))
         release = timed("construct", triplets, "triplets", lambda: build_release(inputs.triplets, 42))
+        release.facts = run_description(run_root)
         records = sum(len(rows) for splits in release.splits.values() for rows in splits.values())
         timed("write+stats", records, "records", lambda: write_release(
             release, f"{root}/release", seed=42, stage_fingerprints=inputs.fingerprints))

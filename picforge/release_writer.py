@@ -1,5 +1,6 @@
-"""The one release writer: data files, stats.json, a dataset card with a Hugging Face YAML header, plots and a
-MANIFEST.json with the sha256 of every file, written into a fresh folder that replaces the old one whole."""
+"""The one release writer: data files, stats.json, a dataset card with a Hugging Face YAML header, plots, a
+croissant.json and a MANIFEST.json with the sha256 of every file, written into a fresh folder that replaces the old
+one whole."""
 import hashlib
 import json
 import os
@@ -7,8 +8,9 @@ import shutil
 import tempfile
 import uuid
 
+from picforge import __version__, files
+from picforge.croissant import CROISSANT, Description, Input, croissant
 from picforge.errors import InputError
-from picforge import files
 from picforge.files import pid_alive, pid_tag, remove_leftovers
 from picforge.paths import PRODUCER, add_output, plain_file, refuse_overlap, refuse_replacing
 
@@ -16,10 +18,20 @@ MANIFEST = "MANIFEST.json"
 CARD = "README.md"
 STATS = "stats.json"
 
-# The terms of one input of a release: (Hugging Face licence id, what the card says about it). Areas declare
-# their other inputs (WiC, STS-B, SimLex-999) the same way.
-WIKIPEDIA = ("cc-by-sa-4.0", "the contexts are Wikipedia text, offered under CC BY-SA 4.0 (older revisions under "
-                             "CC BY-SA 3.0), whose share-alike term asks derived text to keep that licence")
+# The terms of one input of a release (Input: Hugging Face licence id, what the card says it requires, and for
+# the lineage its name and address). Areas declare their other inputs (WiC, STS-B, SimLex-999) the same way.
+WIKIPEDIA_TERMS = ("the text is from English Wikipedia, offered under CC BY-SA 4.0 (older revisions under CC BY-SA "
+                   "3.0): reusing it requires attribution to its authors (a link to each page is enough) and keeping "
+                   "derived text under the same licence; {attribution}")
+
+
+def wikipedia(attribution):
+    """The Wikipedia input of a release, saying where its rows point to their pages (`attribution`)."""
+    return Input("cc-by-sa-4.0", WIKIPEDIA_TERMS.format(attribution=attribution), "English Wikipedia",
+                 "https://dumps.wikimedia.org/enwiki/")
+
+
+WIKIPEDIA = wikipedia("the page each context came from is named in the run's dump and its pages' ids")
 # Where the inputs' licences differ, the most restrictive one the release can carry (a user may choose another
 # with --license after reading both terms): a non-commercial term or a source's own terms win over share-alike.
 RESTRICTIVENESS = ("cc-by-sa-4.0", "cc-by-nc-4.0", "other")
@@ -27,8 +39,8 @@ RESTRICTIVENESS = ("cc-by-sa-4.0", "cc-by-nc-4.0", "other")
 
 def default_license(sources):
     """(licence id, reason) of a release built from `sources`, each (licence id, its terms in words)."""
-    chosen = max((license_id for license_id, _ in sources), key=RESTRICTIVENESS.index)
-    reasons = "; ".join(terms for _, terms in sources)
+    chosen = max((source[0] for source in sources), key=RESTRICTIVENESS.index)
+    reasons = "; ".join(source[1] for source in sources)
     return chosen, f"{reasons[0].upper()}{reasons[1:]}."
 
 
@@ -198,21 +210,42 @@ def write_release(out, fill):
     """Write a release folder atomically and return its manifest.
 
     `fill(folder)` writes the data files and plots into a fresh folder and returns (card text, statistics,
-    manifest fields); this writes stats.json, README.md and MANIFEST.json (the fields plus every file's sha256
-    and size), then renames the folder to `out`, so readers see the old release or the whole new one.
+    manifest fields, croissant Description); this writes stats.json, README.md, croissant.json (its FileObjects
+    carrying the data files' sha256) and MANIFEST.json (the fields plus every file's sha256 and size), then renames
+    the folder to `out`, so readers see the old release or the whole new one.
     """
     def contents(folder):
-        card, stats, fields = fill(folder)
+        card, stats, fields, description = fill(folder)
         with open(os.path.join(folder, STATS), "w", encoding="utf-8") as fh:
             json.dump(stats, fh, indent=2, sort_keys=True)
         with open(os.path.join(folder, CARD), "w", encoding="utf-8") as fh:
             fh.write(card)
+        metadata = croissant(folder, description, file_checksums(folder), version=__version__)
+        with open(os.path.join(folder, CROISSANT), "w", encoding="utf-8") as fh:
+            json.dump(metadata, fh, indent=2, ensure_ascii=False)
+        validate_croissant(os.path.join(folder, CROISSANT))
         manifest = dict(fields, producer=PRODUCER, files=file_checksums(folder))
         with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=2, sort_keys=True)
         return manifest
 
     return replace_directory(out, contents)
+
+
+def validate_croissant(path):
+    """Check a croissant.json with mlcroissant (what `mlcroissant validate` runs); RuntimeError lists its errors.
+    Its warnings are not printed: the one it gives, no datePublished, is left to whoever publishes the release."""
+    import mlcroissant
+    from absl import logging as absl_logging
+
+    verbosity = absl_logging.get_verbosity()
+    absl_logging.set_verbosity(absl_logging.ERROR)
+    try:
+        mlcroissant.Dataset(jsonld=path)
+    except mlcroissant.ValidationError as err:
+        raise RuntimeError(f"{path}: the release's croissant.json does not validate: {err}") from None
+    finally:
+        absl_logging.set_verbosity(verbosity)
 
 
 def replace_directory(out, write_contents):

@@ -150,9 +150,18 @@ def _run_job(run, planned, prints, pipeline_options):
             manifests[stage] = run.finish_stage(
                 stage, prints[stage], inputs=inputs, options=step.options, started=started,
                 counters={k: v for k, v in counters.items() if k.startswith(stage + "/")},
-                job=list(stages), cpu_seconds=None if job_cpu is None else round(job_cpu, 3))
+                job=list(stages), cpu_seconds=None if job_cpu is None else round(job_cpu, 3),
+                runner=runner_name(pipeline_options))
     progress.stage_finished(manifests)
     return manifests
+
+
+def runner_name(pipeline_options):
+    """The Beam runner a job ran on, as named in its options (DirectRunner when none is)."""
+    from apache_beam.options.pipeline_options import StandardOptions
+
+    runner = pipeline_options.view_as(StandardOptions).runner or "DirectRunner"
+    return runner if isinstance(runner, str) else type(runner).__name__
 
 
 def _drop_beam_temp(run, stages):

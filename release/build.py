@@ -32,6 +32,7 @@ class Release:
     skipped: dict = field(default_factory=dict)
     scores: list = field(default_factory=list)
     provenance: tuple = ((), ())  # ([(what, value)], [departure from PiC]) for the card
+    facts: tuple = ((), {}, "")  # (inputs, RAI fields, runner) of the run for croissant.json (run_description)
 
 
 def ps_record(sentence, start, end, paraphrase, label):

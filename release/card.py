@@ -7,15 +7,18 @@ PS_ROWS = (("unique phrases", "unique_phrases"), ("lexical overlap (%)", "lexica
 SPAN_ROWS = (("unique queries", "unique_queries"), ("unique answers", "unique_answers"))
 
 
-def card_header(split_sizes, license_id):
-    """The YAML header: one config per task with its JSON Lines files, features and split sizes.
+def release_configs(split_sizes):
+    """{config: (features, {split: (JSON Lines file, num_examples, num_bytes)})} of the written (non-empty) splits,
+    from `split_sizes` {config: {split: (num_examples, num_bytes)}}: what the card header and croissant.json list."""
+    return {config: (features(config), {s: (data_file(config, s), *sizes[s]) for s in SPLITS if s in sizes})
+            for config, sizes in split_sizes.items()}
 
-    `split_sizes` is {config: {split: (num_examples, num_bytes)}} of the written (non-empty) splits.
-    """
-    configs = {config: (features(config), {s: (data_file(config, s), *sizes[s]) for s in SPLITS if s in sizes})
-               for config, sizes in split_sizes.items()}
+
+def card_header(split_sizes, license_id):
+    """The YAML header: one config per task with its JSON Lines files, features and split sizes."""
     return release_writer.card_header(license_id=license_id, pretty_name="PiC: Phrase-in-Context",
-                                      task_categories=["text-classification", "question-answering"], configs=configs)
+                                      task_categories=["text-classification", "question-answering"],
+                                      configs=release_configs(split_sizes))
 
 
 def _statistics_tables(stats):

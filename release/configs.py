@@ -3,7 +3,7 @@ import os
 from dataclasses import dataclass
 
 import schemas
-from picforge.release_writer import WIKIPEDIA, default_license, read_jsonl
+from picforge.release_writer import Input, default_license, read_jsonl, wikipedia
 from picforge.errors import InputError
 from picforge.paths import plain_file
 
@@ -12,8 +12,11 @@ SPLITS = ("train", "validation", "test")
 # 20,147/3,000/5,000 is close to it, PSD's 1,438/500/3,000 cannot be kept without a triplet crossing splits.
 SPLIT_RATIOS = (0.7, 0.1, 0.2)
 # What a PiC release is built from, for its licence: Wikipedia contexts, phrases filtered by the WiC words.
-WIC = ("cc-by-nc-4.0", "the candidate phrases were filtered with the WiC target words, released under CC BY-NC 4.0 "
-                       "(non-commercial use only)")
+WIKIPEDIA = wikipedia("each row's `title` is the address of its page (`https://en.wikipedia.org/wiki?curid=<page_id>`, "
+                      "PSD: both pages), which is the attribution the licence asks for; keep it with the text")
+WIC = Input("cc-by-nc-4.0", "the candidate phrases were filtered with the WiC target words, released under CC BY-NC 4.0, "
+                            "which requires attribution (cite the WiC paper) and allows non-commercial use only",
+            "WiC: the Word-in-Context dataset", "https://pilehvar.github.io/wic/")
 INPUT_TERMS = (WIKIPEDIA, WIC)
 LICENSE = default_license(INPUT_TERMS)[0]
 

@@ -1,5 +1,6 @@
 """Publish a release directory to s3://, hf://org/name, or gs:// (any Beam FileSystems path), checksums first."""
 import base64
+import hashlib
 import os
 import shutil
 import uuid
@@ -144,17 +145,56 @@ def upload_filesystems(uploads, dest):
             FileSystems.delete([m.path for m in leftovers])
 
 
-def upload_hf(uploads, dest, release_dir, api=None, private=False):
-    """One commit to a Hugging Face dataset repository holding every planned file."""
+def git_blob_sha1(path):
+    """The git blob id of a file (what the Hub reports for a file it keeps outside LFS)."""
+    digest = hashlib.sha1(f"blob {os.path.getsize(path)}\0".encode())
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def hf_changes(uploads, remote):
+    """(uploads to send, repository paths to delete) that make a Hub repo hold exactly the release: a file whose
+    copy there already has its sha256 (LFS) or git blob id is not sent again, and a file there that the release
+    does not list (an old shard, a renamed split) is deleted in the same commit; `.gitattributes` stays.
+
+    `remote` is {path: sha256 or git blob id} of the repo's files."""
+    sent = [u for u in uploads if remote.get(u.relative) not in (u.sha256, git_blob_sha1(u.source))]
+    listed = {u.relative for u in uploads}
+    return sent, sorted(path for path in remote if path not in listed and path != ".gitattributes")
+
+
+def hf_remote_files(api, repo_id):
+    """{path: sha256 (LFS) or git blob id} of the files of a Hub dataset repo ({} when it has none yet)."""
+    from huggingface_hub.hf_api import RepoFile
+
+    return {entry.path: entry.lfs.sha256 if entry.lfs else entry.blob_id
+            for entry in api.list_repo_tree(repo_id, repo_type="dataset", recursive=True)
+            if isinstance(entry, RepoFile)}
+
+
+def upload_hf(uploads, dest, api=None, private=False):
+    """One commit to a Hugging Face dataset repository that makes it hold exactly the planned files (hf_changes).
+
+    Large files go up first through the Hub's LFS (or Xet) storage, which keeps what it received: a run cut off
+    half-way resumes by sending only what is missing, and the one commit is made after all are there. Returns the
+    (sent, deleted) of that commit; nothing is committed when the repo already holds the release."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
     if api is None:
         from huggingface_hub import HfApi
 
         api = HfApi()
     repo_id = hf_repo_id(dest)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=release_dir,
-                      allow_patterns=[u.relative for u in uploads],
-                      commit_message="Upload PiC release built by picforge")
+    sent, deleted = hf_changes(uploads, hf_remote_files(api, repo_id))
+    if sent or deleted:
+        additions = [CommitOperationAdd(path_in_repo=u.relative, path_or_fileobj=u.source) for u in sent]
+        api.preupload_lfs_files(repo_id, additions=additions, repo_type="dataset")
+        api.create_commit(repo_id, repo_type="dataset", commit_message="Upload release built by picforge",
+                          operations=additions + [CommitOperationDelete(path_in_repo=p) for p in deleted])
+    return sent, deleted
 
 
 def publish(release_dir, dest, *, private=False):
@@ -163,7 +203,7 @@ def publish(release_dir, dest, *, private=False):
     if dest.startswith("s3://"):
         upload_s3(uploads, dest)
     elif dest.startswith("hf://"):
-        upload_hf(uploads, dest, release_dir, private=private)
+        upload_hf(uploads, dest, private=private)
     else:
         upload_filesystems(uploads, dest)
     return uploads

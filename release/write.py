@@ -3,10 +3,11 @@ import os
 from collections import Counter
 
 from picforge import __version__
-from picforge.release_writer import write_jsonl, write_parquet, write_release as write_folder
+from picforge.release_writer import Description, write_jsonl, write_parquet, write_release as write_folder
 from picforge.rundir import fingerprint
 from release import checks, plots, stats
-from release.card import render_card
+from release.card import INTRO, release_configs, render_card
+from release.provenance import PIC_CITATION
 from release.configs import LICENSE, SPLITS, data_file, features
 
 
@@ -53,8 +54,16 @@ def _write_contents(root, release, seed, stage_fingerprints, license_id):
     card = render_card(all_stats, split_sizes, seed=seed, fingerprints=stage_fingerprints,
                        skipped=release.skipped, rejected=rejected, plots=plot_files, omitted=omitted,
                        provenance=release.provenance, license_id=license_id)
+    wanted = release_fingerprint(stage_fingerprints, seed, license_id)
+    inputs, rai, runner = release.facts
+    description = Description(
+        name="PiC (picforge build)", description=" ".join(INTRO.split()), cite_as=PIC_CITATION, inputs=inputs,
+        rai=rai, generated_by={"description": f"picforge build, seed {seed}, from the run's stages "
+                               + ", ".join(f"{stage} {fp[:12]}" for stage, fp in stage_fingerprints.items()),
+                               "identifier": wanted, "runner": runner},
+        license_id=license_id, configs=release_configs(split_sizes))
     manifest = {
-        "fingerprint": release_fingerprint(stage_fingerprints, seed, license_id),
+        "fingerprint": wanted,
         "package_version": __version__,
         "seed": seed,
         "license": license_id,
@@ -64,7 +73,7 @@ def _write_contents(root, release, seed, stage_fingerprints, license_id):
         "skipped": release.skipped,
         "rejected": [{"config": c, "id": key, "reason": reason} for c, key, reason in release.rejected],
     }
-    return card, all_stats, manifest
+    return card, all_stats, manifest, description
 
 
 def write_release(release, out, *, seed, stage_fingerprints, license_id=LICENSE):

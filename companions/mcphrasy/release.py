@@ -10,6 +10,7 @@ from companions.mcphrasy.annotate import CLUSTERS
 from companions.mcphrasy.baselines import DEFAULT_KS
 from companions.mcphrasy.workflow import GROUPS, read_vectors_file
 from picforge import __version__, release_writer
+from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.paths import plain_file, refuse_replacing
@@ -21,7 +22,15 @@ from picforge.resources import stopwords
 SCHEMA = "mcphrasy_clustering"
 DATA_FILE = "data/test.json"
 PARQUET_FILE = "data/test.parquet"
-INPUT_TERMS = (release_writer.WIKIPEDIA,)
+WIKIPEDIA = release_writer.wikipedia(
+    "the rows hold short noun phrases of the pages (2-3 words from their first 200 characters), not running text, "
+    "and no page address: credit Wikipedia and name the dump this release names in croissant.json (wasDerivedFrom)")
+REVIEWS = release_writer.Input(
+    "other", "the phrases come from the Amazon review data of Ni, Li and McAuley (2019), shared by its authors for "
+             "research", "Amazon Review Data (2018)", "https://nijianmo.github.io/amazon/")
+INPUT_TERMS = (WIKIPEDIA,)
+CITATION = ("Amir D. N. Cohen, Hila Gonen, Ori Shapira, Ran Levy and Yoav Goldberg. McPhraSy: Multi-Context Phrase "
+            "Similarity and Clustering. Findings of EMNLP 2022.")
 DEFAULT_LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 
 
@@ -130,12 +139,17 @@ def groups_text(groups_report, max_groups):
             f"per category (`--max-groups`): {per_category}. Phrases grouped by {groups_report['vectors']}.")
 
 
-def card(records, num_bytes, table, baseline, model_name, license_id, agreement, groups, time):
-    """The dataset card: YAML header (config, features, split size), how the groups were made, Table 1,
-    agreement, annotation time and the baseline."""
+def release_configs(records, num_bytes):
+    """The one config and its test split, as the card header and croissant.json list it."""
+    return {"default": (schema_features(SCHEMA), {"test": (DATA_FILE, len(records), num_bytes)})}
+
+
+def card(records, num_bytes, table, baseline, model_name, license_id, agreement, groups, time, vectors):
+    """The dataset card: YAML header (config, features, split size), how the groups were made (with `vectors`, what
+    built them), Table 1, agreement, annotation time and the baseline."""
     header = release_writer.card_header(
         license_id=license_id, pretty_name="McPhraSy phrase clustering", task_categories=["text-classification"],
-        configs={"default": (schema_features(SCHEMA), {"test": (DATA_FILE, len(records), num_bytes)})})
+        configs=release_configs(records, num_bytes))
     stats_rows = [(label, table["with_singletons"][key], table["without_singletons"][key]) for label, key in (
         ("# groups", "groups"), ("phrases per group", "phrases_per_group"),
         ("avg. # clusters per group", "clusters_per_group"), ("avg. cluster size", "cluster_size"),
@@ -145,7 +159,7 @@ def card(records, num_bytes, table, baseline, model_name, license_id, agreement,
     if agreement.get("average"):
         agreement_rows.append(("average", *(round(agreement["average"][m], 2) for m in ("v_measure", "ari", "ami"))))
     baseline_rows = [(k, s["v_measure"], s["ari"], s["ami"]) for k, s in baseline.items()]
-    intro = [f"""Groups of related noun phrases of one category (a seed phrase and its nearest phrases by averaged word vectors),
+    intro = [f"""Groups of related noun phrases of one category (a seed phrase and its nearest phrases by {vectors}),
 clustered by experts into clusters of phrases that are equivalent in meaning (`equivalent`) or the same of a kind
 (`same-kind`); a phrase left alone is a `singleton` cluster. Built with picforge {__version__} after McPhraSy
 (§4, Appendix B). Load with `datasets.load_dataset("json", data_files="{DATA_FILE}")`.""",
@@ -165,6 +179,55 @@ clustered by experts into clusters of phrases that are equivalent in meaning (`e
         ("License", release_writer.license_section(license_id, INPUT_TERMS)),
     ]
     return release_writer.render_card(header, "McPhraSy phrase clustering", intro, sections)
+
+
+def description(run, manifest, groups_manifest, stats, records, num_bytes, model_name, license_id):
+    """What croissant.json says of a McPhraSy release: inputs, RAI fields from the run's stages, lineage."""
+    documents = run.read_manifest(stages.DOCUMENTS) or {}
+    source = documents.get("options", {}).get("source", "wikipedia")
+    if source == "reviews":
+        files = [os.path.basename(entry["path"]) for entry in documents["inputs"]["reviews"]]
+        inputs = (REVIEWS._replace(used=f"review files {', '.join(files)}"),)
+    else:
+        inputs = (WIKIPEDIA._replace(used=dump_used(documents)),)
+    counts = manifest.get("report", {}).get("counts", {})
+    agreement, time, vectors = stats["agreement"], stats["time"], stats["groups"]["vectors"]
+    average = agreement.get("average") or {}
+    rai = {
+        "dataCollection": f"Documents from {source} ({documents.get('records', 'an unrecorded number of')} "
+                          "documents); 2-3-word noun phrases by the B.1 POS pattern over each document's first 200 "
+                          "characters, ranked by frequency per category; "
+                          + groups_text(stats["groups"], groups_manifest["options"]["max_groups"]),
+        "dataCollectionType": ["Document Analysis", "Manual Human Curation"],
+        "dataAnnotationProtocol": [
+            "cluster sheets: each annotator sorts a group's phrases into clusters of equivalent or same-kind phrases "
+            "(a phrase alone is a singleton) and gives the minutes spent",
+            "groups clustered by several annotators are reconciled by the majority: " + ", ".join(
+                f"{name} {n}" for name, n in counts.items())],
+        "dataAnnotationPlatform": ["cluster sheets (CSV/XLSX) exported and ingested by picforge"],
+        "annotationsPerItem": f"{counts.get('single-annotator', 0)} groups clustered by one annotator, "
+                              f"{counts.get('reconciled', 0)} by several",
+        "dataAnnotationAnalysis": [
+            f"agreement on {agreement.get('groups', 0)} groups clustered by several annotators: " + (", ".join(
+                f"{m} {round(average[m], 2)}" for m in ("v_measure", "ari", "ami")) if average else "none measured"),
+            time_text(time)],
+        "annotatorDemographics": ["not collected: the ledger holds the annotators' names only"],
+        "machineAnnotationTools": [f"groups built by {vectors}", f"clustering baseline: `{model_name}`"],
+        "dataLimitations": [f"{len(records)} groups against the paper's {grouping.PAPER_GROUPS}"]
+                           + ([f"groups built by {vectors}"] if "sentence encoder" in vectors else []),
+        "dataBiases": ["each category's most frequent phrases seed the groups, so frequent topics dominate",
+                       "phrases from the first 200 characters of each document (its lead) only"],
+        "dataUseCases": ["evaluating phrase similarity by clustering (V-measure, ARI, AMI)"],
+        "personalSensitiveInformation": ["none expected: short noun phrases of public documents; annotator names "
+                                         "are not released"],
+    }
+    return release_writer.Description(
+        name="McPhraSy phrase clustering (picforge build)",
+        description=f"Groups of related noun phrases of one category, built by {vectors} and clustered by experts "
+                    "into clusters of equivalent or same-kind phrases, after McPhraSy (Section 4, Appendix B).",
+        cite_as=CITATION, inputs=inputs, rai=rai,
+        generated_by={"identifier": manifest["fingerprint"], "runner": documents.get("runner", "not recorded in the run")},
+        license_id=license_id, configs=release_configs(records, num_bytes))
 
 
 def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=DEFAULT_LICENSE):
@@ -192,10 +255,11 @@ def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=
         made["stats"] = stats
         text = card(written, num_bytes, stats["table1"], stats["baseline"], model_name, license_id,
                     stats["agreement"], groups_text(stats["groups"], groups_manifest["options"]["max_groups"]),
-                    time_text(stats["time"]))
+                    time_text(stats["time"]), stats["groups"]["vectors"])
         fields = {"package_version": __version__, "inputs": {CLUSTERS: manifest["fingerprint"]},
                   "options": {"model": model_name, "ks": list(ks), "license": license_id}, "records": len(written)}
-        return text, stats, fields
+        return text, stats, fields, description(run, manifest, groups_manifest, stats, written, num_bytes,
+                                                model_name, license_id)
 
     return dict(release_writer.write_release(out, fill), stats=made["stats"])
 

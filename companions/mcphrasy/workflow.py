@@ -10,6 +10,7 @@ from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.sheets import decode_text
 from picforge.options import pipeline_options
+from picforge.croissant import dump_inputs
 from picforge.rundir import RunDir, fingerprint, input_identity, upstream
 from picforge.stage_jobs import read_stage, run_stages
 
@@ -54,7 +55,7 @@ def write_documents(run, source, beam_args=(), force=False):
             return {stages.DOCUMENTS: p | "reviews" >> stages.ReadReviews(files, source.category)}
     else:
         wiki = RunDir(source.wiki_run or run.root)
-        inputs = upstream(wiki, "sentences", "clean")
+        inputs = dict(upstream(wiki, "sentences", "clean"), **dump_inputs(wiki))
 
         def build(p):
             one_category = source.wiki_category == "one"

@@ -9,6 +9,7 @@ from apache_beam.io.filesystems import FileSystems
 from companions.pearl import corpus, synonyms
 from companions.pearl.options import PearlOptions
 from picforge import rundir, stage_jobs
+from picforge.croissant import dump_inputs
 from picforge.errors import InputError
 from picforge.external_sort import CHUNK_RECORDS, sorted_externally
 from picforge.options import check_device, pipeline_options
@@ -61,7 +62,7 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
     check_sentences(mining_run)
     if options.wordnet:
         synonyms.load_wordnet(options.wordnet)
-    inputs = rundir.upstream(mining_run, "sentences")
+    inputs = dict(rundir.upstream(mining_run, "sentences"), **dump_inputs(mining_run))
     if options.vectors:
         synonyms.load_word_vectors(options.vectors)  # a bad file fails here, not inside the pipeline
         inputs = dict(inputs, vectors=rundir.input_identity(options.vectors))

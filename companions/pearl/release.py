@@ -11,11 +11,17 @@ from companions.pearl.constituents import LEXICAL_TYPES, ONTONOTES_TYPES, OTHER
 from companions.pearl.options import PearlOptions
 from companions.pearl.splits import split_of
 from picforge import __version__, release_writer, rundir
+from picforge.croissant import dump_used
 from picforge.release_writer import markdown_table, read_jsonl
 from release.configs import SPLITS, schema_features
 
 SCHEMA = "pearl_phrase"
-INPUT_TERMS = (release_writer.WIKIPEDIA,)
+WIKIPEDIA = release_writer.wikipedia(
+    "the rows hold phrases seen at least twice in the pages' sentences, not running text, and no page address: "
+    "credit Wikipedia and name the dump this release names in croissant.json (wasDerivedFrom)")
+INPUT_TERMS = (WIKIPEDIA,)
+CITATION = ("Lihu Chen, Gaël Varoquaux and Fabian M. Suchanek. Learning High-Quality and General-Purpose Phrase "
+            "Representations. EACL 2024.")
 LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 # Section 4.1 of the PEARL paper: shares of the five lexical types among its 3.8M phrases
 PAPER_LEXICAL_SHARES = {"NP": 60.1, "VP": 0.4, "PP": 26.1, "ADVP": 11.0, "ADJP": 2.4}
@@ -104,12 +110,64 @@ pearl = load_dataset("json", data_files={"train": "data/train.jsonl", "validatio
 ```"""
 
 
+def release_configs(split_bytes):
+    """The one config and its non-empty splits, as the card header and croissant.json list them."""
+    splits = {s: (f"data/{s}.jsonl", *split_bytes[s]) for s in SPLITS if split_bytes[s][0]}
+    return {"default": (schema_features(SCHEMA), splits)}
+
+
 def card_header(split_bytes, license_id):
     """The card's YAML header: one config with its JSON Lines files, features and split sizes."""
-    splits = {s: (f"data/{s}.jsonl", *split_bytes[s]) for s in SPLITS if split_bytes[s][0]}
     return release_writer.card_header(license_id=license_id, pretty_name="PEARL phrase corpus (picforge build)",
                                       task_categories=["feature-extraction", "sentence-similarity"],
-                                      configs={"default": (schema_features(SCHEMA), splits)})
+                                      configs=release_configs(split_bytes))
+
+
+def models_that_ran(options, paraphrased):
+    """The models and resources that labelled and augmented the phrases, as the build and paraphrase stages ran."""
+    from picforge.spacy_models import default_spacy_model
+
+    spacy_model = options["spacy_model"] or default_spacy_model()
+    tools = [f"spaCy `{spacy_model}` ({options['parser']} constituents; entities by "
+             f"`{options['ner_model'] or spacy_model}`)", f"hard negatives: encoder `{options['encoder']}`",
+             synonym_sources(options)]
+    if paraphrased is not None:
+        tools.append(f"phrase paraphrases: LLM `{paraphrased['options']['model']}`")
+    return tools
+
+
+def description(stats, split_bytes, *, options, built, paraphrased, wanted, license_id):
+    """What croissant.json says of a PEARL release: its input, RAI fields (machine-made labels, no human
+    annotation) from the build's manifest, lineage."""
+    lexical = ", ".join(f"{t} {v['pct']}% (paper {v['paper_pct']}%)" for t, v in stats["lexical_types"].items())
+    rai = {
+        "dataCollection": f"Phrases of five lexical types seen at least {options['min_count']} times in the "
+                          f"sentences of a picforge mining run ({dump_used(built)}): {stats['phrases']} phrases, "
+                          f"{stats['occurrences']} occurrences",
+        "dataCollectionType": ["Document Analysis", "Software Collection"],
+        "dataAnnotationProtocol": ["no human annotation: the lexical type comes from the constituency parse, the "
+                                   "entity type from NER (OntoNotes types or OTHER), augmentations and hard negatives "
+                                   "from the rules of docs/pearl.md"],
+        "dataAnnotationPlatform": ["none: machine annotation only"],
+        "annotationsPerItem": "one machine label per phrase",
+        "dataAnnotationAnalysis": [f"lexical types: {lexical}",
+                                   f"{stats['other_pct']}% of phrases have entity type OTHER (paper: 88.5%)",
+                                   f"{stats['with_hard_negatives']} of {stats['phrases']} phrases have a hard negative"],
+        "annotatorDemographics": ["not applicable: no human annotator"],
+        "machineAnnotationTools": models_that_ran(options, paraphrased),
+        "dataLimitations": [f"lexical-type shares differ from the paper's: {lexical}",
+                            "labels are machine-made and unchecked by people"],
+        "dataBiases": ["English Wikipedia only; phrases seen at least twice, so frequent topics dominate"],
+        "dataUseCases": ["training and evaluating phrase encoders (PEARL's contrastive objective with "
+                         "augmentations as positives and hard negatives)"],
+        "personalSensitiveInformation": ["phrases can name people (entity type PERSON); they are public Wikipedia "
+                                         "text"],
+    }
+    return release_writer.Description(
+        name="PEARL phrase corpus (picforge build)", description=" ".join(INTRO.format(version=__version__).split()),
+        cite_as=CITATION, inputs=(WIKIPEDIA._replace(used=dump_used(built)),), rai=rai,
+        generated_by={"identifier": wanted, "runner": built.get("runner", "not recorded in the run")},
+        license_id=license_id, configs=release_configs(split_bytes))
 
 
 def negatives_section(stats, options):
@@ -139,7 +197,7 @@ def synonym_sources(options):
     return f"Synonym sources that ran: {wordnet}; {vectors}."
 
 
-def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE):
+def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE, paraphrased=None):
     """The README.md of a release: header, fields, distributions (from the written files) and provenance."""
     lexical = markdown_table(["lexical type", "phrases", "%", "paper %"],
                      [[t, v["phrases"], v["pct"], v["paper_pct"]] for t, v in stats["lexical_types"].items()])
@@ -149,7 +207,8 @@ def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE
     augment = markdown_table(["kind", "augmentations"], list(stats["augmentations"].items()))
     sizes = markdown_table(["split", "phrases"], list(stats["split_sizes"].items()))
     labels = ", ".join(f"`{label}` {n}" for label, n in stats["top_labels"])
-    inputs = "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())
+    inputs = "\n".join([f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items()]
+                       + [f"- {tool}" for tool in models_that_ran(options, paraphrased)])
     fields = f"""`phrase`, `lexical_type` (NP|VP|PP|ADVP|ADJP), `entity_type` (18 OntoNotes types or OTHER), `label`
 (`<lexical_type>-<entity_type>`), `count` (occurrences in the corpus), `augmentations` (list of `{{kind, text}}`,
 kind one of {", ".join(KINDS)}), `hard_negatives` (list of corpus phrases)."""
@@ -168,20 +227,23 @@ the phrase's own split."""
                                       [INTRO.format(version=__version__), LOADING], sections)
 
 
-def _write_contents(root, splits, *, options, counters, fingerprints, license_id, corpus_name):
+def _write_contents(root, splits, *, options, built, paraphrased, fingerprints, license_id, corpus_name):
     """The data and plot of a PEARL release, and its card, statistics and manifest fields (see write_release)."""
     os.makedirs(os.path.join(root, "plots"))
     split_bytes = {split: (len(splits[split]), release_writer.write_jsonl(
         os.path.join(root, "data", f"{split}.jsonl"), splits[split])) for split in SPLITS}
     written = {split: read_jsonl(os.path.join(root, "data", f"{split}.jsonl")) for split in SPLITS}
-    stats = distributions(written, counters)
+    stats = distributions(written, built["counters"])
     plot_distributions(stats, os.path.join(root, "plots", "distributions.png"), corpus_name)
-    card = render_card(stats, split_bytes, options=options, fingerprints=fingerprints, license_id=license_id)
-    manifest = {"fingerprint": release_print(fingerprints, license_id),
+    card = render_card(stats, split_bytes, options=options, fingerprints=fingerprints, license_id=license_id,
+                       paraphrased=paraphrased)
+    wanted = release_print(fingerprints, license_id)
+    manifest = {"fingerprint": wanted,
                 "package_version": __version__, "seed": options["seed"], "ratios": list(options["ratios"]),
                 "license": license_id,
                 "inputs": fingerprints, "counts": stats["split_sizes"]}
-    return card, stats, manifest
+    return card, stats, manifest, description(stats, split_bytes, options=options, built=built,
+                                              paraphrased=paraphrased, wanted=wanted, license_id=license_id)
 
 
 def release_print(fingerprints, license_id):
@@ -211,5 +273,6 @@ def release_corpus(run_dir, out, *, license_id=None, force=False):
     for record in sorted(with_paraphrases(records, paraphrases), key=lambda r: r["phrase"]):
         splits[split_of(record["phrase"], options["seed"], options["ratios"])].append(record)
     return release_writer.write_release(out, lambda staging: _write_contents(
-        staging, splits, options=options, counters=built["counters"], fingerprints=fingerprints, license_id=license_id,
+        staging, splits, options=options, built=built, paraphrased=paraphrased, fingerprints=fingerprints,
+        license_id=license_id,
         corpus_name=f"of run {os.path.basename(run_dir.rstrip('/'))!r}"))

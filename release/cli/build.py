@@ -27,7 +27,7 @@ def run(args):
     from release.inputs import load_run, stage_fingerprints
     from picforge.release_writer import read_manifest
     from release.configs import SPLITS
-    from release.provenance import run_provenance
+    from release.provenance import run_description, run_provenance
     from release.write import release_fingerprint, write_release
     refuse_overlap(args.out, {"run": args.run})
     wanted = release_fingerprint(stage_fingerprints(args.run), args.seed, args.license)
@@ -41,6 +41,7 @@ def run(args):
     inputs = load_run(args.run)
     release = build_release(inputs.triplets, args.seed)
     release.provenance = run_provenance(args.run)
+    release.facts = run_description(args.run)
     manifest = write_release(release, args.out, seed=args.seed, stage_fingerprints=inputs.fingerprints,
                              license_id=args.license)
     for config, key, reason in release.rejected:

@@ -5,6 +5,7 @@ import pytest
 
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
 from picforge.rundir import RunDir
+from release.provenance import annotation_rai
 from tests.annotation.conftest import read_csv, write_csv
 from tests.annotation.test_expert import export, filled
 
@@ -99,6 +100,16 @@ def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, cap
     manifest = RunDir(run_dir).read_manifest("final_annotations")
     assert manifest["records"] == 6 and manifest["counters"]["final_annotations/kept_q1_round2"] == 2
     assert manifest["counters"]["final_annotations/kept_q2_round1"] == 4
+    # the ledger's summary kept for the release's croissant.json: the same funnel as the report, and the RAI text
+    assert manifest["annotation"]["funnel"] == report["funnel"] and "alice" in manifest["annotation"]["experts"]
+    rai = annotation_rai(manifest)
+    assert ("paraphrases: round 1 (MTurk) verified 12, accepted 8; round 2 (experts) decided 3, endorsed 2; kept 10, "
+            "dropped 1") in rai["dataAnnotationProtocol"]
+    assert "review rejected 4 paraphrases in round 1 and dropped 1 after round 2" in rai["dataAnnotationAnalysis"]
+    gold = manifest["annotation"]["gold"]
+    assert rai["dataAnnotationAnalysis"][0] == (f"gold check questions in round 1: {gold['right']} of {gold['scored']} "
+                                                f"answered right ({gold['accuracy']}%)" if gold["scored"] else
+                                                "round 1 asked no gold check question")
     assert annotate("export", "final", "--run", run_dir) == 0
     assert "6 records up to date" in capsys.readouterr().out
 

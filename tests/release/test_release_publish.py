@@ -10,7 +10,7 @@ import pytest
 from botocore.stub import ANY, Stubber
 
 from picforge.errors import InputError
-from release.publish import plan_upload, upload_filesystems, upload_s3
+from release.publish import git_blob_sha1, hf_changes, plan_upload, upload_filesystems, upload_s3
 
 
 def test_plan_lists_every_manifest_file_with_the_manifest_last(release_dir):
@@ -81,3 +81,22 @@ def test_bad_destinations_are_explained(release_dir):
         plan_upload(release_dir, "hf://just-a-name")
     with pytest.raises(InputError, match="s3://<bucket>"):
         upload_s3(plan_upload(release_dir, "s3://"), "s3://", client=object())
+
+
+def test_hf_commit_sends_only_what_the_hub_lacks_and_deletes_old_shards(release_dir):
+    uploads = plan_upload(release_dir, "hf://my-org/pic")
+    sent, deleted = hf_changes(uploads, {})
+    assert sent == uploads and deleted == []
+    # a re-run against a repo that holds the release (LFS sha256 or, outside LFS, the git blob id) sends nothing
+    held = {u.relative: u.sha256 for u in uploads} | {"README.md": git_blob_sha1(f"{release_dir}/README.md"),
+                                                      ".gitattributes": "0" * 40}
+    assert hf_changes(uploads, held) == ([], [])
+    # a shard of an earlier release is deleted in the same commit, and a changed file is sent again
+    changed = uploads[0]
+    stale = dict(held, **{"PS/train-00000-of-00002.parquet": "1" * 64, changed.relative: "2" * 64})
+    assert hf_changes(uploads, stale) == ([changed], ["PS/train-00000-of-00002.parquet"])
+
+
+def test_git_blob_sha1_is_the_id_git_gives_a_file(tmp_path):
+    (tmp_path / "hello").write_bytes(b"hello\n")
+    assert git_blob_sha1(str(tmp_path / "hello")) == "ce013625030ba8dba906f756967f9e9ca394464a"

@@ -10,6 +10,7 @@ from companions.stsb_context import dataset, validation
 from picforge.errors import InputError
 from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
+from tests.croissant_checks import check_croissant
 
 FAULTS = {"measures another woman": "no-phrase"}
 
@@ -101,7 +102,8 @@ def check_release(run, released, picforge, tmp_path, capsys):
     assert picforge("stsb-context", "release", "--run", run, "--out", out) == 0
     assert "test 11 rows, license other" in capsys.readouterr().out
     manifest = json.loads((out / "MANIFEST.json").read_text())
-    assert sorted(manifest["files"]) == ["README.md", "data/test.jsonl", "data/test.parquet", "stats.json"]
+    assert sorted(manifest["files"]) == ["README.md", "croissant.json", "data/test.jsonl", "data/test.parquet",
+                                         "stats.json"]
     for name, entry in manifest["files"].items():
         assert sha256_file(str(out / name)) == entry["sha256"]
     assert [json.loads(line) for line in (out / "data" / "test.jsonl").read_text().splitlines()] == released
@@ -113,6 +115,10 @@ def check_release(run, released, picforge, tmp_path, capsys):
     from datasets import load_dataset
     loaded = load_dataset(str(out), cache_dir=str(tmp_path / "cache"))
     assert list(loaded) == ["test"] and loaded["test"].to_list() == released
+    metadata = check_croissant(out, tmp_path / "croissant-cache")
+    assert metadata["prov:wasDerivedFrom"][0]["name"] == "STS Benchmark"
+    assert metadata["rai:annotationsPerItem"] == "2 judgements per generated context"
+    assert "Cohen's kappa -0.083" in metadata["rai:dataAnnotationAnalysis"][0]
 
     assert picforge("stsb-context", "release", "--run", run, "--out", out) == 0
     assert "up to date, skipped" in capsys.readouterr().out

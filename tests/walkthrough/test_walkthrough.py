@@ -29,6 +29,7 @@ from annotation import mturk
 from picforge import cli
 from pipeline.mine import mine
 from picforge.rundir import RunDir
+from tests.croissant_checks import check_croissant
 from tests.annotation.test_languagetool import LanguageToolHandler
 from tests.conftest import ROOT
 from tests.walkthrough import annotators
@@ -239,6 +240,9 @@ def check_release():
             ps += rows if config == "PS" else []
         loaded = load_dataset(RELEASE, config)
         assert {s: loaded[s].num_rows for s in loaded} == counts
+    metadata = check_croissant(RELEASE, "croissant-cache")  # RAI fields from the ledger the walkthrough filled
+    assert metadata["rai:dataAnnotationAnalysis"][0].startswith("gold check questions in round 1: ")
+    assert any(p.startswith("Amazon Mechanical Turk: ") for p in metadata["rai:dataAnnotationPlatform"])
     final = list(RunDir(RUN).iter_records("final_annotations"))
     corrected = {r["triplet_id"]: r["ps_q1_phrase"] for r in final
                  if r["ps_q1_phrase"] and r["ps_q1_phrase"] != r["q1"]}  # A1's correction, endorsed by A3
