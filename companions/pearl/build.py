@@ -54,7 +54,7 @@ def check_sentences(mining_run):
 def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner="DirectRunner", force=False,
                  device="auto"):
     """Run stage `pearl-phrases` into `out` from the mining run's sentences, the hard negatives' encoder on `device`
-    (not in the fingerprint: it changes where, not what); returns its manifest."""
+    (not in the fingerprint, nor the spaCy batch size: stage_jobs.OUTPUT_NEUTRAL); returns its manifest."""
     check_options(options)
     check_device(device, pipeline_options(beam_args, runner))
     mining_run, run = rundir.RunDir(mining_run_dir), rundir.RunDir(out)
@@ -65,12 +65,10 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
     if options.vectors:
         synonyms.load_word_vectors(options.vectors)  # a bad file fails here, not inside the pipeline
         inputs = dict(inputs, vectors=rundir.input_identity(options.vectors))
-    settings = dataclasses.asdict(options)
     manifests = stage_jobs.run_stages(
-        run, {corpus.STAGE: "pearl_phrase"}, inputs=inputs, options=dataclasses.asdict(options),
-        build=lambda p: {corpus.STAGE: stage_jobs.read_stage(p, mining_run, "sentences")
-                         | "pearl" >> corpus.BuildCorpus(settings, device)},
-        pipeline_options=pipeline_options(beam_args, runner), force=force,
+        run, {corpus.STAGE: "pearl_phrase"}, transform=corpus.BuildCorpus,
+        arguments=dict(dataclasses.asdict(options), device=device), inputs=inputs,
+        reads=lambda p: stage_jobs.read_stage(p, mining_run, "sentences"), pipeline_options=pipeline_options(beam_args, runner), force=force,
         finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
     return manifests[corpus.STAGE]
 
