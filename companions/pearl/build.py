@@ -61,16 +61,22 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
     check_sentences(mining_run)
     if options.wordnet:
         synonyms.load_wordnet(options.wordnet)
-    inputs = rundir.upstream(mining_run, "sentences")
     if options.vectors:
         synonyms.load_word_vectors(options.vectors)  # a bad file fails here, not inside the pipeline
-        inputs = dict(inputs, vectors=rundir.input_identity(options.vectors))
-    manifests = stage_jobs.run_stages(
-        run, {corpus.STAGE: "pearl_phrase"}, transform=corpus.BuildCorpus,
-        arguments=dict(dataclasses.asdict(options), device=device), inputs=inputs,
-        reads=lambda p: stage_jobs.read_stage(p, mining_run, "sentences"), pipeline_options=pipeline_options(beam_args, runner), force=force,
-        finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
-    return manifests[corpus.STAGE]
+    step = corpus_step(mining_run, run, options, device)
+    return stage_jobs.run_steps(run, [step], pipeline_options=pipeline_options(beam_args, runner),
+                                force=force)[corpus.STAGE]
+
+
+def corpus_step(mining_run, run, options, device="auto"):
+    """The `pearl-phrases` step into `run`: BuildCorpus over `mining_run`'s sentences, built with `options`."""
+    inputs = rundir.upstream(mining_run, "sentences")
+    if options.vectors:
+        inputs = dict(inputs, vectors=rundir.input_identity(options.vectors, "--vectors"))
+    return stage_jobs.Step({corpus.STAGE: "pearl_phrase"}, corpus.BuildCorpus,
+                           dict(dataclasses.asdict(options), device=device), inputs=inputs,
+                           reads=lambda job: stage_jobs.read_stage(job.pipeline, mining_run, "sentences"),
+                           finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
 
 
 def sort_stage(run, stage, schema, chunk_records=CHUNK_RECORDS):
