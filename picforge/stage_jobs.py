@@ -3,6 +3,7 @@ step, each stage's manifest written after the job (and its `finalise`) succeeds.
 import dataclasses
 import errno
 import glob
+import json
 import os
 import resource
 import time
@@ -69,19 +70,52 @@ def read_stage(pipeline, run, stage):
     return pipeline | f"read {stage}" >> beam.io.ReadFromParquet(run.pattern(stage, "part-*.parquet"))
 
 
+# Transform arguments that decide where or how fast a stage runs, never which records it writes: fingerprints leave
+# them out, so a run resumed on another machine, device or batch size keeps its stages. spaCy and the encoders give
+# each text the same result in any batch, up to float rounding (the tolerance already accepted between two CPUs);
+# the categories cache and the contact sent to the MediaWiki API change where answers are kept, not the answers.
+OUTPUT_NEUTRAL = frozenset({"device", "batch_size", "encode_batch_size", "categories_cache_dir", "categories_contact"})
+
+
 @dataclasses.dataclass
 class Step:
-    """Stages one builder makes together ({name: schema}): `build(job)` returns {stage: PCollection}; `after`
-    names the upstream stages it reads with `job.read` (their fingerprints count as inputs, beside `inputs`);
+    """Stages one transform makes ({name: schema}): `transform(*sides, **arguments, **data)` over the first `after`
+    stage (sides: the others; the pipeline when none) or over `reads(job)` (a PCollection or (main, *sides)).
+    Fingerprinted by `arguments` less OUTPUT_NEUTRAL, `data` by its identity in `inputs`, and the `after` stages.
     `finalise()` runs after the Beam job, before the manifests; `derived` names run-level files it writes."""
 
     stages: dict
-    build: Callable
+    transform: Callable
+    arguments: dict = dataclasses.field(default_factory=dict)
+    data: dict = dataclasses.field(default_factory=dict)
     after: tuple = ()
     inputs: dict = dataclasses.field(default_factory=dict)
-    options: dict = dataclasses.field(default_factory=dict)
+    reads: Callable | None = None
     finalise: Callable | None = None
     derived: tuple = ()
+
+    def __post_init__(self):
+        unidentified = sorted(set(self.data) - set(self.inputs))
+        if unidentified:
+            raise ValueError(f"{', '.join(self.stages)}: data {unidentified} has no identity in `inputs`")
+
+    @property
+    def options(self):
+        """The fingerprint's options: the transform's arguments less those that cannot change what it writes."""
+        options = {name: value for name, value in self.arguments.items() if name not in OUTPUT_NEUTRAL}
+        try:
+            json.dumps(options)
+        except TypeError as err:
+            raise TypeError(f"{', '.join(self.stages)}: an argument is not a JSON value ({err}); pass data as `data` "
+                            "with its identity in `inputs`") from None
+        return options
+
+    def build(self, job):
+        """{stage: PCollection} of this step, added to the job's pipeline."""
+        found = self.reads(job) if self.reads else tuple(job.read(stage) for stage in self.after) or job.pipeline
+        main, *sides = found if isinstance(found, tuple) else (found,)
+        made = main | next(iter(self.stages)) >> self.transform(*sides, **self.arguments, **self.data)
+        return made if isinstance(made, dict) else {next(iter(self.stages)): made}
 
 
 class StageJob:
@@ -103,18 +137,30 @@ def run_steps(run, steps, *, pipeline_options, force=False, one_job=True):
     """Run the steps whose stages are not all up to date, in order: as one Beam job (`one_job`), so worker
     start-up and model loads are paid once and stages pass records in memory, or one job per step, each
     reading its inputs from the run (resumable stage by stage). Returns {stage: manifest} in step order."""
-    prints, planned, manifests = {}, [], {}
+    prints, planned, manifests = fingerprints(steps), [], {}
     for step in steps:
-        inputs = dict(step.inputs, **{stage: prints[stage] for stage in step.after})
-        prints.update({stage: fingerprint(stage, inputs, step.options) for stage in step.stages})
         if not force and all(run.up_to_date(stage, prints[stage]) for stage in step.stages):
             progress.log.info("%s: up to date, skipped", ", ".join(step.stages))
             manifests.update({stage: dict(run.read_manifest(stage), skipped=True) for stage in step.stages})
         else:
-            planned.append((step, inputs))
+            planned.append((step, step_inputs(step, prints)))
     for job in [planned] if one_job and planned else [[item] for item in planned]:
         manifests.update(_run_job(run, job, prints, pipeline_options))
     return {stage: manifests[stage] for step in steps for stage in step.stages}
+
+
+def step_inputs(step, prints):
+    """What a step's fingerprint counts as inputs: its own `inputs` and the fingerprints (`prints`) of its `after`."""
+    return dict(step.inputs, **{stage: prints[stage] for stage in step.after})
+
+
+def fingerprints(steps):
+    """{stage: fingerprint} of every stage of `steps`, in order, without reading or running anything."""
+    prints = {}
+    for step in steps:
+        inputs = step_inputs(step, prints)
+        prints.update({stage: fingerprint(stage, inputs, step.options) for stage in step.stages})
+    return prints
 
 
 def _run_job(run, planned, prints, pipeline_options):
@@ -200,13 +246,15 @@ def cpu_seconds():
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def run_stages(run, stages, *, inputs, options, build, pipeline_options, force=False, finalise=None, derived=()):
-    """Run one Beam pipeline producing `stages` ({name: schema}) unless all are already complete.
+def run_stages(run, stages, *, transform, arguments=None, data=None, inputs=None, reads=None, pipeline_options,
+               force=False, finalise=None, derived=()):
+    """Run one Beam pipeline producing `stages` ({name: schema}) unless all are already complete: `transform` built
+    with `arguments` and `data` (see Step) applied to `reads(pipeline)`, or to the pipeline itself.
 
-    `build(pipeline)` returns {stage name: PCollection of dicts}; `finalise()`, when given, runs after the
-    pipeline and before the manifests are written (last); `derived` names the run-level files it writes, removed
-    before the stages rerun so none outlives the stage it came from. Returns {stage: manifest}.
+    `finalise()`, when given, runs after the pipeline and before the manifests are written (last); `derived` names
+    the run-level files it writes, removed before the stages rerun so none outlives the stage it came from.
+    Returns {stage: manifest}.
     """
-    step = Step(stages, lambda job: build(job.pipeline), inputs=inputs, options=options, finalise=finalise,
-                derived=derived)
+    step = Step(stages, transform, arguments or {}, data or {}, inputs=inputs or {},
+                reads=reads and (lambda job: reads(job.pipeline)), finalise=finalise, derived=derived)
     return run_steps(run, [step], pipeline_options=pipeline_options, force=force)

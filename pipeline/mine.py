@@ -1,5 +1,4 @@
 """`picforge mine`: Wikipedia dump → ranked annotation triplets (PiC Appendix C, Steps 1–6)."""
-import dataclasses
 import json
 import logging
 import os
@@ -80,49 +79,51 @@ def check_windows(options):
 
 
 def mining_steps(run, dump, wic_path, wic_words, options):
-    """PiC Steps 1–6 as run steps, each with the inputs and options its stages' fingerprints depend on."""
+    """PiC Steps 1–6 as run steps: each transform with the options it is built with (its fingerprint's options)."""
     word_window, parse_wic_words = parse_cuts(options, wic_words)
-    wic = {"wic": rundir.input_identity(wic_path)}
-    opts = dataclasses.asdict(options)
-    pair_options = {k: opts[k] for k in ("seed", "embedding_model", "pooling", "min_similarity", "max_similarity",
-                                         "threshold_mode", "quantile_window", "max_length_diff", "min_words",
-                                         "max_words", "max_contexts")}
+    wic = rundir.input_identity(wic_path)
+    from_api = options.categories_from_api
     return [
-        Step({"read-dump": "article", "clean": "page"}, lambda job: read_and_clean(job.pipeline, dump, options.max_pages),
-             inputs={"dump": rundir.input_identity(dump)}, options={"max_pages": options.max_pages}),
-        Step({"sentences": "sentence"}, lambda job: {"sentences": job.read("clean") | "sentences" >> SplitSentences()},
-             after=("clean",)),
-        Step({"phrases": "occurrence"}, lambda job: {"phrases": job.read("sentences") | "phrases" >> ExtractPhrases(
-                 options.spacy_model, options.spacy_batch_size, word_window, parse_wic_words)},
-             after=("sentences",), inputs=wic if parse_wic_words else {},
-             options={"spacy_model": options.spacy_model, "spacy_batch_size": options.spacy_batch_size,
-                      "word_window": word_window}),
-        Step({"group": "phrase_contexts"},
-             lambda job: {"group": job.read("phrases") | "group" >> GroupPhrases(wic_words, options.seed)},
-             after=("phrases",), inputs=wic, options={"seed": options.seed}),
-        Step({"pairs": "candidate_pair"}, lambda job: {"pairs": job.read("group") | "pairs" >> PairContexts(
-                 job.read("sentences"), seed=options.seed, model_name=options.embedding_model,
-                 pooling=options.pooling, max_contexts=options.max_contexts, min_words=options.min_words,
-                 max_words=options.max_words, max_length_diff=options.max_length_diff,
-                 window=(options.min_similarity, options.max_similarity), threshold_mode=options.threshold_mode,
-                 quantile_window=options.quantile_window, device=options.device,
-                 encode_batch_size=options.encode_batch_size)},
-             after=("group", "sentences"), options=pair_options),
-        Step({"domains": "candidate_pair"}, lambda job: {"domains": job.read("pairs") | "domains" >> ScoreDomains(
-                 category_source(job, options), options.embedding_model, options.pooling, options.device,
-                 options.encode_batch_size)},
-             after=("pairs", "clean"), options=domain_options(options)),
-        Step({"select": "triplet"}, lambda job: {"select": job.read("domains") | "select" >> SelectTriplets(
-                 job.read("group"), job.read("clean"), job.read("sentences"), job.read("phrases"), options.top_n)},
-             after=("domains", "group", "clean", "sentences", "phrases"), options={"top_n": options.top_n},
+        Step({"read-dump": "article", "clean": "page"}, ReadAndClean, {"max_pages": options.max_pages},
+             data={"dump": dump}, inputs={"dump": rundir.input_identity(dump)}),
+        Step({"sentences": "sentence"}, SplitSentences, after=("clean",)),
+        Step({"phrases": "occurrence"}, ExtractPhrases,
+             {"model_name": options.spacy_model, "batch_size": options.spacy_batch_size, "word_window": word_window},
+             data={"wic_words": parse_wic_words} if parse_wic_words else {},
+             inputs={"wic_words": wic} if parse_wic_words else {}, after=("sentences",)),
+        Step({"group": "phrase_contexts"}, GroupPhrases, {"seed": options.seed}, data={"wic_words": wic_words},
+             inputs={"wic_words": wic}, after=("phrases",)),
+        Step({"pairs": "candidate_pair"}, PairContexts, {name: getattr(options, name) for name in (
+                 "seed", "embedding_model", "pooling", "max_contexts", "min_words", "max_words", "max_length_diff",
+                 "min_similarity", "max_similarity", "threshold_mode", "quantile_window", "device",
+                 "encode_batch_size")},
+             after=("group", "sentences")),
+        Step({"domains": "candidate_pair"}, score_domains, {
+                 "embedding_model": options.embedding_model, "pooling": options.pooling,
+                 "categories_from_api": from_api,
+                 "categories_api_url": options.categories_api_url if from_api else None,
+                 "categories_cache_dir": options.categories_cache_dir if from_api else None,
+                 "categories_contact": (options.categories_contact or os.environ.get("PICFORGE_CONTACT")) if from_api
+                 else None,
+                 "device": options.device, "encode_batch_size": options.encode_batch_size},
+             after=("pairs", "clean")),
+        Step({"select": "triplet"}, SelectTriplets, {"top_n": options.top_n},
+             after=("domains", "group", "clean", "sentences", "phrases"),
              finalise=lambda: finalise_selection(run), derived=(CANDIDATES_CSV,)),
     ]
 
 
-def read_and_clean(pipeline, dump, max_pages=None):
-    """The first job's outputs: {"read-dump": Article records, "clean": Page records}."""
-    articles = pipeline | "read-dump" >> ReadDump(dump, max_pages=max_pages)
-    return {"read-dump": articles | "article fields" >> beam.Map(article_fields), "clean": articles | "clean" >> CleanPages()}
+class ReadAndClean(beam.PTransform):
+    """The pipeline → {"read-dump": Article records, "clean": Page records}, both from one read of `dump`."""
+
+    def __init__(self, dump, max_pages=None):
+        super().__init__()
+        self.dump, self.max_pages = dump, max_pages
+
+    def expand(self, pipeline):
+        articles = pipeline | "dump" >> ReadDump(self.dump, max_pages=self.max_pages)
+        return {"read-dump": articles | "article fields" >> beam.Map(article_fields),
+                "clean": articles | "clean" >> CleanPages()}
 
 
 def parse_cuts(options, wic_words):
@@ -132,20 +133,12 @@ def parse_cuts(options, wic_words):
     return (options.min_words, options.max_words), wic_words
 
 
-def domain_options(options):
-    """Options of the `domains` fingerprint; the API URL counts only when categories come from the API."""
-    chosen = {"embedding_model": options.embedding_model, "pooling": options.pooling}
-    if options.categories_from_api:
-        chosen.update(categories_from_api=True, categories_api_url=options.categories_api_url)
-    return chosen
-
-
-def category_source(job, options):
-    """Where `domains` gets the categories of the pages it scores: the MediaWiki API or the `clean` Page records."""
-    if not options.categories_from_api:
-        return PageCategoryTexts(job.read("clean"))
-    contact = options.categories_contact or os.environ.get("PICFORGE_CONTACT")
-    return ApiCategoryTexts(options.categories_api_url, options.categories_cache_dir, contact)
+def score_domains(pages, *, embedding_model, pooling, categories_from_api, categories_api_url, categories_cache_dir,
+                  categories_contact, device, encode_batch_size):
+    """ScoreDomains with the pages' categories from the MediaWiki API, else from the `clean` Page records."""
+    categories = (ApiCategoryTexts(categories_api_url, categories_cache_dir, categories_contact) if categories_from_api
+                  else PageCategoryTexts(pages))
+    return ScoreDomains(categories, embedding_model, pooling, device, encode_batch_size)
 
 
 def finalise_selection(run):

@@ -151,6 +151,29 @@ class CosimlexCandidates(beam.PTransform):
         return {CONTEXTS: found, CANDIDATES: found | "select candidates" >> self.select}
 
 
+class DumpCandidates(beam.PTransform):
+    """The pipeline → CosimlexCandidates of the cleaned sentences of `dump` (at most `max_pages` pages); `lang`,
+    the dump's language, is kept in the manifest for the rating forms."""
+
+    def __init__(self, pairs, dump, lang, spacy_model, encoders, per_encoder, low_resource=False,
+                 max_contexts=DEFAULT_MAX_CONTEXTS, max_pages=None, device="auto"):
+        super().__init__()
+        self.dump, self.max_pages = dump, max_pages
+        self.candidates = CosimlexCandidates(pairs, spacy_model, encoders, per_encoder, low_resource, max_contexts,
+                                             device)
+
+    def expand(self, pipeline):
+        from pipeline.stages.clean import CleanPages
+        from pipeline.stages.read_dump import ReadDump
+        from pipeline.stages.sentences import SplitSentences
+
+        return (pipeline
+                | "read dump" >> ReadDump(self.dump, max_pages=self.max_pages)
+                | "clean" >> CleanPages()
+                | "sentences" >> SplitSentences()
+                | "cosimlex" >> self.candidates)
+
+
 def find_candidates(pairs_path, dump, out, *, lang, spacy_model, encoders, per_encoder, low_resource, max_contexts,
                     max_pages, beam_args, force, device="auto"):
     """Stages `cosimlex-contexts` and `cosimlex-candidates` of a dump: (pairs, their manifests, pairs with
@@ -159,9 +182,6 @@ def find_candidates(pairs_path, dump, out, *, lang, spacy_model, encoders, per_e
     from picforge.options import pipeline_options
     from picforge.rundir import RunDir, input_identity, writable_folder
     from picforge.stage_jobs import run_stages
-    from pipeline.stages.clean import CleanPages
-    from pipeline.stages.read_dump import ReadDump
-    from pipeline.stages.sentences import SplitSentences
 
     pairs = read_simlex(pairs_path)
     spacy_model = spacy_model or ctx.default_spacy_model(lang)
@@ -171,22 +191,13 @@ def find_candidates(pairs_path, dump, out, *, lang, spacy_model, encoders, per_e
         make_encoder(spec, spacy_model)
     if per_encoder is None:
         per_encoder = LOW_RESOURCE_PER_ENCODER if low_resource else DEFAULT_PER_ENCODER
-    options = {"lang": lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
-               "low_resource": low_resource, "max_contexts": max_contexts, "max_pages": max_pages}
+    arguments = {"lang": lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
+                 "low_resource": low_resource, "max_contexts": max_contexts, "max_pages": max_pages, "device": device}
     inputs = {"pairs": input_identity(pairs_path, "--pairs"), "dump": input_identity(dump, "--input")}
-
-    def build(pipeline):
-        sentences = (pipeline
-                     | "read dump" >> ReadDump(dump, max_pages=max_pages)
-                     | "clean" >> CleanPages()
-                     | "sentences" >> SplitSentences())
-        return sentences | "cosimlex" >> CosimlexCandidates(pairs, spacy_model, encoders, per_encoder,
-                                                            low_resource, max_contexts, device)
-
     run_dir = RunDir(writable_folder(out))
     manifests = run_stages(run_dir, {CONTEXTS: "cosimlex_context", CANDIDATES: "cosimlex_candidate"},
-                           inputs=inputs, options=options, build=build,
-                           pipeline_options=pipeline_options(beam_args), force=force)
+                           transform=DumpCandidates, arguments=arguments, data={"pairs": pairs, "dump": dump},
+                           inputs=inputs, pipeline_options=pipeline_options(beam_args), force=force)
     with_candidates = len(set(run_dir.read_table(CANDIDATES, columns=["pair_id"]).column("pair_id").to_pylist())) \
         if manifests[CANDIDATES]["records"] else 0
     return pairs, manifests, with_candidates, run_dir.stage_dir(CANDIDATES)

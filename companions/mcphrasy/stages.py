@@ -52,18 +52,24 @@ class ReadReviews(beam.PTransform):
 
 
 class WikiDocuments(beam.PTransform):
-    """Mined Sentence records → documents (page = product; category from `page_categories` pairs, a side input)."""
+    """Mined Sentence records → documents (page = product; category: each page's first from its `pages` Page
+    record with `wiki_category` "page", else one for all)."""
 
-    def __init__(self, page_categories):
+    def __init__(self, pages=None, wiki_category="one"):
         super().__init__()
-        self.page_categories = page_categories
+        self.pages, self.wiki_category = pages, wiki_category
 
     def expand(self, sentences):
         def as_document(sentence, page_categories):
             Metrics.counter(DOCUMENTS, "kept").inc()
             return corpus.wiki_document(sentence, page_categories)
 
-        return sentences | "sentence to document" >> beam.Map(as_document, beam.pvalue.AsDict(self.page_categories))
+        if self.wiki_category == "page":
+            categories = self.pages | "page categories" >> beam.Map(
+                lambda page: (page["page_id"], corpus.first_category(page)))
+        else:
+            categories = sentences.pipeline | "one category" >> beam.Create([])
+        return sentences | "sentence to document" >> beam.Map(as_document, beam.pvalue.AsDict(categories))
 
 
 def review_sentences(document):

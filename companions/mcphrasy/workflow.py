@@ -39,31 +39,19 @@ def review_files(patterns):
     return sorted(set(files))
 
 
-def page_categories(p, wiki):
-    """(page_id, first visible category) of every cleaned page of a mined run."""
-    return read_stage(p, wiki, "clean") | "page categories" >> beam.Map(
-        lambda page: (page["page_id"], corpus.first_category(page)))
-
-
 def write_documents(run, source, beam_args=(), force=False):
     """The `mcphrasy-documents` stage of `run` from `source` (skipped when up to date); its manifest."""
     if source.reviews:
         files = review_files(source.reviews)
-        inputs = {"reviews": [input_identity(f, "--reviews") for f in files]}
-
-        def build(p):
-            return {stages.DOCUMENTS: p | "reviews" >> stages.ReadReviews(files, source.category)}
+        step = dict(transform=stages.ReadReviews, arguments={"category": source.category}, data={"paths": files},
+                    inputs={"paths": [input_identity(f, "--reviews") for f in files]})
     else:
         wiki = RunDir(source.wiki_run or run.root)
-        inputs = dict(upstream(wiki, "sentences", "clean"), **dump_inputs(wiki))
-
-        def build(p):
-            one_category = source.wiki_category == "one"
-            categories = p | "one category" >> beam.Create([]) if one_category else page_categories(p, wiki)
-            return {stages.DOCUMENTS: read_stage(p, wiki, "sentences") | "documents" >> stages.WikiDocuments(categories)}
-    options = {"source": "reviews" if source.reviews else "wikipedia", "category": source.category,
-               "wiki_category": source.wiki_category}
-    manifest = run_stages(run, {stages.DOCUMENTS: "mcphrasy_document"}, inputs=inputs, options=options, build=build,
+        read = ("sentences", "clean") if source.wiki_category == "page" else ("sentences",)
+        step = dict(transform=stages.WikiDocuments, arguments={"wiki_category": source.wiki_category},
+                    inputs=dict(upstream(wiki, *read), **dump_inputs(wiki)),
+                    reads=lambda p: tuple(read_stage(p, wiki, stage) for stage in read))
+    manifest = run_stages(run, {stages.DOCUMENTS: "mcphrasy_document"}, **step,
                           pipeline_options=pipeline_options(beam_args), force=force)[stages.DOCUMENTS]
     if manifest["records"] == 0:
         raise InputError(f"{run.stage_dir(stages.DOCUMENTS)}: the corpus gave no documents "
@@ -92,7 +80,7 @@ def read_phrase_list(path):
 def corpus_sentences(p, run):
     """The documents stage as sentences: reviews are split with Punkt, mined sentences stay as they are."""
     documents = read_stage(p, run, stages.DOCUMENTS)
-    if run.read_manifest(stages.DOCUMENTS)["options"]["source"] == "reviews":
+    if "paths" in run.read_manifest(stages.DOCUMENTS)["inputs"]:  # review files
         return documents | "review sentences" >> beam.FlatMap(stages.review_sentences)
     return documents
 
@@ -104,18 +92,17 @@ def retrieve_contexts(run, phrases_path, max_contexts=stages.MAX_CONTEXTS, seed=
     if max_contexts < 1:
         raise InputError(f"--max-contexts {max_contexts}: give at least 1")
     phrases = read_phrase_list(phrases_path)
-    inputs = dict(upstream(run, stages.DOCUMENTS), phrases=input_identity(phrases_path, "--phrases"))
     manifests = run_stages(
-        run, {stages.CONTEXTS: "mcphrasy_contexts"}, inputs=inputs,
-        options={"max_contexts": max_contexts, "seed": seed}, pipeline_options=pipeline_options(beam_args),
-        force=force, build=lambda p: {stages.CONTEXTS: corpus_sentences(p, run) | "contexts" >> stages.RetrieveContexts(
-            phrases, max_contexts, seed)})
+        run, {stages.CONTEXTS: "mcphrasy_contexts"}, transform=stages.RetrieveContexts,
+        arguments={"max_contexts": max_contexts, "seed": seed}, data={"phrases": phrases},
+        inputs=dict(upstream(run, stages.DOCUMENTS), phrases=input_identity(phrases_path, "--phrases")),
+        reads=lambda p: corpus_sentences(p, run), pipeline_options=pipeline_options(beam_args), force=force)
     if triplet_encoder:
         manifests.update(run_stages(
-            run, {stages.TRIPLETS: "mcphrasy_triplet"}, inputs=upstream(run, stages.CONTEXTS),
-            options={"encoder": triplet_encoder, "seed": seed}, pipeline_options=pipeline_options(beam_args),
-            force=force, build=lambda p: {stages.TRIPLETS: read_stage(p, run, stages.CONTEXTS)
-                                          | "triplets" >> stages.ContextTriplets(triplet_encoder, seed, device)}))
+            run, {stages.TRIPLETS: "mcphrasy_triplet"}, transform=stages.ContextTriplets,
+            arguments={"model_name": triplet_encoder, "seed": seed, "device": device},
+            inputs=upstream(run, stages.CONTEXTS), reads=lambda p: read_stage(p, run, stages.CONTEXTS),
+            pipeline_options=pipeline_options(beam_args), force=force))
     return manifests, phrases
 
 
@@ -123,11 +110,10 @@ def frequent_phrases(run, spacy_model, per_product=grouping.PER_PRODUCT, per_cat
                      beam_args=(), force=False):
     """The `mcphrasy-phrases` stage: each category's frequent, filtered noun phrases; its manifest."""
     return run_stages(
-        run, {stages.PHRASES: "mcphrasy_phrase_count"}, inputs=upstream(run, stages.DOCUMENTS),
-        options={"spacy_model": spacy_model, "per_product": per_product, "per_category": per_category},
-        pipeline_options=pipeline_options(beam_args), force=force,
-        build=lambda p: {stages.PHRASES: read_stage(p, run, stages.DOCUMENTS) | "phrases" >> stages.FrequentPhrases(
-            spacy_model, per_product, per_category)})[stages.PHRASES]
+        run, {stages.PHRASES: "mcphrasy_phrase_count"}, transform=stages.FrequentPhrases,
+        arguments={"spacy_model": spacy_model, "per_product": per_product, "per_category": per_category},
+        inputs=upstream(run, stages.DOCUMENTS), reads=lambda p: read_stage(p, run, stages.DOCUMENTS),
+        pipeline_options=pipeline_options(beam_args), force=force)[stages.PHRASES]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -55,25 +55,29 @@ def check_sentences(mining_run):
 def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner="DirectRunner", force=False,
                  device="auto"):
     """Run stage `pearl-phrases` into `out` from the mining run's sentences, the hard negatives' encoder on `device`
-    (not in the fingerprint: it changes where, not what); returns its manifest."""
+    (not in the fingerprint, nor the spaCy batch size: stage_jobs.OUTPUT_NEUTRAL); returns its manifest."""
     check_options(options)
     check_device(device, pipeline_options(beam_args, runner))
     mining_run, run = rundir.RunDir(mining_run_dir), rundir.RunDir(out)
     check_sentences(mining_run)
     if options.wordnet:
         synonyms.load_wordnet(options.wordnet)
-    inputs = dict(rundir.upstream(mining_run, "sentences"), **dump_inputs(mining_run))
     if options.vectors:
         synonyms.load_word_vectors(options.vectors)  # a bad file fails here, not inside the pipeline
-        inputs = dict(inputs, vectors=rundir.input_identity(options.vectors))
-    settings = dataclasses.asdict(options)
-    manifests = stage_jobs.run_stages(
-        run, {corpus.STAGE: "pearl_phrase"}, inputs=inputs, options=dataclasses.asdict(options),
-        build=lambda p: {corpus.STAGE: stage_jobs.read_stage(p, mining_run, "sentences")
-                         | "pearl" >> corpus.BuildCorpus(settings, device)},
-        pipeline_options=pipeline_options(beam_args, runner), force=force,
-        finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
-    return manifests[corpus.STAGE]
+    step = corpus_step(mining_run, run, options, device)
+    return stage_jobs.run_steps(run, [step], pipeline_options=pipeline_options(beam_args, runner),
+                                force=force)[corpus.STAGE]
+
+
+def corpus_step(mining_run, run, options, device="auto"):
+    """The `pearl-phrases` step into `run`: BuildCorpus over `mining_run`'s sentences, built with `options`."""
+    inputs = dict(rundir.upstream(mining_run, "sentences"), **dump_inputs(mining_run))
+    if options.vectors:
+        inputs = dict(inputs, vectors=rundir.input_identity(options.vectors, "--vectors"))
+    return stage_jobs.Step({corpus.STAGE: "pearl_phrase"}, corpus.BuildCorpus,
+                           dict(dataclasses.asdict(options), device=device), inputs=inputs,
+                           reads=lambda job: stage_jobs.read_stage(job.pipeline, mining_run, "sentences"),
+                           finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
 
 
 def sort_stage(run, stage, schema, chunk_records=CHUNK_RECORDS):

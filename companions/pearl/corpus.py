@@ -247,7 +247,7 @@ def attach_negatives(item):
 class BuildCorpus(beam.PTransform):
     """Sentence records → PearlPhrase records (the `pearl-phrases` stage); the hard negatives' encoder on `device`."""
 
-    def __init__(self, settings, device="auto"):
+    def __init__(self, device="auto", **settings):
         super().__init__()
         self.settings, self.device = settings, device
 

@@ -8,7 +8,7 @@ from picforge.encoders import BUNDLED_MODEL
 
 @dataclasses.dataclass(frozen=True)
 class PearlOptions:
-    """Every option that changes the corpus (all recorded in the stage manifest)."""
+    """Every build option; the stage manifest records those that can change the corpus (not `batch_size`)."""
 
     seed: int = 0
     ratios: tuple = DEFAULT_RATIOS

@@ -49,12 +49,10 @@ def enwiki_103():
 def mine_sentences(dump, out):
     """A run directory with the mining stages read-dump/clean (as `clean`) and `sentences` of a real dump."""
     run = RunDir(str(out))
-    run_stages(run, {"clean": "page"}, inputs={"dump": input_identity(str(dump))}, options={"max_pages": None},
-               build=lambda p: {"clean": p | "read dump" >> ReadDump(str(dump)) | "clean" >> CleanPages()},
-               pipeline_options=pipeline_options([]))
-    run_stages(run, {"sentences": "sentence"}, inputs=upstream(run, "clean"), options={},
-               build=lambda p: {"sentences": read_stage(p, run, "clean") | "sentences" >> SplitSentences()},
-               pipeline_options=pipeline_options([]))
+    run_stages(run, {"clean": "page"}, transform=lambda dump: ReadDump(dump) | CleanPages(), data={"dump": str(dump)},
+               inputs={"dump": input_identity(str(dump))}, pipeline_options=pipeline_options([]))
+    run_stages(run, {"sentences": "sentence"}, transform=SplitSentences, inputs=upstream(run, "clean"),
+               reads=lambda p: read_stage(p, run, "clean"), pipeline_options=pipeline_options([]))
     return run
 
 

@@ -12,7 +12,7 @@ from tests.test_external_sort import pearl_rows
 
 
 def test_every_grouping_goes_through_files_on_the_embedded_runner():
-    assert in_memory_groupings(corpus.BuildCorpus(dataclasses.asdict(PearlOptions()))) == []
+    assert in_memory_groupings(corpus.BuildCorpus(**dataclasses.asdict(PearlOptions()))) == []
 
 
 def test_sort_in_small_chunks_or_in_one_writes_the_file_of_an_in_memory_sort(tmp_path):
