@@ -5,6 +5,7 @@ each parsed command line through guard_outputs before the verb runs, so no verb 
 """
 import glob
 import json
+import logging
 import os
 import posixpath
 import re
@@ -206,9 +207,12 @@ def record_reads(args, actions):
         if not files - read_by(run):
             continue
         path = os.path.join(run, READS_FILE)
-        with open(path + ".partial", "w", encoding="utf-8") as fh:
-            json.dump(sorted(read_by(run) | files), fh, indent=1)
-        os.replace(path + ".partial", path)
+        try:
+            with open(path + ".partial", "w", encoding="utf-8") as fh:
+                json.dump(sorted(read_by(run) | files), fh, indent=1)
+            os.replace(path + ".partial", path)
+        except OSError as err:  # the verb's work is done; a read-only run only loses this record
+            logging.getLogger(__name__).warning("%s: the files this verb read were not recorded (%s)", path, err)
 
 
 def plain_file(path, root):
