@@ -14,29 +14,6 @@ def top_phrases(counts, n):
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]
 
 
-def read_word_vectors(lines, wanted):
-    """{word: vector} of the `wanted` words in word2vec / FastText text lines (`word v1 … vd`; a first line
-    `COUNT DIMENSIONS` is optional, so GloVe text reads too); only wanted lines are parsed. A malformed one is a
-    ValueError naming its line."""
-    found, dimensions = {}, None
-    for line_no, line in enumerate(lines, 1):
-        word, _, numbers = line.strip().partition(" ")
-        if line_no == 1 and word.isdigit() and numbers.isdigit():
-            dimensions = int(numbers)
-            continue
-        if word not in wanted:
-            continue
-        try:
-            vector = np.array(numbers.split(), dtype=np.float32)
-        except ValueError:
-            raise ValueError(f"line {line_no}: the vector of {word!r} holds something that is not a number") from None
-        dimensions = dimensions or len(vector)
-        if len(vector) != dimensions or not dimensions:
-            raise ValueError(f"line {line_no}: {word!r} has {len(vector)} numbers, expected {dimensions}")
-        found[word] = vector
-    return found
-
-
 def phrase_vectors(phrases, word_vector):
     """{phrase: unit vector of the average of its words' vectors}; `word_vector(word)` is None when unknown.
     A phrase with an unknown word has no vector."""

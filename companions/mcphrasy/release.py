@@ -8,12 +8,13 @@ import schemas
 from companions.mcphrasy import baselines, clusters, grouping, stages
 from companions.mcphrasy.annotate import CLUSTERS
 from companions.mcphrasy.baselines import DEFAULT_KS
-from companions.mcphrasy.workflow import GROUPS, read_vectors_file
+from companions.mcphrasy.workflow import GROUPS
 from picforge import __version__, release_writer
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.release_writer import markdown_table
 from picforge.rundir import RunDir
+from picforge.word_vectors import read_vectors_file
 from release.configs import schema_features
 from picforge.resources import stopwords
 

@@ -1,5 +1,4 @@
 """McPhraSy steps over a run directory: corpus documents, contexts (+ A.1 triplets), frequent phrases, groups."""
-import codecs
 import dataclasses
 
 import apache_beam as beam
@@ -11,6 +10,7 @@ from picforge.errors import InputError
 from picforge.options import pipeline_options
 from picforge.rundir import RunDir, fingerprint, input_identity, upstream
 from picforge.stage_jobs import read_stage, run_stages
+from picforge.word_vectors import read_vectors_file
 
 GROUPS = "mcphrasy-groups"
 WIKI_CATEGORY_MODES = ("one", "page")
@@ -145,16 +145,6 @@ def vectors_source(options):
         return f"averaged word vectors of `{options.vectors_file}`"
     return (f"phrase vectors of the sentence encoder `{options.encoder}` (stand-in for the paper's averaged "
             "word2vec; give `--vectors FILE` for word vectors)")
-
-
-def read_vectors_file(path, wanted, option="--vectors"):
-    """{word: vector} of the `wanted` words of a word2vec / FastText text file (gzip or bz2 by its name)."""
-    try:
-        with FileSystems.open(path, compression_type="auto") as fh:
-            return grouping.read_word_vectors(codecs.iterdecode(fh, "utf-8"), wanted)
-    except (OSError, ValueError, UnicodeDecodeError) as err:
-        raise InputError(f"{option} {path}: not a word-vector text file ({err}); give word2vec or FastText text "
-                         "(`word v1 v2 …` per line, an optional first line `COUNT DIMENSIONS`)") from None
 
 
 def phrase_vectors(phrases, options, device="auto"):

@@ -118,18 +118,6 @@ def test_distinct_negatives_count_sentence_and_phrase():
     assert triplets.distinct_negatives(made) == 2
 
 
-def test_word_vectors_read_from_word2vec_fasttext_and_glove_text():
-    fasttext = ["3 2\n", "paint 1 0\n", "brush 0 1\n", "roller 0.5 0.5\n"]
-    assert {w: v.tolist() for w, v in grouping.read_word_vectors(fasttext, {"paint", "brush"}).items()} == {
-        "paint": [1.0, 0.0], "brush": [0.0, 1.0]}
-    glove = ["paint 1 0 2\n", "brush 0 1 2\n"]
-    assert grouping.read_word_vectors(glove, {"brush"})["brush"].tolist() == [0.0, 1.0, 2.0]
-    with pytest.raises(ValueError, match="line 3: 'brush' has 1 numbers, expected 2"):
-        grouping.read_word_vectors(["2 2", "paint 1 0", "brush 1"], {"paint", "brush"})
-    with pytest.raises(ValueError, match="line 2: the vector of 'paint'"):
-        grouping.read_word_vectors(["2 2", "paint 1 x"], {"paint"})
-
-
 def test_review_rows_and_their_skip_reasons():
     good = '{"asin": "B1", "reviewText": "Nice  pens.", "category": ["Office Products", "Pens"]}'
     assert corpus.review_document(good, "f:1") == ("kept", {"doc_id": "f:1", "product": "B1",
