@@ -67,6 +67,20 @@ def category_groups(ranked, vectors, max_groups, size=GROUP_SIZE, near_duplicate
     return groups, reasons
 
 
+def groups_in_turn(by_category, target):
+    """{category: its groups kept} reaching at most `target` groups over all categories: each category's next group
+    in seed order, categories in name order, round by round (106 over 5 categories of up to 25: 22, 21, 21, 21, 21)."""
+    kept = {category: [] for category in by_category}
+    total, round_no = 0, 0
+    while total < target and any(round_no < len(groups) for groups in by_category.values()):
+        for category in sorted(by_category):
+            if total < target and round_no < len(by_category[category]):
+                kept[category].append(by_category[category][round_no])
+                total += 1
+        round_no += 1
+    return kept
+
+
 def group_id(category, seed):
     """The natural id of a group: its category and seed phrase."""
     return f"{category}/{seed}"

@@ -126,8 +126,10 @@ def groups_text(groups_report, max_groups):
     """The card's lines on how the groups were made and how many were reached against the paper's 106."""
     per_category = ", ".join(f"{c} {r['groups']}" for c, r in groups_report["categories"].items())
     reached = sum(r["groups"] for r in groups_report["categories"].values())
-    return (f"{reached} groups reached (the paper: {grouping.PAPER_GROUPS} over 5 categories), at most {max_groups} "
-            f"per category (`--max-groups`): {per_category}. Phrases grouped by {groups_report['vectors']}.")
+    target = groups_report.get("target", grouping.PAPER_GROUPS)
+    return (f"{reached} groups reached of the target {target} (`--groups`; the paper: {grouping.PAPER_GROUPS} over 5 "
+            f"categories), at most {max_groups} per category (`--max-groups`): {per_category}. Phrases grouped by "
+            f"{groups_report['vectors']}.")
 
 
 def card(records, num_bytes, table, baseline, model_name, license_id, agreement, groups, time):

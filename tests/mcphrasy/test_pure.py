@@ -90,6 +90,16 @@ def test_category_groups_drop_groups_overlapping_more_than_half():
     assert reasons == {"overlap": 4}
 
 
+def test_groups_are_taken_in_turn_from_each_category_up_to_the_target():
+    by_category = {c: [f"{c}{i}" for i in range(25)] for c in ("Arts", "Auto", "Grocery", "Office", "Patio")}
+    kept = grouping.groups_in_turn(by_category, grouping.PAPER_GROUPS)
+    assert [len(kept[c]) for c in sorted(kept)] == [22, 21, 21, 21, 21]
+    assert kept["Arts"] == by_category["Arts"][:22] and kept["Patio"] == by_category["Patio"][:21]
+    short = grouping.groups_in_turn({"b": ["b0"], "a": ["a0", "a1", "a2"], "c": []}, 106)
+    assert short == {"b": ["b0"], "a": ["a0", "a1", "a2"], "c": []}  # fewer groups than the target: all of them
+    assert grouping.groups_in_turn({"b": ["b0", "b1"], "a": ["a0", "a1"]}, 3) == {"b": ["b0"], "a": ["a0", "a1"]}
+
+
 def test_phrase_vectors_average_words_and_skip_unknown_words():
     words = {"paint": np.array([1.0, 0.0]), "brush": np.array([0.0, 1.0])}
     found = grouping.phrase_vectors(["paint brush", "paint roller"], words.get)
