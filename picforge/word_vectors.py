@@ -19,8 +19,14 @@ def read_word_vectors(lines, wanted):
             continue
         if word not in wanted:
             continue
+        fields = numbers.split()
+        if dimensions and len(fields) > dimensions:  # a word with spaces (GloVe 840B has ". . ." and the like)
+            word = " ".join([word] + fields[:-dimensions])
+            fields = fields[-dimensions:]
+            if word not in wanted:
+                continue
         try:
-            vector = np.array(numbers.split(), dtype=np.float32)
+            vector = np.array(fields, dtype=np.float32)
         except ValueError:
             raise ValueError(f"line {line_no}: the vector of {word!r} holds something that is not a number") from None
         dimensions = dimensions or len(vector)

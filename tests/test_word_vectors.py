@@ -17,6 +17,13 @@ def test_word_vectors_read_from_word2vec_fasttext_and_glove_text():
         word_vectors.read_word_vectors(["2 2", "paint 1 x"], {"paint"})
 
 
+def test_a_word_with_spaces_is_read_whole_and_does_not_stop_the_file():
+    # GloVe 840B holds lines whose word has spaces (". . ." and e-mail-like tokens); the last D fields are the vector
+    glove = [", 0 1\n", ". . . 2 3\n", ". 4 5\n", "at name@x.com 6 7\n"]
+    found = word_vectors.read_word_vectors(glove, {",", ".", "at"})
+    assert {w: v.tolist() for w, v in found.items()} == {",": [0.0, 1.0], ".": [4.0, 5.0]}
+
+
 def test_vectors_file_errors_name_the_file_and_option(tmp_path):
     broken = tmp_path / "broken.vec"
     broken.write_text("paint 1 0\nbrush 1\n", encoding="utf-8")

@@ -14,7 +14,7 @@ import numpy as np
 
 from companions.stsb_context import dataset, significance, spans
 from companions.stsb_context.glove import WordVectorEncoder
-from companions.stsb_context.settings import COMPARISON, GENERATIONS, GLOVE_SETUPS, SETUPS, SOURCES
+from companions.stsb_context.settings import COMPARISON, GENERATIONS, GLOVE_SETUPS, SETUPS
 from picforge.encoders import BUNDLED_MODEL, TokenEncoder, load_sentence_model, resolve_model_path
 from picforge.errors import InputError
 from picforge.rundir import fingerprint, input_identity

@@ -135,7 +135,7 @@ def test_groups_by_a_users_word_vectors(groups_run, tmp_path, capsys):
 @pytest.mark.slow
 def test_groups_target_is_reported_against_what_was_reached(groups_run, tmp_path, capsys):
     """`--groups N` over the real sample: a target below what the category gives keeps the first N groups in seed
-    order; the paper's 106 (the default) is reported as not reached."""
+    order; the paper's 106 (the default) is reported as not reached with 8 per category, reached with 106."""
     before = list(RunDir(str(groups_run)).iter_records(GROUPS))
     report = RunDir(str(groups_run)).read_manifest(GROUPS)["report"]
     assert (report["target"], report["reached"], report["paper"]) == (106, len(before), 106) and len(before) < 106
@@ -150,6 +150,13 @@ def test_groups_target_is_reported_against_what_was_reached(groups_run, tmp_path
     assert (report["target"], report["reached"]) == (target, target)
     assert report["categories"]["wikipedia"]["groups"] == target
     assert report["categories"]["wikipedia"]["beyond-target"] == len(before) - target
+    # with room for them in the one category, the sample gives the paper's 106
+    assert picforge("mcphrasy", "groups", "--out", out, "--spacy-model", SPACY_MODEL, "--max-groups", 106) == 0
+    report = run.read_manifest(GROUPS)["report"]
+    groups = list(run.iter_records(GROUPS))
+    assert (report["target"], report["reached"], len(groups)) == (106, 106, 106) and groups[:len(before)] == before
+    assert all(len(set(g["phrases"])) == 25 for g in groups)
+    assert all(len(set(g["phrases"]) & set(e["phrases"])) <= 12 for n, g in enumerate(groups) for e in groups[:n])
     with pytest.raises(SystemExit):
         picforge("mcphrasy", "groups", "--help")
     assert "(default 106, the paper's 106 over 5 categories)" in " ".join(capsys.readouterr().out.split())
