@@ -16,7 +16,8 @@ CANDIDATES = "cosimlex-candidates"
 
 
 class _TargetsFn(beam.DoFn):
-    """Adds `targets` (tokens whose form or lemma is a SimLex word) to batches of Sentence records."""
+    """Adds `targets` (uses of a SimLex word: form, lemma or, in English, a regular inflection) to batches of
+    Sentence records."""
 
     def __init__(self, spacy_model, vocabulary):
         self.spacy_model = spacy_model
@@ -25,10 +26,11 @@ class _TargetsFn(beam.DoFn):
 
     def setup(self):
         self.nlp = ctx.load_lemmatizer(self.spacy_model)
+        self.inflections = ctx.language_inflections(self.nlp, self.vocabulary)
 
     def process(self, sentences):
         for sentence, doc in zip(sentences, self.nlp.pipe([s["text"] for s in sentences])):
-            targets = ctx.sentence_targets(doc, self.vocabulary)
+            targets = ctx.sentence_targets(doc, self.vocabulary, self.inflections)
             if targets:
                 self.with_targets.inc()
             yield {key: sentence[key] for key in ("sentence_id", "page_id", "idx", "paragraph", "text")} | {

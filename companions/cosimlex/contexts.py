@@ -1,4 +1,5 @@
-"""Finding CoSimLex contexts: three consecutive sentences holding each word of a pair exactly once, by lemma."""
+"""Finding CoSimLex contexts: three consecutive sentences holding each word of a pair exactly once, by lemma and by
+surface form (regular English inflections the lemmatizer missed); words inside multi-word proper names do not count."""
 import collections
 import re
 
@@ -10,6 +11,9 @@ MARKUP = re.compile(r"[{}\[\]|<>=]|https?://|&[a-z]+;|\bthumb\b")
 OPENING_MARKS = "\"'“‘«„(¿¡"
 CLOSING_MARKS = ")\"'”’»"
 FINAL_PUNCTUATION = ".!?…"
+VOWELS = "aeiou"
+# Penn tags a regular inflection must carry to count as its word ("taxes"/NNS is tax; "news"/NN is not new).
+INFLECTION_TAGS = {"s": ("NNS", "VBZ"), "ed": ("VBD", "VBN"), "ing": ("VBG",)}
 
 
 def default_spacy_model(lang):
@@ -35,11 +39,61 @@ def load_lemmatizer(model):
     return shared_pipeline(model, ("parser", "ner"))
 
 
-def sentence_targets(doc, vocabulary):
-    """[word, start, end] for every token whose lower-cased form or lemma is a word of `vocabulary`."""
+def english_inflections(word):
+    """{surface form: kind ('s', 'ed' or 'ing')} of a word's regular English inflections (tax: taxes, taxed,
+    taxing; try: tries, tried; stop: stopped, stopping; hope: hoped, hoping)."""
+    if word.endswith(("s", "x", "z", "ch", "sh", "o")):
+        forms = {word + "es": "s"}
+    elif len(word) > 1 and word.endswith("y") and word[-2] not in VOWELS:
+        forms = {word[:-1] + "ies": "s", word[:-1] + "ied": "ed"}
+    else:
+        forms = {word + "s": "s"}
+    if word.endswith("e"):
+        forms |= {word + "d": "ed", word[:-1] + "ing": "ing"}
+    else:
+        forms |= {word + "ed": "ed", word + "ing": "ing"}
+    if len(word) >= 3 and word[-1] not in VOWELS + "wxy" and word[-2] in VOWELS and word[-3] not in VOWELS:
+        forms |= {word + word[-1] + "ed": "ed", word + word[-1] + "ing": "ing"}
+    forms.pop(word, None)
+    return forms
+
+
+def inflection_index(vocabulary):
+    """{surface form: {(word, kind)}} of the regular English inflections of every word of `vocabulary`."""
+    index = collections.defaultdict(set)
+    for word in vocabulary:
+        for form, kind in english_inflections(word).items():
+            index[form].add((word, kind))
+    return dict(index)
+
+
+def language_inflections(nlp, vocabulary):
+    """The inflection index a pipeline's language gets: English rules for English, none for other languages."""
+    return inflection_index(vocabulary) if nlp.lang == "en" else {}
+
+
+def in_proper_name(token):
+    """True for a token of a multi-word proper name ("New" in "New York"): a proper noun beside another one."""
+    doc = token.doc
+    return token.pos_ == "PROPN" and any(0 <= i < len(doc) and doc[i].pos_ == "PROPN" for i in (token.i - 1, token.i + 1))
+
+
+def token_words(token, vocabulary, inflections):
+    """The words of `vocabulary` a token is a use of: by its lower-cased form, its lemma, or a regular inflection
+    its tag confirms; none inside a multi-word proper name."""
+    if in_proper_name(token):
+        return set()
+    words = {token.lower_, token.lemma_.lower()} & vocabulary
+    words |= {word for word, kind in inflections.get(token.lower_, ()) if token.tag_ in INFLECTION_TAGS[kind]}
+    return words
+
+
+def sentence_targets(doc, vocabulary, inflections=None):
+    """[word, start, end] for every use of a word of `vocabulary` in the sentence (`token_words`); `inflections` is
+    `inflection_index(vocabulary)` for English, empty (forms and lemmas only) for other languages."""
     targets = []
     for token in doc:
-        for word in sorted({token.lower_, token.lemma_.lower()} & vocabulary):
+        for word in sorted(token_words(token, vocabulary, inflections or {})):
             targets.append([word, token.idx, token.idx + len(token.text)])
     return targets
 

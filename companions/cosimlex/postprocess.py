@@ -96,9 +96,23 @@ def context_statistics(values1, values2):
             statistics.stdev(values2), float(p_value))
 
 
+def word_places(selection):
+    """Where each word stands in each chosen context: `contextC_wordW_start`/`_end` character offsets and the
+    surface form there, `wordW_contextC` (as CoSimLex's release names it)."""
+    places = {}
+    for c in (1, 2):
+        context = selection[f"context{c}"]
+        for w in (1, 2):
+            start, end = context[f"word{w}_start"], context[f"word{w}_end"]
+            places |= {f"context{c}_word{w}_start": start, f"context{c}_word{w}_end": end,
+                       f"word{w}_context{c}": context["text"][start:end]}
+    return places
+
+
 def postprocess(ratings, selections, *, min_correlation=DEFAULT_MIN_CORRELATION,
                 max_disengaged=DEFAULT_MAX_DISENGAGED, min_ratings=DEFAULT_MIN_RATINGS, scale_max=DEFAULT_SCALE_MAX):
-    """(final rows {word1, word2, context1, context2, sim1, sim2, sd1, sd2, p_value}, report).
+    """(final rows {word1, word2, context1, context2, sim1, sim2, sd1, sd2, p_value} with the words' places in the
+    contexts (`word_places`), report).
 
     `ratings` are rating records with status ok; `selections` the expert's selection records. Final
     similarities are calibrated ratings rescaled from 0-6 to 0-`scale_max`."""
@@ -120,7 +134,8 @@ def postprocess(ratings, selections, *, min_correlation=DEFAULT_MIN_CORRELATION,
         sim1, sim2, sd1, sd2, p_value = context_statistics(values1, values2)
         rows.append({"word1": selection["word1"], "word2": selection["word2"],
                      "context1": selection["context1"]["text"], "context2": selection["context2"]["text"],
-                     "sim1": sim1, "sim2": sim2, "sd1": sd1, "sd2": sd2, "p_value": p_value})
+                     "sim1": sim1, "sim2": sim2, "sd1": sd1, "sd2": sd2, "p_value": p_value,
+                     **word_places(selection)})
     final_agreement = [rho for rho in agreement_with_others(kept).values() if rho is not None]
     report = {
         "annotators": len({r["worker_id"] for r in usable}),

@@ -46,7 +46,10 @@ FIELDS = markdown_table(["field", "meaning"], [
     ("context1, context2", "the two Wikipedia contexts holding both words (as the expert kept or shortened them)"),
     ("sim1, sim2", "mean calibrated similarity in each context (0 to the --scale-max of postprocess)"),
     ("sd1, sd2", "standard deviation of the ratings in each context"),
-    ("p_value", "Mann-Whitney U p-value of the difference between the two contexts' ratings")])
+    ("p_value", "Mann-Whitney U p-value of the difference between the two contexts' ratings"),
+    ("word1_context1, word2_context1, word1_context2, word2_context2", "each word as it stands in each context"),
+    ("contextC_wordW_start, contextC_wordW_end", "character offsets of word W in context C: "
+     "`contextC[contextC_wordW_start:contextC_wordW_end] == wordW_contextC`")])
 
 
 def release_statistics(rows, report):

@@ -8,7 +8,7 @@ import schemas
 from companions.mcphrasy import baselines, clusters, grouping, stages
 from companions.mcphrasy.annotate import CLUSTERS
 from companions.mcphrasy.baselines import DEFAULT_KS
-from companions.mcphrasy.workflow import GROUPS, read_vectors_file
+from companions.mcphrasy.workflow import GROUPS
 from picforge import __version__, release_writer
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
@@ -16,6 +16,7 @@ from picforge.errors import InputError
 from picforge.paths import plain_file, refuse_replacing
 from picforge.release_writer import markdown_table
 from picforge.rundir import RunDir
+from picforge.word_vectors import read_vectors_file
 from release.configs import schema_features
 from picforge.resources import stopwords
 
@@ -135,8 +136,10 @@ def groups_text(groups_report, max_groups):
     """The card's lines on how the groups were made and how many were reached against the paper's 106."""
     per_category = ", ".join(f"{c} {r['groups']}" for c, r in groups_report["categories"].items())
     reached = sum(r["groups"] for r in groups_report["categories"].values())
-    return (f"{reached} groups reached (the paper: {grouping.PAPER_GROUPS} over 5 categories), at most {max_groups} "
-            f"per category (`--max-groups`): {per_category}. Phrases grouped by {groups_report['vectors']}.")
+    target = groups_report.get("target", grouping.PAPER_GROUPS)
+    return (f"{reached} groups reached of the target {target} (`--groups`; the paper: {grouping.PAPER_GROUPS} over 5 "
+            f"categories), at most {max_groups} per category (`--max-groups`): {per_category}. Phrases grouped by "
+            f"{groups_report['vectors']}.")
 
 
 def release_configs(records, num_bytes):

@@ -1,5 +1,4 @@
 """McPhraSy steps over a run directory: corpus documents, contexts (+ A.1 triplets), frequent phrases, groups."""
-import codecs
 import dataclasses
 
 import apache_beam as beam
@@ -13,6 +12,7 @@ from picforge.options import pipeline_options
 from picforge.croissant import dump_inputs
 from picforge.rundir import RunDir, fingerprint, input_identity, upstream
 from picforge.stage_jobs import read_stage, run_stages
+from picforge.word_vectors import read_vectors_file
 
 GROUPS = "mcphrasy-groups"
 WIKI_CATEGORY_MODES = ("one", "page")
@@ -132,16 +132,6 @@ def vectors_source(options):
             "word2vec; give `--vectors FILE` for word vectors)")
 
 
-def read_vectors_file(path, wanted, option="--vectors"):
-    """{word: vector} of the `wanted` words of a word2vec / FastText text file (gzip or bz2 by its name)."""
-    try:
-        with FileSystems.open(path, compression_type="auto") as fh:
-            return grouping.read_word_vectors(codecs.iterdecode(fh, "utf-8"), wanted)
-    except (OSError, ValueError, UnicodeDecodeError) as err:
-        raise InputError(f"{option} {path}: not a word-vector text file ({err}); give word2vec or FastText text "
-                         "(`word v1 v2 …` per line, an optional first line `COUNT DIMENSIONS`)") from None
-
-
 def phrase_vectors(phrases, options, device="auto"):
     """{phrase: unit vector}: the mean of its words' vectors in `options.vectors_file` (phrases with an unknown word
     have none), else the sentence encoder's embedding of the phrase on `device`."""
@@ -152,14 +142,16 @@ def phrase_vectors(phrases, options, device="auto"):
 
 
 def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=grouping.GROUP_SIZE,
-                 near_duplicate=grouping.NEAR_DUPLICATE, force=False, device="auto"):
-    """The `mcphrasy-groups` stage: seed + nearest phrases per category, overlapping groups dropped; its manifest
-    (report: the vectors used, and per category the groups reached and why seeds gave none); the encoder runs on
+                 near_duplicate=grouping.NEAR_DUPLICATE, force=False, device="auto", target=grouping.PAPER_GROUPS):
+    """The `mcphrasy-groups` stage: seed + nearest phrases per category (at most `max_groups` each), overlapping
+    groups dropped, then at most `target` over all categories taken in turn; its manifest (report: the vectors used,
+    the target and the groups reached, and per category the groups and why seeds gave none); the encoder runs on
     `device`, which no fingerprint records (it changes where, not what)."""
     inputs = upstream(run, stages.PHRASES)
     if vector_options.vectors_file:
         inputs["vectors"] = input_identity(vector_options.vectors_file, "--vectors")
-    options = dict(dataclasses.asdict(vector_options), max_groups=max_groups, size=size, near_duplicate=near_duplicate)
+    options = dict(dataclasses.asdict(vector_options), max_groups=max_groups, size=size, near_duplicate=near_duplicate,
+                   target=target)
     done = None if force else run.up_to_date(GROUPS, fingerprint(GROUPS, inputs, options))
     if done:
         return dict(done, skipped=True)
@@ -168,16 +160,25 @@ def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=groupi
         by_category.setdefault(record["category"], []).append(record)
     vectors = phrase_vectors(sorted({r["phrase"] for records in by_category.values() for r in records}),
                              vector_options, device)
-    records, per_category = [], {}
+    made, per_category, counts, phrase_vecs = {}, {}, {}, {}
     for category in sorted(by_category):
         ranked = [r["phrase"] for r in sorted(by_category[category], key=lambda r: r["rank"])]
-        counts = {r["phrase"]: r["count"] for r in by_category[category]}
-        phrase_vecs = {p: vectors[p] for p in ranked if p in vectors}
-        groups, reasons = grouping.category_groups(ranked, phrase_vecs, max_groups, size, near_duplicate)
-        per_category[category] = dict(reasons, phrases=len(ranked), groups=len(groups))
+        counts[category] = {r["phrase"]: r["count"] for r in by_category[category]}
+        phrase_vecs[category] = {p: vectors[p] for p in ranked if p in vectors}
+        made[category], reasons = grouping.category_groups(ranked, phrase_vecs[category], max_groups, size,
+                                                           near_duplicate)
+        per_category[category] = dict(reasons, phrases=len(ranked), groups=len(made[category]))
+    kept = grouping.groups_in_turn(made, target)
+    records = []
+    for category, groups in kept.items():
+        beyond_target = len(made[category]) - len(groups)
+        per_category[category].update(groups=len(groups), **({"beyond-target": beyond_target} if beyond_target else {}))
+        category_vectors = phrase_vecs[category]
         for group in groups:
+            seed_vector = category_vectors[group[0]]
             records.append({"group_id": grouping.group_id(category, group[0]), "category": category, "seed": group[0],
-                            "phrases": group, "counts": [counts[p] for p in group],
-                            "similarities": [round(float(phrase_vecs[p] @ phrase_vecs[group[0]]), 6) for p in group]})
-    report = {"vectors": vectors_source(vector_options), "categories": per_category}
+                            "phrases": group, "counts": [counts[category][p] for p in group],
+                            "similarities": [round(float(category_vectors[p] @ seed_vector), 6) for p in group]})
+    report = {"vectors": vectors_source(vector_options), "target": target, "reached": len(records),
+              "paper": grouping.PAPER_GROUPS, "categories": per_category}
     return run.write_stage(GROUPS, records, "mcphrasy_group", inputs=inputs, options=options, report=report)

@@ -8,7 +8,7 @@ import time
 from companions.stsb_context import validation
 from companions.stsb_context.generate import STAGE as GENERATIONS
 from companions.stsb_context.prompts import PROMPT_TEMPLATE
-from companions.stsb_context.settings import DATASET
+from companions.stsb_context.settings import COMPARISON, DATASET, GLOVE_SETUPS
 import schemas
 from picforge import __version__, release_writer
 from picforge.release_writer import markdown_table
@@ -79,7 +79,45 @@ context, after the SLICE paper (Section 4.2). A model must find the span of the 
 the origin phrase; its similarity is compared with the gold STS-B score (0-5)."""
 
 
-def dataset_card(stats, provenance, num_bytes, license_id=LICENSE):
+def evaluation_text(comparison):
+    """The card's evaluation: Table 1's rows that ran on these rows, with Williams' test, and what did not run."""
+    how = ("`picforge stsb-context evaluate --run RUN_DIR --vectors glove.840B.300d.txt` gives the paper's setups "
+           "(Section 5) with the bundled all-MiniLM-L6-v2 or `--model DIR`, the GloVe rows from the vectors given")
+    if comparison is None:
+        return f"Not evaluated in the run this release was made from. {how}."
+    rows = comparison["rows"]
+    table = markdown_table(["setup", "encoder", "Pearson", "Spearman", "p vs best of setup", "p vs best of all"], [
+        (r["setup"], r["encoder"], _number(r["pearson"]), _number(r["spearman"]),
+         "best" if r["best_in_setup"] == r["stage"] else _number(r["p_vs_best_in_setup"], ".3g"),
+         "best" if r["best_in_all"] == r["stage"] else _number(r["p_vs_best_in_all"], ".3g")) for r in rows])
+    missing = []
+    if not any(r["stage"].startswith("eval-glove-") for r in rows):
+        missing.append(f"the GloVe rows ({', '.join(GLOVE_SETUPS)}): no word vectors were given (`--vectors`); the "
+                       "paper's 840B-token 300d GloVe is not bundled")
+    missing.append("the paper's BERT, SBERT, PhraseBERT, SLICE and DensePhrases rows: those models are not bundled "
+                   "(`--model DIR` evaluates any local sentence-transformers model; DensePhrases' start/end span "
+                   "vectors are not implemented)")
+    return (f"On these {rows[0]['n'] if rows else 0} rows. p: {comparison['test']}.\n\n{table}\n\nNot run: "
+            + "; ".join(missing) + f". {how}.")
+
+
+def _number(value, form=".3f"):
+    return "n/a" if value is None else format(value, form)
+
+
+def current_comparison(run, stage_manifest):
+    """The run's Williams comparison when it was made on this `dataset` stage ({"rows", "test", "fingerprint"}),
+    else None."""
+    manifest = run.read_manifest(COMPARISON)
+    if manifest is None or manifest["options"].get("source") != STAGE:
+        return None
+    compared = [run.read_manifest(stage) for stage in manifest["inputs"]]
+    if not all(m and m["inputs"][STAGE]["fingerprint"] == stage_manifest["fingerprint"] for m in compared):
+        return None
+    return {"rows": list(run.iter_records(COMPARISON)), "test": manifest["test"], "fingerprint": manifest["fingerprint"]}
+
+
+def dataset_card(stats, provenance, num_bytes, license_id=LICENSE, comparison=None):
     """The README.md of the release: YAML header, how it was built, fields, statistics and licence."""
     header = release_writer.card_header(
         license_id=license_id, pretty_name="STS-B-Context", task_categories=["sentence-similarity"],
@@ -109,6 +147,7 @@ def dataset_card(stats, provenance, num_bytes, license_id=LICENSE):
     intro = [INTRO, f'Load with `datasets.load_dataset("RELEASE_DIR")` or `datasets.load_dataset("json", data_files='
              f'"{RELEASE_JSONL}")`.']
     sections = [("Construction", construction), ("Fields", fields), ("Statistics", f"{numbers}\n\n{genres}"),
+                ("Evaluation (SLICE Table 1)", evaluation_text(comparison)),
                 ("License", release_writer.license_section(license_id, INPUT_TERMS))]
     return release_writer.render_card(header, "STS-B-Context", intro, sections)
 
@@ -192,7 +231,8 @@ def write_release(run_dir, out, *, license_id=None, force=False):
     license_id = license_id or LICENSE
     run = RunDir(run_dir)
     stage = run.require(STAGE)
-    fingerprints = {STAGE: stage["fingerprint"]}
+    comparison = current_comparison(run, stage)
+    fingerprints = {STAGE: stage["fingerprint"], COMPARISON: comparison and comparison["fingerprint"]}
     wanted = fingerprint("stsb-context-release", fingerprints, {"license": license_id})
     existing = release_writer.current_release(out, wanted, force=force, kind="STS-B-Context", run=run_dir)
     if existing:
@@ -203,7 +243,7 @@ def write_release(run_dir, out, *, license_id=None, force=False):
         num_bytes = release_writer.write_jsonl(os.path.join(root, RELEASE_JSONL), rows)
         release_writer.write_parquet(os.path.join(root, RELEASE_PARQUET), rows, schemas.arrow_schema(SCHEMA))
         stats = dataset_statistics(release_writer.read_jsonl(os.path.join(root, RELEASE_JSONL)))
-        card = dataset_card(stats, stage["provenance"], num_bytes, license_id)
+        card = dataset_card(stats, stage["provenance"], num_bytes, license_id, comparison)
         return card, stats, {"fingerprint": wanted, "package_version": __version__, "license": license_id,
                              "inputs": fingerprints, "counts": {"test": stats["rows"]}}, \
             description(run, stage, stats, num_bytes, wanted, license_id)

@@ -2,7 +2,9 @@
 
 Setups: `full` (one vector for the whole context), `ngram-forward` (a forward pass per word n-gram),
 `ngram-single` (one forward pass, n-grams mean-pooled from token embeddings) and `bm25` (Okapi BM25 of
-the origin phrase against the context, via rank_bm25, IDF from the evaluated contexts).
+the origin phrase against the context, via rank_bm25, IDF from the evaluated contexts); with `--vectors`, the
+paper's GloVe rows for `full` and `ngram-single`; then Williams' test of every row against the best (stage
+`eval-comparison`).
 """
 import logging
 import re
@@ -10,14 +12,17 @@ import time
 
 import numpy as np
 
-from companions.stsb_context import dataset, spans
-from companions.stsb_context.settings import GENERATIONS, SETUPS, SOURCES
+from companions.stsb_context import dataset, significance, spans
+from companions.stsb_context.glove import WordVectorEncoder
+from companions.stsb_context.settings import COMPARISON, GENERATIONS, GLOVE_SETUPS, SETUPS
 from picforge.encoders import BUNDLED_MODEL, TokenEncoder, load_sentence_model, resolve_model_path
 from picforge.errors import InputError
-from picforge.rundir import fingerprint
+from picforge.rundir import fingerprint, input_identity
 
 SPAN_SETUPS = ("ngram-forward", "ngram-single")
 SCHEMA = "stsb_span_score"
+COMPARISON_SCHEMA = "stsb_comparison"
+MODEL, GLOVE = "model", "glove"
 BM25_TOKEN = re.compile(r"\w+")
 log = logging.getLogger(__name__)
 
@@ -128,34 +133,94 @@ def evaluation_rows(run, source):
     return list(run.iter_records(dataset.STAGE))
 
 
-def evaluate(run, setups, *, model=None, min_size=1, max_size=20, source=dataset.STAGE, batch_size=64,
-             device=None, force=False):
-    """Run stage `eval-<setup>` for each setup (per-row predictions + correlations); returns {setup: manifest}."""
+def stage_name(setup, encoder=MODEL):
+    """`eval-<setup>` for the sentence model and BM25, `eval-glove-<setup>` for the word vectors."""
+    return f"eval-{setup}" if encoder == MODEL else f"eval-{encoder}-{setup}"
+
+
+def evaluated_stages(setups, with_vectors):
+    """[(stage, setup, encoder)] of a run: every setup with the model, and the GloVe setups given --vectors."""
+    jobs = [(stage_name(s), s, MODEL) for s in setups]
+    return jobs + [(stage_name(s, GLOVE), s, GLOVE) for s in setups if with_vectors and s in GLOVE_SETUPS]
+
+
+def glove_encoder(vectors, rows):
+    """The word-vector encoder holding the vectors of every token of the rows."""
+    encoder = WordVectorEncoder(vectors)
+    encoder.load([text for r in rows for text in (r["origin_phrase"], r["context"])])
+    return encoder
+
+
+def evaluate(run, setups, *, model=None, vectors=None, min_size=1, max_size=20, source=dataset.STAGE,
+             batch_size=64, device=None, force=False):
+    """Run stage `eval-<setup>` for each setup (and `eval-glove-<setup>` given word vectors), then the Williams
+    comparison of every evaluated row of the run; returns {stage: manifest}, the comparison's under COMPARISON."""
     if not 1 <= min_size <= max_size:
         raise InputError(f"--min-span {min_size} / --max-span {max_size}: need 1 <= MIN <= MAX")
+    model_name = model or "all-MiniLM-L6-v2"
     model = model or resolve_model_path(BUNDLED_MODEL)
-    encoder = Encoder(model, batch_size=batch_size, device=device)
+    encoders = {MODEL: Encoder(model, batch_size=batch_size, device=device)}
     rows = None
     manifests = {}
-    for setup in setups:
+    source_identity = run.stage_identity(source)
+    for stage, setup, encoder in evaluated_stages(setups, vectors is not None):
         started = time.time()
-        stage = f"eval-{setup}"
         options = {"setup": setup, "source": source}
-        if setup != "bm25":
+        inputs = {source: source_identity}
+        if encoder == GLOVE:
+            inputs["vectors"] = input_identity(vectors, "--vectors")
+        elif setup != "bm25":
             options["model"] = model
         if setup in SPAN_SETUPS:
             options.update(min_span=min_size, max_span=max_size)
-        inputs = {source: run.stage_identity(source)}
         stage_print = fingerprint(stage, inputs, options)
         done = None if force else run.up_to_date(stage, stage_print)
         if done is not None:
-            manifests[setup] = dict(done, skipped=True)
+            manifests[stage] = dict(done, skipped=True)
             continue
         rows = evaluation_rows(run, source) if rows is None else rows
-        scored = score_rows(setup, rows, encoder, min_size, max_size)
+        if encoder not in encoders:
+            encoders[encoder] = glove_encoder(vectors, rows)
+        scored = score_rows(setup, rows, encoders[encoder], min_size, max_size)
         records = [{"row": i, "score": r["score"], "prediction": sim, "best_span": text, "best_span_start": start}
                    for i, (r, (sim, text, start)) in enumerate(zip(rows, scored))]
         metrics = spans.correlations([r["score"] for r in records], [r["prediction"] for r in records])
-        manifests[setup] = run.write_stage(stage, records, SCHEMA, inputs=inputs, options=options, started=started,
-                                           metrics=metrics)
+        manifests[stage] = run.write_stage(stage, records, SCHEMA, inputs=inputs, options=options, started=started,
+                                           metrics=metrics, encoder=encoder_label(setup, encoder, model_name, vectors))
+    manifests[COMPARISON] = compare_evaluations(run, source, source_identity, force=force)
     return manifests
+
+
+def encoder_label(setup, encoder, model, vectors):
+    """What scored a stage, for the comparison table and the card."""
+    if setup == "bm25":
+        return "BM25 (Okapi)"
+    if encoder == GLOVE:
+        return f"GloVe ({vectors.rsplit('/', 1)[-1]})"
+    return model.rstrip("/").rsplit("/", 1)[-1]
+
+
+def compare_evaluations(run, source, source_identity, *, force=False):
+    """Stage `eval-comparison`: Williams' test of each evaluated stage of `source` (up to date with it) against the
+    best Pearson row of its setup and of all; its rows in Table 1 order (setup, then model before GloVe)."""
+    started = time.time()
+    current = []
+    for stage, setup, encoder in evaluated_stages(SETUPS, True):
+        manifest = run.read_manifest(stage)
+        if manifest and manifest["options"]["source"] == source and manifest["inputs"][source] == source_identity:
+            current.append((stage, setup, manifest))
+    inputs = {stage: manifest["fingerprint"] for stage, _, manifest in current}
+    stage_print = fingerprint(COMPARISON, inputs, {"source": source})
+    done = None if force else run.up_to_date(COMPARISON, stage_print)
+    if done is not None:
+        return dict(done, skipped=True)
+    gold, rows = None, []
+    for stage, setup, manifest in current:
+        scored = list(run.iter_records(stage, columns=["score", "prediction"]))
+        gold = [r["score"] for r in scored]
+        rows.append({"stage": stage, "setup": setup, "encoder": manifest.get("encoder", stage),
+                     "predictions": [r["prediction"] for r in scored]})
+    table = significance.compare(gold or [], rows)
+    return run.write_stage(COMPARISON, table, COMPARISON_SCHEMA, inputs=inputs, options={"source": source},
+                           started=started, test="Williams (1959) t-test of dependent correlations sharing the gold "
+                                                  "scores, on Pearson's r, two-sided, n - 3 degrees of freedom")

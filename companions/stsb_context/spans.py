@@ -65,10 +65,21 @@ def best_match(query, matrix):
     return index, float(sims[index])
 
 
+def defined(gold, predicted):
+    """Whether correlations of the two sequences exist: at least 2 pairs, neither constant."""
+    return len(gold) >= 2 and np.ptp(gold) > 0 and np.ptp(predicted) > 0
+
+
+def pearson(a, b):
+    """Pearson's r of two sequences (scipy); None when it is undefined."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(stats.pearsonr(a, b)[0]) if defined(a, b) else None
+
+
 def correlations(gold, predicted):
     """Pearson and Spearman correlation of gold scores with predictions (scipy), and how many pairs."""
     gold, predicted = np.asarray(gold, dtype=float), np.asarray(predicted, dtype=float)
-    if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(predicted) == 0:
+    if not defined(gold, predicted):
         return {"pearson": None, "spearman": None, "n": len(gold)}
-    return {"pearson": float(stats.pearsonr(gold, predicted)[0]),
-            "spearman": float(stats.spearmanr(gold, predicted)[0]), "n": len(gold)}
+    return {"pearson": pearson(gold, predicted), "spearman": float(stats.spearmanr(gold, predicted)[0]),
+            "n": len(gold)}

@@ -120,7 +120,11 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     assert report["pairs"] == len(final) == len(selections)
     for row in final:
         assert schemas.errors("cosimlex_final", row) == []
+        check_word_places(row)
         assert 0 <= row["sim1"] <= 10 and 0 <= row["sim2"] <= 10 and 0 <= row["p_value"] <= 1
+    child_row = next(r for r in final if r["word1"] == "child")
+    assert {child_row["word1_context1"], child_row["word1_context2"]} <= {"child", "children"}
+    assert SHORTENED in (child_row["context1"], child_row["context2"])
     assert run.read_manifest(FINAL)["report"] == report
 
     predictions = tmp_path / "predictions.tsv"
@@ -131,6 +135,20 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     assert scores["pairs"] == len(final) and scores["subtask1"] == pytest.approx(1.0)
 
     check_release(run_copy, final, tmp_path, capsys)
+
+
+def check_word_places(row):
+    """Each word's offsets in each context cut out exactly its surface form there, a whole token, apart from the
+    other word's."""
+    for c in (1, 2):
+        context = row[f"context{c}"]
+        for w in (1, 2):
+            start, end = row[f"context{c}_word{w}_start"], row[f"context{c}_word{w}_end"]
+            form = context[start:end]
+            assert form == row[f"word{w}_context{c}"] and form.strip() == form and form
+            assert (start == 0 or not context[start - 1].isalnum()) and (end == len(context) or not context[end].isalnum())
+        assert row[f"context{c}_word1_end"] <= row[f"context{c}_word2_start"] or \
+            row[f"context{c}_word2_end"] <= row[f"context{c}_word1_start"]
 
 
 def check_release(run_copy, final, tmp_path, capsys):

@@ -61,8 +61,11 @@ def test_context_statistics_by_hand():
 
 def selection(pair_no, pair_id):
     word1, word2 = pair_id.split("|")
+    places = {"word1_start": 0, "word1_end": len(word1), "word2_start": len(word1) + 5,
+              "word2_end": len(word1) + 5 + len(word2)}
     return {"pair_id": pair_id, "pair_no": pair_no, "word1": word1, "word2": word2,
-            "context1": {"text": f"{word1} and {word2}, first."}, "context2": {"text": f"{word1} and {word2}, second."}}
+            "context1": {"text": f"{word1} and {word2}, first.", **places},
+            "context2": {"text": f"{word1} and {word2}, second.", **places}}
 
 
 def test_postprocess_end_to_end_by_hand():
@@ -83,6 +86,8 @@ def test_postprocess_end_to_end_by_hand():
     for row, (word1, sim1, sim2, sd1, sd2) in zip(rows, expected):
         assert (row["sim1"], row["sim2"], row["sd1"], row["sd2"]) == pytest.approx((sim1, sim2, sd1, sd2))
         assert row["context1"] == f"{word1} and {word1.lower()}, first."
+        assert (row["word1_context1"], row["word2_context2"]) == (word1, word1.lower())
+        assert (row["context2_word2_start"], row["context2_word2_end"]) == (6, 7)
     p_expected = stats.mannwhitneyu([1 * k, 1 * k, 2 * k], [2 * k, 2 * k, 3 * k]).pvalue
     assert rows[0]["p_value"] == pytest.approx(p_expected)
     assert report["annotators_disengaged"] == ["b4"] and report["annotators_low_correlation"] == ["a4"]

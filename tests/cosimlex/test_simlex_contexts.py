@@ -2,8 +2,8 @@
 import pytest
 import spacy
 
-from companions.cosimlex.contexts import (context_windows, malformed_reasons, pairs_by_first_word, sentence_targets,
-                                        window_contexts)
+from companions.cosimlex.contexts import (context_windows, english_inflections, inflection_index, malformed_reasons,
+                                        pairs_by_first_word, sentence_targets, window_contexts)
 from companions.cosimlex.simlex import parse_simlex, read_simlex
 from picforge.errors import InputError
 from tests.cosimlex.conftest import SPACY_MODEL
@@ -53,13 +53,50 @@ def nlp():
 
 def annotated(nlp, texts, vocabulary, paragraphs=None, page_id=7):
     paragraphs = paragraphs or [0] * len(texts)
+    inflections = inflection_index(vocabulary)
     return [{"sentence_id": f"{page_id}:{i}", "page_id": page_id, "idx": i, "paragraph": p, "text": t,
-             "targets": sentence_targets(nlp(t), vocabulary)} for i, (t, p) in enumerate(zip(texts, paragraphs))]
+             "targets": sentence_targets(nlp(t), vocabulary, inflections)}
+            for i, (t, p) in enumerate(zip(texts, paragraphs))]
 
 
 def test_inflected_forms_match_through_lemmas(nlp):
     targets = sentence_targets(nlp("The children ran home while two mice watched."), {"child", "run", "mouse"})
     assert targets == [["child", 4, 12], ["run", 13, 16], ["mouse", 32, 36]]
+
+
+def test_english_inflections_are_regular_forms_of_the_word():
+    assert english_inflections("tax") == {"taxes": "s", "taxed": "ed", "taxing": "ing"}
+    assert english_inflections("try") == {"tries": "s", "tried": "ed", "tryed": "ed", "trying": "ing"}
+    assert english_inflections("hope") == {"hopes": "s", "hoped": "ed", "hoping": "ing"}
+    assert english_inflections("stop") == {"stops": "s", "stoped": "ed", "stoping": "ing", "stopped": "ed",
+                                           "stopping": "ing"}
+    assert inflection_index({"tax", "taxi"})["taxes"] == {("tax", "s")}
+
+
+def test_surface_forms_count_where_the_lemmatizer_errs(nlp):
+    # spaCy's small model lemmatises "taxes" as "taxis": the form still counts as *tax* (tag NNS), "news" (NN)
+    # does not count as *new*
+    doc = nlp("Farmers paid the taxes in grain and read the news.")
+    assert [t.lemma_ for t in doc if t.text == "taxes"] == ["taxis"]
+    vocabulary = {"tax", "new", "farmer"}
+    assert sentence_targets(doc, vocabulary, inflection_index(vocabulary)) == [["farmer", 0, 7], ["tax", 17, 22]]
+    assert sentence_targets(doc, vocabulary) == [["farmer", 0, 7]]  # forms and lemmas only (other languages)
+    pairs = pairs_by_first_word(parse_simlex(["tax fee 5"]))
+    five = annotated(nlp, ["The tax rose and taxes on taxes grew.", "A fee was added to the taxes.",
+                           "Taxes paid the fee."], {"tax", "fee"})
+    assert sum(t[0] == "tax" for s in five for t in s["targets"]) == 5
+    assert list(window_contexts(next(context_windows(five)), pairs)) == []
+
+
+def test_a_word_inside_a_proper_name_is_not_the_word(nlp):
+    vocabulary = {"new", "old", "york"}
+    doc = nlp("The new mayor of New York met the old mayor.")
+    assert sentence_targets(doc, vocabulary, inflection_index(vocabulary)) == [["new", 4, 7], ["old", 34, 37]]
+    pairs = pairs_by_first_word(parse_simlex(["new old 1"]))
+    window = annotated(nlp, ["The new mayor arrived.", "He moved from New York last year.", "The old mayor left."],
+                       {"new", "old"})
+    (context,) = window_contexts(next(context_windows(window)), pairs)
+    assert context["context"][context["word1_start"]:context["word1_end"]] == "new" and context["word1_start"] == 4
 
 
 def test_window_needs_each_word_exactly_once(nlp):

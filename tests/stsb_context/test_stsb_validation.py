@@ -112,6 +112,7 @@ def check_release(run, released, picforge, tmp_path, capsys):
     assert "  - split: test\n    path: data/test.jsonl\n" in card and "    num_examples: 11\n" in card
     assert "| rows | 11 |" in card and "7.1% dropped" in card and "Cohen's kappa -0.083" in card
     assert "\nlicense: other\n" in card and "## License\n\n`other`, the default for these inputs" in card
+    assert "## Evaluation (SLICE Table 1)\n\nNot evaluated in the run this release was made from." in card
     from datasets import load_dataset
     loaded = load_dataset(str(out), cache_dir=str(tmp_path / "cache"))
     assert list(loaded) == ["test"] and loaded["test"].to_list() == released

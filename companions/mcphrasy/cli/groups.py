@@ -19,6 +19,10 @@ def register(verbs):
     parser.add_argument("--spacy-model", help="spaCy model for Penn tags (default: first installed English sm)")
     parser.add_argument("--per-product", type=positive_int, default=grouping.PER_PRODUCT)
     parser.add_argument("--per-category", type=positive_int, default=grouping.PER_CATEGORY)
+    parser.add_argument("--groups", type=positive_int, default=grouping.PAPER_GROUPS, metavar="N",
+                        help=f"target number of groups over all categories (default {grouping.PAPER_GROUPS}, the "
+                             f"paper's {grouping.PAPER_GROUPS} over 5 categories), taken in turn from each category's "
+                             "groups in seed order; the report says how many were reached")
     parser.add_argument("--max-groups", type=positive_int, default=25, help="groups per category at most (default 25)")
     parser.add_argument("--group-size", type=at_least(2), default=grouping.GROUP_SIZE)
     parser.add_argument("--vectors", help="word vectors, word2vec or FastText text format (.vec/.txt, may be .gz); a "
@@ -38,7 +42,8 @@ def run(args):
     phrases = frequent_phrases(run_dir, args.spacy_model or default_spacy_model(), args.per_product,
                                args.per_category, args.beam_args, args.force)
     groups = build_groups(run_dir, VectorOptions(args.vectors, args.encoder), args.max_groups, args.group_size,
-                          force=args.force, device=args.device)
-    print(f"{phrases['records']} frequent phrases in {run_dir.stage_dir(PHRASES)}; {groups['records']} groups "
-          f"(the paper: {grouping.PAPER_GROUPS}) in {run_dir.stage_dir(GROUPS)}, by {groups['report']['vectors']}")
+                          force=args.force, device=args.device, target=args.groups)
+    print(f"{phrases['records']} frequent phrases in {run_dir.stage_dir(PHRASES)}; {groups['records']} groups of the "
+          f"target {args.groups} (the paper: {grouping.PAPER_GROUPS}) in {run_dir.stage_dir(GROUPS)}, by "
+          f"{groups['report']['vectors']}")
     return 0

@@ -1,16 +1,21 @@
-"""`picforge stsb-context evaluate --run RUN_DIR`: Pearson/Spearman of gold scores with best-span similarity."""
-from companions.stsb_context.settings import SETUPS, SOURCES
+"""`picforge stsb-context evaluate --run RUN_DIR`: Pearson/Spearman of gold scores with best-span similarity, and
+Williams' test of each row against the best."""
+from companions.stsb_context.settings import COMPARISON, GLOVE_SETUPS, SETUPS, SOURCES
 from picforge.options import add_device_option, add_run_option, positive_int
 
 
 def register(verbs):
     parser = verbs.add_parser("evaluate", help="correlate gold scores with a model's best-span similarity",
                               description="Score each row for each setup of the SLICE paper (Section 5) and report "
-                                          "Pearson and Spearman correlations with the gold STS-B scores.")
+                                          "Pearson and Spearman correlations with the gold STS-B scores, and Williams' "
+                                          "t-test of each row against the best of its setup and of all.")
     add_run_option(parser, "the validated dataset (or generations)")
     parser.add_argument("--setup", action="append", choices=SETUPS,
                         help="setup to run (repeatable; default all four)")
     parser.add_argument("--model", help="sentence-transformers model directory (default: bundled all-MiniLM-L6-v2)")
+    parser.add_argument("--vectors", metavar="FILE",
+                        help="word vectors in GloVe or word2vec text format (the paper: glove.840B.300d.txt) for the "
+                             f"GloVe rows of the {' and '.join(GLOVE_SETUPS)} setups; none without it")
     parser.add_argument("--min-span", type=positive_int, default=1, metavar="MIN", help="fewest words in an n-gram (default 1)")
     parser.add_argument("--max-span", type=positive_int, default=20, metavar="MAX", help="most words in an n-gram (default 20)")
     parser.add_argument("--from", dest="source", choices=SOURCES, default=SOURCES[0],
@@ -24,12 +29,23 @@ def register(verbs):
 def run(args):
     from companions.stsb_context.evaluate import evaluate
     from picforge.rundir import RunDir
-    setups = args.setup or list(SETUPS)
-    manifests = evaluate(RunDir(args.run), setups, model=args.model, min_size=args.min_span, max_size=args.max_span,
-                         source=args.source, batch_size=args.batch_size, device=args.device, force=args.force)
-    print(f"{'setup':<14} {'pearson':>8} {'spearman':>8} {'n':>6}")
-    for setup in setups:
-        metrics = manifests[setup]["metrics"]
-        cells = ["n/a" if metrics[k] is None else f"{metrics[k]:.3f}" for k in ("pearson", "spearman")]
-        print(f"{setup:<14} {cells[0]:>8} {cells[1]:>8} {metrics['n']:>6}")
+    run_dir = RunDir(args.run)
+    manifests = evaluate(run_dir, args.setup or list(SETUPS), model=args.model, vectors=args.vectors,
+                         min_size=args.min_span, max_size=args.max_span, source=args.source,
+                         batch_size=args.batch_size, device=args.device, force=args.force)
+    print(f"{'stage':<24} {'encoder':<24} {'pearson':>8} {'spearman':>8} {'n':>6} {'p best/setup':>12} {'p best/all':>10}")
+    for row in run_dir.iter_records(COMPARISON):
+        cells = [_number(row["pearson"], ".3f"), _number(row["spearman"], ".3f"),
+                 _number(row["p_vs_best_in_setup"], ".3g", best=row["best_in_setup"] == row["stage"]),
+                 _number(row["p_vs_best_in_all"], ".3g", best=row["best_in_all"] == row["stage"])]
+        print(f"{row['stage']:<24} {row['encoder'][:24]:<24} {cells[0]:>8} {cells[1]:>8} {row['n']:>6} "
+              f"{cells[2]:>12} {cells[3]:>10}")
+    print(f"p: {manifests[COMPARISON]['test']}; 'best' marks the row the others are compared with")
     return 0
+
+
+def _number(value, form, best=False):
+    """A table cell: 'best', 'n/a' for an undefined value, else the number."""
+    if best:
+        return "best"
+    return "n/a" if value is None else format(value, form)
