@@ -41,5 +41,5 @@ def test_bad_row_names_file_and_line(tmp_path, row, message):
 def test_not_utf8_names_line(tmp_path):
     path = tmp_path / "latin1.tsv"
     path.write_bytes(b"g\tf\t2012\t1\t1.0\tA.\tB.\ng\tf\t2012\t2\t1.0\tCaf\xe9.\tB.\n")
-    with pytest.raises(InputError, match=r"latin1.tsv line 2: not valid UTF-8"):
+    with pytest.raises(InputError, match=r"latin1.tsv: line 2: byte 0xe9 is not UTF-8 .* --encoding"):
         read_pairs(str(path))
