@@ -1,5 +1,6 @@
 """`annotate mturk gold`: a gold bank built from the run's own expert-answered items, shaped like its real questions."""
 from annotation.cli import add_ledger_options, open_ledger
+from picforge.paths import add_output
 
 GROUP = "mturk"
 
@@ -12,7 +13,8 @@ def register(subparsers):
                     "constructed no (its second passage with the paraphrase written for another phrase). The "
                     "questions show the run's own passages, so no length or shape tells them from real ones.")
     add_ledger_options(parser)
-    parser.add_argument("--out", required=True, metavar="GOLD.jsonl", help="the gold bank to write (JSON Lines)")
+    add_output(parser, "--out", kind="file", required=True, metavar="GOLD.jsonl",
+               help="the gold bank to write (JSON Lines)")
     parser.set_defaults(func=run)
 
 
