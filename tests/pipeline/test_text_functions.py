@@ -51,7 +51,7 @@ def test_cleaning_drops_tables_refs_files_templates_and_unescapes_entities():
         "== See also ==\n* [[Other]]\n[[Category:Real topic]]\n[[Category:Articles with dead external links]]\n[[de:Thema]]"
     )
     cleaned = clean_wikitext(wikitext)
-    assert cleaned.paragraphs == ["Intro with a shown text and here. Price was 5 km long & wide."]
+    assert cleaned.paragraphs == ["Intro with a shown text and here. Price was 5 kilometres long & wide."]
     assert cleaned.categories == ["Real topic"]
     assert cleaned.missing_words == []
 
@@ -59,7 +59,7 @@ def test_cleaning_drops_tables_refs_files_templates_and_unescapes_entities():
 def test_unknown_inline_template_records_where_words_went_missing():
     cleaned = clean_wikitext("Intro line.\n\nThe river is {{Unknown template|x}} long and very deep.")
     assert cleaned.paragraphs == ["Intro line.", "The river is long and very deep."]
-    assert cleaned.missing_words == [[1, 12]]
+    assert cleaned.template_words_lost == [[1, 12]] and cleaned.missing_words == []
 
 
 def test_behaviour_switches_leave_no_trace():
