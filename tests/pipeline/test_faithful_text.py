@@ -88,7 +88,7 @@ def test_real_sample_prose_holds_no_reference_lists(mined_103):
             assert not re.search(r"\bISBN\b|Retrieved \d|Archived from the original", text), text[:120]
     counters = run.read_manifest("clean")["counters"]
     assert counters["clean/paragraphs-dropped-list-section"] > 100
-    assert counters["clean/paragraphs-dropped-citation"] > 0
+    assert counters["clean/lines-dropped-list"] > 100 and counters["clean/lines-dropped-table"] > 100
 
 
 def test_each_selected_pair_is_its_phrases_most_dissimilar_eligible_pair(mined_103):
@@ -132,6 +132,7 @@ def test_mine_prints_each_stages_drops_by_reason(mined_103, caplog):
         progress.stage_finished(manifests)
     lines = caplog.text
     for stage, reason in (("read-dump", "skipped-redirect"), ("clean", "paragraphs-dropped-list-section"),
+                          ("clean", "lines-dropped-list"), ("clean", "lines-dropped-indent"),
                           ("sentences", "broken-cut-sentence"), ("group", "dropped-no-wic-word"),
                           ("pairs", "dropped-outside-semantic-window"), ("select", "dropped-less-dissimilar-pair")):
         count = manifests[stage]["counters"][f"{stage}/{reason}"]
