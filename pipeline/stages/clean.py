@@ -522,6 +522,9 @@ class CleanText(NamedTuple):
     dropped: dict
 
 
+SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
+
+
 def dropped_counter(reason):
     """The `clean` counter name of a drop reason: `lines-dropped-…` for a line kind, else `paragraphs-dropped-…`."""
     return f"{'lines' if reason in LINE_REASONS else 'paragraphs'}-dropped-{reason}"
@@ -588,9 +591,15 @@ def clean_wikitext(wikitext):
             continue
         kind = line_kind(line)
         if kind:  # list, indent, definition and table lines are not prose (WikiExtractor drops them too)
-            flush()
+            if current and not SENTENCE_END.search(current[-1]):
+                if not current[-1].endswith(MISSING):  # "… societies:" introduced the dropped lines: words lost
+                    current[-1] += MISSING
+            else:
+                flush()
             dropped[kind] += 1
             continue
+        if current and current[-1].endswith(MISSING) and not line[0].islower():
+            flush()  # after a dropped list, a new sentence starts a new paragraph; "had been …" goes on the last
         current.append(mark_missing_words(line))
     flush()
     categories = [c for c in renderer.categories if not MAINTENANCE_CATEGORY.search(c)]
