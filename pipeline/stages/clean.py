@@ -22,7 +22,8 @@ LINE_MARK = "\ue004"  # starts a rendered line that is not prose; the next chara
 # Lines that are not prose, as PiC's WikiExtractor drops them (its `compact()`): list items (`*`, `#`), indented
 # lines (`:`), definition lines (`;`) and table lines; tables, galleries and captions never reach a line.
 LINE_KINDS = {"*": "list", "#": "list", ":": "indent", ";": "definition", "|": "table", "!": "table", "{": "table",
-              "li": "list", "dd": "indent", "dt": "definition"}
+              "}": "table"}
+DROPPED_BLOCK = LINE_MARK + "}"  # where the renderer dropped a table or gallery (its lines counted already)
 # Reasons counted per line (`clean/lines-dropped-<reason>`); the others per paragraph (`paragraphs-dropped-…`).
 LINE_REASONS = {"list", "indent", "definition", "table", "gallery"}
 
@@ -435,6 +436,8 @@ class _Renderer:
         if name in LINE_COUNTED_TAGS:
             lines = ANY_REF.sub("", str(tag)).split("\n")  # its own lines, not those of a footnote in it
             self.dropped_lines[LINE_COUNTED_TAGS[name]] += sum(1 for line in lines if line.strip())
+        if name in LINE_COUNTED_TAGS:
+            return DROPPED_BLOCK + "\n"  # a line of its own (tables start a line): it ends the paragraph
         if name in DROPPED_TAGS:
             return ""
         if name in LIST_TAGS:  # an HTML list item, <dd> or <dt>: a line that is not prose
@@ -556,7 +559,8 @@ def clean_wikitext(wikitext):
     """Render wikitext to prose paragraphs with no markup residue (paragraphs that keep any are dropped)."""
     renderer = _Renderer()
     parsed = mwparserfromhell.parse(strip_refs(wikitext), skip_style_tags=True)
-    rendered = BEHAVIOUR_SWITCH.sub("", renderer.render(parsed))
+    rendered = BEHAVIOUR_SWITCH.sub("", renderer.render(parsed)).replace(DROPPED_BLOCK, "\n" + DROPPED_BLOCK)
+    rendered = rendered.replace("\n\n" + DROPPED_BLOCK, "\n" + DROPPED_BLOCK)  # a block starts its own line
     paragraphs, current, missing_words, template_words_lost = [], [], [], []
     list_section_level = None  # level of the reference-list section we are inside, None in prose
     dropped = Counter(renderer.dropped_lines)
@@ -596,7 +600,7 @@ def clean_wikitext(wikitext):
                     current[-1] += MISSING
             else:
                 flush()
-            dropped[kind] += 1
+            dropped[kind] += line != DROPPED_BLOCK
             continue
         if current and current[-1].endswith(MISSING) and not line[0].islower():
             flush()  # after a dropped list, a new sentence starts a new paragraph; "had been …" goes on the last
