@@ -591,7 +591,7 @@ def clean_wikitext(wikitext):
             flush()  # a blank line (or an empty list item) ends the paragraph
             continue
         if list_section_level is not None:
-            dropped["list-section"] += 1
+            dropped["list-section"] += line != DROPPED_BLOCK  # a table there was counted as table lines
             continue
         kind = line_kind(line)
         if kind:  # list, indent, definition and table lines are not prose (WikiExtractor drops them too)
