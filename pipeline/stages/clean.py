@@ -565,6 +565,14 @@ def clean_wikitext(wikitext):
     list_section_level = None  # level of the reference-list section we are inside, None in prose
     dropped = Counter(renderer.dropped_lines)
 
+    intro = [None]  # the last paragraph if it ends with a colon, introducing what comes next
+
+    def intro_lost():
+        """What the paragraph ending with a colon introduced ("Symbolically:", "For example:") was dropped."""
+        if intro[0] is not None:
+            missing_words.append([intro[0], len(paragraphs[intro[0]])])
+            intro[0] = None
+
     def flush():
         if current:
             paragraph, offsets, template_offsets = take_missing_words(tidy(" ".join(current)))
@@ -575,6 +583,7 @@ def clean_wikitext(wikitext):
             elif re.search(r"[A-Za-z]", paragraph):
                 missing_words.extend([len(paragraphs), offset] for offset in offsets)
                 template_words_lost.extend([len(paragraphs), offset] for offset in template_offsets)
+                intro[0] = len(paragraphs) if paragraph.endswith(":") and not offsets[-1:] == [len(paragraph)] else None
                 paragraphs.append(paragraph)
             current.clear()
 
@@ -589,12 +598,15 @@ def clean_wikitext(wikitext):
         words = NOT_WORDS.sub("", line)
         if not words.strip():
             flush()  # a blank line (or an empty list item) ends the paragraph
+            if line:  # a block that renders no words (a display formula): a paragraph leading to it lost them
+                intro_lost()
             continue
         if list_section_level is not None:
             dropped["list-section"] += line != DROPPED_BLOCK  # a table there was counted as table lines
             continue
         kind = line_kind(line)
         if kind:  # list, indent, definition and table lines are not prose (WikiExtractor drops them too)
+            intro_lost()
             if current and not SENTENCE_END.search(current[-1]):
                 if not current[-1].endswith(MISSING):  # "… societies:" introduced the dropped lines: words lost
                     current[-1] += MISSING
@@ -604,6 +616,7 @@ def clean_wikitext(wikitext):
             continue
         if current and current[-1].endswith(MISSING) and not line[0].islower():
             flush()  # after a dropped list, a new sentence starts a new paragraph; "had been …" goes on the last
+        intro[0] = None
         current.append(mark_missing_words(line))
     flush()
     categories = [c for c in renderer.categories if not MAINTENANCE_CATEGORY.search(c)]

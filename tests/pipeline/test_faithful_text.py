@@ -50,7 +50,7 @@ def test_whole_sentences_ending_in_small_words_pass(text):
 def test_real_sample_flags_few_sentences_and_leaves_no_cut_unflagged(sample_sentences):
     flagged = [s for s in sample_sentences if s["broken"]]
     assert len(sample_sentences) > 14000
-    assert len(flagged) / len(sample_sentences) <= 0.015
+    assert len(flagged) / len(sample_sentences) <= 0.02  # with the sentences introducing a dropped list
     unflagged_cuts = [s["text"] for s in sample_sentences
                       if not s["broken"] and (CUT_END.search(s["text"]) or CUT_INSIDE.search(s["text"]))]
     assert unflagged_cuts == []
@@ -140,7 +140,7 @@ def test_mine_prints_each_stages_drops_by_reason(mined_103, caplog):
     funnel = {row["step"]: row["count"] for row in json.loads((mined_103 / "funnel.json").read_text())}
     assert funnel["6 triplets selected"] == manifests["select"]["records"]
     flagged = funnel["2 sentences flagged broken (kept out of passages)"]
-    assert 0 < flagged <= 0.015 * funnel["2 sentences"]
+    assert 0 < flagged <= 0.02 * funnel["2 sentences"]
 
 
 def test_no_flagged_sentence_ships_in_any_context(annotated_103, release_103):

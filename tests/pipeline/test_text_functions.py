@@ -231,3 +231,11 @@ def test_a_sentence_a_dropped_list_sat_in_is_not_joined_silently():
     assert cleaned.paragraphs == ["Before 1918, these five societies: had been members. They joined.", "Symbolically:",
                                   "The name derives from Q.", "A list follows.", "Next one."]
     assert cleaned.missing_words == [[0, 34], [1, 13]]
+
+
+def test_a_paragraph_introducing_a_dropped_formula_or_indent_is_flagged():
+    cleaned = clean_wikitext("It is contraposition. Symbolically:\n\n<math>(P \\to Q)\\leftrightarrow x</math>\n\n"
+                             "The name derives.\n\nFor example:\n\n:If Bill owns it.\n\nHe said:\n\nA kept paragraph.")
+    assert cleaned.paragraphs == ["It is contraposition. Symbolically:", "The name derives.", "For example:",
+                                  "He said:", "A kept paragraph."]
+    assert cleaned.missing_words == [[0, 35], [2, 12]]
