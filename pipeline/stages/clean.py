@@ -241,10 +241,30 @@ def _as_of(params, named):
     """{{as of|2013|June|8}} → 'As of June 8, 2013' ('as of' with lc=y)."""
     year, month, day = (params + ["", "", ""])[:3]
     if month.isdigit():
-        month = ("January February March April May June July August September October November December".split()
-                 [int(month) - 1] if 1 <= int(month) <= 12 else month)
+        month = MONTHS[int(month) - 1] if 1 <= int(month) <= 12 else month
     date = f"{month} {day}, {year}" if month and day else f"{month} {year}" if month else year
     return ("as of " if named.get("lc", "").strip() in {"y", "yes", "on"} else "As of ") + date.strip()
+
+
+MONTHS = "January February March April May June July August September October November December".split()
+
+
+def _date(params, named):
+    """{{birth date|1932|4|4}}, {{start date|…}}, {{dts|…}} → 'April 4, 1932' ('4 April 1932' with df=y)."""
+    numbers = [p for p in params if p.lstrip("-").isdigit()][:3]
+    if not numbers:
+        return TEMPLATE_GAP
+    year, month, day = (numbers + ["", ""])[:3]
+    month = MONTHS[int(month) - 1] if month and 1 <= int(month) <= 12 else ""
+    day = str(int(day)) if day else ""
+    if named.get("df", "").strip() in {"y", "yes"}:
+        return " ".join(part for part in (day, month, year) if part)
+    return f"{month} {day}, {year}" if day else f"{month} {year}".strip()
+
+
+def _date_and_age(params, named):
+    """{{birth date and age|…}}: the date, then an age that depends on today's date (its words lost)."""
+    return _date(params, named) + f" (age {TEMPLATE_GAP})"
 
 
 def _frac(params, _named):
@@ -297,7 +317,9 @@ RENDERED_TEMPLATES = {
     "nihongo": _nihongo, "coord": _coord_inline, "langx": lambda p, _: _lang_named(_first(p, _), p[1:]),
     "uss": _ship("USS"), "hms": _ship("HMS"), "pop density": _pop_density,
     "epc rule": lambda p, _: f"Rule {_first(p, _)} EPC", "epc 1973 rule": lambda p, _: f"Rule {_first(p, _)} EPC 1973",
-    "epc article": lambda p, _: f"Article {_first(p, _)} EPC", "script/arabic": _first, "railgauge": _gauge, "us patent": lambda p, _: "U.S. Patent " + _first(p, _),
+    "epc article": lambda p, _: f"Article {_first(p, _)} EPC", "script/arabic": _first,
+    "birth date": _date, "death date": _date, "start date": _date, "end date": _date, "dts": _date,
+    "birth date and age": _date_and_age, "death date and age": _date, "birth-date": _date, "railgauge": _gauge, "us patent": lambda p, _: "U.S. Patent " + _first(p, _),
     "angbr": lambda p, _: "⟨" + _first(p, _) + "⟩", "circa": lambda p, _: "c. " + _first(p, _),
     "c.": lambda p, _: "c. " + _first(p, _), "us$": lambda p, _: "US$" + _first(p, _),
     "usd": lambda p, _: "US$" + _first(p, _), "gbp": lambda p, _: "£" + _first(p, _),

@@ -49,7 +49,7 @@ def test_whole_sentences_ending_in_small_words_pass(text):
 
 def test_real_sample_flags_few_sentences_and_leaves_no_cut_unflagged(sample_sentences):
     flagged = [s for s in sample_sentences if s["broken"]]
-    assert len(sample_sentences) > 14000
+    assert len(sample_sentences) > 10000  # prose paragraphs only: no list, indent or table lines
     assert len(flagged) / len(sample_sentences) <= 0.02  # with the sentences introducing a dropped list
     unflagged_cuts = [s["text"] for s in sample_sentences
                       if not s["broken"] and (CUT_END.search(s["text"]) or CUT_INSIDE.search(s["text"]))]

@@ -32,6 +32,8 @@ from pipeline.stages.sentences import broken_reason, page_sentences
     ("The Senate ({{lang-sq|Pleqësi}}) met; {{langx|de|Bundesrat}} too.", "The Senate (Albanian: Pleqësi) met; German: Bundesrat too."),
     ("{{As of|2013|June|8}}, {{as of|2010|lc=y}} and {{frac|3}} of {{frac|1|2|3}}, the {{sic}} word.",
      "As of June 8, 2013, as of 2010 and 1/3 of 1 2/3, the [sic] word."),
+    ("Born {{birth date|1932|4|4}} ({{birth date|1932|04|04|df=y}}), opened {{start date|1990|5}}.",
+     "Born April 4, 1932 (4 April 1932), opened May 1990."),
     ("Aboard {{USS|Hornet|CV-12|6}} at {{Coord|42|30|N|1|30|E|display=title}}a density of "
      "{{Pop density|3645257|640081.87|km2|sqmi|prec=1}}.", "Aboard USS Hornet at a density of 5.7/km²."),
 ])
