@@ -42,7 +42,7 @@ def test_contexts_of_the_real_sample_match_an_independent_regex(wiki_run, phrase
     assert sorted(found) == ["alkali metal", "language family", "the", "united states"]
     sentences = list(RunDir(str(out)).iter_records("sentences"))
     manifest = RunDir(str(out)).read_manifest(CONTEXTS)
-    assert manifest["counters"][f"{CONTEXTS}/sentences"] == len(sentences) > 14000
+    assert manifest["counters"][f"{CONTEXTS}/sentences"] == len(sentences) > 10000
     for phrase, record in found.items():
         holding = {s["sentence_id"] for s in sentences if oracle(phrase).search(s["text"])}
         assert record["n_sentences"] == len(holding) >= 2
