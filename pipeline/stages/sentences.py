@@ -89,7 +89,7 @@ def page_sentences(page):
     where a template's words were lost is broken for `template-words-lost`, one where other words went missing for
     `missing-words`, others as `broken_reason` says."""
     missing = _offsets_by_paragraph(page["missing_words"])
-    template_lost = _offsets_by_paragraph(page.get("template_words_lost", ()))
+    template_lost = _offsets_by_paragraph(page.get("template_words_lost") or ())
     idx = 0
     for paragraph_no, paragraph in enumerate(page["paragraphs"]):
         for start, end in _tokenizer().span_tokenize(paragraph):
