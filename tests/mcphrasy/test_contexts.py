@@ -42,7 +42,7 @@ def test_contexts_of_the_real_sample_match_an_independent_regex(wiki_run, phrase
     assert sorted(found) == ["alkali metal", "language family", "the", "united states"]
     sentences = list(RunDir(str(out)).iter_records("sentences"))
     manifest = RunDir(str(out)).read_manifest(CONTEXTS)
-    assert manifest["counters"][f"{CONTEXTS}/sentences"] == len(sentences) > 14000
+    assert manifest["counters"][f"{CONTEXTS}/sentences"] == len(sentences) > 10000
     for phrase, record in found.items():
         holding = {s["sentence_id"] for s in sentences if oracle(phrase).search(s["text"])}
         assert record["n_sentences"] == len(holding) >= 2
@@ -178,4 +178,5 @@ def test_the_shipped_phrase_list_finds_its_contexts_in_the_mined_sample(mined_10
     phrases = os.path.join(ROOT, "examples", "mcphrasy-phrases.txt")
     out = tmp_path / "mcphrasy"
     assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--corpus", mined_103, "--out", out) == 0
-    assert capsys.readouterr().out.startswith("43 of 43 phrases found; ")
+    shipped = len([line for line in open(phrases, encoding="utf-8").read().splitlines() if line.strip()])
+    assert capsys.readouterr().out.startswith(f"{shipped} of {shipped} phrases found; ")

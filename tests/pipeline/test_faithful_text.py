@@ -49,8 +49,8 @@ def test_whole_sentences_ending_in_small_words_pass(text):
 
 def test_real_sample_flags_few_sentences_and_leaves_no_cut_unflagged(sample_sentences):
     flagged = [s for s in sample_sentences if s["broken"]]
-    assert len(sample_sentences) > 14000
-    assert len(flagged) / len(sample_sentences) <= 0.015
+    assert len(sample_sentences) > 10000  # prose paragraphs only: no list, indent or table lines
+    assert len(flagged) / len(sample_sentences) <= 0.02  # with the sentences introducing a dropped list
     unflagged_cuts = [s["text"] for s in sample_sentences
                       if not s["broken"] and (CUT_END.search(s["text"]) or CUT_INSIDE.search(s["text"]))]
     assert unflagged_cuts == []
@@ -88,7 +88,7 @@ def test_real_sample_prose_holds_no_reference_lists(mined_103):
             assert not re.search(r"\bISBN\b|Retrieved \d|Archived from the original", text), text[:120]
     counters = run.read_manifest("clean")["counters"]
     assert counters["clean/paragraphs-dropped-list-section"] > 100
-    assert counters["clean/paragraphs-dropped-citation"] > 0
+    assert counters["clean/lines-dropped-list"] > 100 and counters["clean/lines-dropped-table"] > 100
 
 
 def test_each_selected_pair_is_its_phrases_most_dissimilar_eligible_pair(mined_103):
@@ -132,6 +132,7 @@ def test_mine_prints_each_stages_drops_by_reason(mined_103, caplog):
         progress.stage_finished(manifests)
     lines = caplog.text
     for stage, reason in (("read-dump", "skipped-redirect"), ("clean", "paragraphs-dropped-list-section"),
+                          ("clean", "lines-dropped-list"), ("clean", "lines-dropped-indent"),
                           ("sentences", "broken-cut-sentence"), ("group", "dropped-no-wic-word"),
                           ("pairs", "dropped-outside-semantic-window"), ("select", "dropped-less-dissimilar-pair")):
         count = manifests[stage]["counters"][f"{stage}/{reason}"]
@@ -139,7 +140,7 @@ def test_mine_prints_each_stages_drops_by_reason(mined_103, caplog):
     funnel = {row["step"]: row["count"] for row in json.loads((mined_103 / "funnel.json").read_text())}
     assert funnel["6 triplets selected"] == manifests["select"]["records"]
     flagged = funnel["2 sentences flagged broken (kept out of passages)"]
-    assert 0 < flagged <= 0.015 * funnel["2 sentences"]
+    assert 0 < flagged <= 0.02 * funnel["2 sentences"]
 
 
 def test_no_flagged_sentence_ships_in_any_context(annotated_103, release_103):

@@ -83,8 +83,8 @@ def test_streams_are_read_in_parallel_on_dask(multistream_103, whole_articles):
 def test_mine_on_the_multistream_dump_selects_the_same_triplets(multistream_103, mined_103, wic_zip, tmp_path):
     code, out, err = picforge_in_child("mine", "--input", multistream_103, "--wic", wic_zip, "--out", tmp_path / "run")
     assert code == 0, err
-    assert "read as 11 bz2 streams" in err and "43 triplets selected" in out
     streamed, whole = (list(RunDir(str(run)).iter_records("select")) for run in (tmp_path / "run", mined_103))
+    assert "read as 11 bz2 streams" in err and f"{len(whole)} triplets selected" in out
     # the encoder's last float bits move with batch composition (as between runners): scores agree to 1e-6
     assert [{**t, **dict.fromkeys(SCORES)} for t in streamed] == [{**t, **dict.fromkeys(SCORES)} for t in whole]
     assert [t[k] for t in streamed for k in SCORES] == pytest.approx([t[k] for t in whole for k in SCORES], abs=2e-6)

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from picforge.resources import read_wic_words, stopwords
-from pipeline.stages.clean import clean_wikitext, has_residue, iter_clean_pages, tidy
+from pipeline.stages.clean import clean_wikitext, dropped_counter, has_residue, iter_clean_pages, tidy
 from pipeline.stages.phrases import chunk_phrase, extract_phrases, load_spacy, normalise_phrase, trim_words
 from pipeline.stages.read_dump import classify_page, iter_pages
 from pipeline.stages.select import passage_window
@@ -51,7 +51,7 @@ def test_cleaning_drops_tables_refs_files_templates_and_unescapes_entities():
         "== See also ==\n* [[Other]]\n[[Category:Real topic]]\n[[Category:Articles with dead external links]]\n[[de:Thema]]"
     )
     cleaned = clean_wikitext(wikitext)
-    assert cleaned.paragraphs == ["Intro with a shown text and here. Price was 5 km long & wide."]
+    assert cleaned.paragraphs == ["Intro with a shown text and here. Price was 5 kilometres long & wide."]
     assert cleaned.categories == ["Real topic"]
     assert cleaned.missing_words == []
 
@@ -59,7 +59,7 @@ def test_cleaning_drops_tables_refs_files_templates_and_unescapes_entities():
 def test_unknown_inline_template_records_where_words_went_missing():
     cleaned = clean_wikitext("Intro line.\n\nThe river is {{Unknown template|x}} long and very deep.")
     assert cleaned.paragraphs == ["Intro line.", "The river is long and very deep."]
-    assert cleaned.missing_words == [[1, 12]]
+    assert cleaned.template_words_lost == [[1, 12]] and cleaned.missing_words == []
 
 
 def test_behaviour_switches_leave_no_trace():
@@ -213,3 +213,29 @@ def test_passage_window_is_centred_with_two_after(idx, n, window):
 def test_wic_words_from_official_zip(wic_zip):
     words = read_wic_words(str(wic_zip))
     assert len(words) == 2345 and "figure" in words and "bank" in words
+
+
+def test_list_indent_definition_table_and_gallery_lines_are_dropped_and_counted():
+    cleaned = clean_wikitext(
+        "Intro line here.\n* item one\n# item two\n: indented\n; term : definition\n<ul><li>html item</li></ul>\n"
+        "{| class=x\n|-\n| a || b\n|}\n<gallery>\nA.jpg|caption\n</gallery>\n\nProse again.")
+    assert cleaned.paragraphs == ["Intro line here.", "Prose again."]
+    assert cleaned.dropped == {"list": 3, "indent": 1, "definition": 1, "table": 4, "gallery": 3}
+    assert [dropped_counter(reason) for reason in ("list", "citation")] == [
+        "lines-dropped-list", "paragraphs-dropped-citation"]
+
+
+def test_a_sentence_a_dropped_list_sat_in_is_not_joined_silently():
+    cleaned = clean_wikitext("Before 1918, these five societies:\n* AIEE\n* ASME\nhad been members. They joined.\n\n"
+                             "Symbolically:\n: P → Q\nThe name derives from Q.\n\nA list follows.\n* one\nNext one.")
+    assert cleaned.paragraphs == ["Before 1918, these five societies: had been members. They joined.", "Symbolically:",
+                                  "The name derives from Q.", "A list follows.", "Next one."]
+    assert cleaned.missing_words == [[0, 34], [1, 13]]
+
+
+def test_a_paragraph_introducing_a_dropped_formula_or_indent_is_flagged():
+    cleaned = clean_wikitext("It is contraposition. Symbolically:\n\n<math>(P \\to Q)\\leftrightarrow x</math>\n\n"
+                             "The name derives.\n\nFor example:\n\n:If Bill owns it.\n\nHe said:\n\nA kept paragraph.")
+    assert cleaned.paragraphs == ["It is contraposition. Symbolically:", "The name derives.", "For example:",
+                                  "He said:", "A kept paragraph."]
+    assert cleaned.missing_words == [[0, 35], [2, 12]]

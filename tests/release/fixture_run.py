@@ -163,7 +163,7 @@ def page_records():
         records.append({"page_id": page_id, "title": title,
                         "url": "https://en.wikipedia.org/wiki/" + title.replace(" ", "_"),
                         "text": "\n\n".join(texts), "categories": categories, "paragraphs": texts,
-                        "missing_words": []})
+                        "missing_words": [], "template_words_lost": []})
     return records
 
 
