@@ -48,7 +48,8 @@ def pending_steps(q, run):
         elif batch["kind"] == round1.API_BATCH:
             steps.append(f"picforge annotate mturk save --run {run} --batch {name}   (then `{review}`)")
         else:
-            steps.append(f"picforge annotate mturk ingest --run {run} Batch_…_batch_results.csv   (then `{review}`)")
+            steps.append(f"picforge annotate mturk ingest --run {run} Batch_…_batch_results.csv   (then `{review}`; "
+                         f"`mturk rehearse --run {run} --batch {name}` writes one to fill offline)")
     sent2 = q.memberships(verify2.KIND)
     stale = q.stale()
     if any(d["item_id"] not in sent2 and d["triplet_id"] not in stale

@@ -44,6 +44,7 @@ MTURK_VERBS = (
     "mturk_delete",
     "mturk_export",
     "mturk_ingest",
+    "mturk_rehearse",
 )
 
 
