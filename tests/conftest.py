@@ -1,4 +1,4 @@
-"""Shared fixtures: the reference data. What ships in examples/data (the 103-page enwiki sample, the WiC zip) is read
+"""Shared fixtures: the reference data. What ships in examples/data (the enwiki samples, the WiC zip) is read
 from there; the rest of the real third-party data, which the project cannot ship, from ../shared/data (tests that
 need it skip, naming the file)."""
 import collections
@@ -17,6 +17,7 @@ SHARED_DATA = pathlib.Path(os.environ.get("PICFORGE_SHARED_DATA", ROOT.parent / 
 
 # The reference files that ship in examples/data (relative path under the shared data: file name there).
 SHIPPED = {"wiki/enwiki-sample-103pages.xml.bz2": "enwiki-sample-103pages.xml.bz2",
+           "wiki/enwiki-sample-5pages.xml.bz2": "enwiki-sample-5pages.xml.bz2",
            "wic/WiC_dataset.zip": "WiC_dataset.zip"}
 
 
