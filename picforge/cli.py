@@ -3,6 +3,7 @@ import argparse
 import gc
 import importlib
 import logging
+import os
 import sys
 import textwrap
 
@@ -135,6 +136,13 @@ def main(argv=None):
         return 1
 
 
+def refuse_missing_run(run):
+    """An InputError, before any heavy import, when the --run a verb reads is a local path that is no directory."""
+    if isinstance(run, str) and "://" not in run and not os.path.isdir(run):
+        raise InputError(f"--run {run}: no such run directory; give the folder an earlier step wrote (`picforge mine "
+                         "--out`, or the verb that starts this run)")
+
+
 def run_command(argv):
     """Parse `argv` and run its command (errors are main's to report)."""
     parser = build_parser(command_name(argv))
@@ -143,6 +151,7 @@ def run_command(argv):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if hasattr(args, "beam_args"):
         args.beam_args = extra
+    refuse_missing_run(getattr(args, "run", None))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default

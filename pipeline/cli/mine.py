@@ -3,7 +3,8 @@ import argparse
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES
 from picforge.long_lived import long_lived
-from picforge.options import add_device_option, finite_float, non_negative_int, options_from_args, positive_int
+from picforge.options import (add_device_option, existing_path, finite_float, non_negative_int, options_from_args,
+                              positive_int)
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 
 
@@ -15,7 +16,7 @@ def format_funnel(funnel):
 def register(subparsers):
     parser = subparsers.add_parser("mine", description=__doc__)
     parser.add_argument("--input", required=True, help="pages-articles dump: path, glob, gs://, s3:// or https:// URL")
-    parser.add_argument("--wic", required=True, help="the official WiC_dataset.zip")
+    parser.add_argument("--wic", required=True, type=existing_path("the WiC_dataset.zip file"), help="the official WiC_dataset.zip")
     parser.add_argument("--out", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
     parser.add_argument("--top-n", type=positive_int, default=MineOptions.top_n, help="triplets to select (default 19500)")

@@ -1,11 +1,11 @@
 """`picforge stsb-context --stsb FILE --out RUN_DIR`: generate and verify a context per STS-B pair."""
 from companions.stsb_context.settings import GENERATIONS
 from picforge.llm import GenerationSettings
-from picforge.options import finite_float, non_negative_int, positive_float, positive_int
+from picforge.options import existing_path, finite_float, non_negative_int, positive_float, positive_int
 
 
 def add_arguments(parser):
-    parser.add_argument("--stsb", metavar="FILE", help="STS Benchmark test file (tab-separated, 7 columns)")
+    parser.add_argument("--stsb", metavar="FILE", type=existing_path("the STS Benchmark test file"), help="STS Benchmark test file (tab-separated, 7 columns)")
     parser.add_argument("--out", metavar="RUN_DIR", help="run directory (local path, gs:// or s3://)")
     parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
     parser.add_argument("--base-url", metavar="URL",
