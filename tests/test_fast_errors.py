@@ -18,7 +18,7 @@ CHILD = ("import json, sys\nfrom picforge.cli import main\ncode = main(sys.argv[
 @pytest.mark.parametrize("argv, message", [
     (["build", "--run", "runs/nope", "--out", "{tmp}/release"], "--run runs/nope: no such run directory"),
     (["mine", "--input", str(SHIPPED_DATA / "enwiki-sample-103pages.xml.bz2"), "--wic", "{tmp}/WiC.zip", "--out",
-      "{tmp}/run"], "{tmp}/WiC.zip: no such path; give the WiC_dataset.zip file"),
+      "{tmp}/run"], "{tmp}/WiC.zip: no such path; give the official WiC_dataset.zip"),
     (["evaluate", "{tmp}/no-release"], "{tmp}/no-release: no such path; give the release directory"),
     (["annotate", "report", "--run", "{tmp}/no-run"], "--run {tmp}/no-run: no such run directory"),
 ])

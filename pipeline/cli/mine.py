@@ -16,7 +16,8 @@ def format_funnel(funnel):
 def register(subparsers):
     parser = subparsers.add_parser("mine", description=__doc__)
     parser.add_argument("--input", required=True, help="pages-articles dump: path, glob, gs://, s3:// or https:// URL")
-    parser.add_argument("--wic", required=True, type=existing_path("the WiC_dataset.zip file"), help="the official WiC_dataset.zip")
+    parser.add_argument("--wic", required=True, type=existing_path("the official WiC_dataset.zip"),
+                        help="the official WiC_dataset.zip")
     parser.add_argument("--out", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
     parser.add_argument("--top-n", type=positive_int, default=MineOptions.top_n, help="triplets to select (default 19500)")

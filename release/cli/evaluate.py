@@ -30,7 +30,8 @@ def register(subparsers):
         description="PS Approach 1 (threshold tuned on train, accuracy on test) and PR ranking (top-1/3/5, "
                     "MRR@5) with a phrase encoder, with and without context; EM, F1, EM+loc, F1+loc of a "
                     "predictions file. Prints Markdown tables like PiC Tables 3, 5 and 6.")
-    parser.add_argument("release_dir", type=existing_path("the release directory `picforge build` wrote", directory=True), help="release directory written by `picforge build`")
+    parser.add_argument("release_dir", help="release directory written by `picforge build`",
+                        type=existing_path("the release directory `picforge build` wrote", directory=True))
     parser.add_argument("--baseline", action="append", choices=["PS", *SPAN_CONFIGS],
                         help="baseline to run (repeatable; default PS and PR-pass; none with --predictions only)")
     parser.add_argument("--model",

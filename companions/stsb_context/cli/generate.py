@@ -5,7 +5,9 @@ from picforge.options import existing_path, finite_float, non_negative_int, posi
 
 
 def add_arguments(parser):
-    parser.add_argument("--stsb", metavar="FILE", type=existing_path("the STS Benchmark test file"), help="STS Benchmark test file (tab-separated, 7 columns)")
+    parser.add_argument("--stsb", metavar="FILE", help="STS Benchmark test file (tab-separated, 7 columns)",
+                        type=existing_path("the STS Benchmark test file with --stsb (where to get it: "
+                                           "docs/stsb_context.md, Input)"))
     parser.add_argument("--out", metavar="RUN_DIR", help="run directory (local path, gs:// or s3://)")
     parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
     parser.add_argument("--base-url", metavar="URL",
