@@ -46,7 +46,7 @@ def run(args):
     for config, key, reason in release.rejected:
         print(f"rejected {config} {key}: {reason}", file=sys.stderr)
     for config, counts in manifest["counts"].items():
-        skipped = ", ".join(f"{n} {reason}" for reason, n in release.skipped[config].items())
+        skipped = "; ".join(f"{reason}: {n}" for reason, n in release.skipped[config].items())
         print(f"{config}: " + ", ".join(f"{split} {counts.get(split, 0)}" for split in SPLITS)
               + (f" (left out: {skipped})" if skipped else ""))
     for config, splits in manifest["omitted_splits"].items():

@@ -29,5 +29,6 @@ def run(args):
     ratings = mark_repeat_pairs(merged)
     inputs = {path: input_identity(path, "ANSWERS") for path in args.answers}
     run_dir.write_stage(RATINGS, ratings, "cosimlex_rating", inputs=inputs, options={})
-    print(f"{added} new ratings, {len(ratings)} in all {status_counts(ratings)} in {run_dir.stage_dir(RATINGS)}")
+    by_status = ", ".join(f"{status} {n}" for status, n in sorted(status_counts(ratings).items()))
+    print(f"{added} new ratings, {len(ratings)} in all ({by_status}) in {run_dir.stage_dir(RATINGS)}")
     return 0

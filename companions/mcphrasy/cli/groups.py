@@ -17,10 +17,13 @@ def register(verbs):
                                           "encoder. Beam flags pass through.")
     add_corpus_arguments(parser)
     parser.add_argument("--spacy-model", help="spaCy model for Penn tags (default: first installed English sm)")
-    parser.add_argument("--per-product", type=positive_int, default=grouping.PER_PRODUCT)
-    parser.add_argument("--per-category", type=positive_int, default=grouping.PER_CATEGORY)
+    parser.add_argument("--per-product", type=positive_int, default=grouping.PER_PRODUCT,
+                        help="most frequent phrases kept per product (document), B.1 (default %(default)s)")
+    parser.add_argument("--per-category", type=positive_int, default=grouping.PER_CATEGORY,
+                        help="most frequent phrases kept per category, B.1 (default %(default)s)")
     parser.add_argument("--max-groups", type=positive_int, default=25, help="groups per category at most (default 25)")
-    parser.add_argument("--group-size", type=at_least(2), default=grouping.GROUP_SIZE)
+    parser.add_argument("--group-size", type=at_least(2), default=grouping.GROUP_SIZE,
+                        help="phrases per group, the seed included (default %(default)s: a seed and its 24 nearest)")
     parser.add_argument("--vectors", help="word vectors, word2vec or FastText text format (.vec/.txt, may be .gz); a "
                                           "phrase is the mean of its words' vectors, as in the paper (default: the "
                                           "sentence encoder's phrase vectors)")

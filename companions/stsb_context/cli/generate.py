@@ -20,7 +20,8 @@ def add_arguments(parser):
     parser.add_argument("--max-tokens", type=non_negative_int, default=500_000, metavar="N",
                         help="at most N prompt+completion tokens this run (default %(default)s)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the start letters and of the API (default 0)")
-    parser.add_argument("--temperature", type=finite_float, default=GenerationSettings.temperature)
+    parser.add_argument("--temperature", type=finite_float, default=GenerationSettings.temperature,
+                        help="sampling temperature of the chat model (default %(default)s)")
     parser.add_argument("--completion-tokens", type=positive_int, default=GenerationSettings.max_tokens, metavar="N",
                         help="max_tokens of each completion (default %(default)s)")
     parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
