@@ -159,7 +159,9 @@ def run_command(argv):
         logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
     with long_lived():  # every area's cli package, alive until the process ends
         register_area_stages()
-    code = args.func(args)
+    verb = (args.command, getattr(args, "verb", None), getattr(args, "target", None))
+    with progress.heartbeat(" ".join(word for word in verb if word)):
+        code = args.func(args)
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
     if code == 0 and after is not None:
         after(args)
