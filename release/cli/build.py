@@ -53,3 +53,8 @@ def run(args):
         print(f"{config}: not written: {', '.join(splits)} (no example; see the card)")
     print(f"wrote {args.out} ({len(release.rejected)} records rejected)")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge publish {args.out} --to TARGET   (a dry run; --live uploads), and picforge evaluate {args.out}"

@@ -79,3 +79,8 @@ def run(args):
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump({"model": encoder.model_path, **results}, fh, indent=2)
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"nothing left for this release (`picforge publish {args.release_dir} --to TARGET` if it is not published yet)"

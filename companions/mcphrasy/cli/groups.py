@@ -45,3 +45,8 @@ def run(args):
     print(f"{phrases['records']} frequent phrases in {run_dir.stage_dir(PHRASES)}; {groups['records']} groups "
           f"(the paper: {grouping.PAPER_GROUPS}) in {run_dir.stage_dir(GROUPS)}, by {groups['report']['vectors']}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge mcphrasy export-clusters --run {args.out} --annotators A B C --sheets DIR"

@@ -49,3 +49,8 @@ def run(args):
     if not manifest["complete"]:
         print(f"  {manifest['pending']} unanswered; re-run (with a larger budget, or online) to complete them")
     return 0 if manifest["complete"] else 1
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge pearl release --run {args.run} --out RELEASE"

@@ -34,3 +34,8 @@ def run(args):
         cells = ["n/a" if metrics[k] is None else f"{metrics[k]:.3f}" for k in ("pearson", "spearman")]
         print(f"{setup:<14} {cells[0]:>8} {cells[1]:>8} {metrics['n']:>6}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge stsb-context release --run {args.run} --out RELEASE"

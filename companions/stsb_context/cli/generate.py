@@ -67,3 +67,8 @@ def summary(manifest):
         lines.append("  unanswered: " + ", ".join(f"{k} {v}" for k, v in unresolved.items() if v)
                      + "; re-run (with a larger budget, or online) to complete them")
     return "\n".join(lines)
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge stsb-context export-validation --run {args.out}"
