@@ -165,9 +165,9 @@ def run_command(argv):
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
     if code == 0 and after is not None:
         after(args)
-    step = getattr(sys.modules[args.func.__module__], "next_step", None)  # a verb's own next command
-    if code == 0 and step is not None:
-        print(f"next: {step(args)}")
+    step = getattr(sys.modules[args.func.__module__], "next_step", None)  # a verb's own next command, on stderr
+    if code == 0 and step is not None:  # (where its progress goes), so a verb's stdout stays its data, e.g. JSON
+        print(f"next: {step(args)}", file=sys.stderr)
     return code
 
 
