@@ -14,9 +14,9 @@ install: $(VENV)/.installed
 $(VENV)/.installed: setup.py
 	$(PYTHON) -m venv $(VENV)
 	@echo "installing picforge into $(VENV): pip, torch 2.13.0 (CPU), then picforge and its extras (a few minutes)"
-	$(BIN)/pip install --progress-bar off --upgrade pip setuptools wheel
-	$(BIN)/pip install --progress-bar off torch==2.13.0
-	$(BIN)/pip install --progress-bar off -e '.[test,postgres,mcphrasy,gcp,aws,dask]'
+	$(BIN)/pip install --upgrade pip setuptools wheel
+	$(BIN)/pip install torch==2.13.0
+	$(BIN)/pip install -e '.[test,postgres,mcphrasy,gcp,aws,dask]'
 	touch $@
 
 demo: install
