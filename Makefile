@@ -1,5 +1,6 @@
 # The README's two commands: `make demo` (install, then mine the enwiki sample shipped in examples/data) and
-# `make test` (reads the reference data in ../shared/data; its tests skip when it is absent).
+# `make test` (reads the sample and WiC zip shipped in examples/data, and the third-party data the project cannot
+# ship in ../shared/data; the tests needing that skip, and the run ends with how many skipped and why).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -12,9 +13,10 @@ install: $(VENV)/.installed
 
 $(VENV)/.installed: setup.py
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[test,postgres,mcphrasy,gcp,aws,dask]'
+	@echo "installing picforge into $(VENV): pip, torch 2.13.0 (CPU), then picforge and its extras (a few minutes)"
+	$(BIN)/pip install --upgrade pip setuptools wheel
+	$(BIN)/pip install torch==2.13.0
+	$(BIN)/pip install -e '.[test,postgres,mcphrasy,gcp,aws,dask]'
 	touch $@
 
 demo: install
@@ -30,8 +32,8 @@ system-deps:
 	command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium-driver"; \
 	{ command -v pg_ctl || ls /usr/lib/postgresql/*/bin/pg_ctl; } >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	[ -f /usr/share/wordnet/data.noun ] || missing="$$missing wordnet-base"; \
-	[ -z "$$missing" ] || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } || \
+	[ -z "$$missing" ] || { [ "$$(id -u)" = 0 ] && echo "installing with apt-get:$$missing (a minute or two)" && \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; } || \
 	  echo "not installed:$$missing; the tests that need them will be skipped"
 
 test: install system-deps

@@ -29,18 +29,9 @@ def export_batch(run_dir, batch_id, plan, out_dir):
     UI pastes `${question_<n>}` values into the template verbatim.
     """
     settings = round1.settings_of(plan)
-    pages = round1.hit_pages_of(run_dir, plan)
-    columns = [ROW_KEY] + [hit_pages.question_variable(n) for n in range(1, settings.questions_per_hit + 1)]
     csv_path = os.path.join(out_dir, f"{batch_id}_input.csv")
     template_path = os.path.join(out_dir, f"{batch_id}_template.html")
-
-    rows = []
-    for hit in plan["hits"]:
-        row = {ROW_KEY: hit["token"]}
-        for slot, question in enumerate(pages[hit["token"]], start=1):
-            row[hit_pages.question_variable(slot)] = csv_cell(hit_pages.question_section(slot, question))
-        rows.append(row)
-    write_atomically(csv_path, csv_text(columns, rows))
+    write_atomically(csv_path, csv_text(*input_rows(run_dir, plan)))
     write_atomically(template_path, hit_pages.crowd_template(settings.questions_per_hit, round1.practice_of(plan)))
     test = round1.qualification_test(plan)
     test_path = os.path.join(out_dir, f"{batch_id}_qualification_test.xml")
@@ -48,6 +39,20 @@ def export_batch(run_dir, batch_id, plan, out_dir):
     write_atomically(test_path, test.test_xml)
     write_atomically(key_path, test.answer_key)
     return csv_path, template_path, test_path, key_path
+
+
+def input_rows(run_dir, plan):
+    """(columns, rows) of the batch input CSV: one row per HIT, its row key and each slot's question HTML."""
+    settings = round1.settings_of(plan)
+    pages = round1.hit_pages_of(run_dir, plan)
+    columns = [ROW_KEY] + [hit_pages.question_variable(n) for n in range(1, settings.questions_per_hit + 1)]
+    rows = []
+    for hit in plan["hits"]:
+        row = {ROW_KEY: hit["token"]}
+        for slot, question in enumerate(pages[hit["token"]], start=1):
+            row[hit_pages.question_variable(slot)] = csv_cell(hit_pages.question_section(slot, question))
+        rows.append(row)
+    return columns, rows
 
 
 def create_qualification_command(plan, test_path, key_path):

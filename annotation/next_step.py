@@ -3,6 +3,7 @@
 import os
 
 from annotation import expert, final, ps_verify, round1, verify2
+from annotation.languagetool import URL_ENV
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
 
 MTURK_KINDS = (round1.API_BATCH, round1.MANUAL_BATCH)
@@ -33,7 +34,10 @@ def pending_steps(q, run):
     if not q.batches(kind=expert.KIND):
         return [f"picforge annotate export expert --run {run} --annotators A,B,C --per-annotator N"]
     if experts:
-        steps.append(f"picforge annotate ingest expert --run {run} SHEET…   (rows open in {', '.join(experts)})")
+        grammar = ("", "") if os.environ.get(URL_ENV) else (
+            " --no-grammar", f"; no LanguageTool server in ${URL_ENV}: start one, or pass --languagetool URL")
+        steps.append(f"picforge annotate ingest expert --run {run} SHEET…{grammar[0]}   "
+                     f"(rows open in {', '.join(experts)}{grammar[1]})")
     if round1.unverified_annotations(q):
         steps.append(f"picforge annotate mturk create --run {run} --batch NAME --gold GOLD.jsonl   (or `mturk export` "
                      "for the requester site)")
@@ -48,7 +52,8 @@ def pending_steps(q, run):
         elif batch["kind"] == round1.API_BATCH:
             steps.append(f"picforge annotate mturk save --run {run} --batch {name}   (then `{review}`)")
         else:
-            steps.append(f"picforge annotate mturk ingest --run {run} Batch_…_batch_results.csv   (then `{review}`)")
+            steps.append(f"picforge annotate mturk ingest --run {run} Batch_…_batch_results.csv   (then `{review}`; "
+                         f"`mturk rehearse --run {run} --batch {name}` writes one to fill offline)")
     sent2 = q.memberships(verify2.KIND)
     stale = q.stale()
     if any(d["item_id"] not in sent2 and d["triplet_id"] not in stale
@@ -62,9 +67,12 @@ def pending_steps(q, run):
     if pairs and not q.batches(kind=ps_verify.KIND):  # once exported, a --balance export's choice stands
         steps.append(f"picforge annotate export ps-verify --run {run} --experts A1,A2")
     ps_decided = q.decision_map(ROUND_PS)
-    if any(iid not in ps_decided for iid in sent_ps):
-        steps.append(f"picforge annotate ingest ps-verify --run {run} SHEET…   (a tie needs `export ps-verify "
-                     "--tiebreak A3`)")
+    ties = {f"{triplet_id}/{kind}" for triplet_id, kind, _ in ps_verify.ties_to_send(q)}
+    if ties:
+        steps.append(f"picforge annotate export ps-verify --run {run} --tiebreak A3   ({len(ties)} pair(s) A1 and A2 "
+                     "disagree on or corrected)")
+    if any(iid not in ps_decided and iid not in ties for iid in sent_ps):
+        steps.append(f"picforge annotate ingest ps-verify --run {run} SHEET…")
     if not steps and kept:
         steps.append(f"picforge build --run {run} --out RELEASE" if final.is_current(q, run) else
                      f"picforge annotate export final --run {run}   (then `picforge build --run {run} --out RELEASE`)")

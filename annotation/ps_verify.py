@@ -96,21 +96,28 @@ def outcome(original, roles):
     return ps_decide(original, vote("A1"), vote("A2"), a3)
 
 
+def ties_to_send(q):
+    """[(triplet_id, kind, roles)] of the pairs A1 and A2 left tied (disagreed on or corrected), not yet sent to a
+    tie-breaker."""
+    annotations = {a["triplet_id"]: a for a in q.expert_annotations()}
+    sent = {iid for iid, batch_ids in q.memberships(KIND).items()
+            if any(q.batch(b)["meta"]["role"] == TIEBREAK for b in batch_ids)}
+    todo, stale = [], q.stale()
+    for iid, roles in sorted(votes_by_item(q).items()):
+        triplet_id, kind = iid.rsplit("/", 1)
+        if triplet_id in stale:
+            continue
+        original = annotations[triplet_id][PAIRS[kind][1]]
+        if iid not in sent and outcome(original, roles).status == "tiebreak":
+            todo.append((triplet_id, kind, roles))
+    return todo
+
+
 def export_tiebreak(ledger, run_dir, out_dir, expert):
     """A sheet for A3 with the pairs A1 and A2 disagree on or corrected, not yet sent to a tie-breaker."""
     with ledger.read() as q:
         annotations = {a["triplet_id"]: a for a in q.expert_annotations()}
-        sent = {iid for iid, batch_ids in q.memberships(KIND).items()
-                if any(q.batch(b)["meta"]["role"] == TIEBREAK for b in batch_ids)}
-        todo = []
-        stale = q.stale()
-        for iid, roles in sorted(votes_by_item(q).items()):
-            triplet_id, kind = iid.rsplit("/", 1)
-            if triplet_id in stale:
-                continue
-            original = annotations[triplet_id][PAIRS[kind][1]]
-            if iid not in sent and outcome(original, roles).status == "tiebreak":
-                todo.append((triplet_id, kind, roles))
+        todo = ties_to_send(q)
     if not todo:
         raise NothingToDo("no PS pair needs a tie-break: ingest both A1 and A2 sheets first, or all ties were "
                          "already exported")
@@ -212,4 +219,18 @@ def agreement(q):
     """Cohen's kappa of A1 and A2 on endorse Y/N, with the number of pairs both judged."""
     pairs = [(roles["A1"]["endorse"], roles["A2"]["endorse"]) for roles in votes_by_item(q).values()
              if "endorse" in roles.get("A1", {}) and "endorse" in roles.get("A2", {})]
-    return {"pairs": len(pairs), "agree": sum(a == b for a, b in pairs), "kappa": cohen_kappa(pairs)}
+    single = {role: labels.pop() for role, labels in (("A1", {a for a, _ in pairs}), ("A2", {b for _, b in pairs}))
+              if len(labels) == 1}
+    return {"pairs": len(pairs), "agree": sum(a == b for a, b in pairs), "kappa": cohen_kappa(pairs),
+            "one_label": single}
+
+
+def kappa_text(agreement):
+    """Cohen's kappa of A1 and A2, or why it says nothing: it is 0 whenever a rater gave one label throughout."""
+    if agreement["kappa"] is None:
+        return "Cohen's kappa n/a (no pairs judged by both, or both gave one same label throughout)"
+    text = f"Cohen's kappa {agreement['kappa']:.3f}"
+    if agreement["one_label"]:
+        raters = " and ".join(f"{role} answered {label} to every pair" for role, label in agreement["one_label"].items())
+        text += f" ({raters}; kappa is 0 when a rater gives one label throughout, whatever the agreement)"
+    return text

@@ -1,12 +1,12 @@
 """`annotate report`: the funnel through every round (PiC Table A1, lower half), PS verification, workers."""
 import collections
 
-from annotation import ps_verify, round1
+from annotation import expert, ps_verify, round1
 from annotation.final import annotation_outcomes, grammar_coverage
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
 from annotation.next_step import pending_steps
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
-from annotation.triplets import SELECT_STAGE
+from annotation.triplets import SELECT_STAGE, iter_triplets
 from picforge.rundir import RunDir
 
 GROUPS = {"paraphrases": ("q1", "q2"), "labels": ("q3",)}
@@ -118,6 +118,7 @@ def build_report(ledger, run_dir):
         outcomes = annotation_outcomes(q)
         round0 = collections.Counter(d["decision"] for d in q.decisions(round=ROUND_EXPERT))
         return {
+            "run": run_dir,
             "selected_triplets": manifest.get("records") if manifest else None,
             "expert": {"batches": len(q.batches(kind="expert")), "triplets_sent": len(q.items(kind="triplet")),
                        "rows_accepted": round0[ACCEPTED], "rows_to_fix": round0[REJECTED],
@@ -129,8 +130,24 @@ def build_report(ledger, run_dir):
             "workers": worker_stats(q),
             "grammar": dict(zip(("paraphrases", "not_checked"), grammar_coverage(q))),
             "stale": q.stale(),
+            "unseen": unseen_triplets(q, run_dir),
             "next": pending_steps(q, run_dir),
         }
+
+
+def unseen_triplets(q, run_dir):
+    """Ids of the run's selected triplets in no expert batch yet (none seen by an expert), best first."""
+    assigned = {iid.rsplit("/", 1)[0] for iid in q.memberships(expert.KIND)}
+    return [t["triplet_id"] for t in iter_triplets(run_dir) if t["triplet_id"] not in assigned]
+
+
+def unseen_lines(unseen, run_dir):
+    """What the report says of the selected triplets no expert has seen (nothing when none)."""
+    if not unseen:
+        return []
+    listed = ", ".join(unseen[:10]) + (", …" if len(unseen) > 10 else "")
+    return [f"Not yet seen by any expert: {len(unseen):,} selected triplet(s) ({listed}); `picforge annotate export "
+            f"expert --run {run_dir} --annotators A,B --per-annotator N` sends them.", ""]
 
 
 def _cell(value, rate=None):
@@ -162,7 +179,8 @@ def render_markdown(report):
              f"Triplets selected for annotation: {_cell(report['selected_triplets'])}; sent to experts: "
              f"{expert['triplets_sent']:,} in {expert['batches']} batches; sheet rows accepted: "
              f"{expert['rows_accepted']:,}, waiting for fixes: {expert['rows_to_fix']:,}.", "",
-             grammar_line(report["grammar"]), "", *stale_lines(report["stale"]),
+             grammar_line(report["grammar"]), "", *unseen_lines(report["unseen"], report["run"]),
+             *stale_lines(report["stale"]),
              "## Funnel (PiC Table A1, lower half)", "",
              "| step | paraphrases (p, d, q) | Y/N labels (p, d1, d2, l) |", "| --- | --- | --- |"]
     steps = [("Expert annotation", "annotated", None), ("Round 1: verified by MTurk", "round1_verified", None),
@@ -185,8 +203,7 @@ def render_markdown(report):
         lines.append(f"| {label_name} | {row['exported']:,} | {row['accepted']:,} | {row['accepted_corrected']:,} | "
                      f"{row['rejected']:,} |")
     agreement = ps["agreement_A1_A2"]
-    kappa = "n/a" if agreement["kappa"] is None else f"{agreement['kappa']:.3f}"
-    lines += ["", f"A1–A2 agreement: {agreement['agree']:,} of {agreement['pairs']:,} pairs; Cohen's kappa {kappa}.",
+    lines += ["", f"A1–A2 agreement: {agreement['agree']:,} of {agreement['pairs']:,} pairs; {ps_verify.kappa_text(agreement)}.",
               "", "## Workers", "",
               "| worker | source | assignments | approved | rejected | answers | sheet rows accepted | rows to fix | "
               "blocked |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]

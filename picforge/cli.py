@@ -158,6 +158,13 @@ def parsed_actions(parser, args):
     return [action for depth, parser in enumerate(chain) for action in parser._actions if deepest[action.dest] == depth]
 
 
+def refuse_missing_run(run):
+    """An InputError, before any heavy import, when the --run a verb reads is a local path that is no directory."""
+    if isinstance(run, str) and "://" not in run and not os.path.isdir(run):
+        raise InputError(f"--run {run}: no such run directory; give the folder an earlier step wrote (`picforge mine "
+                         "--out`, or the verb that starts this run)")
+
+
 def run_command(argv):
     """Parse `argv`, check its outputs (picforge.paths) and run its command (errors are main's to report)."""
     parser = build_parser(command_name(argv))
@@ -166,6 +173,7 @@ def run_command(argv):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if hasattr(args, "beam_args"):
         args.beam_args = extra
+    refuse_missing_run(getattr(args, "run", None))
     redact.configure_logging(args.verbose)
     logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     if not args.verbose:  # a failing DoFn's traceback, logged by Beam: main reports its error in one line
@@ -175,13 +183,17 @@ def run_command(argv):
     actions = parsed_actions(parser, args)
     paths.guard_outputs(args, actions)
     from picforge.sheets import named_encoding  # openpyxl: only once a command runs
-    with named_encoding(args.encoding):
+    verb = (args.command, getattr(args, "verb", None), getattr(args, "target", None))
+    with named_encoding(args.encoding), progress.heartbeat(" ".join(word for word in verb if word)):
         code = args.func(args)
     if code == 0:
         paths.record_reads(args, actions)
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
     if code == 0 and after is not None:
         after(args)
+    step = getattr(sys.modules[args.func.__module__], "next_step", None)  # a verb's own next command, on stderr
+    if code == 0 and step is not None:  # (where its progress goes), so a verb's stdout stays its data, e.g. JSON
+        print(f"next: {step(args)}", file=sys.stderr)
     return code
 
 

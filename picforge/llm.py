@@ -5,6 +5,7 @@ SDK's own retries are off and picforge retries 408/409/429/5xx and connection er
 `Retry-After`. The API key comes only from the environment; a password in the base URL is used for the request
 and shown, stored or logged nowhere (`redact_url`). Requests to a non-loopback server need `--live`.
 """
+import collections
 import dataclasses
 import hashlib
 import ipaddress
@@ -29,6 +30,8 @@ CHARS_PER_TOKEN_LOW = 3  # a generous (high) token estimate for reserving budget
 MAX_CHARS_PER_TOKEN = 32
 RETRY_STATUSES = {408, 409, 429}
 MAX_BACKOFF_S = 20.0
+# Prompts that, retries included, all fail to connect the same way before a run stops sending (the server is down).
+UNREACHABLE_JOBS = 3
 log = logging.getLogger(__name__)
 
 
@@ -222,6 +225,16 @@ def backoff_seconds(err, attempt):
         return min(0.5 * 2 ** (attempt - 1), MAX_BACKOFF_S)
 
 
+def connection_failure(err, url):
+    """What stopped a request that never reached the server, e.g. `connection refused to URL`; None for others."""
+    import openai
+    if not isinstance(err, openai.APIConnectionError) or isinstance(err, openai.APITimeoutError):
+        return None
+    cause = err.__cause__ or err.__context__
+    reason = "connection refused" if "refused" in str(cause).lower() else f"cannot connect ({cause or err})"
+    return redact_text(f"{reason} to {url}", os.environ.get("OPENAI_API_KEY"))
+
+
 def _fatal(err):
     """True for errors that every further request would repeat (bad key, no such model or URL, a redirect)."""
     import openai
@@ -284,7 +297,8 @@ class Fetcher:
                 if _fatal(err):
                     raise
                 if not _retryable(err) or attempt >= self.max_retries:
-                    return {"status": "error", "error": describe_error(err)}
+                    return {"status": "error", "error": describe_error(err),
+                            "unreachable": connection_failure(err, self.settings.url or self.settings.endpoint)}
                 if not self.budget.reserve(job.worst_tokens):
                     self._count(over_budget_retries=1)
                     return {"status": "error", "error": describe_error(err) + " (no retry: the budget is spent)"}
@@ -318,7 +332,7 @@ class Fetcher:
         if self.send is None:
             outcomes.update({job.key: {"status": "not-cached"} for job in pending})
             return outcomes
-        fatal = None
+        fatal, unreachable = None, collections.Counter()
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="llm-fetch") as pool:
             in_flight = {}
 
@@ -332,11 +346,18 @@ class Fetcher:
                         if not _fatal(err):
                             raise
                         fatal = fatal or err
+                    else:  # counts the jobs that never reached the server, while nothing else came back
+                        unreachable[outcomes[job.key].get("unreachable")] += 1
+
+            def down():
+                """The one connection failure every job so far ended with, once UNREACHABLE_JOBS did."""
+                (cause, jobs), = unreachable.most_common(1) or [(None, 0)]
+                return cause if cause and jobs >= UNREACHABLE_JOBS and len(unreachable) == 1 else None
 
             for job in pending:
                 while in_flight and (len(in_flight) >= concurrency or not self.budget.fits(job.worst_tokens)):
                     collect(wait(in_flight, return_when=FIRST_COMPLETED)[0])
-                if fatal is not None or not self.budget.reserve(job.worst_tokens):
+                if fatal is not None or down() or not self.budget.reserve(job.worst_tokens):
                     break
                 in_flight[pool.submit(self.answer, job)] = job
             collect(wait(in_flight)[0])
@@ -344,6 +365,9 @@ class Fetcher:
             raise InputError(f"{self.settings.endpoint}: answered HTTP {fatal.status_code}, a redirect to "
                              f"{_redirect(fatal)}; redirects are not followed (each hop would be a request past the "
                              "caps): pass the final URL as --base-url (answers received so far are cached)")
+        if down():
+            raise InputError(f"{down()}: each of the first {sum(unreachable.values())} prompts failed so, retries "
+                             "included; start the server or fix --base-url (answers received so far are cached)")
         if fatal is not None:
             raise InputError(f"{self.settings.endpoint}: {type(fatal).__name__} (HTTP {fatal.status_code}) for model "
                              f"{self.settings.model!r}; check OPENAI_API_KEY, --model and --base-url "

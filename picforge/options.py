@@ -63,6 +63,22 @@ def pipeline_options(beam_args, runner="DirectRunner"):
     return options
 
 
+def is_local(path):
+    """True for a path on this machine (not gs://, s3://, https:// or hf://, which their readers check)."""
+    return "://" not in path
+
+
+def existing_path(what, directory=False):
+    """argparse type: a local file (or `directory`) that exists, else an InputError naming it and `what` it must be;
+    checked as the command starts, before heavy imports (a URL passes: its reader checks it)."""
+    def check(text):
+        if is_local(text) and not (os.path.isdir(text) if directory else os.path.isfile(text)):
+            found = ("a directory" if os.path.isdir(text) else "a file") if os.path.exists(text) else "no such path"
+            raise InputError(f"{text}: {found}; give {what}")
+        return text
+    return check
+
+
 def finite_float(text):
     """argparse type: a number that is neither NaN nor infinite."""
     value = float(text)

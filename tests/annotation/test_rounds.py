@@ -153,6 +153,10 @@ def test_ps_verification_kappa_and_final_flags(annotate, annotated, ledger, tmp_
     # p_o = 5/8, p_e = 5/8·4/8 + 3/8·4/8 = 1/2, kappa = (5/8 − 1/2) / (1 − 1/2) = 1/4.
     assert "16 rows recorded: 4 pairs accepted, 1 rejected, 3 need A3" in printed
     assert "A1–A2: 5 of 8 agree, Cohen's kappa 0.250" in printed
+    hints = [line for line in printed.split("A1–A2:", 1)[1].splitlines() if line.startswith("next:")]
+    assert (f"next: picforge annotate export ps-verify --run {run_dir} --tiebreak A3   (3 pair(s) A1 and A2 disagree "
+            "on or corrected)") in hints
+    assert not any("ingest ps-verify" in line for line in hints)   # nothing waits for A1 or A2
 
     assert annotate("export", "ps-verify", "--run", run_dir, "--tiebreak", "cyd") == 0
     tiebreak = read_csv(f"{out}/ps-verify-A3-cyd-001.csv")

@@ -85,3 +85,12 @@ def test_shared_words_ignore_function_words_and_case():
     assert text.shared_words("the Massive number", "a massive figure") == ["massive"]
     assert text.shared_words("state of the art", "work of fiction") == []
     assert text.yes_no(" yes ") == "Y" and text.yes_no("n") == "N" and text.yes_no("maybe") is None
+
+
+def test_kappa_text_says_why_kappa_is_zero_when_a_rater_gives_one_label():
+    from annotation.ps_verify import kappa_text
+    pairs = [("Y", "Y")] * 10 + [("Y", "N")] * 2          # 10 of 12 agree, but A1 answered Y throughout
+    text = kappa_text({"kappa": rules.cohen_kappa(pairs), "one_label": {"A1": "Y"}})
+    assert text.startswith("Cohen's kappa 0.000 (A1 answered Y to every pair; kappa is 0 when a rater gives one")
+    assert kappa_text({"kappa": 0.25, "one_label": {}}) == "Cohen's kappa 0.250"
+    assert kappa_text({"kappa": None, "one_label": {"A1": "Y", "A2": "Y"}}).startswith("Cohen's kappa n/a")

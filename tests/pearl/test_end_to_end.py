@@ -197,7 +197,7 @@ def test_vector_synonyms_come_from_the_users_vectors_only(small_run, wordnet_roo
 
 def test_bad_input_is_one_line_and_exit_2(small_run, tmp_path, capsys):
     cases = [
-        (["--run", tmp_path / "nothing"], "stage 'sentences' has not completed"),
+        (["--run", tmp_path / "nothing"], "no such run directory"),
         (["--run", small_run.root, "--parser", "benepar"], "benepar package is not installed"),
         (["--run", small_run.root, "--wordnet", tmp_path], "not a WordNet database folder"),
         (["--run", small_run.root, "--vectors", tmp_path / "none.vec"], "no such word-vector file"),

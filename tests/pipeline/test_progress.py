@@ -75,3 +75,19 @@ def test_the_model_loads_with_its_bar_only_when_there_are_texts_to_embed(capfd):
     assert "Loading weights" not in capfd.readouterr().err
     _embed(["A river bank in spring.", "The bank raised its rates."])
     assert "Loading weights" in capfd.readouterr().err
+
+
+def test_heartbeat_says_a_quiet_command_is_still_working_and_names_its_last_line(caplog):
+
+    from picforge import progress
+
+    with caplog.at_level(logging.INFO, logger=progress.log.name):
+        with progress.heartbeat("cosimlex candidates", quiet_s=0.3):
+            progress.log.info("sentences: 98 pages split")
+            time.sleep(1.0)
+        quiet = len(caplog.messages)
+        time.sleep(0.5)                                # after the block, no more heartbeats
+    beats = [m for m in caplog.messages if "still working" in m]
+    assert beats and all(m.startswith("cosimlex candidates: still working (") for m in beats)
+    assert all(m.endswith('last: "sentences: 98 pages split")') for m in beats)   # never its own line
+    assert len(caplog.messages) == quiet

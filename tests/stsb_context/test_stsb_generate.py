@@ -229,3 +229,17 @@ def test_cache_key_and_atomic_entries(tmp_path):
 def test_command_is_registered_with_picforge():
     from picforge import llm, cli
     assert cli.COMMANDS["stsb-context"] == "companions.stsb_context.cli"
+
+
+def test_no_server_stops_early_with_the_cause_once(picforge, small_stsb, tmp_path, capsys):
+    import socket
+    with socket.socket() as probe:          # a port nothing listens on: every connection is refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    code = picforge("stsb-context", "--stsb", small_stsb, "--out", tmp_path / "run", "--base-url", url, "--seed", 3,
+                    "--concurrency", 1, "--max-retries", 1)
+    err = capsys.readouterr().err
+    assert code == 2 and err.count(f"connection refused to {url}") == 1, err
+    assert f"each of the first {llm.UNREACHABLE_JOBS} prompts failed so" in err
+    assert len(read_pairs(str(small_stsb))) > llm.UNREACHABLE_JOBS   # it stopped before the rest

@@ -179,10 +179,13 @@ def test_export_guards_unfinished_generations_and_filled_sheets(picforge, small_
 def test_steps_out_of_order_say_what_to_run_first(picforge, tmp_path, capsys):
     empty = tmp_path / "empty"
     assert picforge("stsb-context", "export-validation", "--run", empty) == 2
+    assert f"--run {empty}: no such run directory" in capsys.readouterr().err
+    empty.mkdir()
+    assert picforge("stsb-context", "export-validation", "--run", empty) == 2
     assert "stage 'generations' has not completed" in capsys.readouterr().err
     assert picforge("stsb-context", "evaluate", "--run", empty) == 2
     assert f"run `picforge stsb-context ingest-validation --run {empty} SHEET SHEET` first" in capsys.readouterr().err
     assert picforge("stsb-context", "ingest-validation", "--run", empty, tmp_path / "a.csv", tmp_path / "b.csv") == 2
     assert "a.csv: no such sheet" in capsys.readouterr().err
     assert picforge("stsb-context", "--stsb", tmp_path / "missing.tsv", "--out", empty, "--offline") == 2
-    assert "missing.tsv: no such file; give the STS Benchmark test file with --stsb" in capsys.readouterr().err
+    assert "missing.tsv: no such path; give the STS Benchmark test file with --stsb" in capsys.readouterr().err

@@ -185,6 +185,25 @@ def requester_ui_results(run, batch, gold_path, returned):
     return path
 
 
+def fill_rehearsal(run, batch, gold_path, path):
+    """Script the workers of `mturk rehearse`'s results file: each row's Answer.answer_N cells filled in place as
+    worker_fields answers its HIT (found by Input.row_key); returns the filled rows."""
+    plan, annotations = _plan(run, batch)
+    gold, hits = _gold_answers(gold_path), {hit["token"]: hit for hit in plan["hits"]}
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        columns, rows = reader.fieldnames, list(reader)
+    for row in rows:
+        answers = worker_fields(plan, annotations, hits[row["Input.row_key"]], gold)
+        assert all(not row[f"Answer.{k}"] for k in answers), "the rehearsal file comes with empty answers"
+        row.update({f"Answer.{k}": v for k, v in answers.items()})
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    return rows
+
+
 def sandbox_worker(run, batch, gold_path):
     """The sandbox's worker pool: for a HIT token, [(worker_id, posted fields)] as MTurk stores them."""
     gold = _gold_answers(gold_path)

@@ -19,7 +19,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import threading
 from collections import Counter
 
@@ -80,8 +79,9 @@ class Session:
         argv = words(line)
         if argv[0] == "picforge":
             return self.capture(lambda: cli.main(argv[1:]))
-        if argv[0] == "cp" and len(argv) == 3:
-            shutil.copy(argv[1], argv[2])
+        if argv[:2] == ["mkdir", "-p"]:
+            for folder in argv[2:]:
+                os.makedirs(folder, exist_ok=True)
             return 0, "", ""
         if argv[:2] == ["python", "-c"]:
             return self.capture(lambda: exec(argv[2], {}) or 0)
@@ -144,11 +144,19 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch):
     def before(line, nth):
         if "annotate ingest expert" in line:
             annotators.fill_expert_sheets(RUN, RETURNED, draft=nth == 0)
-        elif line.startswith("cp examples/mturk/"):
-            # The shipped download answers this batch exactly as the scripted workers would (regenerate it with
-            # annotators.requester_ui_results when the demo's triplets change).
+        elif "annotate mturk ingest" in line:
+            # The rehearsal file, filled by scripted workers, reads as the requester site's download: the shipped
+            # example (what the site exported for this batch; regenerate it with annotators.requester_ui_results
+            # when the demo's triplets change) has the same Input.* and Answer.* cells, row by row.
             fresh = annotators.requester_ui_results(RUN, "r1-ui", GOLD, "regenerated")
             assert sha256(fresh) == sha256(f"examples/mturk/{annotators.RESULTS_NAME}"), "examples/mturk is stale"
+            filled = annotators.fill_rehearsal(RUN, "r1-ui", GOLD, f"{RETURNED}/Batch_rehearsal_batch_results.csv")
+            with open(fresh, encoding="utf-8", newline="") as fh:
+                downloaded = list(csv.DictReader(fh))
+            assert set(downloaded[0]) <= set(filled[0]), "the rehearsal file has every column of a download"
+            echoed = [{k: v for k, v in r.items() if k.startswith(("Input.", "Answer."))} for r in filled]
+            assert echoed == [{k: r[k] for k in e} for r, e in zip(downloaded, echoed)]
+            assert len(filled) == len(downloaded)
         elif "annotate ingest verify2" in line:
             annotators.fill_verify2(RUN, RETURNED, bad=nth == 0)
         elif "annotate ingest ps-verify" in line and "-A3-" in line:

@@ -41,3 +41,8 @@ def run(args):
     print(f"{len(pairs)} pairs; {manifests[CONTEXTS]['records']} contexts; "
           f"{manifests[CANDIDATES]['records']} candidates for {with_candidates} pairs in {where}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge cosimlex export-selection --run {args.out}"

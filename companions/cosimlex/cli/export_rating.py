@@ -69,3 +69,8 @@ def run(args):
                     csv_text(["annotator", "variant", "forms"], rows, line_end="\n"))
     print(f"{len(forms)} forms ({sum(p['items'] for p in plan)} items): {plan_path}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge cosimlex ingest-rating --run {args.run} ANSWERS…   (the annotators' returned forms)"

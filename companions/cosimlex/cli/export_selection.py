@@ -29,3 +29,8 @@ def run(args):
         fh.write(GUIDELINES.format(per_pair=per_pair).encode("utf-8"))
     print(f"{len({r['pair_id'] for r in rows})} pairs, {len(rows)} candidates: {csv_path}, {xlsx_path}, {guidelines}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge cosimlex ingest-selection --run {args.run} SHEET   (the expert's filled selection sheet)"

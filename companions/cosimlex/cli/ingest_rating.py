@@ -29,5 +29,11 @@ def run(args):
     ratings = mark_repeat_pairs(merged)
     inputs = {path: input_identity(path, "ANSWERS") for path in args.answers}
     run_dir.write_stage(RATINGS, ratings, "cosimlex_rating", inputs=inputs, options={})
-    print(f"{added} new ratings, {len(ratings)} in all {status_counts(ratings)} in {run_dir.stage_dir(RATINGS)}")
+    by_status = ", ".join(f"{status} {n}" for status, n in sorted(status_counts(ratings).items()))
+    print(f"{added} new ratings, {len(ratings)} in all ({by_status}) in {run_dir.stage_dir(RATINGS)}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge cosimlex postprocess --run {args.run}   (once every form is back)"

@@ -33,3 +33,8 @@ def run(args):
     print(f"{len(new)} pairs read; {len(merged)} of {pairs} pairs selected ({edited} contexts shortened) "
           f"in {run_dir.stage_dir(SELECTION)}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge cosimlex export-rating --run {args.run}"

@@ -36,3 +36,8 @@ def run(args):
                         report=report)
     print(json.dumps(report, indent=2))
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge cosimlex release --run {args.run} --out RELEASE"

@@ -17,3 +17,8 @@ def run(args):
         if scores:
             print(f"{pair}: V {scores['v_measure']:.2f}  ARI {scores['ari']:.2f}  AMI {scores['ami']:.2f}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge mcphrasy reconcile --run {args.run}"

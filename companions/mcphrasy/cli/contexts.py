@@ -37,3 +37,8 @@ def run(args):
         made = list(run_dir.iter_records(TRIPLETS, columns=["negative_phrase", "negative"]))
         print(f"{len(made)} triplets ({distinct_negatives(made)} distinct negatives) in {run_dir.stage_dir(TRIPLETS)}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge mcphrasy groups --out {args.out}   (phrase groups for the cluster task)"

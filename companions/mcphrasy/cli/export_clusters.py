@@ -21,3 +21,8 @@ def run(args):
     for annotator, sheets in written.items():
         print(f"{annotator}: {len(sheets)} sheets in {args.sheets}/{annotator}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge mcphrasy ingest-clusters --run {args.run} SHEET…   (the annotators' filled sheets)"

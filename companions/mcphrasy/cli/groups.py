@@ -17,14 +17,17 @@ def register(verbs):
                                           "encoder. Beam flags pass through.")
     add_corpus_arguments(parser)
     parser.add_argument("--spacy-model", help="spaCy model for Penn tags (default: first installed English sm)")
-    parser.add_argument("--per-product", type=positive_int, default=grouping.PER_PRODUCT)
-    parser.add_argument("--per-category", type=positive_int, default=grouping.PER_CATEGORY)
+    parser.add_argument("--per-product", type=positive_int, default=grouping.PER_PRODUCT,
+                        help="most frequent phrases kept per product (document), B.1 (default %(default)s)")
+    parser.add_argument("--per-category", type=positive_int, default=grouping.PER_CATEGORY,
+                        help="most frequent phrases kept per category, B.1 (default %(default)s)")
     parser.add_argument("--groups", type=positive_int, default=grouping.PAPER_GROUPS, metavar="N",
                         help=f"target number of groups over all categories (default {grouping.PAPER_GROUPS}, the "
                              f"paper's {grouping.PAPER_GROUPS} over 5 categories), taken in turn from each category's "
                              "groups in seed order; the report says how many were reached")
     parser.add_argument("--max-groups", type=positive_int, default=25, help="groups per category at most (default 25)")
-    parser.add_argument("--group-size", type=at_least(2), default=grouping.GROUP_SIZE)
+    parser.add_argument("--group-size", type=at_least(2), default=grouping.GROUP_SIZE,
+                        help="phrases per group, the seed included (default %(default)s: a seed and its 24 nearest)")
     parser.add_argument("--vectors", help="word vectors, word2vec or FastText text format (.vec/.txt, may be .gz); a "
                                           "phrase is the mean of its words' vectors, as in the paper (default: the "
                                           "sentence encoder's phrase vectors)")
@@ -47,3 +50,8 @@ def run(args):
           f"target {args.groups} (the paper: {grouping.PAPER_GROUPS}) in {run_dir.stage_dir(GROUPS)}, by "
           f"{groups['report']['vectors']}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge mcphrasy export-clusters --run {args.out} --annotators A B C --sheets DIR"

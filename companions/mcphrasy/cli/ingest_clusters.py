@@ -15,3 +15,8 @@ def run(args):
     done = ingest_sheets(RunDir(args.run), args.sheets, args.ledger)
     print(f"{done['sheets']} sheets valid; {done['changed']} ledger rows added or changed")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge mcphrasy agreement --run {args.run}"

@@ -23,3 +23,8 @@ def run(args):
     else:
         print(f"annotation time: none of the {time['sheets']} sheets gives minutes")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge mcphrasy release --run {args.run} --out RELEASE"

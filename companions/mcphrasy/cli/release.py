@@ -21,3 +21,8 @@ def run(args):
     print(f"{manifest['records']} groups in {args.out}; {table['clusters_per_group']} clusters per group; "
           f"baseline V at gold k: {manifest['stats']['baseline']['gold']['v_measure']}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge publish {args.out} --to TARGET, and picforge mcphrasy evaluate --release {args.out}"

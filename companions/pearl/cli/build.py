@@ -71,3 +71,9 @@ def run(args):
     for name, value in manifest["counters"].items():
         print(f"  {name.split('/', 1)[1]}: {value}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return (f"picforge pearl release --run {args.out} --out RELEASE   (`picforge pearl paraphrase --run {args.out}` "
+            "first adds LLM paraphrases)")

@@ -22,7 +22,8 @@ def register(subparsers):
     parser.add_argument("--max-tokens", type=non_negative_int, default=200_000, metavar="N",
                         help="at most N prompt+completion tokens (default 200000)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed sent to the API (default 0)")
-    parser.add_argument("--temperature", type=finite_float, default=0.7)
+    parser.add_argument("--temperature", type=finite_float, default=0.7,
+                        help="sampling temperature of the paraphrase model (default %(default)s)")
     parser.add_argument("--completion-tokens", type=positive_int, default=32, metavar="N", help="max_tokens of each answer")
     parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="requests in flight at once")
     add_output(parser, "--cache", kind="folder", owns=("cache",), metavar="DIR", help="local response cache (default PEARL_RUN/cache)")
@@ -49,3 +50,8 @@ def run(args):
     if not manifest["complete"]:
         print(f"  {manifest['pending']} unanswered; re-run (with a larger budget, or online) to complete them")
     return 0 if manifest["complete"] else 1
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge pearl release --run {args.run} --out RELEASE"

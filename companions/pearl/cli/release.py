@@ -17,3 +17,8 @@ def run(args):
     manifest = release_corpus(args.run, args.out, license_id=args.license, force=args.force)
     print(release_summary(args.out, manifest, "phrases"))
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge publish {args.out} --to TARGET"

@@ -20,7 +20,8 @@ def register(verbs):
     parser.add_argument("--max-span", type=positive_int, default=20, metavar="MAX", help="most words in an n-gram (default 20)")
     parser.add_argument("--from", dest="source", choices=SOURCES, default=SOURCES[0],
                         help="evaluate the validated dataset (default) or the kept generations")
-    parser.add_argument("--batch-size", type=positive_int, default=64)
+    parser.add_argument("--batch-size", type=positive_int, default=64,
+                        help="texts per encoder batch (default %(default)s)")
     add_device_option(parser, "the model")
     parser.add_argument("--force", action="store_true", help="recompute even if up to date")
     parser.set_defaults(func=run)
@@ -49,3 +50,8 @@ def _number(value, form, best=False):
     if best:
         return "best"
     return "n/a" if value is None else format(value, form)
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge stsb-context release --run {args.run} --out RELEASE"

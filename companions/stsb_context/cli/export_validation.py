@@ -21,3 +21,8 @@ def run(args):
     print(f"{validation.STAGE}: {manifest['records']} items{state} -> "
           + ", ".join(run_dir.join(validation.STAGE, s) for s in manifest["sheets"]))
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge stsb-context ingest-validation --run {args.run} SHEET SHEET   (both validators' filled sheets)"

@@ -1,12 +1,14 @@
 """`picforge stsb-context --stsb FILE --out RUN_DIR`: generate and verify a context per STS-B pair."""
 from companions.stsb_context.settings import GENERATIONS
 from picforge.llm import GenerationSettings
-from picforge.options import finite_float, non_negative_int, positive_float, positive_int
+from picforge.options import existing_path, finite_float, non_negative_int, positive_float, positive_int
 from picforge.paths import add_output
 
 
 def add_arguments(parser):
-    parser.add_argument("--stsb", metavar="FILE", help="STS Benchmark test file (tab-separated, 7 columns)")
+    parser.add_argument("--stsb", metavar="FILE", help="STS Benchmark test file (tab-separated, 7 columns)",
+                        type=existing_path("the STS Benchmark test file with --stsb (where to get it: "
+                                           "docs/stsb_context.md, Input)"))
     add_output(parser, "--out", kind="run", metavar="RUN_DIR", help="run directory (local path, gs:// or s3://)")
     parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
     parser.add_argument("--base-url", metavar="URL",
@@ -19,7 +21,8 @@ def add_arguments(parser):
     parser.add_argument("--max-tokens", type=non_negative_int, default=500_000, metavar="N",
                         help="at most N prompt+completion tokens this run (default %(default)s)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the start letters and of the API (default 0)")
-    parser.add_argument("--temperature", type=finite_float, default=GenerationSettings.temperature)
+    parser.add_argument("--temperature", type=finite_float, default=GenerationSettings.temperature,
+                        help="sampling temperature of the chat model (default %(default)s)")
     parser.add_argument("--completion-tokens", type=positive_int, default=GenerationSettings.max_tokens, metavar="N",
                         help="max_tokens of each completion (default %(default)s)")
     parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
@@ -65,3 +68,8 @@ def summary(manifest):
         lines.append("  unanswered: " + ", ".join(f"{k} {v}" for k, v in unresolved.items() if v)
                      + "; re-run (with a larger budget, or online) to complete them")
     return "\n".join(lines)
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge stsb-context export-validation --run {args.out}"

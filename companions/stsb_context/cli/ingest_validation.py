@@ -22,3 +22,8 @@ def run(args):
     print(f"{dataset.STAGE}: {manifest['records']} rows{state}, {dropped} dropped by the annotators -> "
           f"{run_dir.join(dataset.STAGE, dataset.JSONL)}")
     return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge stsb-context evaluate --run {args.run}, then picforge stsb-context release --run {args.run} --out RELEASE"

@@ -1,0 +1,32 @@
+"""`annotate mturk rehearse`: the results file the requester site would export for an exported batch, answers
+empty, to fill by hand or by script and ingest (round 1 tried offline, without a requester account)."""
+import os
+
+from annotation.cli import mturk_options, open_ledger
+
+GROUP = "mturk"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "rehearse", help="write an exported batch's results file with empty answers, to fill and ingest offline",
+        description="For a batch written by `mturk export`, write the Batch_*_batch_results.csv the requester site "
+                    "would export: every column (HITId, AssignmentId, WorkerId, AssignmentStatus, Input.* echoing "
+                    "the batch CSV) with one row per assignment and the Answer.answer_N cells empty. Fill each with "
+                    "yes or no, then `mturk ingest` and `mturk review` it as a real download. Ids start with "
+                    "REHEARSAL, so the ledger shows which answers were rehearsed.")
+    mturk_options.add_batch_options(parser, endpoint=False)
+    parser.add_argument("--out", metavar="FILE.csv",
+                        help="results file to write (default RUN_DIR/mturk/BATCH/Batch_BATCH_rehearsal_results.csv); "
+                             "an existing file with other contents is never overwritten")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from annotation import mturk_rehearsal, round1
+    plan = round1.stored_plan(open_ledger(args), args.batch, (round1.MANUAL_BATCH,))
+    out = args.out or os.path.join(args.run, "mturk", args.batch, f"Batch_{args.batch}_rehearsal_results.csv")
+    rows, cells, written = mturk_rehearsal.write_results(args.run, args.batch, plan, out)
+    print(f"batch {args.batch}: {rows} assignment row(s), {cells} Answer.answer_N cell(s) to fill with yes or no "
+          f"→ {out}{'' if written else ' (already there, blank)'}")
+    return 0
