@@ -58,7 +58,9 @@ def wordnet_senses(wordnet, word, tag):
     """[(gloss, share, replacements)] for each WordNet sense of `word` in the part of speech of its `tag`, most
     frequent first: the gloss names the sense's lemmas and its definition; share is the word's SemCor count in that
     sense over all its senses (add-one smoothed); the replacements are the sense's other single-word lemmas attested
-    in that sense (a SemCor count of at least 1, so "tongue" never becomes "glossa"), most frequent first."""
+    in that sense (a SemCor count of at least 1, so "tongue" never becomes "glossa") whose own most frequent sense
+    it is (a reader takes "figure" as a shape, not as "number"), an -ly adverb's only -ly adverbs ("newly" not
+    "fresh"), most frequent first."""
     pos = WORDNET_POS.get(tag)
     if pos is None or not WORD.fullmatch(word):
         return []
@@ -68,7 +70,8 @@ def wordnet_senses(wordnet, word, tag):
         lemmas = sorted(synset.lemmas(), key=lambda lemma: -lemma.count())
         own = sum(lemma.count() for lemma in lemmas if lemma.name().lower() == lower)
         names = (lemma.name().lower() for lemma in lemmas if lemma.count() >= 1)
-        replacements = list(dict.fromkeys(name for name in names if name != lower and WORD.fullmatch(name)))
+        replacements = [name for name in dict.fromkeys(names) if name != lower and WORD.fullmatch(name)
+                        and wordnet.synsets(name, pos)[0] == synset and name.endswith("ly") >= lower.endswith("ly")]
         gloss = f"{', '.join(lemma.name().replace('_', ' ') for lemma in lemmas)}: {synset.definition()}"
         senses.append((gloss, own + 1, replacements))
     total = sum(count for _, count, _ in senses)
