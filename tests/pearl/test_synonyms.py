@@ -12,7 +12,7 @@ def senses_of(wordnet, word, tag):
 def test_wordnet_from_debian_database(wordnet_root):
     wordnet = synonyms.load_wordnet(wordnet_root)
     assert wordnet.get_version() == "3.0"
-    assert "automobile" in senses_of(wordnet, "car", "NN")[0][1]
+    assert "automobile" in senses_of(wordnet, "car", "NN")[0][2]
     assert senses_of(wordnet, "1905", "CD") == []
     assert wordnet.synsets("dog")[0].lexname() == "noun.animal"  # lexnames: the shipped copy, in WordNet's order
 
@@ -20,13 +20,16 @@ def test_wordnet_from_debian_database(wordnet_root):
 def test_wordnet_senses_keep_the_part_of_speech_and_only_attested_lemmas(wordnet_root):
     wordnet = synonyms.load_wordnet(wordnet_root)
     # "natural" as an adjective: never the musical sign (noun sense "cancel")
-    assert all("cancel" not in names for _, names in senses_of(wordnet, "natural", "JJ"))
+    assert all("cancel" not in names for *_, names in senses_of(wordnet, "natural", "JJ"))
     for tag in ("NNP", "NNS", "VBD", "JJR", "DT", ""):  # proper nouns and inflected forms are not replaced
         assert senses_of(wordnet, "runs", tag) == []
     tongue = senses_of(wordnet, "tongue", "NN")
-    assert len(tongue) == len(wordnet.synsets("tongue", "n")) and tongue[0][0].startswith("tongue: ")
-    assert all("glossa" not in names for _, names in tongue)  # a lemma SemCor never saw in that sense
-    car = senses_of(wordnet, "car", "NN")[0][1]
+    assert len(tongue) == len(wordnet.synsets("tongue", "n")) and tongue[0][0].startswith("tongue, lingua, glossa")
+    assert all("glossa" not in names for *_, names in tongue)  # a lemma SemCor never saw in that sense
+    assert abs(sum(share for _, share, _ in tongue) - 1) < 1e-9 and tongue[0][1] == max(s for _, s, _ in tongue)
+    assert senses_of(wordnet, "newly", "RB")[0][2] == ["freshly"]  # not "fresh" or "new": an -ly adverb's form
+    assert all("figure" not in names for *_, names in senses_of(wordnet, "number", "NN"))  # "figure" is a shape first
+    car = senses_of(wordnet, "car", "NN")[0][2]
     counts = [wordnet.lemma(f"{wordnet.synsets('car', 'n')[0].name()}.{name}").count() for name in car]
     assert counts == sorted(counts, reverse=True) and min(counts) >= 1
 
