@@ -2,11 +2,11 @@
 the shares of lexical and entity types (OTHER beside the paper's 88.5 %) by the rule that types a phrase.
 
     PYTHONPATH=. python bench/pearl_types.py accuracy
-    PYTHONPATH=. python bench/pearl_types.py shares --run MINING_RUN [--min-entity-share 0.5 1.0]
+    PYTHONPATH=. python bench/pearl_types.py shares --run MINING_RUN [--min-entity-share 0.5 1.0] [--min-count 2 1]
 
 `accuracy` scores `tests/pearl/data/constituent_labels.jsonl`; `shares` parses the run's `sentences` once and
-prints, per --min-entity-share, the lexical and entity type shares of the phrases seen at least twice (as
-`picforge pearl build` keeps them) and of all phrases.
+prints, per --min-entity-share and --min-count, the lexical and entity type shares of the phrases seen at least that
+often (2: what `picforge pearl build` keeps by default; 1: all phrases).
 """
 import argparse
 import collections
@@ -25,7 +25,7 @@ def accuracy():
         print(f"{lex}: {right} / {emitted} = {100 * right / emitted:.1f} %")
 
 
-def shares(run_dir, entity_shares):
+def shares(run_dir, entity_shares, min_counts):
     from companions.pearl.constituents import LEXICAL_TYPES, dependency_constituents, phrase_occurrences
     from companions.pearl.corpus import load_parser, phrase_record, token_entities
     from picforge.rundir import RunDir
@@ -39,7 +39,7 @@ def shares(run_dir, entity_shares):
             for reason, occ in phrase_occurrences(doc, found, entities, min_entity_share=share):
                 if occ:
                     seen[occ["phrase"]].append(((occ["lexical_type"], occ["entity_type"]), occ["word_tags"]))
-        for min_count in (2, 1):
+        for min_count in min_counts:
             records = [r for phrase, s in seen.items() for _, r in [phrase_record(phrase, s, min_count)] if r]
             lexical = collections.Counter(r["lexical_type"] for r in records)
             entity = collections.Counter(r["entity_type"] for r in records)
@@ -61,11 +61,12 @@ def main():
     share = sub.add_parser("shares", help="lexical and entity type shares of a mining run's phrases")
     share.add_argument("--run", required=True, help="mining run directory with a `sentences` stage")
     share.add_argument("--min-entity-share", type=float, nargs="+", default=[0.5, 1.0])
+    share.add_argument("--min-count", type=int, nargs="+", default=[2, 1])
     args = parser.parse_args()
     if args.figure == "accuracy":
         accuracy()
     else:
-        shares(args.run, args.min_entity_share)
+        shares(args.run, args.min_entity_share, args.min_count)
 
 
 if __name__ == "__main__":
