@@ -125,7 +125,7 @@ def negatives_section(stats, options):
                            [[f"[{edge}, {float(edge) + 0.1:.1f})", bins["cosine"].get(edge, 0),
                              bins["edit_similarity"].get(edge, 0)] for edge in edges])
     return f"""Hard negatives: {stats['hard_negatives']} ({stats['distinct_hard_negatives']} distinct phrases) for
-{stats['with_hard_negatives']} phrases; {stats['hard_negatives_across_splits']} from another split, {stats['hard_negatives_of_rare_phrases']} phrases of the corpus
+{stats['with_hard_negatives']} phrases; {stats['hard_negatives_across_splits']} from another split, {stats['hard_negatives_of_rare_phrases']} of them phrases of the corpus
 seen fewer than {options['min_count']} times (in no split). Share of phrases with one: {coverage}. Candidates are phrases
 of the same split, or seen fewer than {options['min_count']} times, sharing a content word at edit similarity (1 - Levenshtein
 distance / longer length) >= {options['min_edit_similarity']}; the {options['negative_candidates']} most alike of each phrase are encoded
