@@ -28,7 +28,7 @@ def register(subparsers):
     option = parser.add_argument_group("corpus options (recorded in the stage manifest)").add_argument
     option("--seed", type=non_negative_int, help="seed of augmentations and of the split assignment (default %(default)s)")
     option("--ratios", type=_ratios, metavar="TRAIN,VALIDATION,TEST",
-           help="split shares; a phrase's hard negatives come from its own split (default 0.8,0.1,0.1)")
+           help="split shares; no phrase's hard negative is a phrase of another split (default 0.8,0.1,0.1)")
     option("--parser", choices=("spacy", "benepar"),
            help="constituents from spaCy's dependency parse (default) or benepar, when installed")
     option("--benepar-model", help="benepar model (default %(default)s)")
