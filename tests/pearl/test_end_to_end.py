@@ -198,7 +198,8 @@ def test_vector_synonyms_come_from_the_users_vectors_only(small_run, wordnet_roo
                 for a in r["augmentations"] if a["kind"] == "synonym-embedding"]
     assert len(replaced) > 5
     for phrase, text in replaced:
-        (old, new), = [(a, b) for a, b in zip(phrase.split(" "), text.split(" ")) if a != b]
+        (old, new), = [(a, b) for a, b in zip(phrase.split(" "), text.split(" "))
+                       if a != b and a.lower() not in ("a", "an")]  # an "a"/"an" before it is fitted to the new word
         assert neighbours[old.lower()] == new.lower(), (phrase, text)
     assert not any(a["kind"] == "synonym-wordnet" for r in RunDir(str(tmp_path / "run")).iter_records(corpus.STAGE)
                    for a in r["augmentations"])
