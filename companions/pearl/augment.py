@@ -6,6 +6,7 @@ from (seed, kind, phrase), so a phrase's augmentations do not depend on which ot
 """
 import hashlib
 import random
+import re
 import string
 
 from picforge.resources import stopwords
@@ -111,9 +112,19 @@ def _match_case(word, like):
     return word
 
 
+AN_SOUNDS = re.compile(r"[aeio]|u(?!ni|s[aeu]|ti|ro|ra|ku)|hou?r|hon|heir", re.IGNORECASE)  # "an hour", "a unit"
+ONE_SOUNDS = re.compile(r"one?\b|once|eu|ewe", re.IGNORECASE)  # "a one-off", "a European"
+
+
+def indefinite_article(word):
+    """"an" before a vowel sound, else "a" (by spelling: "an hour", "a unit", "a one", "an end")."""
+    return "an" if AN_SOUNDS.match(word) and not ONE_SOUNDS.match(word) else "a"
+
+
 def synonym_replace(phrase, rng, synonyms, word_tags):
     """Replace one word that is not a stopword by one of `synonyms(word, tag)` (a list of other words), keeping
-    the word's case; `word_tags` holds the spaCy tag of each space-separated word ("" when it is several tokens)."""
+    the word's case and making an "a"/"an" before it fit the new word; `word_tags` holds the spaCy tag of each
+    space-separated word ("" when it is several tokens)."""
     tokens = phrase.split(" ")
     options = [(i, candidates) for i, (token, tag) in enumerate(zip(tokens, word_tags))
                if token.lower() not in stopwords() and (candidates := synonyms(token, tag))]
@@ -121,6 +132,8 @@ def synonym_replace(phrase, rng, synonyms, word_tags):
         return None
     i, candidates = rng.choice(options)
     tokens[i] = _match_case(rng.choice(candidates), tokens[i])
+    if i and tokens[i - 1].lower() in ("a", "an"):
+        tokens[i - 1] = _match_case(indefinite_article(tokens[i]), tokens[i - 1])
     return " ".join(tokens)
 
 

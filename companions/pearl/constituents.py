@@ -22,6 +22,7 @@ SINGLE_WORD_TYPES = ("ADVP", "ADJP")  # kept from one token ("also", "is large")
 DEGREE_HEADS = frozenset({"ADJ", "ADV", "NUM", "DET"})  # "very large", "about 30": the adverb is inside their phrase
 COMPARATIVE_WORDS = frozenset({"as", "than"})  # "as well as", "rather than" (CONJP), "as large as"
 MODIFIER_LEFT_DEPS = frozenset({"advmod", "npadvmod", "neg"})  # "very large", "9,500 years ago"; not a subject or mark
+ADVERBIAL_DEPS = frozenset({"advmod", "npadvmod"})  # an adjective with these dependencies is used as an adverb
 NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "dative"})  # "most of the interior" is an NP
 
 
@@ -65,12 +66,18 @@ def _attributive(token):
     return token.dep_ in ("amod", "compound") and token.i < token.head.i
 
 
+def adverbial(token):
+    """True for an adverb, or an adjective in an adverb's place ("took longer than expected", "Second, ..."):
+    Penn Treebank tags these RB and brackets them ADVP, where spaCy's tagger keeps JJ."""
+    return token.pos_ == "ADV" or token.pos_ == "ADJ" and token.dep_ in ADVERBIAL_DEPS
+
+
 def single_word_phrase(token):
     """True when a lone adjective or adverb is its own ADJP/ADVP in Penn Treebank bracketing: a predicative or
     postnominal adjective outside a coordination; an adverb modifying a verb or clause, not a wh-adverb (WHADVP),
     particle (PRT), part of "as well as" / "rather than" (CONJP), the degree word of an adjective, adverb or number,
     or inside an NP or an attributive modifier ("only the king", "partially recognized countries")."""
-    if token.pos_ == "ADJ":  # a conjunct is inside a flat coordinated ADJP ("long and flexible")
+    if not adverbial(token):  # a conjunct is inside a flat coordinated ADJP ("long and flexible")
         return not _attributive(token) and token.dep_ != "conj" and not any(c.dep_ == "conj" for c in token.rights)
     inside_np = token.head.pos_ in NOMINAL_POS and token.i < token.head.i  # "only the king", "almost the entire"
     return (token.tag_ != "WRB" and token.dep_ != "prt" and token.head.pos_ not in DEGREE_HEADS and not inside_np
@@ -101,13 +108,30 @@ def dependency_constituents(doc):
             # "the Irish poor" and "most of the interior" head NPs
             nominal = any(child.dep_ == "det" for child in token.lefts) or \
                 token.pos_ == "ADJ" and token.dep_ in NOMINAL_DEPS
-            lex = "NP" if nominal else "ADJP" if token.pos_ == "ADJ" else "ADVP"
+            lex = "NP" if nominal else "ADVP" if adverbial(token) else "ADJP"
             start = _left_start(token, not_break if nominal else lambda c: c.dep_ in MODIFIER_LEFT_DEPS)
             end = _right_end(token, CLAUSE_BREAKS)
             if end - start > 1 or single_word_phrase(token):
                 spans.add((lex, start, end))
     trimmed = {(lex, *_trim(doc, start, end)) for lex, start, end in spans}
     return sorted((s for s in trimmed if s[2] > s[1]), key=lambda s: (s[1], s[2], LEXICAL_TYPES.index(s[0])))
+
+
+def mapping_accuracy(nlp, labelled, entities_of):
+    """{type: (right, emitted)}: of the hand-labelled spans (`sentence`, `start_char`, `end_char`, `ptb_type`) that
+    the dependency mapping keeps, how many it gives each type and how many of those have that Penn Treebank type;
+    `entities_of(doc)` gives the entity spans."""
+    scores = {}
+    for item, doc in zip(labelled, nlp.pipe(item["sentence"] for item in labelled)):
+        found = dependency_constituents(doc)
+        kept = {(doc[start].idx, doc[end - 1].idx + len(doc[end - 1])): lex
+                for (lex, start, end), (reason, _) in zip(found, phrase_occurrences(doc, found, entities_of(doc)))
+                if reason is None}
+        lex = kept.get((item["start_char"], item["end_char"]))
+        if lex:
+            right, emitted = scores.get(lex, (0, 0))
+            scores[lex] = (right + (lex == item["ptb_type"]), emitted + 1)
+    return scores
 
 
 def benepar_constituents(doc):

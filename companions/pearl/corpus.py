@@ -13,10 +13,12 @@ from companions.pearl.splits import split_of
 from picforge import shuffle
 from picforge.encoders import SentenceModelOnFirstUse, encode
 from picforge.progress import Progress
+from picforge.resources import stopwords
 from picforge.spacy_models import shared_pipeline
 
 STAGE = "pearl-phrases"
-SYNONYM_CACHE_SIZE = 200_000  # distinct tokens whose synonyms a worker keeps
+SYNONYM_CACHE_SIZE = 200_000
+AUGMENT_BATCH = 256  # phrases whose WordNet senses are chosen in one encoder batch  # distinct tokens whose synonyms a worker keeps
 EMBED_GROUPS = 64  # groups the phrases are embedded in; a group's batches depend only on the phrases in it
 SPACY_PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "textcat", "textcat_multilabel", "spancat")
 
@@ -107,8 +109,12 @@ def phrase_record(phrase, seen, min_count=2):
                     "count": total, "word_tags": list(tags)}
 
 
+RARE = "rare"  # the tagged output of CountPhrases: phrases seen fewer than min_count times
+
+
 class CountPhrases(beam.PTransform):
-    """Occurrences → one record per phrase seen at least `min_count` times."""
+    """Occurrences → one record per phrase seen at least `min_count` times (main output) and the text of each
+    phrase seen fewer times (output RARE: hard-negative candidates that no split holds)."""
 
     def __init__(self, min_count=2):
         super().__init__()
@@ -121,43 +127,52 @@ class CountPhrases(beam.PTransform):
             phrase, seen = item
             reason, record = phrase_record(phrase, seen, min_count)
             Metrics.counter(STAGE, f"phrases-{reason}").inc()
-            if record:
-                yield record
+            yield record if record else beam.pvalue.TaggedOutput(RARE, phrase)
 
         return (occurrences
                 | "key by phrase" >> beam.Map(
                     lambda o: (o["phrase"], ((o["lexical_type"], o["entity_type"]), o["word_tags"])))
                 | "group by phrase" >> shuffle.GroupByKey()
-                | "count and label" >> beam.FlatMap(count))
+                | "count and label" >> beam.FlatMap(count).with_outputs(RARE, main="kept"))
 
 
 class _Augment(beam.DoFn):
-    """Adds character- and token-level augmentations (replacing the record's word tags); WordNet and the user's
-    word vectors load in setup, and each (word, tag)'s synonyms are looked up once per worker (the lookups cost
-    100x the augmentations themselves)."""
+    """Batches of phrase records → each with its character- and token-level augmentations (replacing its word
+    tags); WordNet, the encoder that picks a word's sense in its phrase (one batch per batch of records) and the
+    user's word vectors load in setup; senses and vector neighbours are looked up once per (word, tag) and worker."""
 
-    def __init__(self, settings):
-        self.settings = settings
+    def __init__(self, settings, device):
+        self.settings, self.device = settings, device
 
     def setup(self):
         s = self.settings
         self.sources = {}
+        self.in_context = None
         if s["wordnet"]:
-            wordnet = synonyms.load_wordnet(s["wordnet"])
-            self.sources["synonym-wordnet"] = functools.lru_cache(maxsize=SYNONYM_CACHE_SIZE)(
-                lambda word, tag: synonyms.wordnet_synonyms(wordnet, word, tag))
+            model = SentenceModelOnFirstUse(s["encoder"], "model", self.device)
+            self.in_context = synonyms.SensesInContext(synonyms.load_wordnet(s["wordnet"]),
+                                                       lambda texts: encode(model.get(), texts),
+                                                       s["min_synonym_cosine"])
         if s["vectors"]:
             vectors = synonyms.load_word_vectors(s["vectors"])
             self.sources["synonym-embedding"] = functools.lru_cache(maxsize=SYNONYM_CACHE_SIZE)(
                 lambda word, tag: synonyms.vector_neighbours(vectors, word, tag, s["min_vector_cosine"]))
 
-    def process(self, record):
-        record = dict(record)
-        tags = record.pop("word_tags")
-        made = augment.augment_phrase(record["phrase"], self.settings["seed"], self.sources, tags)
-        for item in made:
-            Metrics.counter(STAGE, f"augmented-{item['kind']}").inc()
-        yield dict(record, augmentations=made)
+    def process(self, batch):
+        seed = self.settings["seed"]
+        asked = [(record["phrase"], word, tag) for record in batch
+                 for word, tag in zip(record["phrase"].split(" "), record["word_tags"]) if word.lower() not in stopwords()]
+        in_context = self.in_context.in_context(asked) if self.in_context else {}
+        for record in batch:
+            record = dict(record)
+            tags, phrase = record.pop("word_tags"), record["phrase"]
+            sources = dict(self.sources)
+            if self.in_context:
+                sources["synonym-wordnet"] = lambda word, tag, phrase=phrase: in_context.get((phrase, word, tag), [])
+            made = augment.augment_phrase(phrase, seed, sources, tags)
+            for item in made:
+                Metrics.counter(STAGE, f"augmented-{item['kind']}").inc()
+            yield dict(record, augmentations=made)
 
 
 def embed_group(phrase, groups=EMBED_GROUPS):
@@ -166,7 +181,7 @@ def embed_group(phrase, groups=EMBED_GROUPS):
 
 
 class _EmbedGroup(beam.DoFn):
-    """(group, phrases) → (phrase, unit vector), encoded in sorted order so each phrase is in the same batch on
+    """(group, phrases) → (phrase, unit vector) for each distinct phrase, encoded in sorted order so each phrase is in the same batch on
     every run (a vector's last bits depend on its batch; RunInference's adaptive batches vary between runs)."""
 
     def __init__(self, encoder, device):
@@ -179,17 +194,17 @@ class _EmbedGroup(beam.DoFn):
 
     def process(self, item):
         _, phrases = item
-        texts = sorted(phrases)
+        texts = sorted(set(phrases))
         self.embedded.inc(len(texts))
         self.progress.tick(len(texts))
         yield from zip(texts, encode(self.model.get(), texts))
 
 
-def picked_negatives(item, k):
-    """(phrase, candidates) → (phrase, [k hard negatives]); each pick counted in the bins of its cosine and edit
-    similarity."""
-    phrase, found = item
-    picked = negatives.pick_hard_negatives(found, k)
+def picked_negatives(item, k, max_cosine):
+    """(phrase, {vector: [v], candidates: [(edit similarity, other, other's vector)]}) → (phrase, [k hard negatives]):
+    the k of lowest cosine at most `max_cosine`, each pick counted in the bins of its cosine and edit similarity."""
+    phrase, joined = item
+    picked = negatives.pick_hard_negatives(negatives.low_cosine(joined["vector"][0], joined["candidates"], max_cosine), k)
     for cosine, similarity, _ in picked:
         Metrics.counter(STAGE, f"negative-cosine-{negatives.bucket(cosine)}").inc()
         Metrics.counter(STAGE, f"negative-edit-similarity-{negatives.bucket(similarity)}").inc()
@@ -197,43 +212,66 @@ def picked_negatives(item, k):
 
 
 class HardNegatives(beam.PTransform):
-    """Phrase records → (phrase, [hard negatives]): phrases of one split sharing a content word are compared (in
-    windows of `max_block` by length), kept when the edit similarity is high and the cosine low, k of lowest cosine."""
+    """(phrase records, rare phrases) → (phrase, [hard negatives]). Each phrase is compared with the phrases of its
+    own split and the rare ones (seen fewer than --min-count times, in no split) that share a content word with it
+    (in windows of `max_block` by length); its `budget` candidates of highest edit similarity (at least
+    `min_edit_similarity`) are encoded, and the k of lowest cosine (at most `max_cosine`) kept. The rare phrases,
+    ten times the kept ones, give a phrase of a small split the candidates its split lacks, without a negative
+    that is another split's phrase."""
 
-    def __init__(self, encoder, *, seed, ratios, k=2, min_edit_similarity=0.5, max_cosine=0.6, max_block=1000,
-                 device="auto"):
+    def __init__(self, encoder, *, seed, ratios, k=2, budget=20, min_edit_similarity=0.5, max_cosine=0.6,
+                 max_block=1000, device="auto"):
         super().__init__()
         self.encoder, self.seed, self.ratios, self.device = encoder, seed, tuple(ratios), device
-        self.k, self.min_edit_similarity, self.max_cosine, self.max_block = k, min_edit_similarity, max_cosine, max_block
+        self.k, self.budget, self.max_block = k, budget, max_block
+        self.min_edit_similarity, self.max_cosine = min_edit_similarity, max_cosine
 
-    def expand(self, records):
-        seed, ratios, k, max_block = self.seed, self.ratios, self.k, self.max_block
+    def expand(self, inputs):
+        records, rare = inputs
+        seed, ratios, k, budget, max_block = self.seed, self.ratios, self.k, self.budget, self.max_block
         min_edit_similarity, max_cosine = self.min_edit_similarity, self.max_cosine
 
-        def by_split_and_word(item):
-            phrase, vector = item
-            split = split_of(phrase, seed, ratios)
+        def by_content_word(phrase, split):
             for word in negatives.blocking_keys(phrase):
-                yield (split, word), (phrase, vector)
+                yield word, (phrase, split)
 
         def compare(item):
             _, members = item
-            windows = negatives.block_windows(list(members), max_block)
-            if len(windows) > 1:
-                Metrics.counter(STAGE, "blocks-windowed").inc()
-            for window in windows:
-                yield from negatives.hard_negative_candidates(
-                    window, min_edit_similarity=min_edit_similarity, max_cosine=max_cosine)
+            members = list(members)
+            for split in sorted({split for _, split in members if split}):
+                windows = negatives.block_windows([(phrase, member_split == split) for phrase, member_split in members
+                                                   if member_split in (split, None)], max_block)
+                if len(windows) > 1:
+                    Metrics.counter(STAGE, "blocks-windowed").inc()
+                for window in windows:
+                    yield from negatives.look_alike_candidates(window, min_edit_similarity)
 
-        return (records
-                | "key by embed group" >> beam.Map(lambda r: (embed_group(r["phrase"]), r["phrase"]))
-                | "group for embedding" >> shuffle.GroupByKey()
-                | "embed phrases" >> beam.ParDo(_EmbedGroup(self.encoder, self.device))
-                | "key by split and content word" >> beam.FlatMap(by_split_and_word)
-                | "group blocks" >> shuffle.GroupByKey()
-                | "score pairs in block" >> beam.FlatMap(compare)
-                | "group candidates" >> shuffle.GroupByKey()
-                | "pick k" >> beam.Map(picked_negatives, k))
+        anchors = records | "anchor phrases" >> beam.Map(lambda r: r["phrase"])
+        blocks = ((anchors | "key phrase by content word" >> beam.FlatMap(
+                      lambda p: by_content_word(p, split_of(p, seed, ratios))),
+                   rare | "key rare phrase by content word" >> beam.FlatMap(by_content_word, None))
+                  | "phrases and rare phrases" >> beam.Flatten()
+                  | "group blocks" >> shuffle.GroupByKey())
+        budgeted = (blocks
+                    | "look-alike pairs in block" >> beam.FlatMap(compare)
+                    | "group candidates" >> shuffle.GroupByKey()
+                    | "keep the budget" >> beam.Map(lambda item: (item[0], negatives.within_budget(item[1], budget))))
+        vectors = (budgeted
+                   | "phrases to embed" >> beam.FlatMap(lambda item: [item[0]] + [other for _, other in item[1]])
+                   | "key by embed group" >> beam.Map(lambda p: (embed_group(p), p))
+                   | "group for embedding" >> shuffle.GroupByKey()
+                   | "embed phrases" >> beam.ParDo(_EmbedGroup(self.encoder, self.device)))
+        pairs = budgeted | "key pair by candidate" >> beam.FlatMap(
+            lambda item: [(other, (item[0], similarity)) for similarity, other in item[1]])
+        candidates = ({"pair": pairs, "vector": vectors}
+                      | "join candidate vectors" >> shuffle.CoGroupByKey()
+                      | "key pair by phrase" >> beam.FlatMap(
+                          lambda item: [(phrase, (similarity, item[0], item[1]["vector"][0]))
+                                        for phrase, similarity in item[1]["pair"]]))
+        return ({"candidates": candidates, "vector": vectors}
+                | "join phrase vectors" >> shuffle.CoGroupByKey()
+                | "drop phrases without candidates" >> beam.Filter(lambda item: item[1]["candidates"])
+                | "pick k" >> beam.Map(picked_negatives, k, max_cosine))
 
 
 def attach_negatives(item):
@@ -253,12 +291,12 @@ class BuildCorpus(beam.PTransform):
 
     def expand(self, sentences):
         s = self.settings
-        phrases = (sentences
-                   | "typed phrases" >> ParsePhrases(s)
-                   | "count" >> CountPhrases(s["min_count"])
-                   | "augment" >> beam.ParDo(_Augment(s)))
-        hard = phrases | "hard negatives" >> HardNegatives(
-            s["encoder"], seed=s["seed"], ratios=s["ratios"], k=s["negatives_k"],
+        counted = sentences | "typed phrases" >> ParsePhrases(s) | "count" >> CountPhrases(s["min_count"])
+        phrases = (counted.kept
+                   | "batch phrases" >> beam.BatchElements(min_batch_size=AUGMENT_BATCH, max_batch_size=AUGMENT_BATCH)
+                   | "augment" >> beam.ParDo(_Augment(s, self.device)))
+        hard = (phrases, counted[RARE]) | "hard negatives" >> HardNegatives(
+            s["encoder"], seed=s["seed"], ratios=s["ratios"], k=s["negatives_k"], budget=s["negative_candidates"],
             min_edit_similarity=s["min_edit_similarity"], max_cosine=s["max_cosine"], max_block=s["max_block"],
             device=self.device)
         return ({"record": phrases | "key record" >> beam.Map(lambda r: (r["phrase"], r)), "negatives": hard}

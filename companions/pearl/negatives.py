@@ -1,5 +1,6 @@
 """Hard negatives: corpus phrases at a small edit distance (look alike) whose encoder cosine is low (mean something
-else), found within blocks of one split that share a content word."""
+else), found within blocks that share a content word, among the phrase's own split and the corpus phrases no split
+holds (seen fewer than --min-count times)."""
 import math
 import re
 
@@ -29,7 +30,7 @@ def blocking_keys(phrase):
 
 
 def block_windows(members, size):
-    """`members` ((phrase, vector) pairs) sorted by length then text, cut into windows of `size` that overlap by
+    """`members` ((phrase, anything) pairs) sorted by length then text, cut into windows of `size` that overlap by
     half, so phrases of similar length meet and the pairs compared grow linearly with the block."""
     ordered = sorted(members, key=lambda member: (len(member[0]), member[0]))
     if len(ordered) <= size:
@@ -38,20 +39,36 @@ def block_windows(members, size):
     return [ordered[start:start + size] for start in range(0, len(ordered) - step, step)]
 
 
-def hard_negative_candidates(window, *, min_edit_similarity=0.5, max_cosine=0.6):
-    """(phrase, (cosine, edit similarity, other)) for each ordered pair of a window of (phrase, unit vector) whose
-    edit similarity is at least `min_edit_similarity` and cosine at most `max_cosine` (not the same phrase in
-    another casing)."""
-    if len(window) < 2:
+def look_alike_candidates(window, min_edit_similarity=0.5):
+    """(anchor, (edit similarity, other)) for each anchor of a window of (phrase, is_anchor) and each other member
+    whose edit similarity with it is at least `min_edit_similarity` (not the same phrase in another casing)."""
+    anchors = [i for i, (_, is_anchor) in enumerate(window) if is_anchor]
+    if not anchors or len(window) < 2:
         return
     lowered = [phrase.lower() for phrase, _ in window]
-    similarity = cdist(lowered, lowered, scorer=Levenshtein.normalized_similarity,
+    similarity = cdist([lowered[i] for i in anchors], lowered, scorer=Levenshtein.normalized_similarity,
                        score_cutoff=min_edit_similarity, dtype=np.float32, workers=1)
-    vectors = np.stack([vector for _, vector in window])
-    cosine = vectors @ vectors.T
-    for i, j in zip(*np.nonzero((similarity >= min_edit_similarity) & (cosine <= max_cosine))):
-        if lowered[i] != lowered[j]:
-            yield window[i][0], (round(float(cosine[i, j]), 6), round(float(similarity[i, j]), 6), window[j][0])
+    for row, column in zip(*np.nonzero(similarity >= min_edit_similarity)):
+        i = anchors[row]
+        if lowered[i] != lowered[column]:
+            yield window[i][0], (round(float(similarity[row, column]), 6), window[column][0])
+
+
+def within_budget(found, budget):
+    """The `budget` distinct candidates most alike in form (highest edit similarity, ties by text), as
+    (edit similarity, phrase): every phrase gets the same number of candidates scored by the encoder."""
+    best = {}
+    for similarity, other in found:
+        best[other] = max(similarity, best.get(other, similarity))
+    return [(similarity, other) for other, similarity in sorted(best.items(), key=lambda item: (-item[1], item[0]))[:budget]]
+
+
+def low_cosine(vector, candidates, max_cosine=0.6):
+    """(cosine, edit similarity, phrase) for each (edit similarity, phrase, unit vector) of `candidates` whose
+    cosine with the unit `vector` is at most `max_cosine`."""
+    scored = ((round(float(np.dot(vector, other_vector)), 6), similarity, other)
+              for similarity, other, other_vector in candidates)
+    return [item for item in scored if item[0] <= max_cosine]
 
 
 def pick_hard_negatives(candidates, k=2):

@@ -24,8 +24,10 @@ class PearlOptions:
     wordnet: str | None = synonyms.DEBIAN_WORDNET
     vectors: str | None = None
     min_vector_cosine: float = 0.7
+    min_synonym_cosine: float = 0.8
     encoder: str = BUNDLED_MODEL
     negatives_k: int = 2
+    negative_candidates: int = 20
     min_edit_similarity: float = 0.5
     max_cosine: float = 0.6
     max_block: int = 1000

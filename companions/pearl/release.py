@@ -71,7 +71,11 @@ def distributions(splits, negative_counters=None):
         "hard_negatives": sum(len(row["hard_negatives"]) for row in rows),
         "distinct_hard_negatives": len({n for row in rows for n in row["hard_negatives"]}),
         "hard_negatives_across_splits": sum(1 for split in SPLITS for row in splits[split]
-                                            for n in row["hard_negatives"] if split_of_phrase.get(n) != split),
+                                            for n in row["hard_negatives"] if split_of_phrase.get(n, split) != split),
+        "hard_negatives_of_rare_phrases": sum(1 for row in rows for n in row["hard_negatives"]
+                                              if n not in split_of_phrase),
+        "hard_negative_coverage": {split: round(sum(1 for row in splits[split] if row["hard_negatives"])
+                                                / (len(splits[split]) or 1), 3) for split in SPLITS},
         "hard_negative_bins": negative_bins(negative_counters or {}),
     }
 
@@ -173,23 +177,28 @@ def description(stats, split_bytes, *, options, built, paraphrased, wanted, lice
 def negatives_section(stats, options):
     """The hard-negative paragraph of the card: the thresholds, the counts and the bins of the chosen ones."""
     bins = stats["hard_negative_bins"]
+    coverage = ", ".join(f"{split} {share}" for split, share in stats["hard_negative_coverage"].items())
     edges = sorted(set(bins["cosine"]) | set(bins["edit_similarity"]), key=float)
     table = markdown_table(["bin", "cosine", "edit similarity"],
                            [[f"[{edge}, {float(edge) + 0.1:.1f})", bins["cosine"].get(edge, 0),
                              bins["edit_similarity"].get(edge, 0)] for edge in edges])
     return f"""Hard negatives: {stats['hard_negatives']} ({stats['distinct_hard_negatives']} distinct phrases) for
-{stats['with_hard_negatives']} phrases; {stats['hard_negatives_across_splits']} from another split. Candidates are phrases of
-the same split sharing a content word at edit similarity (1 - Levenshtein distance / longer length) >=
-{options['min_edit_similarity']}; of those, the {options['negatives_k']} of lowest encoder cosine (<= {options['max_cosine']},
-`{options['encoder']}`) are kept. Bins of the chosen ones (from the build's counters):
+{stats['with_hard_negatives']} phrases; {stats['hard_negatives_across_splits']} from another split, {stats['hard_negatives_of_rare_phrases']} of them phrases of the corpus
+seen fewer than {options['min_count']} times (in no split). Share of phrases with one: {coverage}. Candidates are phrases
+of the same split, or seen fewer than {options['min_count']} times, sharing a content word at edit similarity (1 - Levenshtein
+distance / longer length) >= {options['min_edit_similarity']}; the {options['negative_candidates']} most alike of each phrase are encoded
+and the {options['negatives_k']} of lowest encoder cosine (<= {options['max_cosine']}, `{options['encoder']}`) kept. Bins of the
+chosen ones (from the build's counters):
 
 {table}"""
 
 
 def synonym_sources(options):
     """Which synonym sources the build ran, in a sentence for the card."""
-    wordnet = (f"WordNet (`{options['wordnet']}`): the other lemmas of the word's most frequent sense in its "
-               "part of speech as tagged in context (base-form nouns, verbs, adjectives and adverbs)"
+    wordnet = (f"WordNet (`{options['wordnet']}`): the other attested lemmas of the word's sense in its part of "
+               "speech as tagged in context (base-form nouns, verbs, adjectives and adverbs), the sense whose gloss "
+               f"the encoder finds closest to the phrase, kept when the replaced phrase's cosine with the phrase is "
+               f">= {options['min_synonym_cosine']}"
                if options["wordnet"] else "WordNet: off")
     vectors = (f"word vectors `{os.path.basename(options['vectors'])}` (given with --vectors): neighbours of "
                f"cosine >= {options['min_vector_cosine']}" if options["vectors"] else
@@ -214,7 +223,7 @@ def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE
 kind one of {", ".join(KINDS)}), `hard_negatives` (list of corpus phrases)."""
     split_note = f"""Split by phrase at build time (a seeded hash of the lower-cased phrase, ratios
 {"/".join(str(r) for r in options["ratios"])}, seed {options["seed"]}), so no phrase is in two splits and hard negatives come from
-the phrase's own split."""
+the phrase's own split or from phrases no split holds."""
     summary = f"""Computed from the released files: {stats["phrases"]} phrases, {stats["occurrences"]} occurrences,
 {stats["labels_used"]} of the 95 labels used; {stats["other_pct"]}% of phrases have entity type OTHER (paper: 88.5%)."""
     distributions_body = "\n\n".join([

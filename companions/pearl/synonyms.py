@@ -1,8 +1,10 @@
 """Synonym sources for token-level augmentation: WordNet read offline, and nearest neighbours in word vectors."""
+import functools
 import os
 import re
 import warnings
 from importlib import resources
+
 
 from picforge.errors import InputError
 
@@ -52,19 +54,79 @@ def load_wordnet(root=DEBIAN_WORDNET):
 WORDNET_POS = {"NN": "n", "VB": "v", "VBP": "v", "JJ": "a", "RB": "r"}
 
 
-def wordnet_synonyms(wordnet, word, tag):
-    """Other single-word lemmas of the most frequent WordNet sense of `word` in the part of speech of its `tag`
-    (the first synset), most frequent lemma first; none for other tags."""
+def wordnet_senses(wordnet, word, tag):
+    """[(gloss, share, replacements)] for each WordNet sense of `word` in the part of speech of its `tag`, most
+    frequent first: the gloss names the sense's lemmas and its definition; share is the word's SemCor count in that
+    sense over all its senses (add-one smoothed); the replacements are the sense's other single-word lemmas attested
+    in that sense (a SemCor count of at least 1, so "tongue" never becomes "glossa") whose own most frequent sense
+    it is (a reader takes "figure" as a shape, not as "number"), an -ly adverb's only -ly adverbs ("newly" not
+    "fresh"), most frequent first."""
     pos = WORDNET_POS.get(tag)
     if pos is None or not WORD.fullmatch(word):
         return []
     lower = word.lower()
-    senses = wordnet.synsets(lower, pos)
-    if not senses:
-        return []
-    lemmas = sorted(senses[0].lemmas(), key=lambda lemma: -lemma.count())
-    names = (lemma.name().lower() for lemma in lemmas)
-    return list(dict.fromkeys(name for name in names if name != lower and WORD.fullmatch(name)))
+    senses = []
+    for synset in wordnet.synsets(lower, pos):
+        lemmas = sorted(synset.lemmas(), key=lambda lemma: -lemma.count())
+        own = sum(lemma.count() for lemma in lemmas if lemma.name().lower() == lower)
+        names = (lemma.name().lower() for lemma in lemmas if lemma.count() >= 1)
+        replacements = [name for name in dict.fromkeys(names) if name != lower and WORD.fullmatch(name)
+                        and wordnet.synsets(name, pos)[0] == synset and name.endswith("ly") >= lower.endswith("ly")]
+        gloss = f"{', '.join(lemma.name().replace('_', ' ') for lemma in lemmas)}: {synset.definition()}"
+        senses.append((gloss, own + 1, replacements))
+    total = sum(count for _, count, _ in senses)
+    return [(gloss, count / total, replacements) for gloss, count, replacements in senses]
+
+
+ROUNDING = 4  # decimals of the cosines compared: an embedding's last bits depend on the batch it was computed in
+SENSE_PRIOR = 0.2  # weight of a sense's SemCor share beside its gloss–phrase cosine
+
+
+class SensesInContext:
+    """WordNet synonyms of a word in the sense its phrase gives it: the sense of highest gloss–phrase cosine plus
+    `prior` times its SemCor share (short phrases say little, so a frequent sense needs less), and of its lemmas
+    only those whose replaced phrase keeps a cosine of at least `min_cosine` with the phrase. `embed(texts)`
+    returns unit vectors; glosses are embedded once per worker."""
+
+    def __init__(self, wordnet, embed, min_cosine=0.8, prior=SENSE_PRIOR):
+        self.wordnet, self.embed, self.min_cosine, self.prior = wordnet, embed, min_cosine, prior
+        self.senses = functools.lru_cache(maxsize=200_000)(lambda word, tag: wordnet_senses(wordnet, word, tag))
+        self.gloss_vectors = {}
+
+    def _embed_glosses(self, glosses):
+        missing = list(dict.fromkeys(gloss for gloss in glosses if gloss not in self.gloss_vectors))
+        if missing:
+            self.gloss_vectors.update(zip(missing, self.embed(missing)))
+
+    def in_context(self, asked):
+        """{(phrase, word, tag): replacements that keep the phrase's meaning} for each asked (phrase, word, tag),
+        `word` a word of `phrase`; the phrases, glosses and replaced phrases are embedded in one batch each."""
+        asked = [item for item in dict.fromkeys(asked)
+                 if any(replacements for *_, replacements in self.senses(item[1].lower(), item[2]))]
+        if not asked:
+            return {}
+        phrases = list(dict.fromkeys(phrase for phrase, _, _ in asked))
+        contexts = dict(zip(phrases, self.embed(phrases)))
+        senses = {item: self.senses(item[1].lower(), item[2]) for item in asked}
+        self._embed_glosses([gloss for found in senses.values() for gloss, *_ in found])
+        replaced = {}
+        for (phrase, word, tag), found in senses.items():
+            scores = [round(float(self.gloss_vectors[gloss] @ contexts[phrase]) + self.prior * share, ROUNDING)
+                      for gloss, share, _ in found]
+            tokens = phrase.split(" ")
+            at = tokens.index(word)
+            for name in found[scores.index(max(scores))][2]:
+                replaced[(phrase, word, tag, name)] = " ".join(tokens[:at] + [name] + tokens[at + 1:])
+        cosines = self.embed(list(replaced.values())) if replaced else []
+        kept = {item: [] for item in asked}
+        for (phrase, word, tag, name), vector in zip(replaced, cosines):
+            if round(float(vector @ contexts[phrase]), ROUNDING) >= self.min_cosine:
+                kept[(phrase, word, tag)].append(name)
+        return kept
+
+    def synonyms(self, phrase, word, tag):
+        """Replacements of `word` (a word of `phrase`, tagged `tag`) that keep the phrase's meaning."""
+        return self.in_context([(phrase, word, tag)]).get((phrase, word, tag), [])
 
 
 def load_word_vectors(path):

@@ -125,6 +125,14 @@ def test_seeds_change_the_augmentations():
     assert len(texts) > 1
 
 
+def test_the_indefinite_article_fits_the_word_swapped_in():
+    assert augment.synonym_replace("comes to an end", random.Random(0), lambda t, tag: ["close"] if t == "end" else [],
+                                   ["VBZ", "IN", "DT", "NN"]) == "comes to a close"
+    assert augment.synonym_replace("An apple", random.Random(0), lambda t, tag: ["pear"], ["DT", "NN"]) == "A pear"
+    assert [augment.indefinite_article(w) for w in ("hour", "unit", "end", "one", "umbrella", "European", "box")] == \
+        ["an", "a", "an", "a", "an", "a", "a"]
+
+
 def test_synonyms_are_asked_with_the_tag_of_the_word_in_context():
     asked = []
     augment.synonym_replace("the bank of rivers", random.Random(0), lambda t, tag: asked.append((t, tag)) or [],

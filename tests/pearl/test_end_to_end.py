@@ -10,7 +10,7 @@ import pytest
 
 import schemas
 from companions.pearl import corpus
-from companions.pearl.augment import CHARACTER_KINDS
+from companions.pearl.augment import CHARACTER_KINDS, indefinite_article
 from companions.pearl.build import PearlOptions, build_corpus
 from companions.pearl.constituents import LABELS, LEXICAL_TYPES
 from companions.pearl.negatives import edit_similarity
@@ -61,6 +61,8 @@ def test_typed_phrases_of_the_real_sample(records_103, mined_103):
     shares = collections.Counter(r["lexical_type"] for r in records_103)
     assert shares["NP"] > shares["PP"] > shares["ADVP"] > shares["VP"]  # the paper's order of the three
     assert shares["ADVP"] / len(records_103) > 0.04  # single adverbs kept (0.8 % when they were not)
+    other = sum(r["entity_type"] == "OTHER" for r in records_103) / len(records_103)
+    assert 0.6 < other < 0.885  # below the paper's 88.5 %: an entity covering half a phrase types it ("in Alaska")
 
 
 def test_augmentations_of_every_kind(records_103):
@@ -71,7 +73,7 @@ def test_augmentations_of_every_kind(records_103):
 
 
 SYNONYM_JUDGEMENTS = pathlib.Path(__file__).parent / "data" / "synonym_judgements.jsonl"
-MIN_SYNONYM_PRECISION = 0.55  # a little under the 57 of 100 judged replacements that keep the meaning
+MIN_SYNONYM_PRECISION = 0.70  # the target; the 100 judged replacements give the figure in docs/pearl.md
 
 
 def test_wordnet_replacements_judged_by_hand_are_what_the_build_makes(records_103):
@@ -80,19 +82,24 @@ def test_wordnet_replacements_judged_by_hand_are_what_the_build_makes(records_10
     current = [j for j in judged if (j["phrase"], j["replacement"]) in made]
     assert len(judged) == 100 and len(current) >= 90  # the judged sample is of this build
     assert sum(j["same_meaning"] for j in current) / len(current) >= MIN_SYNONYM_PRECISION
+    articles = [(a["text"].split(" "), r["phrase"]) for r in records_103 for a in r["augmentations"]
+                if a["kind"] == "synonym-wordnet"]
+    assert all(indefinite_article(words[i + 1]) == words[i].lower()
+               for words, _ in articles for i in range(len(words) - 1) if words[i].lower() in ("a", "an"))
 
 
-def test_hard_negatives_look_alike_and_mean_something_else(records_103):
+def test_hard_negatives_look_alike_and_mean_something_else(records_103, mined_103):
     options = PearlOptions()
     phrases = {r["phrase"] for r in records_103}
     with_negatives = [r for r in records_103 if r["hard_negatives"]]
     assert len(with_negatives) > 1000
     pairs = [(r["phrase"], n) for r in with_negatives for n in r["hard_negatives"]]
     assert all(len(r["hard_negatives"]) <= options.negatives_k for r in with_negatives)
-    assert all(n in phrases and n.lower() != p.lower() and edit_similarity(p, n) >= options.min_edit_similarity
-               for p, n in pairs)
-    assert sum(split_of(p, options.seed, options.ratios) != split_of(n, options.seed, options.ratios)
-               for p, n in pairs) == 0
+    assert all(n.lower() != p.lower() and edit_similarity(p, n) >= options.min_edit_similarity for p, n in pairs)
+    assert sum(n in phrases and split_of(p, options.seed, options.ratios) != split_of(n, options.seed, options.ratios)
+               for p, n in pairs) == 0  # a negative is a phrase of the same split or one seen once (no split)
+    text = "\n".join(s["text"].lower() for s in RunDir(str(mined_103)).iter_records("sentences", columns=["text"]))
+    assert all(n.lower() in text for _, n in pairs[:: max(1, len(pairs) // 200)])  # phrases of the corpus
     model = load_sentence_model(options.encoder)
     sample = pairs[:: max(1, len(pairs) // 40)]
     left, right = encode(model, [p for p, _ in sample]), encode(model, [n for _, n in sample])
@@ -128,7 +135,14 @@ def test_release_splits_by_phrase_and_card_from_written_files(pearl_103, records
     assert stats == json.loads(json.dumps(distributions(splits, counters)))
     split_of_phrase = {row["phrase"]: split for split, rows in splits.items() for row in rows}
     assert stats["hard_negatives_across_splits"] == 0 == sum(
-        split_of_phrase[n] != split for split, rows in splits.items() for row in rows for n in row["hard_negatives"])
+        split_of_phrase.get(n, split) != split for split, rows in splits.items() for row in rows
+        for n in row["hard_negatives"])
+    coverage = stats["hard_negative_coverage"]
+    assert coverage == {split: round(sum(bool(row["hard_negatives"]) for row in rows) / len(rows), 3)
+                        for split, rows in splits.items()}
+    # the same candidate budget in every split: validation and test get hard negatives nearly as often as train
+    assert coverage["validation"] >= 0.8 * coverage["train"] and coverage["test"] >= 0.8 * coverage["train"]
+    assert f"validation {coverage['validation']}" in (out / "README.md").read_text()
     for measure in ("cosine", "edit_similarity"):
         assert sum(stats["hard_negative_bins"][measure].values()) == stats["hard_negatives"]
     assert all(float(edge) < PearlOptions().max_cosine for edge in stats["hard_negative_bins"]["cosine"])
@@ -189,7 +203,8 @@ def test_vector_synonyms_come_from_the_users_vectors_only(small_run, wordnet_roo
                 for a in r["augmentations"] if a["kind"] == "synonym-embedding"]
     assert len(replaced) > 5
     for phrase, text in replaced:
-        (old, new), = [(a, b) for a, b in zip(phrase.split(" "), text.split(" ")) if a != b]
+        (old, new), = [(a, b) for a, b in zip(phrase.split(" "), text.split(" "))
+                       if a != b and a.lower() not in ("a", "an")]  # an "a"/"an" before it is fitted to the new word
         assert neighbours[old.lower()] == new.lower(), (phrase, text)
     assert not any(a["kind"] == "synonym-wordnet" for r in RunDir(str(tmp_path / "run")).iter_records(corpus.STAGE)
                    for a in r["augmentations"])

@@ -34,18 +34,26 @@ def unit(*values):
 
 
 def test_candidates_are_close_in_form_and_far_in_meaning():
-    block = [("The New York Times", unit(1, 0, 0)), ("New York Post", unit(0.2, 1, 0)),
-             ("The New York Times Company", unit(1, 0.1, 0)), ("York", unit(0, 0, 1)),
-             ("the new york times", unit(0, 0, 1))]
-    found = dict()
-    for phrase, (cosine, similarity, other) in negatives.hard_negative_candidates(
-            block, min_edit_similarity=0.5, max_cosine=0.6):
-        assert similarity == round(negatives.edit_similarity(phrase, other), 6) >= 0.5 and cosine <= 0.6
+    window = [("The New York Times", True), ("New York Post", False), ("The New York Times Company", True),
+              ("York", True), ("the new york times", False)]
+    found = {}
+    for phrase, (similarity, other) in negatives.look_alike_candidates(window, min_edit_similarity=0.5):
+        assert similarity == round(negatives.edit_similarity(phrase, other), 6) >= 0.5
         found.setdefault(phrase, []).append(other)
-    assert "New York Post" in found["The New York Times"]               # edit similarity 0.5, cosine 0.2
-    assert "The New York Times Company" not in found["The New York Times"]  # cosine 0.99: a paraphrase
+    assert "New York Post" in found["The New York Times"] and "New York Post" not in found  # only anchors ask
     assert "York" not in found["The New York Times"]                    # too far in form
     assert "the new york times" not in found["The New York Times"]      # the same phrase in another casing
+    vectors = {"New York Post": unit(0.2, 1, 0), "The New York Times Company": unit(1, 0.1, 0)}
+    candidates = [(similarity, other, vectors[other]) for similarity, other in negatives.within_budget(
+        [(s, o) for s, o in [(negatives.edit_similarity("The New York Times", o), o) for o in vectors]], 5)]
+    kept = negatives.low_cosine(unit(1, 0, 0), candidates, max_cosine=0.6)
+    assert [other for *_, other in kept] == ["New York Post"]           # "... Company", cosine 0.99, is a paraphrase
+
+
+def test_the_budget_keeps_the_most_alike_distinct_candidates():
+    found = [(0.5, "b"), (0.9, "c"), (0.7, "b"), (0.9, "a"), (0.6, "d")]
+    assert negatives.within_budget(found, 3) == [(0.9, "a"), (0.9, "c"), (0.7, "b")]
+    assert negatives.within_budget(found, 1) == [(0.9, "a")] and negatives.within_budget([], 4) == []
 
 
 @given(st.lists(st.text(alphabet="ab", min_size=1, max_size=8), unique=True, max_size=40),

@@ -5,27 +5,48 @@ from companions.pearl import synonyms
 from picforge.errors import InputError
 
 
+def senses_of(wordnet, word, tag):
+    return synonyms.wordnet_senses(wordnet, word, tag)
+
+
 def test_wordnet_from_debian_database(wordnet_root):
     wordnet = synonyms.load_wordnet(wordnet_root)
     assert wordnet.get_version() == "3.0"
-    assert "automobile" in synonyms.wordnet_synonyms(wordnet, "car", "NN")
-    assert synonyms.wordnet_synonyms(wordnet, "1905", "CD") == []
+    assert "automobile" in senses_of(wordnet, "car", "NN")[0][2]
+    assert senses_of(wordnet, "1905", "CD") == []
     assert wordnet.synsets("dog")[0].lexname() == "noun.animal"  # lexnames: the shipped copy, in WordNet's order
 
 
-def test_wordnet_synonyms_keep_the_part_of_speech_and_the_most_frequent_sense(wordnet_root):
+def test_wordnet_senses_keep_the_part_of_speech_and_only_attested_lemmas(wordnet_root):
     wordnet = synonyms.load_wordnet(wordnet_root)
-    # "natural" as an adjective: never the musical sign (noun sense "cancel"), which any-sense lookup gave
-    assert "cancel" not in synonyms.wordnet_synonyms(wordnet, "natural", "JJ")
-    assert "cancel" in {lemma.name() for synset in wordnet.synsets("natural") for lemma in synset.lemmas()}
-    first_sense = {lemma.name().lower() for lemma in wordnet.synsets("big", "a")[0].lemmas()}
-    assert set(synonyms.wordnet_synonyms(wordnet, "Big", "JJ")) == first_sense - {"big"}
-    assert synonyms.wordnet_synonyms(wordnet, "size", "NN") == []  # its first sense has no other lemma
+    # "natural" as an adjective: never the musical sign (noun sense "cancel")
+    assert all("cancel" not in names for *_, names in senses_of(wordnet, "natural", "JJ"))
     for tag in ("NNP", "NNS", "VBD", "JJR", "DT", ""):  # proper nouns and inflected forms are not replaced
-        assert synonyms.wordnet_synonyms(wordnet, "runs", tag) == []
-    counts = [wordnet.lemma(f"{wordnet.synsets('car', 'n')[0].name()}.{name}").count()
-              for name in synonyms.wordnet_synonyms(wordnet, "car", "NN")]
-    assert counts == sorted(counts, reverse=True)
+        assert senses_of(wordnet, "runs", tag) == []
+    tongue = senses_of(wordnet, "tongue", "NN")
+    assert len(tongue) == len(wordnet.synsets("tongue", "n")) and tongue[0][0].startswith("tongue, lingua, glossa")
+    assert all("glossa" not in names for *_, names in tongue)  # a lemma SemCor never saw in that sense
+    assert abs(sum(share for _, share, _ in tongue) - 1) < 1e-9 and tongue[0][1] == max(s for _, s, _ in tongue)
+    assert senses_of(wordnet, "newly", "RB")[0][2] == ["freshly"]  # not "fresh" or "new": an -ly adverb's form
+    assert all("figure" not in names for *_, names in senses_of(wordnet, "number", "NN"))  # "figure" is a shape first
+    car = senses_of(wordnet, "car", "NN")[0][2]
+    counts = [wordnet.lemma(f"{wordnet.synsets('car', 'n')[0].name()}.{name}").count() for name in car]
+    assert counts == sorted(counts, reverse=True) and min(counts) >= 1
+
+
+@pytest.fixture(scope="module")
+def in_context(wordnet_root):
+    from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
+
+    model = load_sentence_model(BUNDLED_MODEL, "model", "cpu")
+    return synonyms.SensesInContext(synonyms.load_wordnet(wordnet_root), lambda texts: encode(model, texts))
+
+
+def test_the_sense_comes_from_the_phrase_and_replacements_keep_its_meaning(in_context):
+    assert "terminal" not in in_context.synonyms("comes to an end", "end", "NN")  # not the end of a rope
+    assert "glossa" not in in_context.synonyms("mother tongue", "tongue", "NN")
+    assert "automobile" in in_context.synonyms("the car", "car", "NN")
+    assert in_context.synonyms("the car", "car", "NNS") == []
 
 
 def test_wordnet_folder_without_database_is_an_input_error(tmp_path):

@@ -25,11 +25,11 @@ def register(subparsers):
     add_output(parser, "--out", kind="run", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
     parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
-    add_device_option(parser, "the hard negatives' encoder")
+    add_device_option(parser, "the encoder (WordNet senses, hard negatives)")
     option = parser.add_argument_group("corpus options (recorded in the stage manifest)").add_argument
     option("--seed", type=non_negative_int, help="seed of augmentations and of the split assignment (default %(default)s)")
     option("--ratios", type=_ratios, metavar="TRAIN,VALIDATION,TEST",
-           help="split shares; a phrase's hard negatives come from its own split (default 0.8,0.1,0.1)")
+           help="split shares; no phrase's hard negative is a phrase of another split (default 0.8,0.1,0.1)")
     option("--parser", choices=("spacy", "benepar"),
            help="constituents from spaCy's dependency parse (default) or benepar, when installed")
     option("--benepar-model", help="benepar model (default %(default)s)")
@@ -49,9 +49,14 @@ def register(subparsers):
                 "text .vec/.txt, binary .bin or gensim .kv); off unless given")
     option("--min-vector-cosine", type=finite_float,
            help="cosine a vector neighbour needs to count as a synonym (default %(default)s)")
-    option("--encoder", help="sentence-transformers model scoring hard negatives (default: bundled all-MiniLM-L6-v2; "
-                             "paper: E5)")
+    option("--min-synonym-cosine", type=finite_float,
+           help="encoder cosine a phrase with a WordNet synonym swapped in needs with the phrase (default %(default)s)")
+    option("--encoder", help="sentence-transformers model picking WordNet senses and scoring hard negatives "
+                             "(default: bundled all-MiniLM-L6-v2; paper: E5)")
     option("--negatives-k", type=non_negative_int, help="hard negatives per phrase (default %(default)s)")
+    option("--negative-candidates", type=positive_int,
+           help="candidates per phrase (most alike in form) the encoder scores for hard negatives, the same budget "
+                "in every split (default %(default)s)")
     option("--min-edit-similarity", type=finite_float,
            help="1 - Levenshtein distance / longer length a hard negative needs (default %(default)s)")
     option("--max-cosine", type=finite_float, help="encoder cosine a hard negative may not exceed (default %(default)s)")
