@@ -21,7 +21,8 @@ from pipeline.stages.domains import ApiCategoryTexts, PageCategoryTexts, ScoreDo
 from pipeline.stages.group import GroupPhrases
 from pipeline.stages.pairs import PairContexts
 from pipeline.stages.phrases import ExtractPhrases
-from pipeline.stages.read_dump import ReadDump, article_fields
+from pipeline.dump_pages import article_fields
+from pipeline.stages.read_dump import ReadDump
 from pipeline.stages.select import SelectTriplets
 from pipeline.stages.sentences import SplitSentences
 
