@@ -1,5 +1,4 @@
 """The phrase-clustering release: Hugging Face-format files, a card with Table 1 and the clustering baseline."""
-import json
 import os
 
 import numpy as np
@@ -16,6 +15,7 @@ from picforge.errors import InputError
 from picforge.paths import plain_file, refuse_replacing
 from picforge.release_writer import markdown_table
 from picforge.rundir import RunDir
+from picforge.sheets import read_json_lines
 from picforge.word_vectors import read_vectors_file
 from release.configs import schema_features
 from picforge.resources import stopwords
@@ -270,19 +270,15 @@ def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=
 def evaluate_predictions(records, predictions_path):
     """Mean V/ARI/AMI of predicted clusterings (JSON lines {group_id, clusters: [[phrase, …], …]}) against gold."""
     gold = {r["group_id"]: r for r in records}
+    shape = 'write {"group_id": …, "clusters": [[phrase, …], …]} covering every phrase of the group'
     rows = []
-    with open(predictions_path, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                predicted = json.loads(line)
-                record = gold[predicted["group_id"]]
-                labels = {p: (str(n), "") for n, c in enumerate(predicted["clusters"]) for p in c}
-                names, truth = gold_labels(record)
-                rows.append(clusters.scores(truth, clusters.label_vector(names, labels)))
-            except (json.JSONDecodeError, KeyError, TypeError) as err:
-                raise InputError(f"{predictions_path}: line {line_no}: not a clustering of a released group "
-                                 f"({type(err).__name__}: {err}); write {{\"group_id\": …, \"clusters\": [[phrase, …], …]}} "
-                                 "covering every phrase of the group") from None
+    for line_no, predicted in read_json_lines(predictions_path, ("group_id", "clusters"), shape=shape):
+        try:
+            record = gold[predicted["group_id"]]
+            labels = {p: (str(n), "") for n, c in enumerate(predicted["clusters"]) for p in c}
+            names, truth = gold_labels(record)
+            rows.append(clusters.scores(truth, clusters.label_vector(names, labels)))
+        except (KeyError, TypeError) as err:
+            raise InputError(f"{predictions_path}: line {line_no}: not a clustering of a released group "
+                             f"({type(err).__name__}: {err}); {shape}") from None
     return {key: round(value, 4) for key, value in clusters.mean_scores(rows).items()} | {"groups": len(rows)}
