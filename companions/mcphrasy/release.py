@@ -68,11 +68,12 @@ def gold_labels(record):
     return record["phrases"], clusters.label_vector(record["phrases"], labels)
 
 
-def baseline_scores(records, model_name=BUNDLED_MODEL, ks=DEFAULT_KS):
-    """Mean V-measure, ARI and AMI of the encoder + agglomerative baseline per k ('gold' = the true count)."""
+def baseline_scores(records, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, device="auto"):
+    """Mean V-measure, ARI and AMI of the encoder (on `device`) + agglomerative baseline per k ('gold' = the true
+    count)."""
     if not records:
         return {}
-    model = load_sentence_model(model_name)
+    model = load_sentence_model(model_name, device=device)
     phrases = sorted({p for r in records for p in r["phrases"]})
     vector_of = dict(zip(phrases, encode(model, phrases)))
     by_k = baselines.group_scores(records, lambda names: baselines.cosine_distances(np.stack([vector_of[p] for p in names])), ks)
@@ -233,10 +234,11 @@ def description(run, manifest, groups_manifest, stats, records, num_bytes, model
         license_id=license_id, configs=release_configs(records, num_bytes))
 
 
-def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=DEFAULT_LICENSE):
-    """Write the release of the run's `mcphrasy-clusters` stage into `out` (atomically; refused when `out` holds
-    anything but a release picforge wrote); its manifest."""
-    refuse_replacing(out, "--out", kind="McPhraSy")
+def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=DEFAULT_LICENSE, *, force=False,
+                  device="auto"):
+    """Write the release of the run's `mcphrasy-clusters` stage into `out` (atomically; unless `force`, refused when
+    `out` holds anything but a release picforge wrote), the baseline encoder on `device`; its manifest."""
+    refuse_replacing(out, "--out", kind="McPhraSy", force=force)
     manifest = run.require(CLUSTERS)
     groups_manifest = run.require(GROUPS)
     records = list(run.iter_records(CLUSTERS))
@@ -252,7 +254,7 @@ def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=
                                                  schemas.arrow_schema(SCHEMA))
         written = read_release(root)
         report = manifest.get("report", {})
-        stats = {"table1": table1(written), "baseline": baseline_scores(written, model_name, ks),
+        stats = {"table1": table1(written), "baseline": baseline_scores(written, model_name, ks, device),
                  "agreement": report.get("agreement", {}), "time": report.get("time", {}),
                  "groups": groups_manifest["report"]}
         made["stats"] = stats

@@ -273,8 +273,14 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     assert metadata["rai:annotationsPerItem"] == "6 groups clustered by one annotator, 2 by several"
     assert "\nlicense: cc-by-sa-4.0\n" in card and "## License\n\n`cc-by-sa-4.0`, the default for these inputs." in card
     other = tmp_path / "release-nc"
-    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0") == 0
+    other.mkdir()
+    (other / "NOTES.md").write_text("mine")
+    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0") == 2
+    assert "pass --force to replace it anyway" in capsys.readouterr().err and (other / "NOTES.md").exists()
+    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0",
+                    "--device", "cpu", "--force") == 0
     capsys.readouterr()
+    assert not (other / "NOTES.md").exists()
     assert "\nlicense: cc-by-nc-4.0\n" in (other / "README.md").read_text()
     assert json.loads((other / "MANIFEST.json").read_text())["options"]["license"] == "cc-by-nc-4.0"
 
