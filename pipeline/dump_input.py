@@ -84,7 +84,8 @@ def open_dump(path):
         raise InputError(f"{path}: is a directory; pass the dump file inside it, or a glob such as "
                          f"{path.rstrip('/')}/*.xml.bz2") from None
     except OSError as err:
-        raise InputError(f"{path}: cannot be read ({err.strerror or err}); check the path and its permissions") from None
+        raise InputError(f"{path}: cannot be read ({err.strerror or err}); check the path and its permissions") \
+            from None
     problem = format_problem(path, dump_format(head))
     if problem:
         raw.close()
