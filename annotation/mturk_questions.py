@@ -13,12 +13,12 @@ import json
 import os
 import xml.etree.ElementTree as ET
 
-from annotation import mturk, round1
+from annotation import mturk_client, round1
 from annotation.hit_pages import HTML_QUESTION_LIMIT
 from picforge.errors import InputError
 from picforge.sheets import read_sheet
 
-KIND = mturk.QUESTIONS_BATCH
+KIND = mturk_client.QUESTIONS_BATCH
 ENTRY_LISTS = ("hits", "forms")
 QUESTION_ROOTS = ("HTMLQuestion", "ExternalQuestion", "QuestionForm")
 SANDBOX_PREFIX = "sandbox-"
@@ -105,8 +105,8 @@ def read_question_plan(path):
 # -- batch plan ------------------------------------------------------------------------------------
 
 def sent_token(request_token, environment):
-    """The UniqueRequestToken of a plan entry's HIT on the `environment` endpoint (mturk.environment)."""
-    return request_token if environment == mturk.LIVE else SANDBOX_PREFIX + request_token
+    """The UniqueRequestToken of a plan entry's HIT on the `environment` endpoint (mturk_client.environment)."""
+    return request_token if environment == mturk_client.LIVE else SANDBOX_PREFIX + request_token
 
 
 def plan_batch(ledger, batch_id, plan_path, extra_meta):

@@ -1,6 +1,7 @@
 """MTurk round 1 (PiC Section 3.3, Appendix J): questions, HIT layout, gold checks and the decision rule.
 
-Shared by the API path (`annotation.mturk`) and the requester-UI path (`annotation.mturk_manual`).
+Shared by the API path (`annotation.mturk_hits`, `annotation.mturk_review`) and the requester-UI path
+(`annotation.mturk_manual`).
 Each accepted `ExpertAnnotation` gives three ledger items verified by workers who never see the
 expert's answers: `q1`/`q2` (type 1: can the expert's paraphrase replace p in passage 1/2?) and `q3`
 (type 2: does p mean the same in both passages? — agreeing means answering as the expert did).

@@ -10,7 +10,8 @@ import re
 import mwparserfromhell
 
 from pipeline.stages import clean
-from pipeline.stages.read_dump import classify_page, read_pages
+from pipeline.dump_input import read_pages
+from pipeline.dump_pages import classify_page
 
 MARK = "\ue002{}\ue003"
 MARKED = re.compile("\ue002(\\d+)\ue003")

@@ -109,7 +109,8 @@ def run_dask(dump, wic, out, workers, beam_args=()):
 
     cpu, wall = children_cpu(), time.perf_counter()
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        run_mine(dump, wic, out, ["--runner", "DaskRunner", "--dask_client_address", cluster.scheduler_address,
+        run_mine(dump, wic, out, ["--runner", "picforge.dask_runner.DaskRunner",
+                                  "--dask_client_address", cluster.scheduler_address,
                                   *beam_args])
     return time.perf_counter() - wall, children_cpu() - cpu
 

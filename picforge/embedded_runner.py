@@ -8,7 +8,7 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
 from apache_beam.runners.runner import PipelineRunner
 
-from picforge.options import RUNNER_ALIASES
+from picforge.options import EMBEDDED_RUNNER
 
 # thread pools of torch (the encoder) and numpy's BLAS (spaCy), sized per worker process
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -49,7 +49,7 @@ def worker_threads(direct, cpus=None):
 def runs_embedded(options):
     """Whether `options` run a pipeline on the embedded runner (or Beam's DirectRunner): its workers are this process
     or its children."""
-    return options.view_as(StandardOptions).runner in (None, "DirectRunner", RUNNER_ALIASES["DirectRunner"])
+    return options.view_as(StandardOptions).runner in (None, "DirectRunner", EMBEDDED_RUNNER)
 
 
 def one_embedded_worker(options):

@@ -2,6 +2,7 @@
 argparse types that refuse impossible numbers (NaN, infinity, negative counts) on every command."""
 import argparse
 import dataclasses
+import functools
 import importlib.util
 import math
 import os
@@ -12,11 +13,15 @@ from picforge.errors import InputError
 SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
 
 
+# The release that removes the deprecated spellings below (CHANGELOG.md, "Deprecated").
+DEPRECATED_UNTIL = "0.2.0"
+EMBEDDED_RUNNER = "picforge.embedded_runner.EmbeddedRunner"  # what runs when no --runner is given
 # Beam's stock DaskRunner loses data on these pipelines (see picforge/dask_runner.py), and its DirectRunner first
-# tries Prism, downloading a binary at run time (see picforge/embedded_runner.py): the names map to ours.
-RUNNER_ALIASES = {"DaskRunner": "picforge.dask_runner.DaskRunner", "DirectRunner": "picforge.embedded_runner.EmbeddedRunner"}
+# tries Prism, downloading a binary at run time (see picforge/embedded_runner.py): the names still map to ours, with
+# a deprecation warning, until DEPRECATED_UNTIL.
+RUNNER_ALIASES = {"DaskRunner": "picforge.dask_runner.DaskRunner", "DirectRunner": EMBEDDED_RUNNER}
 # runners whose workers run on this machine (no setup.py to ship)
-LOCAL_RUNNERS = (RUNNER_ALIASES["DirectRunner"], "PrismRunner", RUNNER_ALIASES["DaskRunner"])
+LOCAL_RUNNERS = (EMBEDDED_RUNNER, "PrismRunner", RUNNER_ALIASES["DaskRunner"])
 # runner → (a module it needs, the picforge extra that installs it)
 RUNNER_EXTRAS = {RUNNER_ALIASES["DaskRunner"]: ("distributed", "dask"), "DataflowRunner": ("google.cloud.storage", "gcp")}
 # top-level name of an optional module → the picforge extra that installs it
@@ -46,15 +51,29 @@ def check_runner_installed(runner):
         raise InputError(f"--runner {runner} needs the {extra} extra: pip install 'picforge[{extra}]'")
 
 
-def pipeline_options(beam_args, runner="DirectRunner"):
-    """PipelineOptions from leftover command-line flags, defaulting to `runner` (DirectRunner)."""
+def deprecated(used, replacement, reason):
+    """The warning line for a deprecated spelling `used`, which still works until DEPRECATED_UNTIL."""
+    return f"picforge: {used} is deprecated (removed in {DEPRECATED_UNTIL}): use {replacement} ({reason})"
+
+
+@functools.lru_cache(maxsize=None)
+def warn_once(line):
+    """Print `line` on stderr the first time this process is told it (a verb builds its options once per stage)."""
+    print(line, file=sys.stderr)
+
+
+def pipeline_options(beam_args, runner=None):
+    """PipelineOptions from leftover command-line flags, on `runner` unless they name one (default: the embedded
+    runner); the deprecated names DirectRunner and DaskRunner still give ours, with a warning on stderr."""
     from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
     options = PipelineOptions(list(beam_args or []))
     standard = options.view_as(StandardOptions)
-    if not standard.runner:
-        standard.runner = runner
-    standard.runner = RUNNER_ALIASES.get(standard.runner, standard.runner)
+    standard.runner = standard.runner or runner or EMBEDDED_RUNNER
+    if standard.runner in RUNNER_ALIASES:
+        warn_once(deprecated(f"--runner {standard.runner}", f"--runner {RUNNER_ALIASES[standard.runner]}",
+                             "picforge runs its own runner under that name"))
+        standard.runner = RUNNER_ALIASES[standard.runner]
     check_runner_installed(standard.runner)
     setup = options.view_as(SetupOptions)
     setup.save_main_session = False
@@ -111,15 +130,15 @@ non_negative_int = at_least(0)
 
 
 class RenamedOption(argparse.Action):
-    """An option's former spelling, still accepted with a warning that names the current one."""
+    """An option's former spelling, still accepted until DEPRECATED_UNTIL with a warning naming the current one."""
 
     def __init__(self, *args, current, reason="--out names what a command creates", **kwargs):
         self.current, self.reason = current, reason
         super().__init__(*args, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(f"picforge: {option_string} is now {self.current} here ({self.reason}); "
-              f"reading {values} as {self.current}", file=sys.stderr)
+        print(f"{deprecated(f'{option_string} here', self.current, self.reason)}; reading {values} as {self.current}",
+              file=sys.stderr)
         setattr(namespace, self.dest, values)
 
 

@@ -231,6 +231,14 @@ def read_rows(path, required):
     """[(row or line number, {column: value})] of a JSON Lines file or a CSV/TSV/XLSX sheet."""
     if not path.lower().endswith((".jsonl", ".json")):
         return read_sheet(path, required).rows
+    return read_json_lines(path, required)
+
+
+def read_json_lines(path, required=(), shape=""):
+    """[(line number, object)] of a JSON Lines file people write (predictions, answers), decoded by decode_text;
+    blank lines skipped. A line that is no JSON object holding the `required` fields is refused naming it, with
+    `shape` (what each line must hold) as the fix."""
+    path = str(path)
     rows = []
     for line_no, line in enumerate(decode_text(read_bytes(path), path).splitlines(), start=1):
         if not line.strip():
@@ -238,10 +246,13 @@ def read_rows(path, required):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            raise InputError(f"{path}: line {line_no}: not valid JSON ({err.msg}); fix or remove the line") from None
+            raise InputError(f"{path}: line {line_no}: not valid JSON ({err.msg}); "
+                             f"{shape or 'fix or remove the line'}") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{path}: line {line_no}: not a JSON object; {shape or 'write one object a line'}")
         missing = [c for c in required if c not in record]
         if missing:
-            raise InputError(f"{path}: line {line_no}: missing field(s) {', '.join(missing)}; add them")
+            raise InputError(f"{path}: line {line_no}: missing field(s) {', '.join(missing)}; {shape or 'add them'}")
         rows.append((line_no, record))
     return rows
 

@@ -21,7 +21,8 @@ from pipeline.stages.domains import ApiCategoryTexts, PageCategoryTexts, ScoreDo
 from pipeline.stages.group import GroupPhrases
 from pipeline.stages.pairs import PairContexts
 from pipeline.stages.phrases import ExtractPhrases
-from pipeline.stages.read_dump import ReadDump, article_fields
+from pipeline.dump_pages import article_fields
+from pipeline.stages.read_dump import ReadDump
 from pipeline.stages.select import SelectTriplets
 from pipeline.stages.sentences import SplitSentences
 
@@ -37,7 +38,7 @@ def resolve_input(path, cache_dir=None):
     return path
 
 
-def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner="DirectRunner", force=False,
+def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=None, force=False,
          cache_dir=None):
     """Run every mining stage into the run directory `out`, skipping stages that are up to date."""
     if options.categories_from_api and "://" in options.categories_cache_dir:

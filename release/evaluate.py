@@ -1,13 +1,12 @@
 """Baselines and scoring a maintainer runs on a release: PS Approach 1, PR ranking, EM/F1(+loc) of predictions."""
 import collections
-import json
 import re
 import string
 
 import numpy as np
 
-from picforge.errors import InputError
 from picforge.progress import log as progress_log, tracked
+from picforge.sheets import read_json_lines
 from release import checks, tokens
 
 NGRAM_SIZES = (2, 3)
@@ -184,18 +183,9 @@ def pr_baseline(encoder, records, config="PR"):
 
 def read_predictions(path):
     """{id: (prediction_text, answer_start or None)} from JSON Lines rows {id, prediction_text, answer_start?}."""
-    predictions = {}
-    with open(path, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                predictions[str(row["id"])] = (str(row["prediction_text"]), row.get("answer_start"))
-            except (ValueError, KeyError, TypeError) as err:
-                raise InputError(f"{path} line {line_no}: {err!r}; each line must be a JSON object with "
-                                 "\"id\", \"prediction_text\" and optionally \"answer_start\"") from None
-    return predictions
+    rows = read_json_lines(path, ("id", "prediction_text"), shape='each line must be a JSON object with "id", '
+                           '"prediction_text" and optionally "answer_start"')
+    return {str(row["id"]): (str(row["prediction_text"]), row.get("answer_start")) for _, row in rows}
 
 
 def score_predictions(records, predictions):

@@ -42,17 +42,18 @@ def _target(dest, relative):
     return dest.rstrip("/") + "/" + relative
 
 
-def plan_upload(release_dir, dest):
+def plan_upload(release_dir, dest, *, force=False):
     """The uploads of every file listed in MANIFEST.json, after checking each still has its recorded sha256.
 
-    Data files come first and MANIFEST.json last, so a destination holding the manifest holds everything.
+    Data files come first and MANIFEST.json last, so a destination holding the manifest holds everything. A local
+    `dest` holding anything but a release picforge published is refused unless `force`.
     """
     manifest = read_manifest(plain_tree(release_dir))
     if manifest is None:
         raise InputError(f"{os.path.join(release_dir, MANIFEST)}: not found; build the release with "
                          "`picforge build` first")
     refuse_overlap(dest, {"release": release_dir}, option="--to")
-    refuse_replacing(dest, "--to")
+    refuse_replacing(dest, "--to", force=force)
     uploads = []
     for relative, meta in manifest["files"].items():
         source = os.path.join(release_dir, relative_entry(relative, os.path.join(release_dir, MANIFEST)))
@@ -197,9 +198,10 @@ def upload_hf(uploads, dest, api=None, private=False):
     return sent, deleted
 
 
-def publish(release_dir, dest, *, private=False):
-    """Upload a checked release to `dest`; returns the uploads made."""
-    uploads = plan_upload(release_dir, dest)
+def publish(release_dir, dest, *, private=False, force=False):
+    """Upload a checked release to `dest` (replacing what a local `dest` holds only when `force`); returns the
+    uploads made."""
+    uploads = plan_upload(release_dir, dest, force=force)
     if dest.startswith("s3://"):
         upload_s3(uploads, dest)
     elif dest.startswith("hf://"):

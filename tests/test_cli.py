@@ -32,11 +32,11 @@ def test_verbs_that_read_a_run_take_run_and_still_accept_the_former_out(tmp_path
     missing = str(tmp_path / "no-run")
     assert main([*verb, "--run", missing]) == 2
     new = capsys.readouterr().err
-    assert missing in new and "--out is now" not in new
+    assert missing in new and "deprecated" not in new
     assert main([*verb, "--out", missing]) == 2
     old = capsys.readouterr().err
-    assert old.startswith(f"picforge: --out is now --run here (--out names what a command creates); reading {missing} "
-                          "as --run\n")
+    assert old.startswith(f"picforge: --out here is deprecated (removed in 0.2.0): use --run (--out names what a "
+                          f"command creates); reading {missing} as --run\n")
     assert old.splitlines()[1] == new.strip()
 
 
@@ -44,8 +44,23 @@ def test_evaluate_takes_run_for_its_contexts_and_still_accepts_the_former_contex
     missing = str(tmp_path / "no-release")
     assert main(["mcphrasy", "evaluate", "--release", missing, "--contexts", str(tmp_path), "--device", "cpu"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"picforge: --contexts is now --run here (--run names an existing run a verb reads); "
-                          f"reading {tmp_path} as --run\n")
+    assert err.startswith(f"picforge: --contexts here is deprecated (removed in 0.2.0): use --run (--run names an "
+                          f"existing run a verb reads); reading {tmp_path} as --run\n")
+
+
+@pytest.mark.parametrize("named", ["DirectRunner", "DaskRunner"])
+def test_the_former_runner_names_still_give_ours_with_a_deprecation_warning(capsys, named):
+    from apache_beam.options.pipeline_options import StandardOptions
+
+    from picforge import options
+    options.warn_once.cache_clear()
+    chosen = options.pipeline_options(["--runner", named]).view_as(StandardOptions).runner
+    assert chosen == options.RUNNER_ALIASES[named]
+    assert capsys.readouterr().err == (f"picforge: --runner {named} is deprecated (removed in 0.2.0): use --runner "
+                                       f"{chosen} (picforge runs its own runner under that name)\n")
+    assert options.pipeline_options([]).view_as(StandardOptions).runner == options.EMBEDDED_RUNNER
+    options.pipeline_options(["--runner", named])  # once per process: a verb builds its options once per stage
+    assert capsys.readouterr().err == ""
 
 
 torch = pytest.importorskip("torch")

@@ -74,9 +74,19 @@ def add_ledger_options(parser):
     """--run RUN_DIR (required) and --ledger URL, shared by every annotate verb."""
     parser.add_argument("--run", required=True, metavar="RUN_DIR",
                         help="run directory of `picforge mine` (holds ledger.sqlite by default)")
+    add_ledger_option(parser)
+
+
+def add_ledger_option(parser):
+    """--ledger URL, for every verb that opens a ledger (read through `ledger_url`)."""
     parser.add_argument("--ledger", metavar="URL",
                         help=f"SQLAlchemy URL of the ledger (default: ${LEDGER_VARIABLE}, "
                              "else sqlite:///RUN_DIR/ledger.sqlite)")
+
+
+def ledger_url(args):
+    """The URL of the ledger a verb opens: --ledger, else $PICFORGE_LEDGER, else None (RUN_DIR/ledger.sqlite)."""
+    return args.ledger or os.environ.get(LEDGER_VARIABLE)
 
 
 def add_sheets_argument(parser):
@@ -89,7 +99,7 @@ def open_ledger(args):
     a re-mine changed since their export marked stale (and listed on stderr)."""
     from annotation.ledger import Ledger
     from annotation.triplets import mark_stale
-    ledger = Ledger.for_run(args.run, args.ledger or os.environ.get(LEDGER_VARIABLE))
+    ledger = Ledger.for_run(args.run, ledger_url(args))
     stale = mark_stale(ledger, args.run)
     if stale:
         listed = "; ".join(f"{tid} ({why})" for tid, why in list(stale.items())[:10])

@@ -23,12 +23,12 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk, mturk_questions
+    from annotation import mturk_client, mturk_fees, mturk_hits, mturk_questions
     hit_type = mturk_options.hit_type_settings(args)
     ledger = open_ledger(args)
     plan, questions, _ = mturk_questions.plan_batch(
-        ledger, args.batch, args.questions, {"environment": mturk.environment(args.live),
+        ledger, args.batch, args.questions, {"environment": mturk_client.environment(args.live),
                                              "hit_type": hit_type.as_meta(), "assignments": args.assignments})
-    mturk.announce_cost(args.batch, plan, f"the questions of {args.questions}", args.live, args.max_spend)
-    mturk.create_planned_hits(mturk_options.client(args), ledger, args.batch, plan, questions, args.live)
+    mturk_fees.announce_cost(args.batch, plan, f"the questions of {args.questions}", args.live, args.max_spend)
+    mturk_hits.create_planned_hits(mturk_options.client(args), ledger, args.batch, plan, questions, args.live)
     return 0

@@ -12,9 +12,9 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk
+    from annotation import mturk_hits
     ledger, _, client = mturk_options.api_batch(args)
-    outcomes = mturk.delete_hits(client, ledger, args.batch)
+    outcomes = mturk_hits.delete_hits(client, ledger, args.batch)
     for hit_id, outcome in outcomes.items():
         print(f"{hit_id}  {outcome}")
     deleted = sum(outcome == "deleted" for outcome in outcomes.values())

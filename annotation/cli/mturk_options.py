@@ -5,14 +5,14 @@ import sys
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
-from annotation import mturk, round1
+from annotation import mturk_client, mturk_fees, mturk_hits, round1
 from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
 from picforge.options import finite_float, non_negative_int, positive_int
 
-DEFAULT_HIT_TYPE = mturk.HitTypeSettings()
+DEFAULT_HIT_TYPE = mturk_hits.HitTypeSettings()
 DEFAULT_ROUND1 = round1.Round1Settings()
 # Batches whose HITs were created through the API (the verbs that poll MTurk act on these).
-API_KINDS = (round1.API_BATCH, mturk.QUESTIONS_BATCH)
+API_KINDS = (round1.API_BATCH, mturk_client.QUESTIONS_BATCH)
 
 
 def add_batch_options(parser, endpoint=True):
@@ -70,7 +70,7 @@ def round1_settings(args):
 def usd_amount(whole_cents):
     """An argparse type for USD options: the amount as written, refused unless finite and at least a cent."""
     def parse(text):
-        problem = mturk.amount_problem(text, whole_cents)
+        problem = mturk_fees.amount_problem(text, whole_cents)
         if problem:
             raise argparse.ArgumentTypeError(f"{text!r} {problem}")
         return text.strip()
@@ -117,7 +117,7 @@ def add_hit_type_options(parser, round1_defaults=True):
 
 
 def hit_type_settings(args):
-    return mturk.HitTypeSettings(
+    return mturk_hits.HitTypeSettings(
         reward=args.reward, assignment_duration=args.duration, lifetime=args.lifetime,
         auto_approval_delay=args.auto_approve, locales=tuple(args.locales),
         min_approval_rate=args.min_approval_rate, min_approved_hits=args.min_approved_hits,
@@ -136,12 +136,12 @@ def api_batch(args):
     """(ledger, plan, client) of an API batch, checked to live on the endpoint --live selects."""
     ledger = open_ledger(args)
     plan = round1.stored_plan(ledger, args.batch, kinds=API_KINDS)
-    mturk.require_environment(plan, args.live, args.batch)
+    mturk_client.require_environment(plan, args.live, args.batch)
     return ledger, plan, client(args)
 
 
 def client(args):
-    return mturk.mturk_client(args.live, args.profile)
+    return mturk_client.mturk_client(args.live, args.profile)
 
 
 def reports_mturk_errors(run):
@@ -154,7 +154,7 @@ def reports_mturk_errors(run):
             print("picforge: error: no AWS credentials found; provide them the way boto3 looks for them "
                   "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials, or --profile NAME)", file=sys.stderr)
             return 1
-        except (mturk.MTurkFailure, ClientError, BotoCoreError) as err:
+        except (mturk_client.MTurkFailure, ClientError, BotoCoreError) as err:
             print(f"picforge: error: {err}", file=sys.stderr)
             return 1
     return wrapper

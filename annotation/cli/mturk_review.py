@@ -32,7 +32,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk, mturk_manual, mturk_questions, round1
+    from annotation import mturk_client, mturk_manual, mturk_questions, mturk_review, round1
     ledger = open_ledger(args)
     plan = round1.stored_plan(ledger, args.batch, kinds=(*mturk_options.API_KINDS, round1.MANUAL_BATCH))
     if args.reject and plan["kind"] != mturk_questions.KIND:
@@ -46,15 +46,15 @@ def run(args):
         print(f"wrote {args.out}: {counts['approved']} to approve, {counts['rejected']} to reject, {counts['held']} held "
               "(their workers have too few check answers to judge yet)")
     else:
-        mturk.require_environment(plan, args.live, args.batch)
+        mturk_client.require_environment(plan, args.live, args.batch)
         if plan["kind"] == mturk_questions.KIND:
             verdicts = mturk_questions.assignment_verdicts(ledger, args.batch, args.reject, args.approve_all)
             approve_all = False   # --approve-all already chose the verdicts; listed rejections stand
         else:
             verdicts, approve_all = round1.assignment_verdicts(ledger, args.batch, plan), args.approve_all
-        counts = mturk.review_assignments(mturk_options.client(args), ledger, verdicts, approve_all)
-        print(f"approved {counts[mturk.APPROVED]}, rejected {counts[mturk.REJECTED]} assignment(s), "
-              f"{counts.get(mturk.HELD, 0)} held (their workers have too few check answers to judge yet)")
+        counts = mturk_review.review_assignments(mturk_options.client(args), ledger, verdicts, approve_all)
+        print(f"approved {counts[mturk_review.APPROVED]}, rejected {counts[mturk_review.REJECTED]} assignment(s), "
+              f"{counts.get(mturk_review.HELD, 0)} held (their workers have too few check answers to judge yet)")
     if plan["kind"] == mturk_questions.KIND:
         if args.block:
             raise InputError(f"--block is for round-1 batches, whose gold checks find the workers to block; batch "
@@ -71,17 +71,17 @@ def run(args):
 def block_workers(args, ledger, plan):
     """Block the batch's workers whose gold record failed (by the API, or print the commands for a requester-UI
     batch), once each."""
-    from annotation import mturk, round1
+    from annotation import mturk_review, round1
     with ledger.read() as q:
         done = {b["worker_id"] for b in q.worker_blocks()}
     to_block = {w: r for w, r in round1.workers_to_block(round1.assignment_verdicts(ledger, args.batch, plan)).items()
                 if w not in done}
     if plan["kind"] == round1.MANUAL_BATCH:
-        mturk.record_blocks(ledger, args.batch, to_block, "requester-site")
+        mturk_review.record_blocks(ledger, args.batch, to_block, "requester-site")
         for worker, reason in to_block.items():
-            print(f"block {worker}: {mturk.block_command(worker, reason)}")
+            print(f"block {worker}: {mturk_review.block_command(worker, reason)}")
     else:
-        mturk.block_workers(mturk_options.client(args), ledger, args.batch, to_block)
+        mturk_review.block_workers(mturk_options.client(args), ledger, args.batch, to_block)
         for worker in to_block:
             print(f"blocked {worker} (their gold record failed)")
     if not to_block:

@@ -18,12 +18,12 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk
+    from annotation import mturk_review
     ledger, _, client = mturk_options.api_batch(args)
-    seen = mturk.save_assignments(client, ledger, args.batch)
+    seen = mturk_review.save_assignments(client, ledger, args.batch)
     with ledger.read() as q:
         stored = len(q.assignments(batch_id=args.batch))
     print(f"batch {args.batch}: {seen} assignment(s) on MTurk, {stored} in the ledger")
     if args.out:
-        print(f"wrote {mturk.write_assignments(ledger, args.batch, args.out)} assignment(s) to {args.out}")
+        print(f"wrote {mturk_review.write_assignments(ledger, args.batch, args.out)} assignment(s) to {args.out}")
     return 0

@@ -11,9 +11,9 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk
+    from annotation import mturk_hits
     ledger, plan, client = mturk_options.api_batch(args)
-    rows = mturk.hit_statuses(client, ledger, args.batch)
+    rows = mturk_hits.hit_statuses(client, ledger, args.batch)
     totals = {"available": 0, "pending": 0, "completed": 0}
     for row in rows:
         print(f"{row['hit_id']}  {row['status']:<12} available {row['available']}  pending {row['pending']}  "

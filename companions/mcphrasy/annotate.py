@@ -1,4 +1,5 @@
 """Cluster-annotation round over a run: export sheets, ingest them into the ledger, agreement, reconciled clusters."""
+import contextlib
 import hashlib
 import json
 import os
@@ -104,24 +105,27 @@ def ingest_sheets(run, paths, ledger_url=None):
     return {"sheets": len(parsed), "changed": changed}
 
 
+@contextlib.contextmanager
+def reading_ledger(run, ledger_url=None):
+    """A read session of the run's ledger (or the one at `ledger_url`), the ledger disposed after it."""
+    ledger = Ledger.for_run(run.root, ledger_url)
+    try:
+        with ledger.read() as session:
+            yield session
+    finally:
+        ledger.dispose()
+
+
 def ledger_labels(run, ledger_url=None):
     """{group_id: {annotator: {phrase: (cluster, kind)}}} as ingested."""
-    ledger = Ledger.for_run(run.root, ledger_url)
-    with ledger.read() as session:
-        found = session.cluster_labels()
-    ledger.dispose()
-    return found
+    with reading_ledger(run, ledger_url) as session:
+        return session.cluster_labels()
 
 
-def ledger_minutes(run, ledger_url=None):
-    """{group_id: {annotator: minutes or None}} of every ingested sheet."""
-    ledger = Ledger.for_run(run.root, ledger_url)
-    with ledger.read() as session:
-        labelled = session.cluster_labels()
-        found = {group_id: {annotator: session.batch(batch_id(annotator, group_id))["meta"].get(clusters.MINUTES)
-                            for annotator in by_annotator} for group_id, by_annotator in labelled.items()}
-    ledger.dispose()
-    return found
+def labelled_minutes(session, labels):
+    """{group_id: {annotator: minutes or None}} of every ingested sheet of `labels` (ledger_labels' shape)."""
+    return {group_id: {annotator: session.batch(batch_id(annotator, group_id))["meta"].get(clusters.MINUTES)
+                       for annotator in by_annotator} for group_id, by_annotator in labels.items()}
 
 
 def agreement_report(labels):
@@ -161,8 +165,9 @@ def write_clusters(run, ledger_url=None):
     """The `mcphrasy-clusters` stage from the ledger's labels, with the agreement and the annotation time per group
     in its manifest."""
     groups = read_groups(run)
-    labels = ledger_labels(run, ledger_url)
-    minutes = ledger_minutes(run, ledger_url)
+    with reading_ledger(run, ledger_url) as session:
+        labels = session.cluster_labels()
+        minutes = labelled_minutes(session, labels)
     records, counts = reconciled_records(groups, labels)
     labels_digest = hashlib.sha256(json.dumps([labels, minutes], sort_keys=True).encode("utf-8")).hexdigest()
     return run.write_stage(CLUSTERS, records, "mcphrasy_clustering", inputs=dict(upstream(run, GROUPS), labels=labels_digest),

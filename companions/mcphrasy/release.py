@@ -1,5 +1,4 @@
 """The phrase-clustering release: Hugging Face-format files, a card with Table 1 and the clustering baseline."""
-import json
 import os
 
 import numpy as np
@@ -16,6 +15,7 @@ from picforge.errors import InputError
 from picforge.paths import plain_file, refuse_replacing
 from picforge.release_writer import markdown_table
 from picforge.rundir import RunDir
+from picforge.sheets import read_json_lines
 from picforge.word_vectors import read_vectors_file
 from release.configs import schema_features
 from picforge.resources import stopwords
@@ -68,11 +68,12 @@ def gold_labels(record):
     return record["phrases"], clusters.label_vector(record["phrases"], labels)
 
 
-def baseline_scores(records, model_name=BUNDLED_MODEL, ks=DEFAULT_KS):
-    """Mean V-measure, ARI and AMI of the encoder + agglomerative baseline per k ('gold' = the true count)."""
+def baseline_scores(records, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, device="auto"):
+    """Mean V-measure, ARI and AMI of the encoder (on `device`) + agglomerative baseline per k ('gold' = the true
+    count)."""
     if not records:
         return {}
-    model = load_sentence_model(model_name)
+    model = load_sentence_model(model_name, device=device)
     phrases = sorted({p for r in records for p in r["phrases"]})
     vector_of = dict(zip(phrases, encode(model, phrases)))
     by_k = baselines.group_scores(records, lambda names: baselines.cosine_distances(np.stack([vector_of[p] for p in names])), ks)
@@ -233,10 +234,11 @@ def description(run, manifest, groups_manifest, stats, records, num_bytes, model
         license_id=license_id, configs=release_configs(records, num_bytes))
 
 
-def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=DEFAULT_LICENSE):
-    """Write the release of the run's `mcphrasy-clusters` stage into `out` (atomically; refused when `out` holds
-    anything but a release picforge wrote); its manifest."""
-    refuse_replacing(out, "--out", kind="McPhraSy")
+def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=DEFAULT_LICENSE, *, force=False,
+                  device="auto"):
+    """Write the release of the run's `mcphrasy-clusters` stage into `out` (atomically; unless `force`, refused when
+    `out` holds anything but a release picforge wrote), the baseline encoder on `device`; its manifest."""
+    refuse_replacing(out, "--out", kind="McPhraSy", force=force)
     manifest = run.require(CLUSTERS)
     groups_manifest = run.require(GROUPS)
     records = list(run.iter_records(CLUSTERS))
@@ -252,7 +254,7 @@ def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=
                                                  schemas.arrow_schema(SCHEMA))
         written = read_release(root)
         report = manifest.get("report", {})
-        stats = {"table1": table1(written), "baseline": baseline_scores(written, model_name, ks),
+        stats = {"table1": table1(written), "baseline": baseline_scores(written, model_name, ks, device),
                  "agreement": report.get("agreement", {}), "time": report.get("time", {}),
                  "groups": groups_manifest["report"]}
         made["stats"] = stats
@@ -270,19 +272,15 @@ def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=
 def evaluate_predictions(records, predictions_path):
     """Mean V/ARI/AMI of predicted clusterings (JSON lines {group_id, clusters: [[phrase, …], …]}) against gold."""
     gold = {r["group_id"]: r for r in records}
+    shape = 'write {"group_id": …, "clusters": [[phrase, …], …]} covering every phrase of the group'
     rows = []
-    with open(predictions_path, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                predicted = json.loads(line)
-                record = gold[predicted["group_id"]]
-                labels = {p: (str(n), "") for n, c in enumerate(predicted["clusters"]) for p in c}
-                names, truth = gold_labels(record)
-                rows.append(clusters.scores(truth, clusters.label_vector(names, labels)))
-            except (json.JSONDecodeError, KeyError, TypeError) as err:
-                raise InputError(f"{predictions_path}: line {line_no}: not a clustering of a released group "
-                                 f"({type(err).__name__}: {err}); write {{\"group_id\": …, \"clusters\": [[phrase, …], …]}} "
-                                 "covering every phrase of the group") from None
+    for line_no, predicted in read_json_lines(predictions_path, ("group_id", "clusters"), shape=shape):
+        try:
+            record = gold[predicted["group_id"]]
+            labels = {p: (str(n), "") for n, c in enumerate(predicted["clusters"]) for p in c}
+            names, truth = gold_labels(record)
+            rows.append(clusters.scores(truth, clusters.label_vector(names, labels)))
+        except (KeyError, TypeError) as err:
+            raise InputError(f"{predictions_path}: line {line_no}: not a clustering of a released group "
+                             f"({type(err).__name__}: {err}); {shape}") from None
     return {key: round(value, 4) for key, value in clusters.mean_scores(rows).items()} | {"groups": len(rows)}

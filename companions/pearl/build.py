@@ -52,7 +52,7 @@ def check_sentences(mining_run):
                          "type; mine a dump with articles (`picforge mine` prints how many sentences it kept)")
 
 
-def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner="DirectRunner", force=False,
+def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner=None, force=False,
                  device="auto"):
     """Run stage `pearl-phrases` into `out` from the mining run's sentences, the hard negatives' encoder on `device`
     (not in the fingerprint, nor the spaCy batch size: stage_jobs.OUTPUT_NEUTRAL); returns its manifest."""

@@ -3,8 +3,8 @@ import argparse
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES
 from picforge.long_lived import long_lived
-from picforge.options import (add_device_option, existing_path, finite_float, non_negative_int, options_from_args,
-                              positive_int)
+from picforge.options import (EMBEDDED_RUNNER, RUNNER_ALIASES, add_device_option, existing_path, finite_float,
+                              non_negative_int, options_from_args, positive_int)
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 from picforge.paths import add_output
 
@@ -20,7 +20,8 @@ def register(subparsers):
     parser.add_argument("--wic", required=True, type=existing_path("the official WiC_dataset.zip"),
                         help="the official WiC_dataset.zip")
     add_output(parser, "--out", kind="run", required=True, help="run directory (local, gs:// or s3://)")
-    parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
+    parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
+                                         f"process; {RUNNER_ALIASES['DaskRunner']}, DataflowRunner…)")
     parser.add_argument("--top-n", type=positive_int, default=MineOptions.top_n, help="triplets to select (default 19500)")
     parser.add_argument("--max-pages", type=positive_int, help="read only the first N articles of the input (files in sorted order, read one after another)")
     parser.add_argument("--seed", type=non_negative_int, default=MineOptions.seed, help="seed of every sample (default 0)")

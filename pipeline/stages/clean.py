@@ -691,7 +691,8 @@ def _clean_article(article, progress):
 def iter_clean_pages(path, max_pages=None):
     """{page_id, paragraphs, missing_words, template_words_lost} of one dump file's kept articles with prose, streamed without Beam
     (for benches and checks); at most `max_pages` of them."""
-    from pipeline.stages.read_dump import classify_page, read_pages
+    from pipeline.dump_input import read_pages
+    from pipeline.dump_pages import classify_page
 
     kept = 0
     for fields, wikitext, is_redirect in read_pages(path):

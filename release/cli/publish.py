@@ -13,16 +13,18 @@ def register(subparsers):
     add_output(parser, "--to", kind="release", required=True, dest="dest", help="s3://bucket/prefix, gs://bucket/prefix or hf://org/name")
     parser.add_argument("--live", action="store_true", help="really upload (default: print the plan only)")
     parser.add_argument("--private", action="store_true", help="create the Hugging Face repository as private")
+    parser.add_argument("--force", action="store_true",
+                        help="replace a local --to folder even if it holds something else than a published release")
     parser.set_defaults(func=run)
 
 
 def run(args):
     from release.publish import describe_plan, plan_upload, publish
-    print("\n".join(describe_plan(plan_upload(args.release_dir, args.dest), args.dest)))
+    print("\n".join(describe_plan(plan_upload(args.release_dir, args.dest, force=args.force), args.dest)))
     if not args.live:
         print("dry run: nothing uploaded; pass --live to upload")
         return 0
-    uploads = publish(args.release_dir, args.dest, private=args.private)
+    uploads = publish(args.release_dir, args.dest, private=args.private, force=args.force)
     print(f"uploaded {len(uploads)} files to {args.dest}")
     return 0
 

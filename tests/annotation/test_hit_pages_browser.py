@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from annotation import hit_pages, mturk, mturk_manual, round1
+from annotation import hit_pages, mturk_hits, mturk_manual, mturk_review, mturk_xml, round1
 
 from mturk_support import SCRIPT, answer_xml, gold_bank, make_run, real_client, write_gold
 from tests.http_helpers import QuietHandler
@@ -74,7 +74,7 @@ def batch(tmp_path):
 
 def _plan(batch, kind, settings=round1.Round1Settings(questions_per_hit=4, assignments=1)):
     plan, _ = round1.plan_batch(batch["ledger"], "b1", kind, batch["gold"], settings,
-                                {"environment": "sandbox", "hit_type": mturk.HitTypeSettings().as_meta()}
+                                {"environment": "sandbox", "hit_type": mturk_hits.HitTypeSettings().as_meta()}
                                 if kind == round1.API_BATCH else {})
     round1.store_plan(batch["ledger"], "b1", plan)
     return plan
@@ -125,7 +125,7 @@ def test_html_question_page_posts_what_mturk_save_parses(browser, server, batch)
     plan = _plan(batch, round1.API_BATCH)
     pages = round1.hit_pages_of(batch["run"], plan)
     hit = next(h for h in plan["hits"] if "T1/q2" in h["slots"] or "T1/q3" in h["slots"])   # shows {SCRIPT}
-    questions = mturk.question_xmls(plan, pages)
+    questions = mturk_xml.question_xmls(plan, pages)
     # The page exactly as MTurk will serve it: the HTMLContent of the Question sent to create_hit_with_hit_type.
     page = ET.fromstring(questions[hit["token"]]).find(f"{{{hit_pages.HTML_QUESTION_NS}}}HTMLContent").text
     server.pages["/hit"] = page
@@ -167,7 +167,7 @@ def test_html_question_page_posts_what_mturk_save_parses(browser, server, batch)
                 "HITId": f"3HIT{n}", "HITTypeId": "HT1", "HITStatus": "Assignable", "HITGroupId": "G"}}, {
                 "HITTypeId": "HT1", "MaxAssignments": 1, "LifetimeInSeconds": ANY, "Question": ANY,
                 "RequesterAnnotation": planned["token"], "UniqueRequestToken": planned["token"]})
-        mturk.create_hits(client, batch["ledger"], "b1", plan, questions, "HT1")
+        mturk_hits.create_hits(client, batch["ledger"], "b1", plan, questions, "HT1")
         with batch["ledger"].read() as q:
             hit_id = next(h["hit_id"] for h in q.hits("b1") if h["request_token"] == hit["token"])
         for n in range(1, len(plan["hits"]) + 1):
@@ -176,7 +176,7 @@ def test_html_question_page_posts_what_mturk_save_parses(browser, server, batch)
                 "Answer": answer_xml(fields)}]
             stubber.add_response("list_assignments_for_hit", {"NumResults": len(found), "Assignments": found},
                                  {"HITId": f"3HIT{n}", "AssignmentStatuses": ANY, "MaxResults": 100})
-        mturk.save_assignments(client, batch["ledger"], "b1")
+        mturk_review.save_assignments(client, batch["ledger"], "b1")
     with batch["ledger"].read() as q:
         saved = {a["field"]: (a["item_id"], a["value"]) for a in q.answers(assignment_id="A1")}
     expected = {f"answer_{n}": (None if s.startswith(round1.GOLD_PREFIX) else s, "yes" if answers[n] else "no")

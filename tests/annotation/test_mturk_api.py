@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from annotation import hit_pages, mturk, round1
+from annotation import hit_pages, mturk_client, mturk_fees, mturk_hits, round1
 from annotation import ledger as L
 
 from mturk_support import (NOW, SCRIPT, answer_xml, gold_bank, hit_id, hit_record, make_run, real_client,
@@ -15,7 +15,7 @@ from mturk_support import (NOW, SCRIPT, answer_xml, gold_bank, hit_id, hit_recor
 BATCH = "b1"
 # The CLI options of `create` below, as library settings (for drafting the same deterministic plan).
 SETTINGS = round1.Round1Settings(questions_per_hit=4, assignments=3, min_worker_gold=3)
-HIT_TYPE = mturk.HitTypeSettings(reward="0.50")
+HIT_TYPE = mturk_hits.HitTypeSettings(reward="0.50")
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def env(tmp_path, monkeypatch, annotate, ledger_url):
     run_dir, ledger = make_run(tmp_path, ledger_url)
     gold = write_gold(tmp_path / "gold.jsonl")
     client = real_client()
-    monkeypatch.setattr(mturk, "mturk_client", lambda live, profile=None: client)
+    monkeypatch.setattr(mturk_client, "mturk_client", lambda live, profile=None: client)
     stubber = Stubber(client)
     stubber.activate()
     create = ["annotate", "mturk", "create", "--run", run_dir, "--batch", BATCH, "--gold", gold,
@@ -97,8 +97,8 @@ def test_create_prints_cost_and_sends_qualification_test_hit_type_and_escaped_pa
     assert len(asked) == 6 and keyed == {g: ("yes" if bank[g]["answer"] else "no") for g in asked}
     requirements = {r["QualificationTypeId"]: r for r in sent["CreateHITType"]["QualificationRequirements"]}
     assert requirements["QT1"]["Comparator"] == "GreaterThanOrEqualTo" and requirements["QT1"]["IntegerValues"] == [5]
-    assert {"Country": "US"} in requirements[mturk.LOCALE_QUALIFICATION]["LocaleValues"]
-    assert requirements[mturk.APPROVAL_RATE_QUALIFICATION]["IntegerValues"] == [98]
+    assert {"Country": "US"} in requirements[mturk_hits.LOCALE_QUALIFICATION]["LocaleValues"]
+    assert requirements[mturk_hits.APPROVAL_RATE_QUALIFICATION]["IntegerValues"] == [98]
 
     pages = "".join(ET.fromstring(params["Question"]).find(f"{{{hit_pages.HTML_QUESTION_NS}}}HTMLContent").text
                     for op, params in calls if op == "CreateHITWithHITType")
@@ -348,7 +348,7 @@ def test_status_expire_and_delete(env, capsys):
         capsys.readouterr().out)
 
     for n, token in enumerate(tokens, start=1):
-        stubber.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(n), "ExpireAt": mturk.PAST})
+        stubber.add_response("update_expiration_for_hit", {}, {"HITId": hit_id(n), "ExpireAt": mturk_hits.PAST})
     for n, token in enumerate(tokens, start=1):
         stubber.add_response("get_hit", {"HIT": hit_record(n, token, status="Reviewable", completed=3)},
                              {"HITId": hit_id(n)})
@@ -380,7 +380,7 @@ def test_status_expire_and_delete(env, capsys):
     ("0.02", 1, 5, "0.15"),    # at least $0.01 fee per assignment
 ])
 def test_batch_cost_includes_mturk_fees(reward, assignments, hits, total):
-    assert str(mturk.batch_cost(reward, assignments, hits)["total"]) == total
+    assert str(mturk_fees.batch_cost(reward, assignments, hits)["total"]) == total
 
 
 def test_a_tampered_answer_is_kept_unusable_and_rejected_without_blocking_the_save(env, capsys):

@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from annotation import mturk, mturk_questions, round1
+from annotation import mturk_hits, mturk_questions, mturk_xml, round1
 from annotation.hit_pages import HTML_QUESTION_LIMIT, HTML_QUESTION_NS
 from annotation.ledger import Ledger
 from picforge.errors import InputError
 
-META = {"environment": "sandbox", "hit_type": mturk.HitTypeSettings(reward="0.80").as_meta(), "assignments": 3}
+META = {"environment": "sandbox", "hit_type": mturk_hits.HitTypeSettings(reward="0.80").as_meta(), "assignments": 3}
 
 
 def question(text="<p>Rate it</p>"):
@@ -97,4 +97,4 @@ def test_the_reject_list_is_checked_against_the_saved_assignments(tmp_path, text
 def test_answer_xml_gives_back_the_posted_fields():
     fields = {"form_id": "0001A", "item1_inspired1": "Tom & <Jerry>", "item1_inspired2": "café ünïcode",
               "item1_rating": "", "comments": "line one\nline two"}
-    assert mturk.fields_from_answer_xml(mturk.answer_xml(fields)) == fields
+    assert mturk_xml.fields_from_answer_xml(mturk_xml.answer_xml(fields)) == fields

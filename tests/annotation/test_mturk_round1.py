@@ -1,7 +1,7 @@
 """Round-1 logic as pure functions: HIT layout, request tokens, gold split, checks and the decision rule."""
 import pytest
 
-from annotation import mturk, round1
+from annotation import mturk_fees, mturk_hits, round1
 from annotation.ledger import ACCEPTED, REJECTED
 from picforge.errors import InputError
 
@@ -82,5 +82,5 @@ def test_defaults_follow_pic_appendix_j():
     """5 practice questions, a 6-question checkpoint, sets of 30 questions, $5.6 per 30 answers with fees."""
     settings = round1.Round1Settings()
     assert (settings.practice, settings.qualification_questions, settings.questions_per_hit) == (5, 6, 30)
-    cost = mturk.batch_cost(mturk.HitTypeSettings().reward, assignments=1, hits=1)
+    cost = mturk_fees.batch_cost(mturk_hits.HitTypeSettings().reward, assignments=1, hits=1)
     assert str(cost["total"]) == "5.60" and str(cost["fees"]) == "0.93"

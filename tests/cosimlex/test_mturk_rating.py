@@ -1,6 +1,6 @@
 """CoSimLex rating forms posted as MTurk HITs with `annotate mturk create-questions`, saved with
 `mturk save --out` and read by `cosimlex ingest-rating`. MTurk is botocore's Stubber on the real client
-that `annotation.mturk.mturk_client` builds, so every request is checked against the MTurk API model."""
+that `annotation.mturk_client.mturk_client` builds, so every request is checked against the MTurk API model."""
 import datetime
 import html.parser
 import json
@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from annotation import mturk
+from annotation import mturk_client, mturk_hits
 from annotation.ledger import Ledger
 from companions.cosimlex import RATINGS, SELECTION
 from picforge.cli import main
@@ -47,7 +47,7 @@ def rating_run(tmp_path):
 
 
 class StubbedMTurk:
-    """Stands in for annotation.mturk.mturk_client: builds the real client, then serves the expected
+    """Stands in for annotation.mturk_client.mturk_client: builds the real client, then serves the expected
     responses through a Stubber on it and records the endpoint and every request."""
 
     def __init__(self, build):
@@ -85,8 +85,8 @@ def turk(monkeypatch, tmp_path):
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
-    stubbed = StubbedMTurk(mturk.mturk_client)
-    monkeypatch.setattr(mturk, "mturk_client", stubbed)
+    stubbed = StubbedMTurk(mturk_client.mturk_client)
+    monkeypatch.setattr(mturk_client, "mturk_client", stubbed)
     return stubbed
 
 
@@ -138,10 +138,11 @@ def test_create_posts_every_form_once_on_the_sandbox_with_the_full_cost(turk, ra
     assert "4 HIT(s) x 3 assignment(s) x $0.80 = $9.60 + MTurk fees $1.92 = $11.52" in out
     assert "4 HIT(s) created now; 4 in the batch; HIT type HT1" in out
     assert "https://workersandbox.mturk.com/projects/GRP1/tasks" in out
-    assert turk.endpoints == [mturk.SANDBOX_ENDPOINT]
+    assert turk.endpoints == [mturk_client.SANDBOX_ENDPOINT]
     requirements = dict(turk.calls)["CreateHITType"]["QualificationRequirements"]
     assert {r["QualificationTypeId"] for r in requirements} == {
-        mturk.LOCALE_QUALIFICATION, mturk.APPROVAL_RATE_QUALIFICATION, mturk.APPROVED_HITS_QUALIFICATION}
+        mturk_hits.LOCALE_QUALIFICATION, mturk_hits.APPROVAL_RATE_QUALIFICATION,
+        mturk_hits.APPROVED_HITS_QUALIFICATION}
     hits = hits_by_form(run)
     assert {form_id: hit["request_token"] for form_id, hit in hits.items()} == {
         entry["form_id"]: sandbox_token(entry) for entry in forms}
@@ -162,7 +163,7 @@ def test_create_posts_every_form_once_on_the_sandbox_with_the_full_cost(turk, ra
                     create_params(entry, token=lambda e: e["request_token"]))
     assert create(run, plan_path, "--live", "--max-spend", "11.52", batch="live-1") == 0
     assert "https://worker.mturk.com/projects/GRP1/tasks" in capsys.readouterr().out
-    assert turk.endpoints == [mturk.SANDBOX_ENDPOINT] * 2 + [mturk.LIVE_ENDPOINT]
+    assert turk.endpoints == [mturk_client.SANDBOX_ENDPOINT] * 2 + [mturk_client.LIVE_ENDPOINT]
     assert {f: h["request_token"] for f, h in hits_by_form(run, "live-1").items()} == {
         entry["form_id"]: entry["request_token"] for entry in forms}
     turk.assert_done()
@@ -332,7 +333,7 @@ def test_review_status_expire_and_delete_work_on_a_question_batch(turk, rating_r
     assert "4 of 4 planned HIT(s) created; assignments available 9, pending 0, completed 3; 3 saved" in (
         capsys.readouterr().out)
     for n, entry in enumerate(forms, start=1):
-        turk.expect("update_expiration_for_hit", {}, {"HITId": hit_id(n), "ExpireAt": mturk.PAST})
+        turk.expect("update_expiration_for_hit", {}, {"HITId": hit_id(n), "ExpireAt": mturk_hits.PAST})
     for n, entry in enumerate(forms, start=1):
         turk.expect("get_hit", {"HIT": hit_record(n, sandbox_token(entry), status="Reviewable")}, {"HITId": hit_id(n)})
     assert verb(run, "expire") == 0

@@ -173,7 +173,8 @@ def test_groups_are_the_same_when_rebuilt_with_the_same_seed(groups_run, tmp_pat
 
 
 @pytest.mark.slow
-def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_path, capsys, caplog):
+def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_path, capsys, caplog, monkeypatch):
+    monkeypatch.delenv("PICFORGE_LEDGER", raising=False)  # the run's own ledger, whatever the shell names
     out = shutil.copytree(groups_run, tmp_path / "run")
     exported, returned = tmp_path / "sheets", tmp_path / "returned"
     # names given with commas are as many annotators, not one called "ann,bob,cy"
@@ -221,6 +222,11 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
                     for f in (v_measure_score, adjusted_rand_score, adjusted_mutual_info_score)]
         assert f"{pair[0]} / {pair[1]}: V {expected[0]:.2f}  ARI {expected[1]:.2f}  AMI {expected[2]:.2f}" in printed
     assert "ann / cy: V 1.00  ARI 1.00  AMI 1.00" in printed
+    # $PICFORGE_LEDGER names the ledger when --ledger does not, as for `picforge annotate`: an empty one has no labels
+    monkeypatch.setenv("PICFORGE_LEDGER", f"sqlite:///{tmp_path / 'other-ledger.sqlite'}")
+    assert picforge("mcphrasy", "agreement", "--run", out) == 0
+    assert capsys.readouterr().out.startswith("0 groups clustered by several annotators")
+    monkeypatch.delenv("PICFORGE_LEDGER")
 
     assert picforge("mcphrasy", "reconcile", "--run", out) == 0
     printed = capsys.readouterr().out
@@ -267,8 +273,14 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     assert metadata["rai:annotationsPerItem"] == "6 groups clustered by one annotator, 2 by several"
     assert "\nlicense: cc-by-sa-4.0\n" in card and "## License\n\n`cc-by-sa-4.0`, the default for these inputs." in card
     other = tmp_path / "release-nc"
-    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0") == 0
+    other.mkdir()
+    (other / "NOTES.md").write_text("mine")
+    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0") == 2
+    assert "pass --force to replace it anyway" in capsys.readouterr().err and (other / "NOTES.md").exists()
+    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0",
+                    "--device", "cpu", "--force") == 0
     capsys.readouterr()
+    assert not (other / "NOTES.md").exists()
     assert "\nlicense: cc-by-nc-4.0\n" in (other / "README.md").read_text()
     assert json.loads((other / "MANIFEST.json").read_text())["options"]["license"] == "cc-by-nc-4.0"
 

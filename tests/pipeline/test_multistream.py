@@ -13,8 +13,10 @@ from apache_beam.testing.util import assert_that, equal_to
 from picforge import progress
 from picforge.errors import InputError
 from picforge.rundir import RunDir
-from pipeline.stages.read_dump import (ReadDump, article_record, classify_page, dump_parts, expand_inputs,
-                                       read_pages, rooted, stream_offsets, stream_ranges)
+from pipeline.dump_index import dump_parts, stream_offsets, stream_ranges
+from pipeline.dump_input import expand_inputs, read_pages, rooted
+from pipeline.dump_pages import article_record, classify_page
+from pipeline.stages.read_dump import ReadDump
 from tests.cli_helpers import picforge_in_child
 from tests.pipeline.dump_factory import write_multistream
 

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from pipeline.stages.clean import iter_clean_pages
-from pipeline.stages.read_dump import classify_page, read_pages
+from pipeline.dump_input import read_pages
+from pipeline.dump_pages import classify_page
 from pipeline.stages.sentences import page_sentences
 
 WORD = re.compile(r"[^\W_]+")

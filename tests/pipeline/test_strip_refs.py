@@ -6,7 +6,8 @@ import pytest
 
 from pipeline.stages import clean
 from pipeline.stages.clean import strip_refs
-from pipeline.stages.read_dump import classify_page, read_pages
+from pipeline.dump_input import read_pages
+from pipeline.dump_pages import classify_page
 
 REF_OPENING = re.compile(r"<ref[\s>/]", re.IGNORECASE)
 

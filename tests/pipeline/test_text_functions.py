@@ -7,7 +7,8 @@ import pytest
 from picforge.resources import read_wic_words, stopwords
 from pipeline.stages.clean import clean_wikitext, dropped_counter, has_residue, iter_clean_pages, tidy
 from pipeline.stages.phrases import chunk_phrase, extract_phrases, load_spacy, normalise_phrase, trim_words
-from pipeline.stages.read_dump import classify_page, iter_pages
+from pipeline.dump_input import iter_pages
+from pipeline.dump_pages import classify_page
 from pipeline.stages.select import passage_window
 from pipeline.stages.sentences import page_sentences, split_sentences
 

@@ -62,7 +62,10 @@ def test_candidates_are_sentence_ngrams_plus_the_gold_phrase():
 def test_predictions_file_errors_name_the_line(tmp_path):
     path = tmp_path / "preds.jsonl"
     path.write_text('{"id": "a-1", "prediction_text": "x", "answer_start": 3}\n\n{"id": "b-2"}\n')
-    with pytest.raises(InputError, match=r"preds.jsonl line 3: KeyError\('prediction_text'\)"):
+    with pytest.raises(InputError, match=r"preds.jsonl: line 3: missing field\(s\) prediction_text"):
+        evaluate.read_predictions(path)
+    path.write_bytes(b'{"id": "a-1", "prediction_text": "x"}\n{"id": "b-2", "prediction_text": "caf\xe9"}\n')
+    with pytest.raises(InputError, match=r"preds.jsonl: line 2: byte 0xe9"):
         evaluate.read_predictions(path)
 
 

@@ -74,6 +74,11 @@ def test_publish_yes_to_a_filesystems_path(picforge, release_dir, tmp_path, caps
     assert "uploaded" in capsys.readouterr().out
     assert json.loads((mirror / "MANIFEST.json").read_text()) == json.load(
         open(os.path.join(release_dir, "MANIFEST.json")))
+    (mirror / "NOTES.md").write_text("my notes")
+    assert picforge("publish", release_dir, "--to", mirror, "--live") == 2
+    assert "pass --force to replace it anyway" in capsys.readouterr().err and (mirror / "NOTES.md").exists()
+    assert picforge("publish", release_dir, "--to", mirror, "--live", "--force") == 0
+    assert not (mirror / "NOTES.md").exists()
 
 
 def test_bad_destinations_are_explained(release_dir):

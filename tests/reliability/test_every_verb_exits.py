@@ -2,14 +2,12 @@
 interpreter exit (`terminate called without an active exception`, exit 134) and no traceback. Verbs run here on
 copies of the 103-page sample's runs and releases; the rest are named with the test that runs them, so a new verb
 cannot go unchecked."""
-import argparse
 import shutil
 
 import pytest
 
-from picforge import cli
 from picforge.rundir import RunDir
-from tests.cli_helpers import picforge_in_child
+from tests.cli_helpers import picforge_in_child, verbs
 from tests.walkthrough import annotators
 
 pytestmark = pytest.mark.slow
@@ -58,19 +56,7 @@ ELSEWHERE = {
 
 def registered_verbs():
     """Every runnable verb of `picforge`, as its words ('annotate mturk gold')."""
-    def leaves(parser, words):
-        groups = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if not groups or not all(group.required for group in groups):  # `stsb-context` runs without a verb too
-            yield " ".join(words)
-        for group in groups:
-            for name, sub in group.choices.items():
-                yield from leaves(sub, [*words, name])
-
-    verbs = []
-    for command in cli.COMMANDS:
-        top = next(a for a in cli.build_parser(command)._actions if isinstance(a, argparse._SubParsersAction))
-        verbs += leaves(top.choices[command], [command])
-    return verbs
+    return [" ".join(words) for words, _ in verbs()]
 
 
 def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, release_103, enwiki_sample, tmp_path):

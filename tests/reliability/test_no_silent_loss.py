@@ -15,7 +15,9 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.mine import CANDIDATES_CSV, mine
 from picforge.rundir import RunDir
-from pipeline.stages.read_dump import DumpFileError, ReadDump, classify_page, iter_pages
+from pipeline.dump_input import DumpFileError, iter_pages
+from pipeline.dump_pages import classify_page
+from pipeline.stages.read_dump import ReadDump
 from tests.pipeline.dump_factory import planted_pages, write_dump
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

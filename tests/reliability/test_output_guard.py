@@ -9,7 +9,7 @@ import pytest
 
 from picforge import cli
 from picforge.paths import declared_output
-from tests.cli_helpers import picforge_in_child
+from tests.cli_helpers import picforge_in_child, verbs
 from tests.reliability.test_destructive_paths import tree_digest
 from tests.reliability.test_worker_quality import GOLD, expert_annotated, results_rows, write_results
 
@@ -18,24 +18,6 @@ pytestmark = pytest.mark.slow
 OUTPUT_NAMES = {"--out", "--json", "--to", "--sheets", "--fixlists", "--cache", "--cache-dir", "--categories-cache-dir"}
 # Values for required arguments that are not paths.
 NOT_PATHS = {"batch": "b1", "annotators": "a1", "release_id": "1-1", "experts": "a1,a2", "tiebreak": "a3"}
-
-
-def verbs():
-    """(words, parser) of every verb picforge registers."""
-    found = []
-
-    def walk(parser, words):
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if not subs or not subs[0].required:  # a command that runs without a verb (`stsb-context`) is a verb too
-            found.append((words, parser))
-        for sub in subs:
-            for name, child in sub.choices.items():
-                walk(child, words + [name])
-
-    for command in cli.COMMANDS:
-        top = cli.build_parser(command)
-        walk([a for a in top._actions if isinstance(a, argparse._SubParsersAction)][0].choices[command], [command])
-    return found
 
 
 def argv_writing(words, parser, output, run, value):

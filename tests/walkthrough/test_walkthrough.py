@@ -24,7 +24,7 @@ from collections import Counter
 
 import pytest
 
-from annotation import mturk
+from annotation import mturk_client
 from picforge import cli
 from pipeline.mine import mine
 from picforge.rundir import RunDir
@@ -136,8 +136,9 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch):
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
     sandbox = SandboxMTurk(annotators.sandbox_worker(RUN, "r1-api", GOLD))
-    real_client = mturk.mturk_client
-    monkeypatch.setattr(mturk, "mturk_client", lambda live, profile=None: sandbox.attach(real_client(live, profile)))
+    real_client = mturk_client.mturk_client
+    monkeypatch.setattr(mturk_client, "mturk_client",
+                        lambda live, profile=None: sandbox.attach(real_client(live, profile)))
     session = Session(monkeypatch, *demo_inputs())
 
     # What the people do before a command (keyed by the command and how often it ran), and what must hold after.

@@ -1,4 +1,5 @@
 """`picforge mcphrasy VERB`: the McPhraSy companion, one module per verb, each a thin layer over the library."""
+from annotation.cli import add_ledger_option
 from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES, CorpusSource
 from picforge.cli import register_verbs
 from picforge.options import add_run_option
@@ -17,9 +18,10 @@ def register(subparsers):
 
 
 def add_run_and_ledger_options(parser, holding):
-    """--run RUN_DIR (holding `holding`; the former --out still works) and --ledger URL, for the cluster verbs."""
+    """--run RUN_DIR (holding `holding`; the former --out still works) and --ledger URL (else $PICFORGE_LEDGER), for
+    the cluster verbs."""
     add_run_option(parser, holding)
-    parser.add_argument("--ledger", help="SQLAlchemy URL of the ledger (default RUN/ledger.sqlite)")
+    add_ledger_option(parser)
 
 
 def add_corpus_arguments(parser):

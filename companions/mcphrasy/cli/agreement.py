@@ -1,5 +1,6 @@
 """`picforge mcphrasy agreement`: V-measure, ARI and AMI between annotators of the shared groups."""
 from companions.mcphrasy.annotate import agreement_report, ledger_labels
+from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.rundir import RunDir
 
@@ -11,7 +12,7 @@ def register(verbs):
 
 
 def run(args):
-    report = agreement_report(ledger_labels(RunDir(args.run), args.ledger))
+    report = agreement_report(ledger_labels(RunDir(args.run), ledger_url(args)))
     print(f"{report['groups']} groups clustered by several annotators")
     for pair, scores in [*report["per_pair"].items(), ("average", report["average"])]:
         if scores:

@@ -1,5 +1,6 @@
 """`picforge mcphrasy reconcile`: the final clusters of every annotated group (majority where several)."""
 from companions.mcphrasy.annotate import CLUSTERS, write_clusters
+from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.rundir import RunDir
 
@@ -12,7 +13,7 @@ def register(verbs):
 
 def run(args):
     run_dir = RunDir(args.run)
-    manifest = write_clusters(run_dir, args.ledger)
+    manifest = write_clusters(run_dir, ledger_url(args))
     counts = manifest["report"]["counts"]
     print(f"{manifest['records']} clustered groups in {run_dir.stage_dir(CLUSTERS)} ({counts['reconciled']} reconciled, "
           f"{counts['single-annotator']} by one annotator, {counts['unannotated']} not annotated yet)")

@@ -1,22 +1,24 @@
 """`picforge mcphrasy release`: the Hugging Face-format phrase-clustering dataset with its card."""
 from companions.mcphrasy.release import DEFAULT_KS, DEFAULT_LICENSE, write_release
 from picforge.encoders import BUNDLED_MODEL
+from picforge.options import add_device_option, check_device
+from picforge.release_writer import add_release_options
 from picforge.rundir import RunDir
-from picforge.paths import add_output
 
 
 def register(verbs):
     parser = verbs.add_parser("release", help="write the dataset, its card (Table 1) and the baseline scores")
-    parser.add_argument("--run", required=True, metavar="RUN_DIR", help="run directory holding mcphrasy-clusters")
-    add_output(parser, "--out", kind="release", required=True, help="release folder to write (replaced atomically)")
+    add_release_options(parser, reads="mcphrasy-clusters",
+                        default_license=f"{DEFAULT_LICENSE}: what the Wikipedia text allows")
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")
-    parser.add_argument("--license", default=DEFAULT_LICENSE, help=f"licence id for the card (default {DEFAULT_LICENSE}: what the "
-                                                                   "Wikipedia text allows)")
+    add_device_option(parser, "the baseline encoder")
     parser.set_defaults(func=run)
 
 
 def run(args):
-    manifest = write_release(RunDir(args.run), args.out, args.encoder, DEFAULT_KS, args.license)
+    check_device(args.device)
+    manifest = write_release(RunDir(args.run), args.out, args.encoder, DEFAULT_KS, args.license or DEFAULT_LICENSE,
+                             force=args.force, device=args.device)
     table = manifest["stats"]["table1"]["with_singletons"]
     print(f"{manifest['records']} groups in {args.out}; {table['clusters_per_group']} clusters per group; "
           f"baseline V at gold k: {manifest['stats']['baseline']['gold']['v_measure']}")

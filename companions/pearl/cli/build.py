@@ -2,7 +2,8 @@
 import dataclasses
 
 from companions.pearl.options import PearlOptions
-from picforge.options import add_device_option, finite_float, non_negative_int, options_from_args, positive_int
+from picforge.options import (EMBEDDED_RUNNER, RUNNER_ALIASES, add_device_option, finite_float, non_negative_int,
+                              options_from_args, positive_int)
 from picforge.paths import add_output
 
 DEFAULTS = PearlOptions()
@@ -23,7 +24,8 @@ def register(subparsers):
                     "pass through).")
     parser.add_argument("--run", required=True, help="mining run directory holding a completed `sentences` stage")
     add_output(parser, "--out", kind="run", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
-    parser.add_argument("--runner", default="DirectRunner", help="Beam runner (DirectRunner, DaskRunner, DataflowRunner…)")
+    parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
+                                         f"process; {RUNNER_ALIASES['DaskRunner']}, DataflowRunner…)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
     add_device_option(parser, "the encoder (WordNet senses, hard negatives)")
     option = parser.add_argument_group("corpus options (recorded in the stage manifest)").add_argument
