@@ -16,6 +16,7 @@ INTERVAL_S = 30.0
 HEARTBEAT_S = 20.0
 # Counters that count items a stage dropped, skipped or flagged, by reason: `dropped-<reason>`,
 # `skipped-<reason>`, `broken-<reason>`, `<things>-dropped-<reason>`.
+_bars_on_screen = []  # `tracked`'s bars now drawn: they show a command is alive, so the heartbeat's line stays away
 SPINNER = "|/-\\"  # the live line's first character, turning once a second while a command is quiet
 DROP_COUNTER = re.compile(r"^(?:[a-z]+-)?(?:dropped|skipped|broken)-")
 
@@ -60,7 +61,12 @@ def tracked(items, total, stage, unit):
     if sys.stderr.isatty():
         from tqdm import tqdm
 
-        yield from tqdm(items, total=total, desc=stage, unit=f" {unit}", file=sys.stderr)
+        with tqdm(items, total=total, desc=stage, unit=f" {unit}", file=sys.stderr) as bar:
+            _bars_on_screen.append(bar)
+            try:
+                yield from bar
+            finally:
+                _bars_on_screen.remove(bar)
         return
     progress = Progress(stage, unit, total=total)
     started = time.monotonic()
@@ -159,7 +165,7 @@ def heartbeat(what, quiet_s=None):
         spin = 0
         while not stop.wait(min(1.0, quiet_s)):
             now = time.monotonic()
-            if now - last.at < quiet_s:
+            if now - last.at < quiet_s or (live is not None and _bars_on_screen):
                 if live is not None:
                     live.clear()
                 continue

@@ -1,11 +1,14 @@
 """Progress lines during long stages, and the embedding model loaded only when a stage has texts to embed."""
+import fcntl
 import io
 import logging
 import os
 import pty
 import re
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -110,13 +113,26 @@ with progress.heartbeat("demo verb", quiet_s=0.3):
 """
 
 
-def _quiet_command_stderr(on_terminal):
-    """What QUIET_COMMAND writes on stderr, given a pseudo-terminal or a pipe."""
-    command = [sys.executable, "-c", QUIET_COMMAND]
+# A verb's own loop with a bar (`tracked`) under the heartbeat: the bar is the live line while it runs.
+TRACKED_LOOP = """
+import logging, time
+from picforge import progress
+logging.basicConfig(format="%(message)s")
+progress.log.setLevel(logging.INFO)
+with progress.heartbeat("demo verb", quiet_s=0.3):
+    for _ in progress.tracked(range(4), 4, "candidates", "phrases"):
+        time.sleep(0.4)
+"""
+
+
+def _quiet_command_stderr(on_terminal, script=QUIET_COMMAND):
+    """What `script` writes on stderr, given a pseudo-terminal or a pipe."""
+    command = [sys.executable, "-c", script]
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     if not on_terminal:
         return subprocess.run(command, env=env, stderr=subprocess.PIPE, text=True, check=True, timeout=60).stderr
     terminal, child_side = pty.openpty()
+    fcntl.ioctl(child_side, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # 24 rows of 120 columns
     child = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=child_side, stderr=child_side)
     os.close(child_side)
     written = []
@@ -141,6 +157,12 @@ def test_heartbeat_on_a_terminal_is_a_live_line_cleared_before_each_log_line():
     assert "\r\x1b[Kphrases: 3 records" in written          # the live line is cleared before a log line
     assert not any(line.startswith("demo verb") for line in written.splitlines())  # no heartbeat log line
     assert written.endswith("phrases: 3 records\r\n")        # nothing left on screen once the block ends
+
+
+def test_heartbeat_draws_nothing_over_a_bar_on_the_terminal():
+    written = _quiet_command_stderr(on_terminal=True, script=TRACKED_LOOP)
+    assert "candidates: 100%" in written and "4/4" in written
+    assert "still working" not in written
 
 
 def test_heartbeat_off_a_terminal_is_a_log_line_and_draws_nothing():
