@@ -16,8 +16,8 @@ import os
 import sqlalchemy as sa
 
 from picforge.errors import InputError
+from picforge.paths import LEDGER_FILE
 
-LEDGER_FILE = "ledger.sqlite"
 BUSY_NOTICE_SECONDS = 2  # a writer waits this long for the SQLite ledger before saying it is waiting
 BUSY_WAIT_SECONDS = 600  # and at most this long in all
 log = logging.getLogger(__name__)

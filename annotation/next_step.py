@@ -87,10 +87,8 @@ def hint(ledger, run):
 
 
 def ledger_hint(run):
-    """`hint` for a run with a ledger file, else None (so `mine` on a fresh run keeps its own first step)."""
+    """`hint` for a run with a ledger file (`mine` imports this module only for such a run)."""
     from annotation.ledger import Ledger
-    if not os.path.exists(os.path.join(run, "ledger.sqlite")):
-        return None
     ledger = Ledger.for_run(run)
     try:
         return hint(ledger, run)

@@ -17,7 +17,8 @@ from picforge.errors import InputError
 RELEASE_MANIFEST = "MANIFEST.json"
 PRODUCER = "picforge"  # the MANIFEST.json field `producer` of every release picforge writes
 STAGE_MANIFEST = "_manifest.json"
-RUN_MARKERS = (".picforge.lock", "ledger.sqlite")
+LEDGER_FILE = "ledger.sqlite"  # a run's annotation ledger (SQLite, the default)
+RUN_MARKERS = (".picforge.lock", LEDGER_FILE)
 READS_FILE = ".picforge-reads.json"  # the files earlier verbs of a run read, kept in the run
 
 

@@ -3,6 +3,7 @@ periodic line from inside the slow DoFns (items so far, items/s, time left where
 `picforge.progress` logger, and a bar for loops a verb runs in its own process when attached to a terminal."""
 import contextlib
 import logging
+import os
 import re
 import sys
 import threading
@@ -15,6 +16,8 @@ INTERVAL_S = 30.0
 HEARTBEAT_S = 20.0
 # Counters that count items a stage dropped, skipped or flagged, by reason: `dropped-<reason>`,
 # `skipped-<reason>`, `broken-<reason>`, `<things>-dropped-<reason>`.
+_bars_on_screen = []  # `tracked`'s bars now drawn: they show a command is alive, so the heartbeat's line stays away
+SPINNER = "|/-\\"  # the live line's first character, turning once a second while a command is quiet
 DROP_COUNTER = re.compile(r"^(?:[a-z]+-)?(?:dropped|skipped|broken)-")
 
 
@@ -58,7 +61,12 @@ def tracked(items, total, stage, unit):
     if sys.stderr.isatty():
         from tqdm import tqdm
 
-        yield from tqdm(items, total=total, desc=stage, unit=f" {unit}", file=sys.stderr)
+        with tqdm(items, total=total, desc=stage, unit=f" {unit}", file=sys.stderr) as bar:
+            _bars_on_screen.append(bar)
+            try:
+                yield from bar
+            finally:
+                _bars_on_screen.remove(bar)
         return
     progress = Progress(stage, unit, total=total)
     started = time.monotonic()
@@ -103,32 +111,70 @@ def stage_finished(manifests):
 
 
 class _LastLine(logging.Handler):
-    """Notes when the progress logger last wrote, and its last line that was not a heartbeat."""
+    """Notes when the progress logger last wrote, and its last line that was not a heartbeat; clears the live
+    line (if any) before the record is written."""
 
-    def __init__(self):
+    def __init__(self, live=None):
         super().__init__()
-        self.at, self.line = time.monotonic(), ""
+        self.at, self.line, self.live = time.monotonic(), "", live
 
     def emit(self, record):
         self.at = time.monotonic()
         if not getattr(record, "heartbeat", False):
             self.line = record.getMessage()
+        if self.live is not None:
+            self.live.clear()
+
+
+class _LiveLine:
+    """One line on the terminal (stderr), redrawn in place and cut to the terminal's width; cleared before a log
+    line is written, so log lines never land beside it."""
+
+    def __init__(self):
+        self.lock, self.shown = threading.Lock(), False
+
+    def show(self, text):
+        try:
+            width = os.get_terminal_size(sys.stderr.fileno()).columns or 80
+        except OSError:
+            width = 80
+        with self.lock:
+            sys.stderr.write(f"\r{text[:width - 1]}\x1b[K")
+            sys.stderr.flush()
+            self.shown = True
+
+    def clear(self):
+        with self.lock:
+            if self.shown:
+                sys.stderr.write("\r\x1b[K")
+                sys.stderr.flush()
+                self.shown = False
 
 
 @contextlib.contextmanager
 def heartbeat(what, quiet_s=None):
-    """While the block runs, log '<what>: still working (N s in all; last: "<line>")' whenever the progress logger
-    stayed quiet for `quiet_s` seconds: a command is never silent for long, on a terminal or off."""
+    """While the block runs and the progress logger stayed quiet for `quiet_s` seconds, say
+    '<what>: still working (N s in all; last: "<line>")': on a terminal as a live line redrawn every second, else
+    as a log line every `quiet_s` seconds. A command is never silent for long, on a terminal or off."""
     quiet_s = HEARTBEAT_S if quiet_s is None else quiet_s
-    last, stop, started = _LastLine(), threading.Event(), time.monotonic()
+    live = _LiveLine() if sys.stderr.isatty() else None
+    last, stop, started = _LastLine(live), threading.Event(), time.monotonic()
     log.addHandler(last)
 
     def beat():
+        spin = 0
         while not stop.wait(min(1.0, quiet_s)):
             now = time.monotonic()
-            if now - last.at >= quiet_s:
-                since = f'; last: "{last.line[:80]}"' if last.line else ""
+            if now - last.at < quiet_s or (live is not None and _bars_on_screen):
+                if live is not None:
+                    live.clear()
+                continue
+            since = f'; last: "{last.line[:80]}"' if last.line else ""
+            if live is None:
                 log.info("%s: still working (%.0f s in all%s)", what, now - started, since, extra={"heartbeat": True})
+            else:
+                spin += 1
+                live.show(f"{SPINNER[spin % len(SPINNER)]} {what}: still working ({now - started:.0f} s in all{since})")
 
     thread = threading.Thread(target=beat, name="picforge-heartbeat", daemon=True)
     thread.start()
@@ -138,3 +184,5 @@ def heartbeat(what, quiet_s=None):
         stop.set()
         thread.join()
         log.removeHandler(last)
+        if live is not None:
+            live.clear()

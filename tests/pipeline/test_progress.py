@@ -1,8 +1,16 @@
 """Progress lines during long stages, and the embedding model loaded only when a stage has texts to embed."""
+import fcntl
 import io
 import logging
+import os
+import pty
+import re
+import struct
+import subprocess
 import sys
+import termios
 import time
+from pathlib import Path
 
 import apache_beam as beam
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
@@ -91,3 +99,75 @@ def test_heartbeat_says_a_quiet_command_is_still_working_and_names_its_last_line
     assert beats and all(m.startswith("cosimlex candidates: still working (") for m in beats)
     assert all(m.endswith('last: "sentences: 98 pages split")') for m in beats)   # never its own line
     assert len(caplog.messages) == quiet
+
+
+QUIET_COMMAND = """
+import logging, time
+from picforge import progress
+logging.basicConfig(format="%(message)s")
+progress.log.setLevel(logging.INFO)
+with progress.heartbeat("demo verb", quiet_s=0.3):
+    progress.log.info("sentences: 98 pages split")
+    time.sleep(2.0)
+    progress.log.info("phrases: 3 records")
+"""
+
+
+# A verb's own loop with a bar (`tracked`) under the heartbeat: the bar is the live line while it runs.
+TRACKED_LOOP = """
+import logging, time
+from picforge import progress
+logging.basicConfig(format="%(message)s")
+progress.log.setLevel(logging.INFO)
+with progress.heartbeat("demo verb", quiet_s=0.3):
+    for _ in progress.tracked(range(4), 4, "candidates", "phrases"):
+        time.sleep(0.4)
+"""
+
+
+def _quiet_command_stderr(on_terminal, script=QUIET_COMMAND):
+    """What `script` writes on stderr, given a pseudo-terminal or a pipe."""
+    command = [sys.executable, "-c", script]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    if not on_terminal:
+        return subprocess.run(command, env=env, stderr=subprocess.PIPE, text=True, check=True, timeout=60).stderr
+    terminal, child_side = pty.openpty()
+    fcntl.ioctl(child_side, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # 24 rows of 120 columns
+    child = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=child_side, stderr=child_side)
+    os.close(child_side)
+    written = []
+    while True:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # the child closed its side
+            break
+        if not chunk:
+            break
+        written.append(chunk)
+    os.close(terminal)
+    assert child.wait(timeout=60) == 0
+    return b"".join(written).decode()
+
+
+def test_heartbeat_on_a_terminal_is_a_live_line_cleared_before_each_log_line():
+    written = _quiet_command_stderr(on_terminal=True)
+    frames = re.findall(r'\r(.) demo verb: still working \((\d+) s in all; last: "([^"]+)"\)\x1b\[K', written)
+    assert len(frames) >= 2 and len({spinner for spinner, _, _ in frames}) >= 2   # redrawn, turning
+    assert {last for _, _, last in frames} == {"sentences: 98 pages split"}
+    assert "\r\x1b[Kphrases: 3 records" in written          # the live line is cleared before a log line
+    assert not any(line.startswith("demo verb") for line in written.splitlines())  # no heartbeat log line
+    assert written.endswith("phrases: 3 records\r\n")        # nothing left on screen once the block ends
+
+
+def test_heartbeat_draws_nothing_over_a_bar_on_the_terminal():
+    written = _quiet_command_stderr(on_terminal=True, script=TRACKED_LOOP)
+    assert "candidates: 100%" in written and "4/4" in written
+    assert "still working" not in written
+
+
+def test_heartbeat_off_a_terminal_is_a_log_line_and_draws_nothing():
+    written = _quiet_command_stderr(on_terminal=False)
+    beats = [line for line in written.splitlines() if "still working" in line]
+    assert beats and all(re.fullmatch(r'demo verb: still working \(\d+ s in all; last: "sentences: 98 pages '
+                                      r'split"\)', line) for line in beats)
+    assert "\r" not in written and "\x1b" not in written
