@@ -3,15 +3,20 @@ the shares of lexical and entity types (OTHER beside the paper's 88.5 %) by the 
 
     PYTHONPATH=. python bench/pearl_types.py accuracy
     PYTHONPATH=. python bench/pearl_types.py shares --run MINING_RUN [--min-entity-share 0.5 1.0] [--min-count 2 1]
+    PYTHONPATH=. python bench/pearl_types.py adverbs --run MINING_RUN
 
 `accuracy` scores `tests/pearl/data/constituent_labels.jsonl`; `shares` parses the run's `sentences` once and
 prints, per --min-entity-share and --min-count, the lexical and entity type shares of the phrases seen at least that
-often (2: what `picforge pearl build` keeps by default; 1: all phrases).
+often (2: what `picforge pearl build` keeps by default; 1: all phrases). `adverbs` says where ADVP stands at the
+default cut: its single- and multi-word phrases, the share if every adverb the mapping leaves out were kept alone as
+an ADVP (a ceiling: most are degree words inside an ADJP, QP or NP), and how the mapping types fixed expressions that
+Penn Treebank brackets as ADVP or PP.
 """
 import argparse
 import collections
 import json
 import pathlib
+import re
 
 LABELS_FILE = pathlib.Path(__file__).resolve().parent.parent / "tests" / "pearl" / "data" / "constituent_labels.jsonl"
 
@@ -25,14 +30,30 @@ def accuracy():
         print(f"{lex}: {right} / {emitted} = {100 * right / emitted:.1f} %")
 
 
-def shares(run_dir, entity_shares, min_counts):
-    from companions.pearl.constituents import LEXICAL_TYPES, dependency_constituents, phrase_occurrences
-    from companions.pearl.corpus import load_parser, phrase_record, token_entities
+def parsed_sentences(run_dir):
+    """(doc, constituents, entities) for each sentence of the mining run."""
+    from companions.pearl.constituents import dependency_constituents
+    from companions.pearl.corpus import load_parser, token_entities
     from picforge.rundir import RunDir
 
-    nlp = load_parser()
     texts = [s["text"] for s in RunDir(run_dir).iter_records("sentences", columns=["text"])]
-    parsed = [(doc, dependency_constituents(doc), token_entities(doc)) for doc in nlp.pipe(texts, batch_size=128)]
+    return [(doc, dependency_constituents(doc), token_entities(doc))
+            for doc in load_parser().pipe(texts, batch_size=128)]
+
+
+def phrase_types(seen, min_count):
+    """{phrase: lexical type} of the phrases seen at least `min_count` times, typed as `pearl build` types them."""
+    from companions.pearl.corpus import phrase_record
+
+    return {r["phrase"]: r["lexical_type"] for phrase, s in seen.items()
+            for _, r in [phrase_record(phrase, s, min_count)] if r}
+
+
+def shares(run_dir, entity_shares, min_counts):
+    from companions.pearl.constituents import LEXICAL_TYPES, phrase_occurrences
+    from companions.pearl.corpus import phrase_record
+
+    parsed = parsed_sentences(run_dir)
     for share in entity_shares:
         seen = collections.defaultdict(list)
         for doc, found, entities in parsed:
@@ -54,6 +75,49 @@ def shares(run_dir, entity_shares, min_counts):
                     f"{lex} {100 * other_by_type[lex] / max(1, lexical[lex]):.1f} %" for lex in LEXICAL_TYPES))
 
 
+# multi-word adverbials of the Penn Treebank guidelines' kind and the PP idioms beside them
+FIXED_EXPRESSIONS = ("at least", "of course", "as well", "so far", "even more", "much more", "at all", "at first",
+                     "at last", "in particular", "ever since", "once again", "right away", "long ago", "no longer",
+                     "for example", "in fact", "in general")
+
+
+def adverbs(run_dir):
+    from companions.pearl.constituents import adverbial, phrase_occurrences, single_word_phrase, surface_text
+
+    parsed = parsed_sentences(run_dir)
+    seen, left_out = collections.defaultdict(list), collections.defaultdict(list)
+    expressions = {phrase: collections.Counter() for phrase in FIXED_EXPRESSIONS}
+    for doc, found, entities in parsed:
+        for _, occ in phrase_occurrences(doc, found, entities):
+            if occ:
+                seen[occ["phrase"]].append(((occ["lexical_type"], occ["entity_type"]), occ["word_tags"]))
+        for token in doc:
+            if adverbial(token) and not single_word_phrase(token):
+                left_out[surface_text(doc, token.i, token.i + 1)].append((("ADVP", "OTHER"), [token.tag_]))
+        spans = collections.defaultdict(list)
+        for lex, start, end in found:
+            spans[doc[start:end].text.lower()].append(lex)
+        lowered = doc.text.lower()
+        for phrase, typed in expressions.items():
+            for _ in re.finditer(rf"\b{phrase}\b", lowered):
+                typed["occurrences"] += 1
+            typed.update(spans.get(phrase, []))
+    types = phrase_types(seen, 2)
+    advp = [phrase for phrase, lex in types.items() if lex == "ADVP"]
+    multi = sum(1 for phrase in advp if " " in phrase)
+    advp_once = {phrase for phrase, s in seen.items() if any(lex == "ADVP" for (lex, _), _ in s)}
+    print(f"seen >= 2: {len(types)} phrases, ADVP {len(advp)} = {100 * len(advp) / len(types):.1f} % "
+          f"({len(advp) - multi} single words, {multi} of several); of all phrases ever typed ADVP "
+          f"({len(advp_once)}), {100 * len(advp) / len(advp_once):.1f} % are seen twice")
+    ceiling = phrase_types({p: seen.get(p, []) + left_out.get(p, []) for p in set(seen) | set(left_out)}, 2)
+    gained = sum(1 for lex in ceiling.values() if lex == "ADVP")
+    print(f"every adverb kept alone as ADVP (ceiling): {len(ceiling)} phrases, ADVP {gained} = "
+          f"{100 * gained / len(ceiling):.1f} %")
+    for phrase, typed in expressions.items():
+        print(f"  {phrase!r}: {typed.pop('occurrences', 0)} occurrences, the exact span typed "
+              + (", ".join(f"{lex} {n}" for lex, n in typed.most_common()) or "never"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="figure", required=True)
@@ -62,9 +126,13 @@ def main():
     share.add_argument("--run", required=True, help="mining run directory with a `sentences` stage")
     share.add_argument("--min-entity-share", type=float, nargs="+", default=[0.5, 1.0])
     share.add_argument("--min-count", type=int, nargs="+", default=[2, 1])
+    adverb = sub.add_parser("adverbs", help="where ADVP stands at the default cut, and its ceiling")
+    adverb.add_argument("--run", required=True, help="mining run directory with a `sentences` stage")
     args = parser.parse_args()
     if args.figure == "accuracy":
         accuracy()
+    elif args.figure == "adverbs":
+        adverbs(args.run)
     else:
         shares(args.run, args.min_entity_share, args.min_count)
 

@@ -106,3 +106,21 @@ def test_adjectives_in_an_adverbs_place_are_adverb_phrases(nlp):
     found = {(occ["lexical_type"], occ["phrase"]) for occ in occurrences(
         nlp, "Many of the surface activities took longer than expected, so they had to stop.")}
     assert ("ADVP", "longer than expected") in found and ("ADJP", "longer than expected") not in found
+
+
+def test_multi_word_adverbials_of_a_verb_are_adverb_phrases_degree_words_are_not(nlp):
+    """Sentences of the sample: adverbs that modify a verb keep their left modifiers ("two years later", PTB
+    (ADVP (NP two years) later)); a degree word stays inside its adjective's ADJP."""
+    expected = {
+        "The poem was initially published two years later in The Congregationalist to commemorate the Fourth of "
+        "July.": "two years later",
+        "From the 19th century it once again became more and more popular.": "once again",
+        "There are around 760 vertebrate species found so far in Albania.": "so far",
+        "Diesel oil is no longer used as a release agent due to environmental concerns.": "no longer",
+        "Large swaths of the Alaskan coastline offer wind and geothermal energy potential as well.": "as well",
+    }
+    for text, phrase in expected.items():
+        assert ("ADVP", phrase) in {(occ["lexical_type"], occ["phrase"]) for occ in occurrences(nlp, text)}, text
+    found = {(occ["lexical_type"], occ["phrase"]) for occ in occurrences(
+        nlp, "It is anatomically very similar to modern frogs.")}
+    assert ("ADJP", "very similar to modern frogs") in found and not any(p == "very" for _, p in found)
