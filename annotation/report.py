@@ -136,7 +136,10 @@ def build_report(ledger, run_dir):
 
 
 def unseen_triplets(q, run_dir):
-    """Ids of the run's selected triplets in no expert batch yet (none seen by an expert), best first."""
+    """Ids of the run's selected triplets in no expert batch yet (none seen by an expert), best first; none for a
+    run with no finished `select` stage (a ledger on its own is reported too)."""
+    if RunDir(run_dir).read_manifest(SELECT_STAGE) is None:
+        return []
     assigned = {iid.rsplit("/", 1)[0] for iid in q.memberships(expert.KIND)}
     return [t["triplet_id"] for t in iter_triplets(run_dir) if t["triplet_id"] not in assigned]
 

@@ -95,6 +95,7 @@ def existing_path(what, directory=False):
             found = ("a directory" if os.path.isdir(text) else "a file") if os.path.exists(text) else "no such path"
             raise InputError(f"{text}: {found}; give {what}")
         return text
+    check.existing = "directory" if directory else "file"  # what the argument names, for tools that walk the CLI
     return check
 
 

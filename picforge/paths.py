@@ -113,7 +113,7 @@ def _owned(where, run, owns):
     return any(relative == sub or relative.startswith(sub + "/") for sub in owns)
 
 
-def check_output(output, spec, inputs, option, own_runs=()):
+def check_output(output, spec, inputs, option, own_runs=(), verb=None):
     """InputError unless `output` (an Output `spec`) may be written: it is, holds or sits in none of `inputs`
     ({location: (option, what)}), is no file an earlier verb of `own_runs` read, and lies in no release and in no
     run but one of `own_runs` under a sub-path `spec.owns`."""
@@ -127,7 +127,7 @@ def check_output(output, spec, inputs, option, own_runs=()):
     if "://" in where:
         return
     for run in own_runs:
-        if where in read_by(run):
+        if where in read_by(run) and written_by(run).get(where) != verb:
             raise InputError(f"{output}: an earlier verb of the run {run} read this file; choose a {option} that "
                              "names a new file (nothing was written)")
     if os.path.isdir(where) and spec.kind in ("file", "folder") and (is_run(where) or is_release(where)):
@@ -186,31 +186,52 @@ def guard_outputs(args, actions):
         if where in seen:
             raise InputError(f"{value}: named by both {seen[where]} and {option}; give each output its own path")
         seen[where] = option
-        check_output(value, spec, inputs, option, runs)
+        check_output(value, spec, inputs, option, runs, verb_name(args))
+
+
+def verb_name(args):
+    """The words that name a parsed command's verb, e.g. 'cosimlex save'."""
+    return " ".join(w for w in (getattr(args, k, None) for k in ("command", "verb", "target")) if isinstance(w, str))
+
+
+def _reads_record(run):
+    """The local `run`'s READS_FILE: {"read": [locations], "written": {location: verb that wrote it}}."""
+    try:
+        with open(os.path.join(run, READS_FILE), encoding="utf-8") as fh:
+            record = json.load(fh)
+    except (OSError, ValueError):
+        return {"read": [], "written": {}}
+    return record if isinstance(record, dict) else {"read": record, "written": {}}
 
 
 def read_by(run):
-    """The files earlier verbs of the local `run` read (locations), from its READS_FILE."""
-    try:
-        with open(os.path.join(run, READS_FILE), encoding="utf-8") as fh:
-            return set(json.load(fh))
-    except (OSError, ValueError):
-        return set()
+    """The files earlier verbs of the local `run` read (locations)."""
+    return set(_reads_record(run)["read"])
+
+
+def written_by(run):
+    """{location: verb} of the files outside the run that its verbs wrote: the verb that wrote a file may write it
+    again (a re-poll adds to what it saved) after a later verb read it; no other verb may."""
+    return dict(_reads_record(run)["written"])
 
 
 def record_reads(args, actions):
     """Add the regular files a verb that finished read (outside its run) to each of its local runs' READS_FILE, so
-    no later verb writes over them."""
+    no later verb writes over them, and the files it wrote, with its name."""
     outputs, inputs = parsed_paths(args, actions)
     runs = [run for run in own_runs(args, outputs) if is_run(run)]
+    wrote = {_location(value): verb_name(args) for _, value, spec in outputs if spec.kind == "file"}
     for run in runs:
+        record = _reads_record(run)
         files = {place for place in inputs if os.path.isfile(place) and not _inside(place, run)}
-        if not files - read_by(run):
+        written = {place: verb for place, verb in wrote.items() if not _inside(place, run)}
+        if not files - set(record["read"]) and written.items() <= record["written"].items():
             continue
         path = os.path.join(run, READS_FILE)
         try:
             with open(path + ".partial", "w", encoding="utf-8") as fh:
-                json.dump(sorted(read_by(run) | files), fh, indent=1)
+                json.dump({"read": sorted(set(record["read"]) | files),
+                           "written": dict(sorted({**record["written"], **written}.items()))}, fh, indent=1)
             os.replace(path + ".partial", path)
         except OSError as err:  # the verb's work is done; a read-only run only loses this record
             logging.getLogger(__name__).warning("%s: the files this verb read were not recorded (%s)", path, err)

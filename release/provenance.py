@@ -118,8 +118,9 @@ def run_description(root):
     select = run.read_manifest("select") or {}
     names, _ = dump_names(dump)
     rows, departures = run_provenance(root)
-    wic_files = [os.path.basename(entry["path"]) for entry in group["inputs"].get("wic", [])]
-    inputs = (WIKIPEDIA._replace(used=dump_used(dump)), WIC._replace(used=f"target words of {', '.join(wic_files) or 'the WiC package'}"))
+    wic_files = [os.path.basename(entry["path"]) for entry in group["inputs"].get("wic_words", [])]
+    inputs = (WIKIPEDIA._replace(used=dump_used(dump)),
+              WIC._replace(used=f"target words of {', '.join(wic_files) or 'the WiC package'}"))
     rai = {
         "dataCollection": "Mined by `picforge mine`: " + "; ".join(
             f"{what}: {value}" for what, value in rows) + f"; {select.get('records', 'an unrecorded number of')} "

@@ -122,7 +122,8 @@ def test_unescaped_script_would_fire_an_alert(browser, server):
 def test_html_question_page_posts_what_mturk_save_parses(browser, server, batch):
     from selenium.webdriver.common.by import By
 
-    plan = _plan(batch, round1.API_BATCH)
+    # one worker, one HIT: judged on its one gold answer (the held-until-judged rule has tests of its own)
+    plan = _plan(batch, round1.API_BATCH, round1.Round1Settings(questions_per_hit=4, assignments=1, min_worker_gold=1))
     pages = round1.hit_pages_of(batch["run"], plan)
     hit = next(h for h in plan["hits"] if "T1/q2" in h["slots"] or "T1/q3" in h["slots"])   # shows {SCRIPT}
     questions = mturk_xml.question_xmls(plan, pages)

@@ -211,10 +211,11 @@ def test_vector_synonyms_come_from_the_users_vectors_only(small_run, wordnet_roo
 
 
 def test_bad_input_is_one_line_and_exit_2(small_run, tmp_path, capsys):
+    (tmp_path / "empty").mkdir()  # a folder beside --out, not around it (the output guard refuses that)
     cases = [
         (["--run", tmp_path / "nothing"], "no such run directory"),
         (["--run", small_run.root, "--parser", "benepar"], "benepar package is not installed"),
-        (["--run", small_run.root, "--wordnet", tmp_path], "not a WordNet database folder"),
+        (["--run", small_run.root, "--wordnet", tmp_path / "empty"], "not a WordNet database folder"),
         (["--run", small_run.root, "--vectors", tmp_path / "none.vec"], "no such word-vector file"),
         (["--run", small_run.root, "--min-tokens", "3", "--max-tokens", "2"], "need 1 <= min <= max"),
     ]

@@ -22,6 +22,7 @@ ELSEWHERE = {
     "annotate mturk expire": "tests/annotation/test_mturk_api.py",
     "annotate mturk delete": "tests/annotation/test_mturk_api.py",
     "annotate mturk ingest": "tests/reliability/test_trusted_annotation.py",
+    "annotate mturk rehearse": "tests/annotation/test_mturk_manual.py",
     "annotate mturk review": "tests/reliability/test_trusted_annotation.py",
     "annotate ingest verify2": "tests/walkthrough/test_walkthrough.py",
     "annotate ingest ps-verify": "tests/walkthrough/test_walkthrough.py",

@@ -3,6 +3,7 @@ earlier verb of its run read, or into a run or release it does not own; releases
 only when picforge wrote them. Driven through `picforge` on runs and releases made from the real 103-page sample."""
 import argparse
 import os
+import pathlib
 import shutil
 
 import pytest
@@ -17,6 +18,7 @@ pytestmark = pytest.mark.slow
 # Option names that always name something a verb writes (a RenamedOption --out is --run's former spelling).
 OUTPUT_NAMES = {"--out", "--json", "--to", "--sheets", "--fixlists", "--cache", "--cache-dir", "--categories-cache-dir"}
 # Values for required arguments that are not paths.
+SOME_FILE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "data" / "WiC_dataset.zip"
 NOT_PATHS = {"batch": "b1", "annotators": "a1", "release_id": "1-1", "experts": "a1,a2", "tiebreak": "a3"}
 
 
@@ -30,7 +32,9 @@ def argv_writing(words, parser, output, run, value):
             not action.option_strings and action.nargs not in ("?", "*", 0, argparse.PARSER))
         if action is output or not required or isinstance(action, argparse._HelpAction):
             continue
-        filler = NOT_PATHS.get(action.dest) or ("1" if action.type not in (None, str) else
+        existing = getattr(action.type, "existing", None)  # picforge.options.existing_path: a real file or folder
+        filler = NOT_PATHS.get(action.dest) or (str(SOME_FILE) if existing == "file" else str(run) if existing else
+                                                "1" if action.type not in (None, str) else
                                                 str(run.parent / f"fresh-{action.dest}") if declared_output(action)
                                                 else str(run))
         argv += [action.option_strings[0], filler] if action.option_strings else [filler]
