@@ -3,6 +3,7 @@ empty, to fill by hand or by script and ingest (round 1 tried offline, without a
 import os
 
 from annotation.cli import mturk_options, open_ledger
+from picforge.paths import add_output
 
 GROUP = "mturk"
 
@@ -16,7 +17,7 @@ def register(subparsers):
                     "yes or no, then `mturk ingest` and `mturk review` it as a real download. Ids start with "
                     "REHEARSAL, so the ledger shows which answers were rehearsed.")
     mturk_options.add_batch_options(parser, endpoint=False)
-    parser.add_argument("--out", metavar="FILE.csv",
+    add_output(parser, "--out", kind="file", owns=("mturk",), metavar="FILE.csv",
                         help="results file to write (default RUN_DIR/mturk/BATCH/Batch_BATCH_rehearsal_results.csv); "
                              "an existing file with other contents is never overwritten")
     parser.set_defaults(func=run)
