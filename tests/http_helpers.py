@@ -1,5 +1,19 @@
-"""Local HTTP servers in tests: a request handler that writes no access log and sends a reply in one call."""
-from http.server import BaseHTTPRequestHandler
+"""Local HTTP servers in tests: a request handler that writes no access log and sends a reply in one call, and a
+loopback server running one on a thread."""
+import contextlib
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@contextlib.contextmanager
+def serving(handler):
+    """A ThreadingHTTPServer of `handler` on a free loopback port, serving on a daemon thread until the block ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
 
 
 class QuietHandler(BaseHTTPRequestHandler):

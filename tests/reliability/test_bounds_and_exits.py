@@ -6,9 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import zipfile
-from http.server import ThreadingHTTPServer
 
 import pytest
 
@@ -16,16 +14,10 @@ from picforge import sheets
 from picforge.errors import InputError
 from picforge.rundir import RunDir
 from tests.cli_helpers import ROOT, picforge_in_child
-from tests.http_helpers import QuietHandler
+from tests.http_helpers import QuietHandler, serving
 from tests.walkthrough import annotators
 
 pytestmark = pytest.mark.slow
-
-
-def _serve(handler):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
 
 
 def exported_expert_sheet(mined_103, tmp_path):
@@ -83,15 +75,15 @@ class _Oversized(QuietHandler):
 
 def test_an_llm_answer_longer_than_its_token_budget_is_refused_counted_and_never_kept(stsb_file, tmp_path):
     _Oversized.seen = []
-    server = _serve(_Oversized)
     rows = tmp_path / "sts-test.csv"
     rows.write_text("\n".join(stsb_file.read_text(encoding="utf-8").splitlines()[1:4]) + "\n", encoding="utf-8")
     out = tmp_path / "run"
     env = dict(os.environ, OPENAI_API_KEY="sk-test", NO_PROXY="127.0.0.1")
-    done = subprocess.run([sys.executable, "-m", "picforge.cli", "stsb-context", "--stsb", str(rows), "--out", str(out),
-                           "--base-url", f"http://127.0.0.1:{server.server_address[1]}/v1", "--max-requests", "3",
-                           "--max-retries", "0"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    server.shutdown()
+    with serving(_Oversized) as server:
+        done = subprocess.run([sys.executable, "-m", "picforge.cli", "stsb-context", "--stsb", str(rows), "--out",
+                               str(out), "--base-url", f"http://127.0.0.1:{server.server_address[1]}/v1",
+                               "--max-requests", "3", "--max-retries", "0"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert _Oversized.seen, done.stderr
     counters = RunDir(str(out)).read_manifest("generations")["counters"]
     assert counters["generations/answers_too_long"] == len(_Oversized.seen)
@@ -113,11 +105,10 @@ class _Failing(QuietHandler):
 
 def test_a_languagetool_server_answering_500_is_one_line_naming_it_and_the_status(mined_103, tmp_path):
     run, sheet = exported_expert_sheet(mined_103, tmp_path)
-    server = _serve(_Failing)
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--languagetool", url, sheet,
-                                     env=dict(os.environ, NO_PROXY="127.0.0.1"))
-    server.shutdown()
+    with serving(_Failing) as server:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--languagetool", url, sheet,
+                                         env=dict(os.environ, NO_PROXY="127.0.0.1"))
     assert code == 2 and "Traceback" not in err and "KeyError" not in err, err
     assert err.strip().splitlines()[-1].startswith(f"picforge: error: LanguageTool server {url}: check failed (HTTP 500")
 

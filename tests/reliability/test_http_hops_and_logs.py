@@ -6,14 +6,12 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import ThreadingHTTPServer
 
 import pytest
 
 from tests.annotation.test_languagetool import LanguageToolHandler
 from tests.cli_helpers import ROOT, picforge_in_child
-from tests.http_helpers import QuietHandler
+from tests.http_helpers import QuietHandler, serving
 
 pytestmark = pytest.mark.slow
 PASSWORD = "pw-SECRET-4711"
@@ -39,10 +37,8 @@ class Redirecting(QuietHandler):
 @pytest.fixture
 def redirecting_server():
     Redirecting.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
+    with serving(Redirecting) as server:
+        yield server
 
 
 @pytest.mark.parametrize("verbosity", ["-v", "-vv"])
@@ -67,10 +63,8 @@ def test_redirects_are_charged_as_requests_and_logs_show_no_password(redirecting
 @pytest.fixture
 def languagetool_server():
     LanguageToolHandler.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), LanguageToolHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
+    with serving(LanguageToolHandler) as server:
+        yield server
 
 
 @pytest.mark.parametrize("verbosity", ["-v", "-vv"])

@@ -9,7 +9,7 @@ import pytest
 
 from companions.stsb_context import generate
 from picforge import cli, llm
-from tests.http_helpers import QuietHandler
+from tests.http_helpers import QuietHandler, serving
 from tests.stsb_context.openai_server import FakeOpenAI
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -92,10 +92,8 @@ class _AlwaysFailing(QuietHandler):
 @pytest.fixture
 def failing_server():
     _AlwaysFailing.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _AlwaysFailing)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
+    with serving(_AlwaysFailing) as server:
+        yield server
 
 
 def test_every_http_attempt_counts_against_max_requests(failing_server, stsb_file, tmp_path):
