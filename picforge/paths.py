@@ -127,7 +127,8 @@ def check_output(output, spec, inputs, option, own_runs=(), verb=None):
     if "://" in where:
         return
     for run in own_runs:
-        if where in read_by(run) and written_by(run).get(where) != verb:
+        record = _reads_record(run)
+        if where in record["read"] and record["written"].get(where) != verb:
             raise InputError(f"{output}: an earlier verb of the run {run} read this file; choose a {option} that "
                              "names a new file (nothing was written)")
     if os.path.isdir(where) and spec.kind in ("file", "folder") and (is_run(where) or is_release(where)):
@@ -195,24 +196,15 @@ def verb_name(args):
 
 
 def _reads_record(run):
-    """The local `run`'s READS_FILE: {"read": [locations], "written": {location: verb that wrote it}}."""
+    """The local `run`'s READS_FILE: {"read": [files its verbs read], "written": {file outside the run: the verb that
+    wrote it}}; the verb that wrote a file may write it again (a re-poll adds to what it saved) after a later verb
+    read it, no other verb may."""
     try:
         with open(os.path.join(run, READS_FILE), encoding="utf-8") as fh:
             record = json.load(fh)
     except (OSError, ValueError):
         return {"read": [], "written": {}}
     return record if isinstance(record, dict) else {"read": record, "written": {}}
-
-
-def read_by(run):
-    """The files earlier verbs of the local `run` read (locations)."""
-    return set(_reads_record(run)["read"])
-
-
-def written_by(run):
-    """{location: verb} of the files outside the run that its verbs wrote: the verb that wrote a file may write it
-    again (a re-poll adds to what it saved) after a later verb read it; no other verb may."""
-    return dict(_reads_record(run)["written"])
 
 
 def record_reads(args, actions):

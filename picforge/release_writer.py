@@ -10,7 +10,6 @@ import uuid
 
 from picforge import __version__, files
 from picforge.croissant import CROISSANT, Description, Input, croissant
-from picforge.errors import InputError
 from picforge.files import pid_alive, pid_tag, remove_leftovers
 from picforge.paths import PRODUCER, add_output, plain_file, refuse_overlap, refuse_replacing
 

@@ -4,7 +4,7 @@ import dataclasses
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from companions.mcphrasy import corpus, grouping, match, stages
+from companions.mcphrasy import grouping, match, stages
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.sheets import decode_text

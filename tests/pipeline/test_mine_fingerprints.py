@@ -7,7 +7,7 @@ import pytest
 from picforge.resources import read_wic_words
 from picforge.rundir import RunDir
 from picforge.stage_jobs import fingerprints
-from pipeline.mine import mine, mining_steps
+from pipeline.mine import mining_steps
 from pipeline.mine_options import MineOptions
 
 # the first stage each option changes (the stages reading that stage change with it)

@@ -2,7 +2,6 @@
 worker can tell apart, reviewed history that no later file rewrites, and sheet text kept exactly as typed."""
 import csv
 import json
-import os
 import random
 import re
 
