@@ -9,7 +9,8 @@ setup(
     packages=find_packages(include=["picforge", "picforge.*", "pipeline", "pipeline.*", "annotation", "annotation.*",
                                     "release", "release.*", "companions", "companions.*", "schemas"]),
     package_data={
-        "schemas": ["*.schema.json"],
+        # PiC's schemas/ and each companion's companions/<name>/schemas/
+        "": ["*.schema.json"],
         "picforge": ["data/*"],
         "companions.cosimlex": ["data/*"],
         "annotation": ["templates/*", "data/*"],
@@ -62,5 +63,14 @@ setup(
         # bench/mine_end_to_end.py: the original PiC pipeline's text pass (never needed by picforge itself)
         "bench": ["wikiextractor==3.1.0"],
     },
-    entry_points={"console_scripts": ["picforge=picforge.cli:console_main"]},
+    entry_points={
+        "console_scripts": ["picforge=picforge.cli:console_main"],
+        # each companion's declaration (picforge.companions.Companion), named by its command word
+        "picforge.companions": [
+            "stsb-context = companions.stsb_context:COMPANION",
+            "cosimlex = companions.cosimlex:COMPANION",
+            "mcphrasy = companions.mcphrasy:COMPANION",
+            "pearl = companions.pearl:COMPANION",
+        ],
+    },
 )

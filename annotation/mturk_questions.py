@@ -1,7 +1,7 @@
-"""MTurk batches of prepared question files (such as `cosimlex export-rating`'s forms): the plan file,
+"""MTurk batches of prepared question files (such as a companion's rating forms): the plan file,
 the batch plan kept in the ledger with the first HIT MTurk accepts, answers kept as posted, and review by list.
 
-A plan file is a JSON object whose `hits` list (or `forms` list, as `cosimlex export-rating` writes it)
+A plan file is a JSON object whose `hits` list (or `forms` list, as a companion's rating forms give it)
 holds one entry per HIT: `request_token` (unique, at most 56 characters) and `question_xml` (the path of
 an HTMLQuestion, ExternalQuestion or QuestionForm file); any other keys of an entry are kept with its HIT
 in the ledger. The live endpoint gets `request_token` as the HIT's UniqueRequestToken, the sandbox
@@ -35,7 +35,7 @@ def _load_plan_file(path):
             document = json.load(fh)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file; give the plan.json of your question files "
-                         "(e.g. cosimlex-exports/rating/plan.json)") from None
+                         "(the plan.json written beside them)") from None
     except json.JSONDecodeError as err:
         raise InputError(f"{path}: line {err.lineno}: not valid JSON ({err.msg}); fix the plan file") from None
     entries = next((document[key] for key in ENTRY_LISTS

@@ -15,10 +15,10 @@ import hashlib
 import json
 import random
 
-import schemas
 from annotation import hit_pages, rules, text
 from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
 from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id
+from picforge import schemas
 from picforge.errors import InputError, NothingToDo
 
 API_BATCH, MANUAL_BATCH = "mturk", "mturk-manual"

@@ -1,6 +1,7 @@
 """The `picforge` console command: a table of contents of each area's `cli` package of thin verbs."""
 import argparse
 import atexit
+import functools
 import gc
 import importlib
 import logging
@@ -8,16 +9,17 @@ import os
 import sys
 import textwrap
 
-from picforge import __version__, paths, progress, redact
+from picforge import __version__, companions, options, paths, progress, redact
 from picforge.errors import InputError, NothingToDo
 from picforge.long_lived import long_lived, one_command_process
-from picforge.options import missing_extra_line
+from picforge.stage_registry import register_stages
 
-# The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}.
-# Only the package of the command being run is imported, so `--help` loads no heavy library. Each package
-# defines register(subparsers), adding its parsers with set_defaults(func=...); a verb that accepts Beam's
-# runner flags sets `beam_args=[]`, and the flags argparse does not know then arrive as args.beam_args.
-SECTIONS = {
+# The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}; the
+# section "companions" lists the companions the installed distributions declare (picforge.companions). Only the
+# package of the command being run is imported, so `--help` loads no heavy library. Each package defines
+# register(subparsers), adding its parsers with set_defaults(func=...); a verb that accepts Beam's runner flags
+# sets `beam_args=[]`, and the flags argparse does not know then arrive as args.beam_args.
+CORE_SECTIONS = {
     "mining": {
         "mine": ("pipeline.cli", "mine annotation triplets from a Wikipedia dump (Beam)"),
     },
@@ -30,27 +32,41 @@ SECTIONS = {
         "publish": ("release.cli", "upload a release to s3://, gs:// or hf://org/name (dry run unless --live)"),
         "evaluate": ("release.cli", "sanity-check a release with the PiC baselines and score span predictions"),
     },
-    "companions": {
-        "stsb-context": ("companions.stsb_context.cli",
-                         "build and evaluate STS-B-Context (SLICE paper, Sections 4.2 and 5)"),
-        "cosimlex": ("companions.cosimlex.cli",
-                     "build CoSimLex: contexts, expert selection, rating task, post-processing, metrics"),
-        "mcphrasy": ("companions.mcphrasy.cli",
-                     "McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release"),
-        "pearl": ("companions.pearl.cli",
-                  "build and release the PEARL phrase corpus: typed phrases, augmentations, hard negatives"),
-    },
 }
-COMMANDS = {name: module for section in SECTIONS.values() for name, (module, _) in section.items()}
+CORE_COMMANDS = {name: module for section in CORE_SECTIONS.values() for name, (module, _) in section.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def companion_registry():
+    """The installed companions whose command word is free, and {name: why not} for those that cannot be used (an
+    entry point that does not load, or one taking a core command)."""
+    found = companions.registry()
+    clashes = {name: f"companion {name} ({found.distributions[name]}) takes the core command {name!r}; rename it"
+               for name in found.companions if name in CORE_COMMANDS}
+    usable = {name: companion for name, companion in found.companions.items() if name not in clashes}
+    return usable, {**found.broken, **clashes}
+
+
+def sections():
+    """The table of contents: the core's sections, then the companions."""
+    usable, _ = companion_registry()
+    return {**CORE_SECTIONS, "companions": {name: (companion.cli, companion.help)
+                                            for name, companion in usable.items()}}
+
+
+def commands():
+    """{command word: the cli package that adds it}, core and companions."""
+    return {name: module for section in sections().values() for name, (module, _) in section.items()}
 
 
 def table_of_contents():
     """`picforge --help`'s epilog: one block per section, one line per command."""
-    width = max(len(name) for name in COMMANDS) + 2
+    contents = sections()
+    width = max(len(name) for section in contents.values() for name in section) + 2
     blocks = []
-    for title, commands in SECTIONS.items():
+    for title, section in contents.items():
         lines = [f"{title}:"]
-        for name, (_, text) in commands.items():
+        for name, (_, text) in section.items():
             wrapped = textwrap.wrap(text, 80 - width - 2)
             lines.append(f"  {name:<{width}}{wrapped[0]}")
             lines.extend(f"  {'':<{width}}{more}" for more in wrapped[1:])
@@ -83,10 +99,14 @@ def command_name(argv):
 
 
 def register_area_stages():
-    """Import the package of every command's cli (each light): each registers the stages it writes, so a message
-    about another area's missing stage names the command that makes it."""
-    for module in sorted(set(COMMANDS.values())):
+    """Record the stages every area writes, so a message about another area's missing stage names the command that
+    makes it: each core area's package registers its own when imported (each light), each companion's come from
+    its declaration."""
+    for module in sorted(set(CORE_COMMANDS.values())):
         importlib.import_module(module.rpartition(".")[0])
+    usable, _ = companion_registry()
+    for companion in usable.values():
+        register_stages(companion.stages)
 
 
 def build_parser(command=None):
@@ -101,8 +121,14 @@ def build_parser(command=None):
                              "UTF-8 (e.g. cp1252); without it a file that is not UTF-8 is refused")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="one of the commands below; `picforge COMMAND --help` for its options")
-    chosen = COMMANDS.get(command)
-    for name, module in COMMANDS.items():
+    _, broken = companion_registry()
+    if command in broken:
+        raise companions.CompanionError(broken[command])
+    for line in broken.values():
+        options.warn_once(f"picforge: warning: {line}; its command is left out")
+    known = commands()
+    chosen = known.get(command)
+    for name, module in known.items():
         if module != chosen:
             subparsers.add_parser(name, add_help=False)
     if chosen:
@@ -135,7 +161,7 @@ def main(argv=None):
     except ModuleNotFoundError as err:
         if verbose:
             raise
-        line = missing_extra_line(err)
+        line = options.missing_extra_line(err)
         print(f"picforge: error: {line or f'{err} (run `picforge -v …` for the traceback)'}", file=sys.stderr)
         return 2 if line else 1
     except Exception as err:

@@ -113,8 +113,8 @@ def load_token_model(path, device="cpu"):
 
 
 class TokenEncoder:
-    """Last-layer token embeddings, with each token's character offsets: the one span forward pass (PiC baselines,
-    CoSimLex, STS-B-Context), of an encoder in a local folder or inside a loaded SentenceTransformer."""
+    """Last-layer token embeddings, with each token's character offsets: the one span forward pass (PiC baselines and
+    the companions' span scores), of an encoder in a local folder or inside a loaded SentenceTransformer."""
 
     def __init__(self, path, max_length=512, batch_size=16, device="cpu"):
         self.path = path

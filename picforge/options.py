@@ -8,6 +8,7 @@ import math
 import os
 import sys
 
+from picforge import companions
 from picforge.errors import InputError
 
 SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
@@ -24,18 +25,20 @@ RUNNER_ALIASES = {"DaskRunner": "picforge.dask_runner.DaskRunner", "DirectRunner
 LOCAL_RUNNERS = (EMBEDDED_RUNNER, "PrismRunner", RUNNER_ALIASES["DaskRunner"])
 # runner → (a module it needs, the picforge extra that installs it)
 RUNNER_EXTRAS = {RUNNER_ALIASES["DaskRunner"]: ("distributed", "dask"), "DataflowRunner": ("google.cloud.storage", "gcp")}
-# top-level name of an optional module → the picforge extra that installs it
-EXTRA_OF_MODULE = {"ahocorasick": "mcphrasy", "sklearn": "mcphrasy", "psycopg": "postgres", "dask": "dask",
-                   "distributed": "dask", "google": "gcp", "apitools": "gcp"}
+# top-level name of an optional module the core needs → the picforge extra that installs it (a companion's extra
+# comes with its declaration, picforge.companions)
+EXTRA_OF_MODULE = {"psycopg": "postgres", "dask": "dask", "distributed": "dask", "google": "gcp", "apitools": "gcp"}
 
 
 def missing_extra_line(err):
     """The one line for a ModuleNotFoundError of an optional package (naming the extra to install), else None."""
-    extra = EXTRA_OF_MODULE.get((err.name or "").split(".")[0])
-    if extra is None:
+    module = (err.name or "").split(".")[0]
+    found = ("picforge", EXTRA_OF_MODULE[module]) if module in EXTRA_OF_MODULE else companions.extra_of_module(module)
+    if found is None:
         return None
+    distribution, extra = found
     return (f"this command needs the optional package {err.name!r}, which is not installed: "
-            f"pip install 'picforge[{extra}]' (from a clone: pip install -e '.[{extra}]')")
+            f"pip install '{distribution}[{extra}]' (from a clone: pip install -e '.[{extra}]')")
 
 
 def check_runner_installed(runner):

@@ -191,7 +191,7 @@ def guard_outputs(args, actions):
 
 
 def verb_name(args):
-    """The words that name a parsed command's verb, e.g. 'cosimlex save'."""
+    """The words that name a parsed command's verb, e.g. 'annotate mturk save'."""
     return " ".join(w for w in (getattr(args, k, None) for k in ("command", "verb", "target")) if isinstance(w, str))
 
 

@@ -14,8 +14,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import BeamIOError
 from apache_beam.io.filesystems import FileSystems
 
-import schemas
-from picforge import __version__
+from picforge import __version__, schemas
 from picforge.errors import InputError
 from picforge.external_sort import chunks
 from picforge.files import STAGING_PREFIX, remove_leftovers, write_atomically

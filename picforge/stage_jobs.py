@@ -13,8 +13,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
 
-import schemas
-from picforge import progress, shuffle
+from picforge import progress, schemas, shuffle
 from picforge.embedded_runner import runs_embedded
 from picforge.errors import InputError
 from picforge.rundir import fingerprint

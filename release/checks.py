@@ -1,7 +1,7 @@
 """Checks every released record must pass: schema, answer offsets, PSD occurrence count, no markup residue."""
 import re
 
-import schemas
+from picforge import schemas
 from pipeline.stages.clean import RESIDUE
 from release.configs import CONFIGS
 

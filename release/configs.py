@@ -2,7 +2,7 @@
 import os
 from dataclasses import dataclass
 
-import schemas
+from picforge import schemas
 from picforge.release_writer import Input, default_license, read_jsonl, wikipedia
 from picforge.errors import InputError
 from picforge.paths import plain_file

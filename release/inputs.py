@@ -2,7 +2,7 @@
 from collections import Counter
 from dataclasses import dataclass
 
-import schemas
+from picforge import schemas
 from picforge.errors import InputError
 from picforge.rundir import RunDir
 

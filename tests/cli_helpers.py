@@ -34,7 +34,7 @@ def verbs():
             for name, child in sub.choices.items():
                 walk(child, words + [name])
 
-    for command in cli.COMMANDS:
+    for command in cli.commands():
         top = cli.build_parser(command)
         walk([a for a in top._actions if isinstance(a, argparse._SubParsersAction)][0].choices[command], [command])
     return found

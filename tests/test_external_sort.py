@@ -7,8 +7,7 @@ import tempfile
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-import schemas
-from picforge import external_sort
+from picforge import external_sort, schemas
 from picforge.rundir import parquet_bytes
 
 

@@ -16,7 +16,7 @@ def parsers(parser, path):
 def undocumented():
     """'picforge VERB… OPTION' for every option or argument without help."""
     missing = []
-    for command in cli.COMMANDS:
+    for command in cli.commands():
         for path, parser in parsers(cli.build_parser(command), "picforge"):
             if path != "picforge" and not path.startswith(f"picforge {command}"):
                 continue

@@ -1,4 +1,4 @@
-"""`annotate mturk create-questions`: post prepared question files (e.g. CoSimLex rating forms) as HITs."""
+"""`annotate mturk create-questions`: post prepared question files (e.g. a companion's rating forms) as HITs."""
 from annotation.cli import mturk_options, open_ledger
 from picforge.options import positive_int
 
@@ -9,9 +9,9 @@ def register(subparsers):
     parser = subparsers.add_parser(
         "create-questions", help="create HITs from prepared question files (sandbox unless --live)",
         description="Post one HIT per entry of a plan file (a JSON object whose 'hits' or 'forms' list holds "
-                    "{request_token, question_xml}, such as the plan.json of `cosimlex export-rating`): print the "
-                    "full cost, refuse it above --max-spend, then create the HIT type and the HITs. Re-running "
-                    "resumes: request tokens make retries safe.")
+                    "{request_token, question_xml}, such as the plan.json a companion writes with its rating "
+                    "forms): print the full cost, refuse it above --max-spend, then create the HIT type and the "
+                    "HITs. Re-running resumes: request tokens make retries safe.")
     mturk_options.add_batch_options(parser)
     parser.add_argument("--questions", required=True, metavar="PLAN.json",
                         help="plan file naming each HIT's request token and question XML file")

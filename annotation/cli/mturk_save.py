@@ -13,7 +13,8 @@ def register(subparsers):
         run)
     add_output(parser, "--out", kind="file", owns=("mturk",), metavar="FILE.jsonl",
                         help="also write the batch's saved assignments here, one per line as "
-                             "list_assignments_for_hit returns them (replaced whole; for `cosimlex ingest-rating`)")
+                             "list_assignments_for_hit returns them (replaced whole; the answers a companion's "
+                             "rating step reads)")
 
 
 @mturk_options.reports_mturk_errors

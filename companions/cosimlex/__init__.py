@@ -1,5 +1,5 @@
 """CoSimLex: graded word similarity in context, built from SimLex-999 pairs and Wikipedia contexts."""
-from picforge.stage_registry import register_stages
+from picforge.companions import Companion
 
 # Stages written by the CLI steps after `candidates` (survey and rating round-trips), replaced whole per step.
 SELECTION = "cosimlex-selection"
@@ -7,11 +7,18 @@ FORMS = "cosimlex-rating-forms"
 RATINGS = "cosimlex-ratings"
 FINAL = "cosimlex-final"
 EXPORTS = "cosimlex-exports"
-register_stages({
-    **dict.fromkeys(("cosimlex-contexts", "cosimlex-candidates"),
-                    "picforge cosimlex candidates --pairs SIMLEX --input DUMP --out {run}"),
-    SELECTION: "picforge cosimlex ingest-selection --run {run} SHEET…",
-    FORMS: "picforge cosimlex export-rating --run {run}",
-    RATINGS: "picforge cosimlex ingest-rating --run {run} ANSWERS…",
-    FINAL: "picforge cosimlex postprocess --run {run}",
-})
+COMPANION = Companion(
+    name="cosimlex",
+    help="build CoSimLex: contexts, expert selection, rating task, post-processing, metrics",
+    cli="companions.cosimlex.cli",
+    stages={
+        **dict.fromkeys(("cosimlex-contexts", "cosimlex-candidates"),
+                        "picforge cosimlex candidates --pairs SIMLEX --input DUMP --out {run}"),
+        SELECTION: "picforge cosimlex ingest-selection --run {run} SHEET…",
+        FORMS: "picforge cosimlex export-rating --run {run}",
+        RATINGS: "picforge cosimlex ingest-rating --run {run} ANSWERS…",
+        FINAL: "picforge cosimlex postprocess --run {run}",
+    },
+    schemas="companions.cosimlex.schemas",
+    release="companions.cosimlex.release:write_release",
+)

@@ -3,11 +3,10 @@ import os
 import statistics
 from collections import Counter
 
-import schemas
 from companions.cosimlex import FINAL, RATINGS, SELECTION
 from companions.cosimlex.candidate_pipeline import CANDIDATES
 from companions.cosimlex.encoders import MINILM, TOK2VEC
-from picforge import __version__, release_writer, rundir
+from picforge import __version__, release_writer, rundir, schemas
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL
 from picforge.errors import InputError

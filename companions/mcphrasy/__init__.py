@@ -1,9 +1,19 @@
 """McPhraSy companion: multi-context retrieval for phrases and the phrase-clustering dataset (McPhraSy §3.1, §4)."""
-from picforge.stage_registry import register_stages
+from picforge.companions import Companion
 
-register_stages({
-    **dict.fromkeys(("mcphrasy-documents", "mcphrasy-phrases", "mcphrasy-groups"),
-                    "picforge mcphrasy groups --out {run}"),
-    **dict.fromkeys(("mcphrasy-contexts", "mcphrasy-triplets"), "picforge mcphrasy contexts --phrases FILE --out {run}"),
-    "mcphrasy-clusters": "picforge mcphrasy reconcile --run {run}",
-})
+COMPANION = Companion(
+    name="mcphrasy",
+    help="McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release",
+    cli="companions.mcphrasy.cli",
+    stages={
+        **dict.fromkeys(("mcphrasy-documents", "mcphrasy-phrases", "mcphrasy-groups"),
+                        "picforge mcphrasy groups --out {run}"),
+        **dict.fromkeys(("mcphrasy-contexts", "mcphrasy-triplets"),
+                        "picforge mcphrasy contexts --phrases FILE --out {run}"),
+        "mcphrasy-clusters": "picforge mcphrasy reconcile --run {run}",
+    },
+    schemas="companions.mcphrasy.schemas",
+    release="companions.mcphrasy.release:write_release",
+    extra="mcphrasy",
+    modules_of_extra=("ahocorasick", "sklearn"),
+)

@@ -3,12 +3,11 @@ import os
 
 import numpy as np
 
-import schemas
 from companions.mcphrasy import baselines, clusters, grouping, stages
 from companions.mcphrasy.annotate import CLUSTERS
 from companions.mcphrasy.baselines import DEFAULT_KS
 from companions.mcphrasy.workflow import GROUPS
-from picforge import __version__, release_writer
+from picforge import __version__, release_writer, schemas
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError

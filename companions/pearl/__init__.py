@@ -1,7 +1,14 @@
 """PEARL: typed phrases from a mining run's sentences, their augmentations, paraphrases and hard negatives."""
-from picforge.stage_registry import register_stages
+from picforge.companions import Companion
 
-register_stages({
-    "pearl-phrases": "picforge pearl build --run MINING_RUN --out {run}",
-    "pearl-paraphrases": "picforge pearl paraphrase --run {run}",
-})
+COMPANION = Companion(
+    name="pearl",
+    help="build and release the PEARL phrase corpus: typed phrases, augmentations, hard negatives",
+    cli="companions.pearl.cli",
+    stages={
+        "pearl-phrases": "picforge pearl build --run MINING_RUN --out {run}",
+        "pearl-paraphrases": "picforge pearl paraphrase --run {run}",
+    },
+    schemas="companions.pearl.schemas",
+    release="companions.pearl.release:write_release",
+)

@@ -9,8 +9,7 @@ from companions.stsb_context import validation
 from companions.stsb_context.generate import STAGE as GENERATIONS
 from companions.stsb_context.prompts import PROMPT_TEMPLATE
 from companions.stsb_context.settings import COMPARISON, DATASET, GLOVE_SETUPS
-import schemas
-from picforge import __version__, release_writer
+from picforge import __version__, release_writer, schemas
 from picforge.release_writer import markdown_table
 from picforge.rundir import RunDir, fingerprint, input_identity
 from release.configs import schema_features

@@ -5,12 +5,11 @@ import openpyxl
 import pytest
 from openpyxl.cell.rich_text import CellRichText
 
-import schemas
 from annotation import expert, guidelines
 from annotation.cli import LEDGER_VARIABLE
 from annotation.ledger import ROUND_EXPERT, Ledger
 import picforge.cli
-from picforge import sheets
+from picforge import schemas, sheets
 from picforge.errors import InputError
 from tests.annotation.conftest import good_answers, ledger_option, read_csv, write_csv
 

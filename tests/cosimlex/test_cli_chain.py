@@ -7,9 +7,9 @@ import pathlib
 import openpyxl
 import pytest
 
-import schemas
 from companions.cosimlex import FINAL, FORMS, RATINGS, SELECTION
 from companions.cosimlex.candidate_pipeline import CANDIDATES
+from picforge import schemas
 from picforge.cli import main
 from picforge.encoders import BUNDLED_MODEL
 from picforge.release_writer import sha256_file

@@ -8,7 +8,6 @@ import shutil
 
 import pytest
 
-import schemas
 from companions.pearl import corpus
 from companions.pearl.augment import CHARACTER_KINDS, indefinite_article
 from companions.pearl.build import PearlOptions, build_corpus
@@ -16,7 +15,7 @@ from companions.pearl.constituents import LABELS, LEXICAL_TYPES
 from companions.pearl.negatives import edit_similarity
 from companions.pearl.release import distributions, read_jsonl
 from companions.pearl.splits import split_of
-from picforge import progress
+from picforge import progress, schemas
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
 from release.configs import SPLITS

@@ -4,10 +4,9 @@ import logging
 
 import pytest
 
-import schemas
 from companions.stsb_context import generate, prompts
 from companions.stsb_context.stsb import read_pairs
-from picforge import llm
+from picforge import llm, schemas
 from picforge.llm import ResponseCache, cache_key
 from picforge.rundir import RunDir
 
@@ -228,7 +227,7 @@ def test_cache_key_and_atomic_entries(tmp_path):
 
 def test_command_is_registered_with_picforge():
     from picforge import llm, cli
-    assert cli.COMMANDS["stsb-context"] == "companions.stsb_context.cli"
+    assert cli.commands()["stsb-context"] == "companions.stsb_context.cli"
 
 
 def test_no_server_stops_early_with_the_cause_once(picforge, small_stsb, tmp_path, capsys):

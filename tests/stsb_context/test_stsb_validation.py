@@ -5,8 +5,8 @@ import json
 import pytest
 from openpyxl import load_workbook
 
-import schemas
 from companions.stsb_context import dataset, validation
+from picforge import schemas
 from picforge.errors import InputError
 from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir

@@ -1,0 +1,1 @@
+"""This companion's JSON Schemas, one `<name>.schema.json` per record (data only: picforge.schemas loads them)."""

@@ -1,0 +1,83 @@
+"""JSON Schemas of every record that crosses a stage or leaves picforge, and their pyarrow forms: PiC's from the
+`schemas` folder, each companion's from the folder its declaration names (picforge.companions)."""
+import functools
+import json
+from importlib import resources
+
+import jsonschema
+import pyarrow as pa
+
+from picforge import companions
+from picforge.errors import InputError
+
+PIC_SCHEMAS = "schemas"
+
+_JSON_TO_ARROW = {
+    "string": pa.string(),
+    "integer": pa.int64(),
+    "number": pa.float64(),
+    "boolean": pa.bool_(),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def schema_files():
+    """{name: file} of every `<name>.schema.json`, PiC's and the registered companions'; a name two folders define
+    is an error naming both."""
+    folders = {PIC_SCHEMAS: resources.files(PIC_SCHEMAS)}
+    folders.update((f"companion {name} ({companion.schemas})", companion.schema_folder())
+                   for name, companion in companions.registry().companions.items())
+    found, owner = {}, {}
+    for who, folder in folders.items():
+        for path in sorted(folder.iterdir(), key=lambda path: path.name):
+            name = path.name.removesuffix(".schema.json")
+            if name == path.name:
+                continue
+            if name in found:
+                raise InputError(f"schema {name!r} is defined twice: by {owner[name]} and by {who}; rename one")
+            found[name], owner[name] = path, who
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def load(name):
+    """The JSON Schema named `name` as a dict."""
+    path = schema_files().get(name)
+    if path is None:
+        raise InputError(f"no JSON Schema {name!r}: neither schemas/ nor an installed companion's schemas folder "
+                         f"has {name}.schema.json")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _arrow_type(prop):
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        kind = next(k for k in kind if k != "null")
+    if kind == "array":
+        return pa.list_(_arrow_type(prop["items"]))
+    if kind == "object":
+        return pa.struct([pa.field(k, _arrow_type(v)) for k, v in prop["properties"].items()])
+    return _JSON_TO_ARROW[kind]
+
+
+@functools.lru_cache(maxsize=None)
+def arrow_schema(name):
+    """The pyarrow schema generated from a record's JSON Schema (field order as declared)."""
+    props = load(name)["properties"]
+    return pa.schema([pa.field(k, _arrow_type(v)) for k, v in props.items()])
+
+
+@functools.lru_cache(maxsize=None)
+def validator(name):
+    """A jsonschema validator for the record type `name`."""
+    schema = load(name)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def errors(name, record):
+    """Human-readable validation errors of `record` against schema `name` (empty when valid)."""
+    return [
+        f"{'/'.join(str(p) for p in err.absolute_path) or '<record>'}: {err.message}"
+        for err in validator(name).iter_errors(record)
+    ]

@@ -1,0 +1,25 @@
+"""`picforge wordcount count --text FILE --out RUN`: the words of a text file and how often each occurs."""
+from picforge.options import existing_path
+from picforge.paths import add_output
+
+
+def register(verbs):
+    parser = verbs.add_parser("count", help="count the words of a text file into a run",
+                              description="Write the stage wordcount-words: each lower-cased word and its count.")
+    parser.add_argument("--text", required=True, type=existing_path("the UTF-8 text file to count"),
+                        help="UTF-8 text file")
+    add_output(parser, "--out", kind="run", required=True, help="run directory to write")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from tests.plugin_companion.words import count_into
+
+    manifest = count_into(args.text, args.out)
+    print(f"{manifest['stage']}: {manifest['records']} words")
+    return 0
+
+
+def next_step(args):
+    """The command that comes after this verb (printed as `next:` when it succeeds)."""
+    return f"picforge wordcount release --run {args.out} --out RELEASE"

@@ -1,0 +1,1 @@
+"""The plug-in companion's JSON Schemas (data only: picforge.schemas loads them)."""

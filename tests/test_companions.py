@@ -1,0 +1,179 @@
+"""Companions as plug-ins: a companion installed as a distribution with an entry point in `picforge.companions`
+shows in `picforge --help`, runs its verbs, writes its stage and its release; a broken one is one error line; the
+core names no companion."""
+import collections
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+from picforge import companions, release_writer, rundir, schemas
+from tests.plugin_companion import COMPANION, STAGE
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CORE = ("picforge", "release", "pipeline", "annotation", "schemas")
+# annotation/ledger.py keeps McPhraSy's cluster_labels table until the `homes` branch moves it into the companion.
+ALLOWED = {"annotation/ledger.py"}
+TEXT = "The cat sat on the mat. The mat was flat; the cat's hat was not.\nCats and hats!\n"
+
+
+def installed(tmp_path, name, value, distribution):
+    """The environment of a subprocess that sees a distribution `distribution` 0.1 whose entry point `name =
+    value` is in the group picforge.companions, as `pip install` of a plug-in would leave it."""
+    dist_info = tmp_path / "site" / f"{distribution.replace('-', '_')}-0.1.dist-info"
+    dist_info.mkdir(parents=True)
+    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1\n")
+    (dist_info / "entry_points.txt").write_text(f"[{companions.GROUP}]\n{name} = {value}\n")
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]))
+
+
+def picforge(env, *argv):
+    """`python -m picforge.cli ARGV…` in a fresh process with `env`."""
+    return subprocess.run([sys.executable, "-m", "picforge.cli", *argv], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.fixture
+def plugin_env(tmp_path):
+    return installed(tmp_path, "wordcount", "tests.plugin_companion:COMPANION", "wordcount-plugin")
+
+
+def test_a_plugin_companion_registers_writes_its_stage_and_its_release(plugin_env, tmp_path):
+    listed = picforge(plugin_env, "--help")
+    assert listed.returncode == 0, listed.stderr
+    companions_section = listed.stdout.split("companions:\n", 1)[1]
+    assert re.search(r"^  wordcount +count the words of a text file", companions_section, re.M)
+    assert re.search(r"^  cosimlex ", companions_section, re.M)  # the in-tree companions are plug-ins of the same group
+
+    text = tmp_path / "text.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    run = tmp_path / "run"
+    counted = picforge(plugin_env, "wordcount", "count", "--text", str(text), "--out", str(run))
+    assert counted.returncode == 0, counted.stderr
+    assert f"next: picforge wordcount release --run {run} --out RELEASE" in counted.stderr
+    expected = collections.Counter(re.findall(r"[a-z]+(?:'[a-z]+)?", TEXT.lower()))
+    rows = list(rundir.RunDir(str(run)).iter_records(STAGE))
+    assert {row["word"]: row["count"] for row in rows} == expected
+    assert [row["count"] for row in rows] == sorted(expected.values(), reverse=True)
+    assert rundir.RunDir(str(run)).read_manifest(STAGE)["records"] == len(expected)
+
+    out = tmp_path / "release"
+    released = picforge(plugin_env, "wordcount", "release", "--run", str(run), "--out", str(out))
+    assert released.returncode == 0, released.stderr
+    assert f"test {len(expected)} words, license other" in released.stdout
+    assert release_writer.read_jsonl(str(out / "data" / "test.jsonl")) == rows
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert card.startswith("---\n") and "license: other" in card and f"num_examples: {len(expected)}" in card
+    manifest = json.loads((out / "MANIFEST.json").read_text(encoding="utf-8"))
+    assert manifest["counts"] == {"test": len(expected)} and manifest["producer"] == "picforge"
+    written = release_writer.file_checksums(str(out))
+    assert manifest["files"] == {path: sums for path, sums in written.items() if path != "MANIFEST.json"}
+    assert set(manifest["files"]) == {"data/test.jsonl", "README.md", "stats.json", "croissant.json"}
+    assert json.loads((out / "stats.json").read_text())["occurrences"] == sum(expected.values())
+
+    again = picforge(plugin_env, "wordcount", "release", "--run", str(run), "--out", str(out))
+    assert again.returncode == 0 and "(up to date, skipped)" in again.stdout
+
+
+def test_a_plugin_companion_stage_is_named_by_its_producing_command(plugin_env, tmp_path):
+    (tmp_path / "empty").mkdir()
+    missing = picforge(plugin_env, "wordcount", "release", "--run", str(tmp_path / "empty"), "--out",
+                       str(tmp_path / "release"))
+    assert missing.returncode == 2
+    assert f"run `picforge wordcount count --text FILE --out {tmp_path / 'empty'}` first" in missing.stderr
+
+
+def test_a_broken_plugin_is_one_error_line_and_the_other_commands_still_run(tmp_path):
+    env = installed(tmp_path, "brokenco", "tests.no_such_module:COMPANION", "broken-plugin")
+    why = ("entry point `brokenco = tests.no_such_module:COMPANION` (picforge.companions, distribution "
+           "broken-plugin 0.1) does not load: ModuleNotFoundError: No module named 'tests.no_such_module'")
+    chosen = picforge(env, "brokenco", "anything")
+    assert chosen.returncode == 2
+    assert chosen.stderr.splitlines() == [f"picforge: error: {why}"]
+
+    other = picforge(env, "mine", "--help")
+    assert other.returncode == 0 and "--input" in other.stdout
+    assert other.stderr.splitlines() == [f"picforge: warning: {why}; its command is left out"]
+    listed = picforge(env, "--help")
+    assert listed.returncode == 0 and "\n  pearl " in listed.stdout and "brokenco" not in listed.stdout
+
+
+def test_a_plugin_that_takes_a_core_command_or_declares_no_companion_is_refused(tmp_path):
+    env = installed(tmp_path, "mine", "tests.plugin_companion:STAGE", "odd-plugin")
+    refused = picforge(env, "mine", "--help")
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        "picforge: error: entry point `mine = tests.plugin_companion:STAGE` (picforge.companions, distribution "
+        "odd-plugin 0.1) names a str, not a picforge.companions.Companion"]
+
+
+def test_a_release_step_is_imported_only_when_asked_and_a_wrong_one_is_named():
+    import dataclasses
+
+    assert COMPANION.release_step().__module__ == "tests.plugin_companion.release"
+    no_function = dataclasses.replace(COMPANION, release="tests.plugin_companion.release:release_corpus")
+    with pytest.raises(companions.CompanionError, match=r"^companion wordcount: its release step "
+                       r"tests.plugin_companion.release:release_corpus names release_corpus, which "
+                       r"tests.plugin_companion.release does not define$"):
+        no_function.release_step()
+    no_module = dataclasses.replace(COMPANION, release="tests.plugin_companion.dataset:write_release")
+    with pytest.raises(companions.CompanionError, match="names module tests.plugin_companion.dataset, which does "
+                                                        "not exist"):
+        no_module.release_step()
+    with pytest.raises(ValueError, match="is not 'module:function'"):
+        dataclasses.replace(COMPANION, release="tests.plugin_companion.release.write_release")
+
+
+@pytest.mark.xfail(strict=True, reason="until the `homes` branch lands: stsb_context's release step is still "
+                                       "dataset.py, pearl's is still release_corpus (drop this mark at merge)")
+def test_every_installed_companion_names_a_release_step_that_exists():
+    found = companions.registry()
+    assert found.broken == {}
+    for companion in found.companions.values():
+        assert callable(companion.release_step())
+
+
+def test_the_four_companions_are_installed_as_plugins_of_picforge():
+    found = companions.registry()
+    assert found.broken == {}
+    assert {name: found.distributions[name] for name in found.companions} == dict.fromkeys(
+        ("cosimlex", "mcphrasy", "pearl", "stsb-context"), "picforge")
+
+
+def test_every_schema_is_valid_and_each_companion_keeps_its_own_in_its_folder():
+    files = schemas.schema_files()
+    for name in files:
+        jsonschema.Draft202012Validator.check_schema(schemas.load(name))
+    pic_folder = pathlib.Path(ROOT / "schemas")
+    for name, companion in companions.registry().companions.items():
+        own = {path.name.removesuffix(".schema.json") for path in companion.schema_folder().iterdir()
+               if path.name.endswith(".schema.json")}
+        assert own, name
+        assert all(pathlib.Path(str(files[schema])).parent != pic_folder for schema in own)
+    assert schemas.load("ps")["title"]  # PiC's own stay in schemas/
+    with pytest.raises(Exception, match="no JSON Schema 'no_such'"):
+        schemas.load("no_such")
+
+
+def companion_words():
+    """What would name a companion in code: each one's command word and its package."""
+    words = set()
+    for name, companion in companions.registry().companions.items():
+        words |= {name, name.replace("-", "_"), companion.cli.split(".")[1]}
+    return sorted(words)
+
+
+def test_no_core_module_names_a_companion():
+    words = companion_words()
+    assert "cosimlex" in words and "stsb_context" in words
+    pattern = re.compile("|".join(re.escape(word) for word in words), re.I)
+    named = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+             for package in CORE for path in sorted((ROOT / package).rglob("*.py"))
+             if str(path.relative_to(ROOT)) not in ALLOWED
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert named == []
