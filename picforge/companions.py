@@ -70,8 +70,7 @@ class Registry:
 
 def entry_point_line(entry):
     """How an error names an entry point: `NAME = VALUE` in the group, and the distribution declaring it."""
-    dist = f"{entry.dist.name} {entry.dist.version}" if entry.dist is not None else "an unknown distribution"
-    return f"entry point `{entry.name} = {entry.value}` ({GROUP}, distribution {dist})"
+    return f"entry point `{entry.name} = {entry.value}` ({GROUP}, distribution {entry.dist.name} {entry.dist.version})"
 
 
 def load_declaration(entry, taken):
@@ -105,7 +104,7 @@ def registry():
             broken.setdefault(entry.name, str(err))
             continue
         companions[companion.name] = companion
-        distributions[companion.name] = entry.dist.name if entry.dist is not None else "picforge"
+        distributions[companion.name] = entry.dist.name
         taken[companion.name] = entry_point_line(entry)
     return Registry(companions, distributions, broken)
 

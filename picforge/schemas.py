@@ -22,31 +22,29 @@ _JSON_TO_ARROW = {
 
 @functools.lru_cache(maxsize=None)
 def schema_files():
-    """{name: file} of every `<name>.schema.json`, PiC's and the registered companions'; a name two folders define
-    is an error naming both."""
+    """{name: [(whose folder, file)]} of every `<name>.schema.json`, PiC's and the registered companions'."""
     folders = {PIC_SCHEMAS: resources.files(PIC_SCHEMAS)}
     folders.update((f"companion {name} ({companion.schemas})", companion.schema_folder())
                    for name, companion in companions.registry().companions.items())
-    found, owner = {}, {}
+    found = {}
     for who, folder in folders.items():
         for path in sorted(folder.iterdir(), key=lambda path: path.name):
-            name = path.name.removesuffix(".schema.json")
-            if name == path.name:
-                continue
-            if name in found:
-                raise InputError(f"schema {name!r} is defined twice: by {owner[name]} and by {who}; rename one")
-            found[name], owner[name] = path, who
+            if path.name.endswith(".schema.json"):
+                found.setdefault(path.name.removesuffix(".schema.json"), []).append((who, path))
     return found
 
 
 @functools.lru_cache(maxsize=None)
 def load(name):
-    """The JSON Schema named `name` as a dict."""
-    path = schema_files().get(name)
-    if path is None:
+    """The JSON Schema named `name` as a dict (an error when no folder, or more than one, defines it)."""
+    defined = schema_files().get(name, [])
+    if not defined:
         raise InputError(f"no JSON Schema {name!r}: neither schemas/ nor an installed companion's schemas folder "
                          f"has {name}.schema.json")
-    return json.loads(path.read_text(encoding="utf-8"))
+    if len(defined) > 1:
+        raise InputError(f"JSON Schema {name!r} is defined by {' and by '.join(who for who, _ in defined)}; "
+                         "rename one")
+    return json.loads(defined[0][1].read_text(encoding="utf-8"))
 
 
 def _arrow_type(prop):

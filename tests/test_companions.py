@@ -2,6 +2,7 @@
 shows in `picforge --help`, runs its verbs, writes its stage and its release; a broken one is one error line; the
 core names no companion."""
 import collections
+import dataclasses
 import json
 import os
 import pathlib
@@ -12,7 +13,8 @@ import sys
 import jsonschema
 import pytest
 
-from picforge import companions, release_writer, rundir, schemas
+from picforge import companions, options, release_writer, rundir, schemas
+from picforge.errors import InputError
 from tests.plugin_companion import COMPANION, STAGE
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -113,8 +115,6 @@ def test_a_plugin_that_takes_a_core_command_or_declares_no_companion_is_refused(
 
 
 def test_a_release_step_is_imported_only_when_asked_and_a_wrong_one_is_named():
-    import dataclasses
-
     assert COMPANION.release_step().__module__ == "tests.plugin_companion.release"
     no_function = dataclasses.replace(COMPANION, release="tests.plugin_companion.release:release_corpus")
     with pytest.raises(companions.CompanionError, match=r"^companion wordcount: its release step "
@@ -145,19 +145,42 @@ def test_the_four_companions_are_installed_as_plugins_of_picforge():
         ("cosimlex", "mcphrasy", "pearl", "stsb-context"), "picforge")
 
 
+def test_a_missing_module_names_the_extra_of_the_companion_that_declares_it():
+    line = options.missing_extra_line(ModuleNotFoundError("No module named 'sklearn'", name="sklearn.cluster"))
+    assert line == ("this command needs the optional package 'sklearn.cluster', which is not installed: pip install "
+                    "'picforge[mcphrasy]' (from a clone: pip install -e '.[mcphrasy]')")
+    assert "'picforge[postgres]'" in options.missing_extra_line(ModuleNotFoundError(name="psycopg"))
+    assert options.missing_extra_line(ModuleNotFoundError(name="no_such_module")) is None
+
+
 def test_every_schema_is_valid_and_each_companion_keeps_its_own_in_its_folder():
     files = schemas.schema_files()
     for name in files:
         jsonschema.Draft202012Validator.check_schema(schemas.load(name))
-    pic_folder = pathlib.Path(ROOT / "schemas")
     for name, companion in companions.registry().companions.items():
         own = {path.name.removesuffix(".schema.json") for path in companion.schema_folder().iterdir()
                if path.name.endswith(".schema.json")}
         assert own, name
-        assert all(pathlib.Path(str(files[schema])).parent != pic_folder for schema in own)
-    assert schemas.load("ps")["title"]  # PiC's own stay in schemas/
-    with pytest.raises(Exception, match="no JSON Schema 'no_such'"):
+        assert {schema: [who for who, _ in files[schema]] for schema in own} == dict.fromkeys(
+            own, [f"companion {name} ({companion.schemas})"])
+    assert [who for who, _ in files["ps"]] == ["schemas"]  # PiC's own stay in schemas/
+    with pytest.raises(InputError, match="no JSON Schema 'no_such'"):
         schemas.load("no_such")
+
+
+def test_a_schema_two_folders_define_is_refused_by_name(monkeypatch):
+    clash = dataclasses.replace(COMPANION, schemas="schemas")
+    monkeypatch.setattr(companions, "registry", lambda: companions.Registry({"wordcount": clash},
+                                                                            {"wordcount": "wordcount-plugin"}, {}))
+    schemas.schema_files.cache_clear()
+    schemas.load.cache_clear()
+    try:
+        with pytest.raises(InputError, match=r"^JSON Schema 'ps' is defined by schemas and by companion wordcount "
+                                             r"\(schemas\); rename one$"):
+            schemas.load("ps")
+    finally:  # what the clash cached goes with it
+        schemas.schema_files.cache_clear()
+        schemas.load.cache_clear()
 
 
 def companion_words():
