@@ -12,7 +12,6 @@ import textwrap
 from picforge import __version__, companions, options, paths, progress, redact
 from picforge.errors import InputError, NothingToDo
 from picforge.long_lived import long_lived, one_command_process
-from picforge.stage_registry import register_stages
 
 # The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}; the
 # section "companions" lists the companions the installed distributions declare (picforge.companions). Only the
@@ -99,20 +98,34 @@ def command_name(argv):
 
 
 def register_area_stages():
-    """Record the stages every area writes, so a message about another area's missing stage names the command that
-    makes it: each core area's package registers its own when imported (each light), each companion's come from
-    its declaration."""
+    """Import the package of every core area (each light): each registers the stages it writes, so a message about
+    another area's missing stage names the command that makes it (a companion's stages come with its declaration,
+    picforge.stage_registry)."""
     for module in sorted(set(CORE_COMMANDS.values())):
         importlib.import_module(module.rpartition(".")[0])
-    usable, _ = companion_registry()
-    for companion in usable.values():
-        register_stages(companion.stages)
+
+
+def refuse_broken_companion(command):
+    """A CompanionError when `command` is a companion that cannot be used; a warning line for each other one."""
+    _, broken = companion_registry()
+    if command in broken:
+        raise companions.CompanionError(broken[command])
+    for line in broken.values():
+        options.warn_once(f"picforge: warning: {line}; its command is left out")
+
+
+class ContentsParser(argparse.ArgumentParser):
+    """The top `picforge` parser: its epilog, the table of contents, is made only when its help is printed, so a
+    core command never reads the companion registry."""
+
+    epilog = property(lambda self: table_of_contents(), lambda self, value: None)
 
 
 def build_parser(command=None):
-    """The `picforge` parser; only `command`'s cli package is imported, the others are names in the contents."""
-    parser = argparse.ArgumentParser(prog="picforge", description="Build phrase-in-context datasets.",
-                                     epilog=table_of_contents(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The `picforge` parser; only `command`'s cli package is imported, the others are names in the contents (a core
+    command's parser reads no companion declaration)."""
+    parser = ContentsParser(prog="picforge", description="Build phrase-in-context datasets.",
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"picforge {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="log progress at INFO level (-vv: DEBUG, every library's log too); secrets show as ***")
@@ -120,13 +133,13 @@ def build_parser(command=None):
                         help="the encoding of the CSV/TSV sheets and lists this command reads when they are not "
                              "UTF-8 (e.g. cp1252); without it a file that is not UTF-8 is refused")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                       parser_class=argparse.ArgumentParser,
                                        help="one of the commands below; `picforge COMMAND --help` for its options")
-    _, broken = companion_registry()
-    if command in broken:
-        raise companions.CompanionError(broken[command])
-    for line in broken.values():
-        options.warn_once(f"picforge: warning: {line}; its command is left out")
-    known = commands()
+    if command in CORE_COMMANDS:
+        known = CORE_COMMANDS
+    else:
+        known = commands()
+        refuse_broken_companion(command)
     chosen = known.get(command)
     for name, module in known.items():
         if module != chosen:

@@ -4,7 +4,6 @@ step and optional extra from there and names no companion itself."""
 import dataclasses
 import functools
 import importlib
-from importlib import metadata, resources
 
 from picforge.errors import InputError
 
@@ -39,6 +38,8 @@ class Companion:
 
     def schema_folder(self):
         """The folder (an importlib.resources Traversable) of this companion's JSON Schemas."""
+        from importlib import resources
+
         return resources.files(self.schemas)
 
     def release_step(self):
@@ -95,6 +96,8 @@ def load_declaration(entry, taken):
 @functools.lru_cache(maxsize=None)
 def registry():
     """Every companion the installed distributions declare (each import light), in command order."""
+    from importlib import metadata  # read only by the commands that need the companions
+
     taken = {}
     companions, distributions, broken = {}, {}, {}
     for entry in sorted(metadata.entry_points(group=GROUP), key=lambda entry: entry.name):

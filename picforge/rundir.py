@@ -19,7 +19,7 @@ from picforge.errors import InputError
 from picforge.external_sort import chunks
 from picforge.files import STAGING_PREFIX, remove_leftovers, write_atomically
 from picforge.paths import glob_escape
-from picforge.stage_registry import PRODUCED_BY
+from picforge.stage_registry import producing_command
 
 MANIFEST = "_manifest.json"
 SMALL_INPUT_BYTES = 64 * 1024 * 1024
@@ -172,7 +172,7 @@ class RunDir:
         """The manifest of a completed stage, or an InputError naming the command that produces it."""
         manifest = self.read_manifest(stage)
         if manifest is None:
-            command = PRODUCED_BY.get(stage, "the command that produces it (see `picforge --help`)")
+            command = producing_command(stage, "the command that produces it (see `picforge --help`)")
             raise InputError(f"{self.stage_dir(stage)}: stage '{stage}' has not completed in {self.root}: "
                              f"run `{command.format(run=self.root)}` first")
         return manifest
@@ -234,7 +234,7 @@ class RunDir:
         try:
             yield
         except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as err:
-            command = PRODUCED_BY.get(stage, "the command that produces it")
+            command = producing_command(stage, "the command that produces it")
             raise InputError(f"{path}: not a readable Parquet file ({err}); stage '{stage}' of {self.root} is "
                              f"damaged: redo it with `{command.format(run=self.root)} --force`") from None
 

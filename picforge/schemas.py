@@ -21,23 +21,23 @@ _JSON_TO_ARROW = {
 
 
 @functools.lru_cache(maxsize=None)
-def schema_files():
-    """{name: [(whose folder, file)]} of every `<name>.schema.json`, PiC's and the registered companions'."""
-    folders = {PIC_SCHEMAS: resources.files(PIC_SCHEMAS)}
-    folders.update((f"companion {name} ({companion.schemas})", companion.schema_folder())
-                   for name, companion in companions.registry().companions.items())
+def companion_schema_files():
+    """{name: [(whose folder, file)]} of every `<name>.schema.json` of the registered companions."""
     found = {}
-    for who, folder in folders.items():
-        for path in sorted(folder.iterdir(), key=lambda path: path.name):
+    for name, companion in companions.registry().companions.items():
+        for path in sorted(companion.schema_folder().iterdir(), key=lambda path: path.name):
             if path.name.endswith(".schema.json"):
-                found.setdefault(path.name.removesuffix(".schema.json"), []).append((who, path))
+                found.setdefault(path.name.removesuffix(".schema.json"), []).append(
+                    (f"companion {name} ({companion.schemas})", path))
     return found
 
 
 @functools.lru_cache(maxsize=None)
 def load(name):
-    """The JSON Schema named `name` as a dict (an error when no folder, or more than one, defines it)."""
-    defined = schema_files().get(name, [])
+    """The JSON Schema named `name` as a dict: PiC's, else the one companion's that defines it (the registry is read
+    only for a name PiC does not define)."""
+    own = resources.files(PIC_SCHEMAS).joinpath(f"{name}.schema.json")
+    defined = [(PIC_SCHEMAS, own)] if own.is_file() else companion_schema_files().get(name, [])
     if not defined:
         raise InputError(f"no JSON Schema {name!r}: neither schemas/ nor an installed companion's schemas folder "
                          f"has {name}.schema.json")

@@ -13,7 +13,7 @@ import sys
 import jsonschema
 import pytest
 
-from picforge import companions, options, release_writer, rundir, schemas
+from picforge import cli, companions, options, release_writer, rundir, schemas
 from picforge.errors import InputError
 from tests.plugin_companion import COMPANION, STAGE
 
@@ -98,20 +98,42 @@ def test_a_broken_plugin_is_one_error_line_and_the_other_commands_still_run(tmp_
     assert chosen.returncode == 2
     assert chosen.stderr.splitlines() == [f"picforge: error: {why}"]
 
-    other = picforge(env, "mine", "--help")
-    assert other.returncode == 0 and "--input" in other.stdout
-    assert other.stderr.splitlines() == [f"picforge: warning: {why}; its command is left out"]
+    core = picforge(env, "mine", "--help")  # a core command reads no companion declaration
+    assert core.returncode == 0 and "--input" in core.stdout and core.stderr == ""
     listed = picforge(env, "--help")
     assert listed.returncode == 0 and "\n  pearl " in listed.stdout and "brokenco" not in listed.stdout
+    assert listed.stderr.splitlines() == [f"picforge: warning: {why}; its command is left out"]
+    other = picforge(env, "pearl", "--help")
+    assert other.returncode == 0 and "release" in other.stdout
 
 
-def test_a_plugin_that_takes_a_core_command_or_declares_no_companion_is_refused(tmp_path):
-    env = installed(tmp_path, "mine", "tests.plugin_companion:STAGE", "odd-plugin")
-    refused = picforge(env, "mine", "--help")
+def test_a_plugin_that_declares_no_companion_or_another_name_is_refused(tmp_path):
+    env = installed(tmp_path, "oddity", "tests.plugin_companion:STAGE", "odd-plugin")
+    refused = picforge(env, "oddity", "--help")
     assert refused.returncode == 2
     assert refused.stderr.splitlines() == [
-        "picforge: error: entry point `mine = tests.plugin_companion:STAGE` (picforge.companions, distribution "
+        "picforge: error: entry point `oddity = tests.plugin_companion:STAGE` (picforge.companions, distribution "
         "odd-plugin 0.1) names a str, not a picforge.companions.Companion"]
+    env = installed(tmp_path / "core", "mine", "tests.plugin_companion:COMPANION", "mine-plugin")
+    taken = picforge(env, "--help")
+    assert taken.returncode == 0 and "\n  wordcount " not in taken.stdout
+    assert taken.stderr.splitlines() == [
+        "picforge: warning: entry point `mine = tests.plugin_companion:COMPANION` (picforge.companions, distribution "
+        "mine-plugin 0.1) declares the command 'wordcount'; name the entry point as its command; its command is "
+        "left out"]
+
+
+def test_a_companion_taking_a_core_command_is_left_out(monkeypatch):
+    mine = dataclasses.replace(COMPANION, name="mine")
+    monkeypatch.setattr(companions, "registry", lambda: companions.Registry({"mine": mine}, {"mine": "mine-plugin"}, {}))
+    cli.companion_registry.cache_clear()
+    try:
+        usable, broken = cli.companion_registry()
+        assert usable == {}
+        assert broken == {"mine": "companion mine (mine-plugin) takes the core command 'mine'; rename it"}
+        assert cli.commands()["mine"] == "pipeline.cli"
+    finally:  # what the impostor cached goes with it
+        cli.companion_registry.cache_clear()
 
 
 def test_a_release_step_is_imported_only_when_asked_and_a_wrong_one_is_named():
@@ -154,32 +176,35 @@ def test_a_missing_module_names_the_extra_of_the_companion_that_declares_it():
 
 
 def test_every_schema_is_valid_and_each_companion_keeps_its_own_in_its_folder():
-    files = schemas.schema_files()
-    for name in files:
+    pic = sorted(path.name.removesuffix(".schema.json") for path in (ROOT / "schemas").glob("*.schema.json"))
+    found = schemas.companion_schema_files()
+    for name in [*pic, *found]:
         jsonschema.Draft202012Validator.check_schema(schemas.load(name))
     for name, companion in companions.registry().companions.items():
         own = {path.name.removesuffix(".schema.json") for path in companion.schema_folder().iterdir()
                if path.name.endswith(".schema.json")}
-        assert own, name
-        assert {schema: [who for who, _ in files[schema]] for schema in own} == dict.fromkeys(
+        assert own and not own & set(pic), name
+        assert {schema: [who for who, _ in found[schema]] for schema in own} == dict.fromkeys(
             own, [f"companion {name} ({companion.schemas})"])
-    assert [who for who, _ in files["ps"]] == ["schemas"]  # PiC's own stay in schemas/
+    assert "ps" in pic and "ps" not in found  # PiC's own stay in schemas/
     with pytest.raises(InputError, match="no JSON Schema 'no_such'"):
         schemas.load("no_such")
 
 
-def test_a_schema_two_folders_define_is_refused_by_name(monkeypatch):
-    clash = dataclasses.replace(COMPANION, schemas="schemas")
-    monkeypatch.setattr(companions, "registry", lambda: companions.Registry({"wordcount": clash},
-                                                                            {"wordcount": "wordcount-plugin"}, {}))
-    schemas.schema_files.cache_clear()
+def test_a_schema_two_companions_define_is_refused_by_name(monkeypatch):
+    twin = dataclasses.replace(COMPANION, name="wordcount-twin")
+    monkeypatch.setattr(companions, "registry", lambda: companions.Registry(
+        {"wordcount": COMPANION, "wordcount-twin": twin}, dict.fromkeys(("wordcount", "wordcount-twin"), "x"), {}))
+    schemas.companion_schema_files.cache_clear()
     schemas.load.cache_clear()
     try:
-        with pytest.raises(InputError, match=r"^JSON Schema 'ps' is defined by schemas and by companion wordcount "
-                                             r"\(schemas\); rename one$"):
-            schemas.load("ps")
-    finally:  # what the clash cached goes with it
-        schemas.schema_files.cache_clear()
+        assert schemas.load("ps")["title"]  # PiC's names are PiC's
+        with pytest.raises(InputError, match=r"^JSON Schema 'wordcount_word' is defined by companion wordcount "
+                                             r"\(tests.plugin_companion.schemas\) and by companion wordcount-twin "
+                                             r"\(tests.plugin_companion.schemas\); rename one$"):
+            schemas.load("wordcount_word")
+    finally:  # what the twins cached goes with them
+        schemas.companion_schema_files.cache_clear()
         schemas.load.cache_clear()
 
 
