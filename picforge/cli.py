@@ -47,10 +47,10 @@ def companion_registry():
 
 
 def sections():
-    """The table of contents: the core's sections, then the companions."""
+    """The table of contents: the core's sections, then the companions (when any is installed)."""
     usable, _ = companion_registry()
-    return {**CORE_SECTIONS, "companions": {name: (companion.cli, companion.help)
-                                            for name, companion in usable.items()}}
+    listed = {name: (companion.cli, companion.help) for name, companion in usable.items()}
+    return {**CORE_SECTIONS, **({"companions": listed} if listed else {})}
 
 
 def commands():
