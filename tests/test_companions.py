@@ -125,7 +125,8 @@ def test_a_plugin_that_declares_no_companion_or_another_name_is_refused(tmp_path
 
 def test_a_companion_taking_a_core_command_is_left_out(monkeypatch):
     mine = dataclasses.replace(COMPANION, name="mine")
-    monkeypatch.setattr(companions, "registry", lambda: companions.Registry({"mine": mine}, {"mine": "mine-plugin"}, {}))
+    taken = companions.Registry({"mine": mine}, {"mine": "mine-plugin"}, {})
+    monkeypatch.setattr(companions, "registry", lambda: taken)
     cli.companion_registry.cache_clear()
     try:
         usable, broken = cli.companion_registry()
