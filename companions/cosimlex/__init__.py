@@ -9,7 +9,7 @@ FINAL = "cosimlex-final"
 EXPORTS = "cosimlex-exports"
 register_stages({
     **dict.fromkeys(("cosimlex-contexts", "cosimlex-candidates"),
-                    "picforge cosimlex candidates --pairs SIMLEX --input DUMP --out {run}"),
+                    "picforge cosimlex candidates --pairs SIMLEX --run MINED_RUN --out {run}"),
     SELECTION: "picforge cosimlex ingest-selection --run {run} SHEET…",
     FORMS: "picforge cosimlex export-rating --run {run}",
     RATINGS: "picforge cosimlex ingest-rating --run {run} ANSWERS…",
