@@ -17,7 +17,7 @@ def comma_list(text):
 def register(verbs):
     parser = verbs.add_parser("candidates", help="find contexts and pick candidates (Beam)",
                               description="Find 3-sentence contexts holding each word of a SimLex pair once "
-                                          "(by lemma) in the sentences of a mined run, score them with two encoders, "
+                                          "(by lemma) in the sentences of a mined run, score them with each encoder, "
                                           "keep the extremes. Beam runner flags pass through.")
     parser.add_argument("--pairs", required=True, help="SimLex-999.txt (10 columns) or 'word1 word2 score' file")
     source = parser.add_mutually_exclusive_group(required=True)
@@ -26,7 +26,7 @@ def register(verbs):
     source.add_argument("--input", metavar="DUMP",
                         help="deprecated (removed in 0.2.0): split a pages-articles dump here instead of reading "
                              "a mined run's sentences")
-    add_output(parser, "--out", kind="run", required=True,
+    add_output(parser, "--out", kind="run", required=True, metavar="COSIMLEX_RUN",
                help="the CoSimLex run directory to write (local, gs:// or s3://); the later verbs take it as --run")
     parser.add_argument("--lang", default="en", help="language of the sentences and pairs (default: en)")
     parser.add_argument("--spacy-model", help="spaCy model for lemmas and tok2vec (default: first installed "
@@ -47,7 +47,7 @@ def register(verbs):
                         help="with --input only: read only the first N pages of the dump (mine with --max-pages "
                              "for a mined run)")
     parser.add_argument("--force", action="store_true", help="redo the stages even when up to date")
-    add_device_option(parser, "the contextual encoders")
+    add_device_option(parser, "each contextual encoder")
     parser.set_defaults(func=run, beam_args=[])
 
 
