@@ -13,7 +13,7 @@ COMPANION = Companion(
     cli="companions.cosimlex.cli",
     stages={
         **dict.fromkeys(("cosimlex-contexts", "cosimlex-candidates"),
-                        "picforge cosimlex candidates --pairs SIMLEX --input DUMP --out {run}"),
+                        "picforge cosimlex candidates --pairs SIMLEX --run MINED_RUN --out {run}"),
         SELECTION: "picforge cosimlex ingest-selection --run {run} SHEET…",
         FORMS: "picforge cosimlex export-rating --run {run}",
         RATINGS: "picforge cosimlex ingest-rating --run {run} ANSWERS…",

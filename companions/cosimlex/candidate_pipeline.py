@@ -1,4 +1,5 @@
-"""Beam stages of the CoSimLex candidate search: Sentence records → contexts → scored, selected candidates."""
+"""Beam stages of the CoSimLex candidate search: Sentence records (a mined run's `sentences`) → contexts → scored,
+selected candidates."""
 import hashlib
 
 import apache_beam as beam
@@ -33,12 +34,13 @@ class _TargetsFn(beam.DoFn):
             targets = ctx.sentence_targets(doc, self.vocabulary, self.inflections)
             if targets:
                 self.with_targets.inc()
-            yield {key: sentence[key] for key in ("sentence_id", "page_id", "idx", "paragraph", "text")} | {
+            yield {key: sentence[key] for key in ("sentence_id", "page_id", "idx", "paragraph", "text", "broken")} | {
                 "targets": targets}
 
 
 class FindContexts(beam.PTransform):
-    """Sentence records → context records: 3-sentence windows inside one paragraph with each word once."""
+    """Sentence records → context records: 3-sentence windows inside one paragraph with each word once and no
+    sentence flagged broken."""
 
     def __init__(self, pairs, spacy_model, low_resource=False):
         super().__init__()
@@ -58,12 +60,16 @@ class FindContexts(beam.PTransform):
 
 
 def page_contexts(keyed_page, pair_index, low_resource):
-    """The contexts of one page's sentences, dropping malformed ones in low-resource mode (counted)."""
+    """The contexts of one page's sentences, dropping those holding a sentence mining flagged broken and, in
+    low-resource mode, malformed ones (both counted)."""
     _, sentences = keyed_page
     for window in ctx.context_windows(list(sentences)):
         Metrics.counter(CONTEXTS, "windows").inc()
         found = list(ctx.window_contexts(window, pair_index))
         if not found:
+            continue
+        if any(s["broken"] for s in window):
+            Metrics.counter(CONTEXTS, "dropped-broken-sentence").inc(len(found))
             continue
         if low_resource:
             reasons = ctx.malformed_reasons([s["text"] for s in window])
@@ -119,9 +125,9 @@ def pair_candidates(keyed_contexts, encoders, per_encoder):
 class SelectCandidates(beam.PTransform):
     """Context records → candidates: sample ≤ max_contexts per pair, score with each encoder, keep the ends."""
 
-    def __init__(self, encoder_specs, spacy_model, per_encoder, max_contexts=DEFAULT_MAX_CONTEXTS, device="auto"):
+    def __init__(self, encoders, spacy_model, per_encoder, max_contexts=DEFAULT_MAX_CONTEXTS, device="auto"):
         super().__init__()
-        self.encoder_specs = list(encoder_specs)
+        self.encoders = list(encoders)
         self.spacy_model = spacy_model
         self.per_encoder = per_encoder
         self.max_contexts = max_contexts
@@ -133,20 +139,22 @@ class SelectCandidates(beam.PTransform):
                 | "sample contexts" >> beam.combiners.Top.PerKey(self.max_contexts, key=sample_key)
                 | "flatten sample" >> beam.FlatMap(lambda kv: kv[1])
                 | "batch contexts" >> beam.BatchElements(min_batch_size=8, max_batch_size=64)
-                | "score pairs" >> beam.ParDo(_ScoreFn(self.encoder_specs, self.spacy_model, self.device))
+                | "score pairs" >> beam.ParDo(_ScoreFn(self.encoders, self.spacy_model, self.device))
                 | "key scored by pair" >> beam.Map(lambda c: (c["pair_id"], c))
                 | "group pairs" >> shuffle.GroupByKey()
-                | "select ends" >> beam.FlatMap(pair_candidates, self.encoder_specs, self.per_encoder))
+                | "select ends" >> beam.FlatMap(pair_candidates, self.encoders, self.per_encoder))
 
 
 class CosimlexCandidates(beam.PTransform):
-    """Sentence records → {cosimlex-contexts: every context found, cosimlex-candidates: the selected ones}."""
+    """Sentence records → {cosimlex-contexts: every context found, cosimlex-candidates: the selected ones}; `lang`,
+    the language of the sentences and pairs, is kept in the manifest for the rating forms."""
 
-    def __init__(self, pairs, spacy_model, encoder_specs, per_encoder, low_resource=False,
+    def __init__(self, pairs, lang, spacy_model, encoders, per_encoder, low_resource=False,
                  max_contexts=DEFAULT_MAX_CONTEXTS, device="auto"):
         super().__init__()
+        self.lang = lang
         self.find = FindContexts(pairs, spacy_model, low_resource)
-        self.select = SelectCandidates(encoder_specs, spacy_model, per_encoder, max_contexts, device)
+        self.select = SelectCandidates(encoders, spacy_model, per_encoder, max_contexts, device)
 
     def expand(self, sentences):
         found = sentences | "find contexts" >> self.find
@@ -154,15 +162,13 @@ class CosimlexCandidates(beam.PTransform):
 
 
 class DumpCandidates(beam.PTransform):
-    """The pipeline → CosimlexCandidates of the cleaned sentences of `dump` (at most `max_pages` pages); `lang`,
-    the dump's language, is kept in the manifest for the rating forms."""
+    """The pipeline → CosimlexCandidates of the sentences split here from `dump` (at most `max_pages` pages): the
+    deprecated `--input` path, which repeats what `picforge mine` already wrote."""
 
-    def __init__(self, pairs, dump, lang, spacy_model, encoders, per_encoder, low_resource=False,
-                 max_contexts=DEFAULT_MAX_CONTEXTS, max_pages=None, device="auto"):
+    def __init__(self, dump, max_pages=None, **candidates):
         super().__init__()
         self.dump, self.max_pages = dump, max_pages
-        self.candidates = CosimlexCandidates(pairs, spacy_model, encoders, per_encoder, low_resource, max_contexts,
-                                             device)
+        self.candidates = CosimlexCandidates(**candidates)
 
     def expand(self, pipeline):
         from pipeline.stages.clean import CleanPages
@@ -176,30 +182,50 @@ class DumpCandidates(beam.PTransform):
                 | "cosimlex" >> self.candidates)
 
 
-def find_candidates(pairs_path, dump, out, *, lang, spacy_model, encoders, per_encoder, low_resource, max_contexts,
-                    max_pages, beam_args, force, device="auto"):
-    """Stages `cosimlex-contexts` and `cosimlex-candidates` of a dump: (pairs, their manifests, pairs with
-    candidates, the candidates' folder); the encoders are checked before Beam starts."""
+def candidates_step(pairs, pairs_path, arguments, mined_run=None, dump=None, max_pages=None):
+    """The step writing both stages, built with `arguments`: over the `sentences` of the mined run `mined_run` (read
+    through the stage store; its path and dump go into the inputs) or, deprecated, over `dump` split here."""
+    import os
+
+    from picforge.croissant import dump_inputs
+    from picforge.rundir import RunDir, input_identity, upstream
+    from picforge.stage_jobs import Step, read_stage
+
+    stages = {CONTEXTS: "cosimlex_context", CANDIDATES: "cosimlex_candidate"}
+    pairs_input = {"pairs": input_identity(pairs_path, "--pairs")}
+    if mined_run is None:
+        return Step(stages, DumpCandidates, dict(arguments, max_pages=max_pages), data={"pairs": pairs, "dump": dump},
+                    inputs=dict(pairs_input, dump=input_identity(dump, "--input")))
+    mined = RunDir(mined_run)
+    where = mined.root if "://" in mined.root else os.path.abspath(mined.root)
+    return Step(stages, CosimlexCandidates, arguments, data={"pairs": pairs},
+                inputs=dict(upstream(mined, "sentences"), mined_run=where, **dump_inputs(mined), **pairs_input),
+                reads=lambda job: read_stage(job.pipeline, mined, "sentences"))
+
+
+def find_candidates(pairs_path, out, *, mined_run=None, dump=None, lang, spacy_model, encoders, per_encoder,
+                    low_resource, max_contexts, max_pages=None, beam_args, force, device="auto"):
+    """Stages `cosimlex-contexts` and `cosimlex-candidates` in the run `out`, from the sentences of the mined run
+    `mined_run` (or, deprecated, of `dump`): (pairs, their manifests, pairs with candidates, the candidates' folder);
+    the encoders are checked before Beam starts."""
     from companions.cosimlex.simlex import read_simlex
     from picforge.options import pipeline_options
-    from picforge.rundir import RunDir, input_identity, writable_folder
-    from picforge.stage_jobs import run_stages
+    from picforge.rundir import RunDir, writable_folder
+    from picforge.stage_jobs import run_steps
 
     pairs = read_simlex(pairs_path)
     spacy_model = spacy_model or ctx.default_spacy_model(lang)
     if not encoders:
-        raise InputError("--encoders: name at least one encoder, e.g. minilm,tok2vec")
+        raise InputError("--encoder: name at least one encoder, e.g. --encoder minilm --encoder tok2vec")
     for spec in encoders:
         make_encoder(spec, spacy_model)
     if per_encoder is None:
         per_encoder = LOW_RESOURCE_PER_ENCODER if low_resource else DEFAULT_PER_ENCODER
     arguments = {"lang": lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
-                 "low_resource": low_resource, "max_contexts": max_contexts, "max_pages": max_pages, "device": device}
-    inputs = {"pairs": input_identity(pairs_path, "--pairs"), "dump": input_identity(dump, "--input")}
+                 "low_resource": low_resource, "max_contexts": max_contexts, "device": device}
+    step = candidates_step(pairs, pairs_path, arguments, mined_run, dump, max_pages)
     run_dir = RunDir(writable_folder(out))
-    manifests = run_stages(run_dir, {CONTEXTS: "cosimlex_context", CANDIDATES: "cosimlex_candidate"},
-                           transform=DumpCandidates, arguments=arguments, data={"pairs": pairs, "dump": dump},
-                           inputs=inputs, pipeline_options=pipeline_options(beam_args), force=force)
+    manifests = run_steps(run_dir, [step], pipeline_options=pipeline_options(beam_args), force=force)
     with_candidates = len(set(run_dir.read_table(CANDIDATES, columns=["pair_id"]).column("pair_id").to_pylist())) \
         if manifests[CANDIDATES]["records"] else 0
     return pairs, manifests, with_candidates, run_dir.stage_dir(CANDIDATES)

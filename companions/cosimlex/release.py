@@ -82,7 +82,8 @@ def candidates_text(candidates):
     options = candidates.get("options", {})
     if not options:
         return "The candidates stage's manifest is missing, so the encoders that picked the contexts are not known."
-    return (f"Candidate contexts (three consecutive sentences holding each word once) were scored by "
+    return (f"Candidate contexts (three consecutive sentences of one paragraph holding each word once, none of them "
+            f"flagged broken by mining) were scored by "
             f"{encoder_names(candidates)}; the {options['per_encoder']} most and {options['per_encoder']} least "
             f"similar per encoder went to the expert (spaCy `{options['spacy_model']}` for lemmas, at most "
             f"{options['max_contexts']} contexts scored per pair; {dump_used(candidates)}).")

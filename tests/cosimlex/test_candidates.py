@@ -1,4 +1,5 @@
-"""`cosimlex candidates` for real: Beam over a synthetic dump with planted contexts and the enwiki sample."""
+"""`cosimlex candidates` for real: Beam over the sentences `picforge mine` wrote of a synthetic dump with planted
+contexts and of the enwiki sample."""
 import json
 
 import apache_beam as beam
@@ -88,63 +89,114 @@ def test_enwiki_sample_contexts_hold_each_word_once(candidates_run, enwiki_sampl
     assert manifest["records"] == len(records(candidates_run, CONTEXTS))
 
 
-def test_rerun_skips_up_to_date_stages(candidates_run, dump_dir, simlex_file, capsys):
+def test_rerun_skips_up_to_date_stages(candidates_run, mined_run, simlex_file, capsys):
     manifest_path = RunDir(str(candidates_run)).manifest_path(CANDIDATES)
     before = json.loads(open(manifest_path).read())
-    assert main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--input", str(dump_dir / "*.xml.bz2"),
+    assert main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--run", str(mined_run),
                  "--out", str(candidates_run), "--spacy-model", SPACY_MODEL]) == 0
     assert json.loads(open(manifest_path).read()) == before
     assert "candidates for" in capsys.readouterr().out
 
 
-def test_low_resource_run_filters_malformed_contexts(dump_dir, simlex_file, tmp_path):
+def test_the_run_records_the_mined_run_and_dump_it_read(candidates_run, mined_run, dump_dir):
+    mined = RunDir(str(mined_run))
+    for stage in (CONTEXTS, CANDIDATES):
+        inputs = RunDir(str(candidates_run)).read_manifest(stage)["inputs"]
+        assert inputs["mined_run"] == str(mined_run)
+        assert inputs["sentences"] == mined.read_manifest("sentences")["fingerprint"]
+        assert inputs["dump"] == mined.read_manifest("read-dump")["inputs"]["dump"]
+        assert {f["path"].rsplit("/", 1)[1] for f in inputs["dump"]} == {p.name for p in dump_dir.glob("*.xml.bz2")}
+
+
+def test_windows_holding_a_sentence_mining_flagged_broken_are_no_contexts(candidates_run, mined_run):
+    flagged = {s["sentence_id"] for s in RunDir(str(mined_run)).iter_records("sentences") if s["broken"]}
+    assert "108:1" in flagged  # "The adult arrives later than." (cut)
+    contexts = records(candidates_run, CONTEXTS)
+    assert not any(set(c["sentence_ids"]) & flagged for c in contexts)
+    assert not any(c["page_id"] == 108 for c in contexts)
+    counters = RunDir(str(candidates_run)).read_manifest(CONTEXTS)["counters"]
+    assert counters["cosimlex-contexts/dropped-broken-sentence"] >= 1
+
+
+def test_low_resource_run_filters_malformed_contexts(mined_run, simlex_file, tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--out", str(out), "--low-resource",
-                 "--input", str(dump_dir / "synthetic-pages-articles.xml.bz2"), "--encoders", "tok2vec",
-                 "--spacy-model", SPACY_MODEL]) == 0
+                 "--run", str(mined_run), "--encoders", "tok2vec", "--spacy-model", SPACY_MODEL]) == 0
+    assert ("--encoders here is deprecated (removed in 0.2.0): use --encoder (one --encoder per encoder"
+            in capsys.readouterr().err)
     run = RunDir(str(out))
     manifest = run.read_manifest(CONTEXTS)
     assert manifest["options"]["per_encoder"] == 4 and manifest["options"]["low_resource"] is True
-    assert manifest["counters"]["cosimlex-contexts/malformed-short-sentence"] == 1
+    assert manifest["options"]["encoders"] == ["tok2vec"]
+    assert manifest["counters"]["cosimlex-contexts/malformed-short-sentence"] >= 1
     assert "child|adult@107:0" not in {c["context_id"] for c in records(out, CONTEXTS)}
     picked = [c["picked_by"] for c in records(out, CANDIDATES) if c["pair_id"] == "child|adult"]
     assert len(picked) == 3 and {p.split(":")[0] for p in picked} == {"tok2vec"}
 
 
-def test_bad_inputs_are_one_clear_line(tmp_path, dump_dir, capsys):
+def test_the_deprecated_dump_path_warns_and_finds_what_the_mined_run_gives(candidates_run, dump_dir, simlex_file,
+                                                                           tmp_path, capsys):
+    out = tmp_path / "from-dump"
+    assert main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--out", str(out), "--encoder", "tok2vec",
+                 "--input", str(dump_dir / "synthetic-pages-articles.xml.bz2"), "--spacy-model", SPACY_MODEL]) == 0
+    assert "--input DUMP is deprecated (removed in 0.2.0): use --run MINED_RUN" in capsys.readouterr().err
+    from_dump = records(out, CONTEXTS)
+    from_run = [c for c in records(candidates_run, CONTEXTS) if c["page_id"] < 1000]
+    assert from_dump and sorted(from_dump, key=lambda c: c["context_id"]) == sorted(from_run,
+                                                                                     key=lambda c: c["context_id"])
+    assert RunDir(str(out)).read_manifest(CONTEXTS)["counters"]["cosimlex-contexts/dropped-broken-sentence"] >= 1
+
+
+def test_bad_inputs_are_one_clear_line(tmp_path, mined_run, capsys):
     bad = tmp_path / "pairs.txt"
     bad.write_text("word1 word2 score\nchild adult 5\ncup mug high\n")
-    code = main(["cosimlex", "candidates", "--pairs", str(bad), "--input", str(dump_dir / "*.bz2"),
-                 "--out", str(tmp_path / "run")])
+    mined, out = str(mined_run), str(tmp_path / "run")
+    code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", mined, "--out", out])
     assert code == 2
     assert f"{bad}: line 3: score 'high' is not a number" in capsys.readouterr().err
-    code = main(["cosimlex", "candidates", "--pairs", str(tmp_path / "missing.txt"), "--input", "x",
-                 "--out", str(tmp_path / "run")])
+    code = main(["cosimlex", "candidates", "--pairs", str(tmp_path / "missing.txt"), "--run", mined, "--out", out])
     assert code == 2 and "missing.txt: no such file" in capsys.readouterr().err
-    code = main(["cosimlex", "candidates", "--pairs", str(bad), "--input", "x", "--out", str(tmp_path / "run"),
-                 "--encoders", "minilm,elmo"])
-    assert code == 2
+    bad.write_text("child adult 5\n")
+    for encoders, said in ((["minilm", "elmo"], "--encoder elmo: no encoder here"),
+                           (["minilm,tok2vec"], "one --encoder per encoder")):
+        code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", mined, "--out", out,
+                     *[flag for name in encoders for flag in ("--encoder", name)]])
+        assert code == 2 and said in capsys.readouterr().err
+    code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", mined, "--out", out, "--max-pages", "3"])
+    assert code == 2 and "--max-pages 3: only with --input" in capsys.readouterr().err
+    code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", mined, "--out", str(mined_run / "cosimlex")])
+    assert code == 2 and "the output sits inside the run" in capsys.readouterr().err
+    assert not (mined_run / "cosimlex").exists()
+    unmined = tmp_path / "unmined"
+    unmined.mkdir()
+    code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", str(unmined), "--out", out])
+    assert code == 2 and f"run `picforge mine --input DUMP --wic WIC_ZIP --out {unmined}` first" in (
+        capsys.readouterr().err)
+    assert not (tmp_path / "run" / CONTEXTS).exists()
 
 
-def sentence(page_id, idx, text, paragraph=0):
+def sentence(page_id, idx, text, paragraph=0, broken=""):
     return {"sentence_id": f"{page_id}:{idx}", "page_id": page_id, "idx": idx, "paragraph": paragraph,
-            "text": text, "n_words": len(text.split())}
+            "text": text, "n_words": len(text.split()), "broken": broken}
 
 
-def test_low_resource_filters_drop_malformed_contexts():
+def test_flagged_windows_never_and_malformed_ones_in_low_resource_mode_are_dropped():
     pairs = parse_simlex(["child adult 5"])
     clean = [sentence(1, 0, "Schools group their pupils by age."), sentence(1, 1, "A child learns to read early."),
              sentence(1, 2, "Teachers meet an adult from each family.")]
-    broken = [sentence(2, 0, "thumb|left|A child at school"), sentence(2, 1, "An adult"),
-              sentence(2, 2, "1990 2001 2004 12 14")]
+    malformed = [sentence(2, 0, "thumb|left|A child at school"), sentence(2, 1, "An adult"),
+                 sentence(2, 2, "1990 2001 2004 12 14")]
+    flagged = [sentence(3, 0, "A child waits at the gate."), sentence(3, 1, "The adult arrives later than.",
+                                                                       broken="cut-sentence"),
+               sentence(3, 2, "The bus leaves at noon.")]
     for low_resource, expected in ((False, ["child|adult@1:0", "child|adult@2:0"]), (True, ["child|adult@1:0"])):
         with test_pipeline.TestPipeline() as pipeline:
-            found = (pipeline | beam.Create(clean + broken)
+            found = (pipeline | beam.Create(clean + malformed + flagged)
                      | FindContexts(pairs, SPACY_MODEL, low_resource) | beam.Map(lambda c: c["context_id"]))
             assert_that(found, equal_to(expected))
 
 
-def test_unknown_local_model_is_reported_before_the_pipeline(tmp_path, simlex_file, capsys):
-    code = main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--input", str(simlex_file),
-                 "--out", str(tmp_path), "--encoders", "hf:/nonexistent-model-folder"])
+def test_unknown_local_model_is_reported_before_the_pipeline(tmp_path, mined_run, simlex_file, capsys):
+    code = main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--run", str(mined_run),
+                 "--out", str(tmp_path), "--encoder", "hf:/nonexistent-model-folder"])
     assert code == 2 and "hf:LOCAL_FOLDER" in capsys.readouterr().err

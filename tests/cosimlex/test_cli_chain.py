@@ -201,7 +201,7 @@ def check_release(run_copy, final, tmp_path, capsys):
 
 def test_steps_out_of_order_say_which_command_comes_first(tmp_path, capsys):
     assert cli("export-selection", "--run", tmp_path) == 2
-    assert f"run `picforge cosimlex candidates --pairs SIMLEX --input DUMP --out {tmp_path}` first" in (
+    assert f"run `picforge cosimlex candidates --pairs SIMLEX --run MINED_RUN --out {tmp_path}` first" in (
         capsys.readouterr().err)
     assert cli("postprocess", "--run", tmp_path) == 2
     assert "run `picforge cosimlex ingest-rating --run" in capsys.readouterr().err

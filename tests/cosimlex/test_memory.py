@@ -7,5 +7,5 @@ from tests.groupings import in_memory_groupings
 
 def test_every_grouping_but_the_sample_goes_through_files_on_the_embedded_runner():
     pairs = [SimLexPair(1, "child", "adult", None, 5.2)]
-    candidates = CosimlexCandidates(pairs, "en_core_web_sm", ["minilm"], per_encoder=2)
+    candidates = CosimlexCandidates(pairs, "en", "en_core_web_sm", ["minilm"], per_encoder=2)
     assert in_memory_groupings(candidates, combiners=("sample contexts",)) == []

@@ -60,7 +60,7 @@ def registered_verbs():
     return [" ".join(words) for words, _ in verbs()]
 
 
-def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, release_103, enwiki_sample, tmp_path):
+def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, release_103, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(mined_103, run)
     triplet_id = next(RunDir(str(run)).iter_records("select"))["triplet_id"]
@@ -81,7 +81,7 @@ def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, rel
         ["annotate", "export", "final", "--run", run],
         ["build", "--run", annotated_103, "--out", tmp_path / "release"],
         ["publish", release_103, "--to", tmp_path / "published"],
-        ["cosimlex", "candidates", "--pairs", pairs, "--input", enwiki_sample, "--out", tmp_path / "cosimlex"],
+        ["cosimlex", "candidates", "--pairs", pairs, "--run", run, "--out", tmp_path / "cosimlex"],
     ]
     verbs, ran = registered_verbs(), set()
     for step in steps:

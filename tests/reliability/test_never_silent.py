@@ -50,5 +50,5 @@ def test_mine_evaluate_and_cosimlex_candidates_are_never_silent_for_30_s(tmp_pat
     assert_never_silent(["evaluate", release_103])
     pairs = tmp_path / "pairs.txt"
     pairs.write_text(PLANTED_PAIRS, encoding="utf-8")
-    assert_never_silent(["cosimlex", "candidates", "--pairs", pairs, "--input", enwiki_sample_103, "--out",
+    assert_never_silent(["cosimlex", "candidates", "--pairs", pairs, "--run", tmp_path / "run", "--out",
                          tmp_path / "cosimlex", "--spacy-model", SPACY_MODEL])
