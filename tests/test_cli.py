@@ -6,11 +6,11 @@ from picforge.errors import InputError
 
 
 def test_input_error_is_one_line_exit_2(tmp_path, capsys):
-    assert main(["evaluate", str(tmp_path / "missing"), "--baseline", "PS"]) == 2
+    assert main(["evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
-    assert err[0] == (f"picforge: error: {tmp_path / 'missing'}: no such path; give the release directory "
-                      "`picforge build` wrote")
+    assert err[0] == (f"picforge: error: {tmp_path / 'missing'}: no such path; give the release folder "
+                      "`picforge build` or a companion's `release` verb wrote")
 
 
 def test_os_error_on_a_named_path_is_one_line_exit_2(tmp_path, capsys):

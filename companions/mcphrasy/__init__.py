@@ -3,7 +3,8 @@ from picforge.stage_registry import register_stages
 
 register_stages({
     **dict.fromkeys(("mcphrasy-documents", "mcphrasy-phrases", "mcphrasy-groups"),
-                    "picforge mcphrasy groups --out {run}"),
-    **dict.fromkeys(("mcphrasy-contexts", "mcphrasy-triplets"), "picforge mcphrasy contexts --phrases FILE --out {run}"),
+                    "picforge mcphrasy groups --run MINED_RUN --out {run}"),
+    **dict.fromkeys(("mcphrasy-contexts", "mcphrasy-triplets"),
+                    "picforge mcphrasy contexts --phrases FILE --run MINED_RUN --out {run}"),
     "mcphrasy-clusters": "picforge mcphrasy reconcile --run {run}",
 })

@@ -4,5 +4,5 @@ from picforge.stage_registry import register_stages
 register_stages({
     "generations": "picforge stsb-context --stsb FILE --out {run}",
     "validation": "picforge stsb-context export-validation --run {run}",
-    "dataset": "picforge stsb-context ingest-validation --run {run} SHEET SHEET",
+    "dataset": "picforge stsb-context ingest-validation --run {run} --sheets SHEET SHEET",
 })

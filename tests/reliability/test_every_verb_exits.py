@@ -69,7 +69,7 @@ def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, rel
     steps = [
         ["annotate", "export", "expert", "--run", run, "--annotators", "ann", "--per-annotator", "6"],
         lambda: ["annotate", "ingest", "expert", "--run", run, "--no-grammar",
-                 *annotators.fill_expert_sheets(str(run), str(tmp_path / "returned"), draft=False)],
+                 "--sheets", *annotators.fill_expert_sheets(str(run), str(tmp_path / "returned"), draft=False)],
         ["annotate", "mturk", "gold", "--run", run, "--out", tmp_path / "gold.jsonl"],
         ["annotate", "mturk", "export", "--run", run, "--batch", "b1", "--gold", tmp_path / "gold.jsonl",
          "--questions-per-hit", "10"],
