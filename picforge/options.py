@@ -149,14 +149,16 @@ class RenamedOption(argparse.Action):
     """An option's former spelling (or a former positional), still accepted until DEPRECATED_UNTIL with a warning
     naming the current one."""
 
-    def __init__(self, *args, current, reason="--out names what a command creates", **kwargs):
-        self.current, self.reason = current, reason
+    def __init__(self, *args, current, reason="--out names what a command creates", check=None, **kwargs):
+        self.current, self.reason, self.check = current, reason, check
         super().__init__(*args, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
         used = f"{option_string} here" if option_string else f"a positional {self.metavar or self.dest.upper()}"
         shown = " ".join(values) if isinstance(values, list) else values
         print(f"{deprecated(used, self.current, self.reason)}; reading {shown} as {self.current}", file=sys.stderr)
+        if self.check:  # the current spelling's argparse type, once the warning is out
+            values = [self.check(v) for v in values] if isinstance(values, list) else self.check(values)
         setattr(namespace, self.dest, values)
 
 
@@ -180,7 +182,7 @@ def add_run_option(parser, holding, *, required=True, former="--out", reason="--
                                    help=f"run directory holding {holding}")
     given = parser.add_mutually_exclusive_group(required=required)
     action = given.add_argument("--run", metavar="RUN_DIR", type=existing_run, help=f"run directory holding {holding}")
-    given.add_argument(former, dest="run", action=RenamedOption, current="--run", reason=reason, type=existing_run,
+    given.add_argument(former, dest="run", action=RenamedOption, current="--run", reason=reason, check=existing_run,
                        help=argparse.SUPPRESS)
     return action
 
@@ -188,7 +190,7 @@ def add_run_option(parser, holding, *, required=True, former="--out", reason="--
 def add_former_spelling(parser, former, current, reason):
     """`former`, a hidden spelling of the option `current` (an argparse action) that still works until
     DEPRECATED_UNTIL with a warning."""
-    parser.add_argument(former, dest=current.dest, type=current.type, action=RenamedOption,
+    parser.add_argument(former, dest=current.dest, check=current.type, action=RenamedOption,
                         current=current.option_strings[0], reason=reason, help=argparse.SUPPRESS)
 
 
@@ -198,7 +200,7 @@ def add_with_former_positional(parser, flag, *, reason, nargs=None, **kwargs):
     given = parser.add_mutually_exclusive_group(required=True)
     action = given.add_argument(flag, nargs=nargs, **kwargs)
     given.add_argument(action.dest, nargs="*" if nargs in ("+", "*") else "?", default=argparse.SUPPRESS,
-                       type=kwargs.get("type"), metavar=action.metavar or action.dest.upper(), action=RenamedOption,
+                       check=kwargs.get("type"), metavar=action.metavar or action.dest.upper(), action=RenamedOption,
                        current=flag, reason=reason, help=argparse.SUPPRESS)
     return action
 

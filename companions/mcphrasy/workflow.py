@@ -68,7 +68,8 @@ def review_files(patterns):
 
 
 def write_documents(run, source, beam_args=(), force=False):
-    """The `mcphrasy-documents` stage of `run` from `source` (skipped when up to date); its manifest."""
+    """The `mcphrasy-documents` stage of `run` from `source` (skipped when up to date), and `source` recorded in
+    `run` (record_corpus); the stage's manifest."""
     if source.reviews:
         files = review_files(source.reviews)
         step = dict(transform=stages.ReadReviews, arguments={"category": source.category}, data={"paths": files},
@@ -84,6 +85,7 @@ def write_documents(run, source, beam_args=(), force=False):
     if manifest["records"] == 0:
         raise InputError(f"{run.stage_dir(stages.DOCUMENTS)}: the corpus gave no documents "
                          f"(counters: {manifest.get('counters')}); check the --reviews files or the run's sentences")
+    record_corpus(run, source)
     return manifest
 
 

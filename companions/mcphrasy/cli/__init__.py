@@ -3,7 +3,7 @@ import argparse
 import dataclasses
 
 from annotation.cli import add_ledger_option
-from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES, CorpusSource, record_corpus, recorded_corpus
+from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES, CorpusSource, recorded_corpus
 from picforge.cli import register_verbs
 from picforge.errors import InputError
 from picforge.options import RenamedOption, add_run_option, deprecated, existing_run, warn_once
@@ -36,7 +36,7 @@ def add_corpus_arguments(parser):
     given.add_argument("--run", metavar="RUN_DIR", type=existing_run,
                        help="the mined picforge run whose `sentences` stage is the corpus, or a McPhraSy run (the "
                             "corpus it recorded); without --out the stages are added to it")
-    given.add_argument("--corpus", dest="run", type=existing_run, action=RenamedOption, current="--run",
+    given.add_argument("--corpus", dest="run", check=existing_run, action=RenamedOption, current="--run",
                        reason="--run names the run a verb reads", help=argparse.SUPPRESS)
     add_output(parser, "--out", kind="run", shared_with=("--run", "--corpus"),
                help="McPhraSy run directory to create (or add to), recording the corpus it reads (default: --run)")
@@ -53,7 +53,7 @@ def add_corpus_arguments(parser):
 def corpus_and_run(args):
     """(CorpusSource, RunDir to write) of `contexts` or `groups`: the run is --out, else --run; the corpus is
     --reviews, else the corpus --run (or, without --run, the written run) recorded, else --run itself; the written
-    run records it. `--out MINED_RUN` alone, the former spelling of `--run MINED_RUN`, still works with a warning."""
+    run records it (write_documents). `--out MINED_RUN` alone, the former spelling of `--run MINED_RUN`, still works with a warning."""
     written = args.out or args.run
     if written is None:
         raise InputError("give --run MINED_RUN (the corpus) and --out NEW_RUN (the McPhraSy run to create), or "
@@ -72,6 +72,4 @@ def corpus_and_run(args):
         source = source or CorpusSource(wiki_run=read)
         source = dataclasses.replace(source, category=args.category or source.category,
                                      wiki_category=args.wiki_category or source.wiki_category)
-    run = RunDir(written)
-    record_corpus(run, source)
-    return source, run
+    return source, RunDir(written)
