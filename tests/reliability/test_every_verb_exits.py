@@ -80,7 +80,7 @@ def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, rel
         ["annotate", "export", "ps-verify", "--run", run, "--experts", "a1,a2"],
         ["annotate", "export", "final", "--run", run],
         ["build", "--run", annotated_103, "--out", tmp_path / "release"],
-        ["publish", release_103, "--to", tmp_path / "published"],
+        ["publish", "--release", release_103, "--to", tmp_path / "published"],
         ["cosimlex", "candidates", "--pairs", pairs, "--input", enwiki_sample, "--out", tmp_path / "cosimlex"],
     ]
     verbs, ran = registered_verbs(), set()
