@@ -58,4 +58,5 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge publish --release {args.out} --to TARGET   (a dry run; --live uploads), and picforge evaluate --release {args.out}"
+    return (f"picforge publish --release {args.out} --to TARGET   (a dry run; --live uploads), and picforge evaluate "
+            f"--release {args.out}")

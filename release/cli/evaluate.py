@@ -1,4 +1,5 @@
-"""`picforge evaluate --release RELEASE_DIR`: PS Approach 1 and PR ranking baselines, and EM/F1(+loc) of span predictions."""
+"""`picforge evaluate --release RELEASE_DIR`: PS Approach 1 and PR ranking baselines, and EM/F1(+loc) of span
+predictions."""
 import json
 import os
 
@@ -85,4 +86,5 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"nothing left for this release (`picforge publish --release {args.release} --to TARGET` if it is not published yet)"
+    return (f"nothing left for this release (`picforge publish --release {args.release} --to TARGET` if it is not "
+            "published yet)")

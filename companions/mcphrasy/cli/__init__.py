@@ -53,7 +53,8 @@ def add_corpus_arguments(parser):
 def corpus_and_run(args):
     """(CorpusSource, RunDir to write) of `contexts` or `groups`: the run is --out, else --run; the corpus is
     --reviews, else the corpus --run (or, without --run, the written run) recorded, else --run itself; the written
-    run records it (write_documents). `--out MINED_RUN` alone, the former spelling of `--run MINED_RUN`, still works with a warning."""
+    run records it (write_documents). `--out MINED_RUN` alone, the former spelling of `--run MINED_RUN`, still works
+    with a warning."""
     written = args.out or args.run
     if written is None:
         raise InputError("give --run MINED_RUN (the corpus) and --out NEW_RUN (the McPhraSy run to create), or "
