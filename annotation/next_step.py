@@ -36,7 +36,7 @@ def pending_steps(q, run):
     if experts:
         grammar = ("", "") if os.environ.get(URL_ENV) else (
             " --no-grammar", f"; no LanguageTool server in ${URL_ENV}: start one, or pass --languagetool URL")
-        steps.append(f"picforge annotate ingest expert --run {run} SHEET…{grammar[0]}   "
+        steps.append(f"picforge annotate ingest expert --run {run} --sheets SHEET…{grammar[0]}   "
                      f"(rows open in {', '.join(experts)}{grammar[1]})")
     if round1.unverified_annotations(q):
         steps.append(f"picforge annotate mturk create --run {run} --batch NAME --gold GOLD.jsonl   (or `mturk export` "
@@ -60,7 +60,7 @@ def pending_steps(q, run):
            for d in q.decisions(round=ROUND_MTURK, decision=REJECTED)):
         steps.append(f"picforge annotate export verify2 --run {run} --verifiers V1,V2")
     if _open_items(q, verify2.KIND, ROUND_VERIFY2):
-        steps.append(f"picforge annotate ingest verify2 --run {run} SHEET…")
+        steps.append(f"picforge annotate ingest verify2 --run {run} --sheets SHEET…")
     kept = final.kept_annotations(q)
     sent_ps = q.memberships(ps_verify.KIND)
     pairs, _ = ps_verify.ps_pairs(kept)
@@ -72,7 +72,7 @@ def pending_steps(q, run):
         steps.append(f"picforge annotate export ps-verify --run {run} --tiebreak A3   ({len(ties)} pair(s) A1 and A2 "
                      "disagree on or corrected)")
     if any(iid not in ps_decided and iid not in ties for iid in sent_ps):
-        steps.append(f"picforge annotate ingest ps-verify --run {run} SHEET…")
+        steps.append(f"picforge annotate ingest ps-verify --run {run} --sheets SHEET…")
     if not steps and kept:
         steps.append(f"picforge build --run {run} --out RELEASE" if final.is_current(q, run) else
                      f"picforge annotate export final --run {run}   (then `picforge build --run {run} --out RELEASE`)")

@@ -54,7 +54,7 @@ def verb_arguments(verb, run, dump, out, phrases, pairs):
     """The `picforge` arguments of one verb over the mined `run` (or the `dump` itself), writing to `out`."""
     return {
         "pearl": ["pearl", "build", "--run", run, "--out", out],
-        "mcphrasy": ["mcphrasy", "contexts", "--phrases", phrases, "--corpus", run, "--out", out],
+        "mcphrasy": ["mcphrasy", "contexts", "--phrases", phrases, "--run", run, "--out", out],
         "cosimlex": ["cosimlex", "candidates", "--pairs", pairs, "--input", dump, "--out", out],
     }[verb]
 

@@ -197,13 +197,6 @@ def parsed_actions(parser, args):
     return [action for depth, parser in enumerate(chain) for action in parser._actions if deepest[action.dest] == depth]
 
 
-def refuse_missing_run(run):
-    """An InputError, before any heavy import, when the --run a verb reads is a local path that is no directory."""
-    if isinstance(run, str) and "://" not in run and not os.path.isdir(run):
-        raise InputError(f"--run {run}: no such run directory; give the folder an earlier step wrote (`picforge mine "
-                         "--out`, or the verb that starts this run)")
-
-
 def run_command(argv):
     """Parse `argv`, check its outputs (picforge.paths) and run its command (errors are main's to report)."""
     parser = build_parser(command_name(argv))
@@ -212,7 +205,6 @@ def run_command(argv):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if hasattr(args, "beam_args"):
         args.beam_args = extra
-    refuse_missing_run(getattr(args, "run", None))
     redact.configure_logging(args.verbose)
     logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     if not args.verbose:  # a failing DoFn's traceback, logged by Beam: main reports its error in one line

@@ -16,6 +16,10 @@ SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 
 # The release that removes the deprecated spellings below (CHANGELOG.md, "Deprecated").
 DEPRECATED_UNTIL = "0.2.0"
+# why a former spelling warns
+SHEETS_READ = "--sheets names the sheets a verb reads"
+ONE_ENCODER = "the sentence encoder is --encoder on every verb"
+RELEASE_READ = "--release names the release a verb reads"
 EMBEDDED_RUNNER = "picforge.embedded_runner.EmbeddedRunner"  # what runs when no --runner is given
 # Beam's stock DaskRunner loses data on these pipelines (see picforge/dask_runner.py), and its DirectRunner first
 # tries Prism, downloading a binary at run time (see picforge/embedded_runner.py): the names still map to ours, with
@@ -102,6 +106,17 @@ def existing_path(what, directory=False):
     return check
 
 
+existing_release = existing_path("the release folder `picforge build` or a companion's `release` verb wrote",
+                                 directory=True)
+existing_release.existing = "release"  # what --release names, for tools that walk the CLI
+
+
+def add_release_input(parser, help):
+    """--release RELEASE_DIR, the release a verb reads (the former positional RELEASE_DIR still works)."""
+    return add_with_former_positional(parser, "--release", metavar="RELEASE_DIR", type=existing_release,
+                                      reason=RELEASE_READ, help=help)
+
+
 def finite_float(text):
     """argparse type: a number that is neither NaN nor infinite."""
     value = float(text)
@@ -134,24 +149,63 @@ non_negative_int = at_least(0)
 
 
 class RenamedOption(argparse.Action):
-    """An option's former spelling, still accepted until DEPRECATED_UNTIL with a warning naming the current one."""
+    """An option's former spelling (or a former positional), still accepted until DEPRECATED_UNTIL with a warning
+    naming the current one."""
 
-    def __init__(self, *args, current, reason="--out names what a command creates", **kwargs):
-        self.current, self.reason = current, reason
+    def __init__(self, *args, current, reason="--out names what a command creates", check=None, **kwargs):
+        self.current, self.reason, self.check = current, reason, check
         super().__init__(*args, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{deprecated(f'{option_string} here', self.current, self.reason)}; reading {values} as {self.current}",
-              file=sys.stderr)
+        used = f"{option_string} here" if option_string else f"a positional {self.metavar or self.dest.upper()}"
+        shown = " ".join(values) if isinstance(values, list) else values
+        print(f"{deprecated(used, self.current, self.reason)}; reading {shown} as {self.current}", file=sys.stderr)
+        if self.check:  # the current spelling's argparse type, once the warning is out
+            values = [self.check(v) for v in values] if isinstance(values, list) else self.check(values)
         setattr(namespace, self.dest, values)
 
 
+def existing_run(text):
+    """argparse type of --run: a local run directory that exists (a URL passes: its reader checks it), else an
+    InputError before any heavy import."""
+    if is_local(text) and not os.path.isdir(text):
+        raise InputError(f"--run {text}: no such run directory; give the folder an earlier step wrote (`picforge mine "
+                         "--out`, or the verb that starts this run)")
+    return text
+
+
+existing_run.existing = "run"  # what --run names, for tools that walk the CLI (tests/test_cli_grammar.py)
+
+
 def add_run_option(parser, holding, *, required=True, former="--out", reason="--out names what a command creates"):
-    """--run RUN_DIR, the existing run a verb reads (and adds its stages to); the `former` spelling still works."""
+    """--run RUN_DIR, the existing run a verb reads (and adds its stages to); the `former` spelling (None: none)
+    still works."""
+    if former is None:
+        return parser.add_argument("--run", required=required, metavar="RUN_DIR", type=existing_run,
+                                   help=f"run directory holding {holding}")
     given = parser.add_mutually_exclusive_group(required=required)
-    given.add_argument("--run", metavar="RUN_DIR", help=f"run directory holding {holding}")
-    given.add_argument(former, dest="run", action=RenamedOption, current="--run", reason=reason,
+    action = given.add_argument("--run", metavar="RUN_DIR", type=existing_run, help=f"run directory holding {holding}")
+    given.add_argument(former, dest="run", action=RenamedOption, current="--run", reason=reason, check=existing_run,
                        help=argparse.SUPPRESS)
+    return action
+
+
+def add_former_spelling(parser, former, current, reason):
+    """`former`, a hidden spelling of the option `current` (an argparse action) that still works until
+    DEPRECATED_UNTIL with a warning."""
+    parser.add_argument(former, dest=current.dest, check=current.type, action=RenamedOption,
+                        current=current.option_strings[0], reason=reason, help=argparse.SUPPRESS)
+
+
+def add_with_former_positional(parser, flag, *, reason, nargs=None, **kwargs):
+    """`flag` (argparse's add_argument keywords), required, or its former positional spelling, which still works
+    with a warning until DEPRECATED_UNTIL; returns the option's action."""
+    given = parser.add_mutually_exclusive_group(required=True)
+    action = given.add_argument(flag, nargs=nargs, **kwargs)
+    given.add_argument(action.dest, nargs="*" if nargs in ("+", "*") else "?", default=argparse.SUPPRESS,
+                       check=kwargs.get("type"), metavar=action.metavar or action.dest.upper(), action=RenamedOption,
+                       current=flag, reason=reason, help=argparse.SUPPRESS)
+    return action
 
 
 def add_device_option(parser, encodes="the encoder"):

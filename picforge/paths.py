@@ -154,7 +154,10 @@ def parsed_paths(args, actions):
     """([(option, value, Output)] of the declared outputs given, {location: (option, what)} of every other argument
     value naming an existing path, glob or bucket URL) of a parsed command line."""
     outputs, inputs = [], {}
+    written = {action.dest for action in actions if declared_output(action)}
     for action in actions:
+        if action.dest in written and not declared_output(action):
+            continue  # a former spelling of an output (picforge.options.RenamedOption)
         value = getattr(args, action.dest, None)
         flag = max(action.option_strings, key=len) if action.option_strings else action.dest
         spec = declared_output(action)

@@ -11,6 +11,7 @@ import uuid
 from picforge import __version__, files
 from picforge.croissant import CROISSANT, Description, Input, croissant
 from picforge.files import pid_alive, pid_tag, remove_leftovers
+from picforge.options import add_run_option
 from picforge.paths import PRODUCER, add_output, plain_file, refuse_overlap, refuse_replacing
 
 MANIFEST = "MANIFEST.json"
@@ -64,7 +65,7 @@ def read_manifest(release_dir):
 
 def add_release_options(parser, *, reads, default_license):
     """The options every release verb shares: --run (the run it reads), --out, --license and --force."""
-    parser.add_argument("--run", required=True, help=f"run directory holding {reads}")
+    add_run_option(parser, reads, former=None)
     add_output(parser, "--out", kind="release", required=True,
                help="release directory to write (local path, replaced whole)")
     parser.add_argument("--license", help=f"licence id for the card (default {default_license})")

@@ -41,7 +41,7 @@ def run_provenance(root):
     departures = []
     if encoder and (encoder, pooling) != (PAPER_ENCODER, "cls"):
         departures.append(f"Sentences and category lists are embedded with {encoder} ({pooling} pooling); PiC used "
-                          f"SimCSE ({PAPER_ENCODER}, CLS pooling). Pass `--embedding-model {PAPER_ENCODER} "
+                          f"SimCSE ({PAPER_ENCODER}, CLS pooling). Pass `--encoder {PAPER_ENCODER} "
                           "--pooling cls` to `picforge mine` for the paper's encoder.")
     if not domains.get("categories_from_api"):
         departures.append("Page categories are read from the dump's wikitext (maintenance categories removed); PiC "

@@ -6,11 +6,11 @@ from picforge.errors import InputError
 
 
 def test_input_error_is_one_line_exit_2(tmp_path, capsys):
-    assert main(["evaluate", str(tmp_path / "missing"), "--baseline", "PS"]) == 2
+    assert main(["evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
-    assert err[0] == (f"picforge: error: {tmp_path / 'missing'}: no such path; give the release directory "
-                      "`picforge build` wrote")
+    assert err[0] == (f"picforge: error: {tmp_path / 'missing'}: no such path; give the release folder "
+                      "`picforge build` or a companion's `release` verb wrote")
 
 
 def test_os_error_on_a_named_path_is_one_line_exit_2(tmp_path, capsys):
@@ -23,7 +23,7 @@ def test_os_error_on_a_named_path_is_one_line_exit_2(tmp_path, capsys):
 
 def test_verbose_shows_the_traceback(tmp_path):
     with pytest.raises(InputError, match="no such path"):
-        main(["-v", "evaluate", str(tmp_path / "missing"), "--baseline", "PS"])
+        main(["-v", "evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"])
 
 
 @pytest.mark.parametrize("verb", [["stsb-context", "export-validation"], ["cosimlex", "postprocess"],
@@ -41,8 +41,9 @@ def test_verbs_that_read_a_run_take_run_and_still_accept_the_former_out(tmp_path
 
 
 def test_evaluate_takes_run_for_its_contexts_and_still_accepts_the_former_contexts(tmp_path, capsys):
-    missing = str(tmp_path / "no-release")
-    assert main(["mcphrasy", "evaluate", "--release", missing, "--contexts", str(tmp_path), "--device", "cpu"]) == 2
+    empty = tmp_path / "no-release"
+    empty.mkdir()
+    assert main(["mcphrasy", "evaluate", "--release", str(empty), "--contexts", str(tmp_path), "--device", "cpu"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"picforge: --contexts here is deprecated (removed in 0.2.0): use --run (--run names an "
                           f"existing run a verb reads); reading {tmp_path} as --run\n")
@@ -68,10 +69,10 @@ torch = pytest.importorskip("torch")
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU, so --device cuda is valid here")
 @pytest.mark.parametrize("verb", [["pearl", "build", "--run", "{run}", "--out", "{out}"],
-                                  ["mcphrasy", "groups", "--out", "{out}"],
-                                  ["mcphrasy", "evaluate", "--release", "{out}"]])
+                                  ["mcphrasy", "groups", "--run", "{run}", "--out", "{out}"],
+                                  ["mcphrasy", "evaluate", "--release", "{run}"]])
 def test_encoding_verbs_take_device_cpu_and_refuse_cuda_without_a_gpu_in_one_line(tmp_path, capsys, verb):
-    (tmp_path / "run").mkdir()  # an empty run: the device is checked before its stages are read
+    (tmp_path / "run").mkdir()  # an empty run (or release): the device is checked before its stages are read
     argv = [arg.format(run=tmp_path / "run", out=tmp_path / "out") for arg in verb]
     assert main([*argv, "--device", "cuda"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -23,8 +23,8 @@ def test_publish_names_the_live_upload_then_evaluate(tmp_path):
     from release.cli import publish
 
     class Args:
-        release_dir, dest, live = str(tmp_path / "rel"), "hf://org/name", False
-    assert publish.next_step(Args) == (f"picforge publish {tmp_path / 'rel'} --to hf://org/name --live   (uploads what "
-                                       "the plan lists)")
+        release, dest, live = str(tmp_path / "rel"), "hf://org/name", False
+    assert publish.next_step(Args) == (f"picforge publish --release {tmp_path / 'rel'} --to hf://org/name --live   "
+                                       "(uploads what the plan lists)")
     Args.live = True
-    assert publish.next_step(Args) == f"picforge evaluate {tmp_path / 'rel'}"
+    assert publish.next_step(Args) == f"picforge evaluate --release {tmp_path / 'rel'}"

@@ -7,6 +7,7 @@ import sys
 
 from picforge.cli import register_verbs
 from picforge.errors import InputError
+from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
 from picforge.paths import plain_name
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -72,8 +73,7 @@ def print_next_steps(args):
 
 def add_ledger_options(parser):
     """--run RUN_DIR (required) and --ledger URL, shared by every annotate verb."""
-    parser.add_argument("--run", required=True, metavar="RUN_DIR",
-                        help="run directory of `picforge mine` (holds ledger.sqlite by default)")
+    add_run_option(parser, "the mined triplets of `picforge mine` (and ledger.sqlite by default)", former=None)
     add_ledger_option(parser)
 
 
@@ -90,8 +90,9 @@ def ledger_url(args):
 
 
 def add_sheets_argument(parser):
-    """The returned sheets a verb ingests (positional, one or more)."""
-    parser.add_argument("sheets", nargs="+", metavar="SHEET", help="returned sheets (.csv or .xlsx)")
+    """--sheets SHEET…, the returned sheets a verb ingests (the former positional spelling still works)."""
+    add_with_former_positional(parser, "--sheets", nargs="+", metavar="SHEET", reason=SHEETS_READ,
+                               help="returned sheets (.csv or .xlsx)")
 
 
 def open_ledger(args):

@@ -15,7 +15,8 @@ def register(subparsers):
                         help="annotator names (letters, digits, - _ .); one sheet each")
     parser.add_argument("--per-annotator", required=True, type=positive_int, metavar="N",
                         help="triplets per annotator (the next unassigned ones, in select-stage order)")
-    add_output(parser, "--out", kind="folder", owns=("annotation/expert",), metavar="DIR", help="output folder (default RUN_DIR/annotation/expert)")
+    add_output(parser, "--out", kind="folder", owns=("annotation/expert",), metavar="DIR",
+               help="folder for the sheets (default RUN_DIR/annotation/expert)")
     parser.set_defaults(func=run)
 
 

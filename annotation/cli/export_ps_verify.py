@@ -19,7 +19,8 @@ def register(subparsers):
     parser.add_argument("--balance", action="store_true",
                         help="sample as many positive pairs as there are negatives (seeded)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the --balance sample (default 0)")
-    add_output(parser, "--out", kind="folder", owns=("annotation/ps-verify",), metavar="DIR", help="output folder (default RUN_DIR/annotation/ps-verify)")
+    add_output(parser, "--out", kind="folder", owns=("annotation/ps-verify",), metavar="DIR",
+               help="folder for the sheets (default RUN_DIR/annotation/ps-verify)")
     parser.set_defaults(func=run)
 
 

@@ -14,7 +14,8 @@ def register(subparsers):
     parser.add_argument("--verifiers", required=True, type=annotator_names, metavar="V1,V2,…",
                         help="expert verifiers; items are dealt to them in turn")
     parser.add_argument("--per-verifier", type=positive_int, metavar="N", help="at most N items each (default: all)")
-    add_output(parser, "--out", kind="folder", owns=("annotation/verify2",), metavar="DIR", help="output folder (default RUN_DIR/annotation/verify2)")
+    add_output(parser, "--out", kind="folder", owns=("annotation/verify2",), metavar="DIR",
+               help="folder for the sheets (default RUN_DIR/annotation/verify2)")
     parser.set_defaults(func=run)
 
 

@@ -1,4 +1,4 @@
-"""`picforge annotate ingest expert SHEETS…`: validate, grammar-check, record; write fix-lists."""
+"""`picforge annotate ingest expert --sheets SHEET…`: validate, grammar-check, record; write fix-lists."""
 import os
 
 from annotation.cli import add_grammar_options, add_ledger_options, add_sheets_argument, open_ledger

@@ -1,4 +1,4 @@
-"""`picforge annotate ingest ps-verify SHEETS…`: A1/A2/A3 answers in; pairs decided when ≥2 endorse."""
+"""`picforge annotate ingest ps-verify --sheets SHEET…`: A1/A2/A3 answers in; pairs decided when ≥2 endorse."""
 from annotation.cli import add_ledger_options, add_sheets_argument, open_ledger
 
 GROUP = "ingest"

@@ -1,4 +1,4 @@
-"""`picforge annotate ingest verify2 SHEETS…`: round-2 answers in, round-2 decisions out."""
+"""`picforge annotate ingest verify2 --sheets SHEET…`: round-2 answers in, round-2 decisions out."""
 from annotation.cli import add_ledger_options, add_sheets_argument, open_ledger
 
 GROUP = "ingest"

@@ -7,9 +7,9 @@ COMPANION = Companion(
     cli="companions.mcphrasy.cli",
     stages={
         **dict.fromkeys(("mcphrasy-documents", "mcphrasy-phrases", "mcphrasy-groups"),
-                        "picforge mcphrasy groups --out {run}"),
+                        "picforge mcphrasy groups --run MINED_RUN --out {run}"),
         **dict.fromkeys(("mcphrasy-contexts", "mcphrasy-triplets"),
-                        "picforge mcphrasy contexts --phrases FILE --out {run}"),
+                        "picforge mcphrasy contexts --phrases FILE --run MINED_RUN --out {run}"),
         "mcphrasy-clusters": "picforge mcphrasy reconcile --run {run}",
     },
     schemas="companions.mcphrasy.schemas",

@@ -1,5 +1,7 @@
 """McPhraSy steps over a run directory: corpus documents, contexts (+ A.1 triplets), frequent phrases, groups."""
 import dataclasses
+import json
+import os
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -7,6 +9,7 @@ from apache_beam.io.filesystems import FileSystems
 from companions.mcphrasy import grouping, match, stages
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
+from picforge.files import write_atomically
 from picforge.sheets import decode_text
 from picforge.options import pipeline_options
 from picforge.croissant import dump_inputs
@@ -15,6 +18,7 @@ from picforge.stage_jobs import read_stage, run_stages
 from picforge.word_vectors import read_vectors_file
 
 GROUPS = "mcphrasy-groups"
+CORPUS_FILE = "mcphrasy-corpus.json"  # in a McPhraSy run: the corpus its verbs read (a mined run or review files)
 WIKI_CATEGORY_MODES = ("one", "page")
 
 
@@ -26,6 +30,30 @@ class CorpusSource:
     category: str | None = None
     wiki_run: str | None = None
     wiki_category: str = "one"
+
+
+def record_corpus(run, source):
+    """Write `source` into `run` (CORPUS_FILE), so a later verb given only the McPhraSy run finds its corpus; a local
+    mined run is recorded by its absolute path."""
+    wiki_run = source.wiki_run
+    if wiki_run and "://" not in wiki_run:
+        wiki_run = os.path.abspath(wiki_run)
+    write_atomically(run.join(CORPUS_FILE), json.dumps(dataclasses.asdict(dataclasses.replace(
+        source, reviews=list(source.reviews), wiki_run=wiki_run)), indent=1, sort_keys=True))
+
+
+def recorded_corpus(run):
+    """The CorpusSource a McPhraSy run recorded (record_corpus), or None when it recorded none."""
+    path = run.join(CORPUS_FILE)
+    if not FileSystems.exists(path):
+        return None
+    with FileSystems.open(path, compression_type="uncompressed") as fh:
+        try:
+            fields = json.loads(fh.read().decode("utf-8"))
+            return CorpusSource(tuple(fields["reviews"]), fields["category"], fields["wiki_run"],
+                                fields["wiki_category"])
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+            raise InputError(f"{path}: damaged; give the corpus again (--run MINED_RUN or --reviews FILES)") from None
 
 
 def review_files(patterns):
@@ -40,7 +68,8 @@ def review_files(patterns):
 
 
 def write_documents(run, source, beam_args=(), force=False):
-    """The `mcphrasy-documents` stage of `run` from `source` (skipped when up to date); its manifest."""
+    """The `mcphrasy-documents` stage of `run` from `source` (skipped when up to date), and `source` recorded in
+    `run` (record_corpus); the stage's manifest."""
     if source.reviews:
         files = review_files(source.reviews)
         step = dict(transform=stages.ReadReviews, arguments={"category": source.category}, data={"paths": files},
@@ -56,6 +85,7 @@ def write_documents(run, source, beam_args=(), force=False):
     if manifest["records"] == 0:
         raise InputError(f"{run.stage_dir(stages.DOCUMENTS)}: the corpus gave no documents "
                          f"(counters: {manifest.get('counters')}); check the --reviews files or the run's sentences")
+    record_corpus(run, source)
     return manifest
 
 

@@ -8,7 +8,7 @@ COMPANION = Companion(
     stages={
         "generations": "picforge stsb-context --stsb FILE --out {run}",
         "validation": "picforge stsb-context export-validation --run {run}",
-        "dataset": "picforge stsb-context ingest-validation --run {run} SHEET SHEET",
+        "dataset": "picforge stsb-context ingest-validation --run {run} --sheets SHEET SHEET",
     },
     schemas="companions.stsb_context.schemas",
     release="companions.stsb_context.release:write_release",

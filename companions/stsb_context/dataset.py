@@ -81,7 +81,7 @@ the origin phrase; its similarity is compared with the gold STS-B score (0-5).""
 def evaluation_text(comparison):
     """The card's evaluation: Table 1's rows that ran on these rows, with Williams' test, and what did not run."""
     how = ("`picforge stsb-context evaluate --run RUN_DIR --vectors glove.840B.300d.txt` gives the paper's setups "
-           "(Section 5) with the bundled all-MiniLM-L6-v2 or `--model DIR`, the GloVe rows from the vectors given")
+           "(Section 5) with the bundled all-MiniLM-L6-v2 or `--encoder DIR`, the GloVe rows from the vectors given")
     if comparison is None:
         return f"Not evaluated in the run this release was made from. {how}."
     rows = comparison["rows"]
@@ -94,7 +94,7 @@ def evaluation_text(comparison):
         missing.append(f"the GloVe rows ({', '.join(GLOVE_SETUPS)}): no word vectors were given (`--vectors`); the "
                        "paper's 840B-token 300d GloVe is not bundled")
     missing.append("the paper's BERT, SBERT, PhraseBERT, SLICE and DensePhrases rows: those models are not bundled "
-                   "(`--model DIR` evaluates any local sentence-transformers model; DensePhrases' start/end span "
+                   "(`--encoder DIR` evaluates any local sentence-transformers model; DensePhrases' start/end span "
                    "vectors are not implemented)")
     return (f"On these {rows[0]['n'] if rows else 0} rows. p: {comparison['test']}.\n\n{table}\n\nNot run: "
             + "; ".join(missing) + f". {how}.")

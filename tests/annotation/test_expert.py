@@ -83,7 +83,7 @@ def test_ingest_records_annotations_decisions_and_fixlists(annotate, run_dir, le
         "00002": ("huge number", "massive statue", "maybe"),   # Q3 bad (fix) + overlap with p (check)
         "00003": ("", "sudden change", "N"),                   # empty paraphrase
     }))
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", sheet) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", sheet) == 0
     assert "alice: 3 rows, 1 accepted, 2 to fix, 1 with checks, 0 blank" in capsys.readouterr().out
     fixes = read_csv(f"{out}/fixlists/fixes-alice.csv")
     assert [(f["triplet_id"], f["row"], f["column"], f["severity"]) for f in fixes] == [
@@ -98,12 +98,12 @@ def test_ingest_records_annotations_decisions_and_fixlists(annotate, run_dir, le
         assert decisions["00002"]["decision"] == "rejected" and "maybe" in decisions["00002"]["reason"]
         before = q.dump(with_times=True)
     # The same file again changes nothing at all.
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", sheet) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", sheet) == 0
     with ledger.read() as q:
         assert q.dump(with_times=True) == before
     # The corrected sheet: both rows accepted, the fix-list emptied, the answers replaced.
     corrected = write_csv(tmp_path / "alice-fixed.csv", filled(f"{out}/expert-alice-001.csv"))
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", corrected) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", corrected) == 0
     assert read_csv(f"{out}/fixlists/fixes-alice.csv") == []
     with ledger.read() as q:
         assert [a["triplet_id"] for a in q.expert_annotations()] == ["00001", "00002", "00003"]
@@ -114,7 +114,7 @@ def test_ingest_records_annotations_decisions_and_fixlists(annotate, run_dir, le
 def test_blank_rows_are_skipped_not_rejected(annotate, run_dir, ledger, tmp_path):
     out = export(annotate, run_dir)
     rows = filled(f"{out}/expert-bob-001.csv", **{"00005": ("", "", "")})
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", write_csv(tmp_path / "b.csv", rows)) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", write_csv(tmp_path / "b.csv", rows)) == 0
     with ledger.read() as q:
         assert sorted(d["triplet_id"] for d in q.decisions(round=ROUND_EXPERT)) == ["00004", "00006"]
 
@@ -136,7 +136,7 @@ def test_bad_sheets_are_refused_with_file_row_and_column(annotate, run_dir, ledg
     sheet = write_csv(tmp_path / "bad.csv", rows, columns=list(rows[0]))
     with ledger.read() as q:
         before = q.dump(with_times=True)
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", sheet) == 2
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", sheet) == 2
     assert capsys.readouterr().err.startswith("picforge: error: ")
     with pytest.raises(InputError, match=message):
         expert.ingest_expert(ledger, run_dir, [sheet], str(tmp_path / "fix"))
@@ -158,9 +158,9 @@ def test_utf8_bom_excel_mangled_csv_and_xlsx_are_read(annotate, run_dir, ledger,
     bob = filled(f"{out}/expert-bob-001.csv", **{"00004": ("gentle\x00 playing style", "lenient oversight", "N")})
     bom = write_csv(tmp_path / "bob-bom.csv", bob, encoding="utf-8-sig")
     assert open(bom, "rb").read(3) == b"\xef\xbb\xbf"
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", str(mangled), bom) == 2  # not UTF-8
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", str(mangled), bom) == 2  # not UTF-8
     assert picforge.cli.main(["--encoding", "cp1252", "annotate", "ingest", "expert", "--run", run_dir,
-                              "--no-grammar", str(mangled), bom]) == 0
+                              "--no-grammar", "--sheets", str(mangled), bom]) == 0
     with ledger.read() as q:
         annotations = {a["triplet_id"]: a for a in q.expert_annotations()}
     assert sorted(annotations) == ["00001", "00002", "00003", "00004", "00005", "00006"]
@@ -181,7 +181,7 @@ def test_xlsx_returned_sheet_is_read(annotate, run_dir, ledger, tmp_path):
     book.save(tmp_path / "returned.xlsx")
     # The same answers returned twice (as XLSX and as CSV) count once.
     csv_copy = write_csv(tmp_path / "returned.csv", filled(f"{out}/expert-alice-001.csv"))
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", str(tmp_path / "returned.xlsx"),
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", str(tmp_path / "returned.xlsx"),
                     csv_copy) == 0
     with ledger.read() as q:
         assert [a["triplet_id"] for a in q.expert_annotations()] == ["00001", "00002"]
@@ -218,7 +218,7 @@ def test_names_too_long_for_a_batch_id_are_refused_before_anything_runs(annotate
 def test_expert_annotation_records_match_their_schema(annotate, run_dir, ledger, tmp_path):
     out = export(annotate, run_dir, names="alice", per=2)
     assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar",
-                    write_csv(tmp_path / "a.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
+                    "--sheets", write_csv(tmp_path / "a.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
     with ledger.read() as q:
         stored = q.expert_annotations()
     for row in stored:
@@ -240,14 +240,14 @@ def test_a_fixlist_keeps_the_fixes_of_the_annotators_other_sheets(annotate, run_
     assert annotate("export", "expert", "--run", run_dir, "--annotators", "alice", "--per-annotator", "2") == 0
     first = filled(f"{out}/expert-alice-001.csv", **{"00001": ("huge", "giant statue", "N")})
     second = filled(f"{out}/expert-alice-002.csv", **{"00003": ("sudden change", "sudden change", "maybe")})
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", write_csv(tmp_path / "a1.csv", first)) == 0
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", write_csv(tmp_path / "a2.csv", second)) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", write_csv(tmp_path / "a1.csv", first)) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", write_csv(tmp_path / "a2.csv", second)) == 0
     fixes = read_csv(f"{out}/fixlists/fixes-alice.csv")
     assert sorted({(f["batch_id"], f["triplet_id"]) for f in fixes}) == [
         ("expert-alice-001", "00001"), ("expert-alice-002", "00003")]
     # The first sheet corrected: its fixes go, the second sheet's stay.
     assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar",
-                    write_csv(tmp_path / "a1-fixed.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
+                    "--sheets", write_csv(tmp_path / "a1-fixed.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
     assert {f["batch_id"] for f in read_csv(f"{out}/fixlists/fixes-alice.csv")} == {"expert-alice-002"}
 
 
@@ -255,7 +255,7 @@ def test_fixlist_cells_never_become_formulas(annotate, run_dir, ledger, tmp_path
     out = export(annotate, run_dir, names="alice", per=1)
     (triplet_id,) = [r["triplet_id"] for r in read_csv(f"{out}/expert-alice-001.csv")]
     sheet = write_csv(tmp_path / "=cmd.csv", filled(f"{out}/expert-alice-001.csv", **{triplet_id: ("=HYPERLINK", "x y", "N")}))
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", sheet) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", sheet) == 0
     raw = open(f"{out}/fixlists/fixes-alice.csv", encoding="utf-8-sig").read()
     assert ",'=cmd.csv," in raw and "\n=" not in raw and ",=" not in raw
 

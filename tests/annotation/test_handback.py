@@ -11,7 +11,7 @@ ALICE = "expert-alice-001"
 
 
 def ingest(annotate, run_dir, *sheets):
-    return annotate("ingest", "expert", "--run", run_dir, "--no-grammar", *sheets)
+    return annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", *sheets)
 
 
 def test_blank_and_unfixed_rows_are_reassigned_to_someone_else(annotate, run_dir, ledger, tmp_path, capsys):

@@ -109,7 +109,7 @@ def test_ingest_checks_each_paraphrase_in_its_passage(annotate, run_dir, ledger,
     out = export(annotate, run_dir, names="alice", per=2)
     rows = filled(f"{out}/expert-alice-001.csv", **{"00001": ("unenthusiastic response", "chilly entrance room", "N")})
     sheet = write_csv(tmp_path / "alice.csv", rows)
-    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", languagetool_url, sheet) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", languagetool_url, "--sheets", sheet) == 0
     sent = [r["text"] for r in LanguageToolHandler.requests]
     assert sent[0] == ("The film opened in March. Critics had high hopes. It met a unenthusiastic response "
                        "from the press. Ticket sales fell quickly. The studio cut its budget.")
@@ -121,7 +121,7 @@ def test_ingest_checks_each_paraphrase_in_its_passage(annotate, run_dir, ledger,
     with ledger.read() as q:
         assert len(q.expert_annotations()) == 2             # checks are reported, not blocking
     assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", languagetool_url, "--strict-grammar",
-                    sheet) == 0
+                    "--sheets", sheet) == 0
     with ledger.read() as q:
         assert [a["triplet_id"] for a in q.expert_annotations()] == ["00002"]
 
@@ -131,8 +131,8 @@ def test_paraphrases_ingested_without_the_check_are_recorded_and_reported(annota
     out = export(annotate, run_dir, names="alice,bob", per=2)
     checked = write_csv(tmp_path / "alice.csv", filled(f"{out}/expert-alice-001.csv"))
     unchecked = write_csv(tmp_path / "bob.csv", filled(f"{out}/expert-bob-001.csv"))
-    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", languagetool_url, checked) == 0
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", unchecked) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", languagetool_url, "--sheets", checked) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", unchecked) == 0
     with ledger.read() as q:
         flags = {d["triplet_id"]: d["detail"]["grammar_checked"] for d in q.decisions(round=0)}
     assert sorted(flags.values()) == [False, False, True, True]
@@ -141,7 +141,7 @@ def test_paraphrases_ingested_without_the_check_are_recorded_and_reported(annota
     assert "Grammar check not run for 4 of 8 paraphrases (their sheets were ingested with --no-grammar)." in \
         report.read_text()
     # Re-ingesting bob's sheet with the check running records that it ran.
-    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", languagetool_url, unchecked) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", languagetool_url, "--sheets", unchecked) == 0
     assert annotate("report", "--run", run_dir, "--out", str(report)) == 0
     assert "Grammar check (LanguageTool) run on all 8 paraphrases." in report.read_text()
 
@@ -150,16 +150,16 @@ def test_unreachable_server_is_a_clear_error_and_writes_nothing(annotate, run_di
                                                                monkeypatch):
     out = export(annotate, run_dir, names="alice", per=1)
     sheet = write_csv(tmp_path / "alice.csv", filled(f"{out}/expert-alice-001.csv"))
-    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", "http://127.0.0.1:9", sheet) == 2
+    assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", "http://127.0.0.1:9", "--sheets", sheet) == 2
     assert "LanguageTool server http://127.0.0.1:9: not reachable" in capsys.readouterr().err
     assert annotate("ingest", "expert", "--run", run_dir, "--languagetool", "http://lt:hunter2@127.0.0.1:9",
-                    sheet) == 2
+                    "--sheets", sheet) == 2
     err = capsys.readouterr().err
     assert "LanguageTool server http://lt:***@127.0.0.1:9: not reachable" in err and "hunter2" not in err
     with ledger.read() as q:
         assert q.answers() == [] and q.expert_annotations(accepted_only=False) == []
     monkeypatch.delenv("LANGUAGETOOL_URL", raising=False)
-    assert annotate("ingest", "expert", "--run", run_dir, sheet) == 2
+    assert annotate("ingest", "expert", "--run", run_dir, "--sheets", sheet) == 2
     assert "pass --languagetool URL" in capsys.readouterr().err
 
 

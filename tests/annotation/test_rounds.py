@@ -21,7 +21,7 @@ def annotated(annotate, run_dir, ledger, tmp_path):
     """Six accepted expert annotations and round-1 decisions written through the ledger API."""
     out = export(annotate, run_dir)
     sheets = [write_csv(tmp_path / f"{n}.csv", filled(f"{out}/expert-{n}-001.csv")) for n in ("alice", "bob")]
-    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", *sheets) == 0
+    assert annotate("ingest", "expert", "--run", run_dir, "--no-grammar", "--sheets", *sheets) == 0
     with ledger.transaction() as tx:
         tx.add_batch("mturk-test", "mturk", round=ROUND_MTURK)
         for triplet_id in ("00001", "00002", "00003", "00004", "00005", "00006"):
@@ -56,12 +56,12 @@ def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, cap
 
     bad = answer_sheet(f"{out}/verify2-vera-001.csv", {k: {"answer": "maybe"} for k in ROUND2_ANSWERS},
                        tmp_path, "bad.csv")
-    assert annotate("ingest", "verify2", "--run", run_dir, bad) == 2
+    assert annotate("ingest", "verify2", "--run", run_dir, "--sheets", bad) == 2
     assert "bad.csv: row 2, column answer: 'maybe' is not Y or N" in capsys.readouterr().err
 
     answers = {k: {"answer": v} for k, v in ROUND2_ANSWERS.items()}
     sheets = [answer_sheet(f"{out}/verify2-{n}-001.csv", answers, tmp_path, f"{n}.csv") for n in ("vera", "victor")]
-    assert annotate("ingest", "verify2", "--run", run_dir, *sheets) == 0
+    assert annotate("ingest", "verify2", "--run", run_dir, "--sheets", *sheets) == 0
     with ledger.read() as q:
         round2 = {d["item_id"]: (d["decision"], d["reason"]) for d in q.decisions(round=ROUND_VERIFY2)}
     assert round2 == {"00002/q1": (ACCEPTED, "endorsed by vera"), "00003/q3": (ACCEPTED, "endorsed by victor"),
@@ -146,7 +146,7 @@ def test_ps_verification_kappa_and_final_flags(annotate, annotated, ledger, tmp_
 
     sheets = [answer_sheet(f"{out}/ps-verify-A1-ann-001.csv", votes(A1), tmp_path, "a1.csv"),
               answer_sheet(f"{out}/ps-verify-A2-ben-001.csv", votes(A2), tmp_path, "a2.csv")]
-    assert annotate("ingest", "ps-verify", "--run", run_dir, *sheets) == 0
+    assert annotate("ingest", "ps-verify", "--run", run_dir, "--sheets", *sheets) == 0
     printed = capsys.readouterr().out
     # Decided without A3: 00001/ps_pos, 00005/ps_pos, 00006/ps_pos (both Y), 00002/ps_pos (same correction),
     # 00002/ps_neg (both N, no correction). Kappa on endorse, items in sheet order: A1 = YYNNNYYY, A2 = NYNNYNYY;
@@ -165,14 +165,14 @@ def test_ps_verification_kappa_and_final_flags(annotate, annotated, ledger, tmp_
     bad = answer_sheet(f"{out}/ps-verify-A3-cyd-001.csv", {
         k: {"endorse_original": "Y", "endorse_correction_A1": "Y", "endorse_correction_A2": ""} for k in A3},
         tmp_path, "bad-a3.csv")
-    assert annotate("ingest", "ps-verify", "--run", run_dir, bad) == 2
+    assert annotate("ingest", "ps-verify", "--run", run_dir, "--sheets", bad) == 2
     err = capsys.readouterr().err
     assert "bad-a3.csv: row 2, column endorse_correction_A1: A1 made no correction; leave it empty" in err
     assert "bad-a3.csv: row 4, column endorse_correction_A2: '' is not Y or N" in err
     a3 = answer_sheet(f"{out}/ps-verify-A3-cyd-001.csv", {
         k: {"endorse_original": o, "endorse_correction_A1": c1, "endorse_correction_A2": c2}
         for k, (o, c1, c2) in A3.items()}, tmp_path, "a3.csv")
-    assert annotate("ingest", "ps-verify", "--run", run_dir, a3) == 0
+    assert annotate("ingest", "ps-verify", "--run", run_dir, "--sheets", a3) == 0
     with ledger.read() as q:
         ps = {d["item_id"]: (d["decision"], d["detail"]["text"], d["detail"]["endorsed_by"])
               for d in q.decisions(round=ROUND_PS)}
@@ -207,7 +207,7 @@ def test_an_edited_sheet_cannot_replace_verified_text(annotate, annotated, ledge
         before = q.dump()
     edited = filled(f"{out}/expert-alice-001.csv", **{"00001": ("never verified words", "chilly entrance room", "N")})
     assert annotate("ingest", "expert", "--run", annotated, "--no-grammar",
-                    write_csv(tmp_path / "alice-edited.csv", edited)) == 2
+                    "--sheets", write_csv(tmp_path / "alice-edited.csv", edited)) == 2
     err = capsys.readouterr().err
     assert "alice-edited.csv: row 2, column Q1 (triplet 00001)" in err and "'never verified words'" in err
     assert "put the verified text back in the sheet (nothing was recorded)" in err
@@ -215,7 +215,7 @@ def test_an_edited_sheet_cannot_replace_verified_text(annotate, annotated, ledge
         assert q.dump() == before
     # The unchanged sheet re-ingests as before.
     assert annotate("ingest", "expert", "--run", annotated, "--no-grammar",
-                    write_csv(tmp_path / "alice-again.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
+                    "--sheets", write_csv(tmp_path / "alice-again.csv", filled(f"{out}/expert-alice-001.csv"))) == 0
 
 
 def test_trace_names_the_rounds_people_and_files_behind_a_released_id(annotate, annotated, ledger, capsys):
@@ -246,7 +246,7 @@ def test_a_blank_round2_row_can_be_reassigned_to_another_verifier(annotate, anno
     out = f"{annotated}/annotation/verify2"
     answers = {k: {"answer": v} for k, v in {**ROUND2_ANSWERS, "00003/q3": "n", "00004/q2": "N"}.items()}
     sheet = answer_sheet(f"{out}/verify2-vera-001.csv", answers, tmp_path, "vera.csv")
-    assert annotate("ingest", "verify2", "--run", annotated, sheet) == 0
+    assert annotate("ingest", "verify2", "--run", annotated, "--sheets", sheet) == 0
     capsys.readouterr()
     assert annotate("reassign", "--run", annotated, "--batch", "verify2-vera-001") == 0
     assert "1 row(s) released for another annotator: 00006/q2" in capsys.readouterr().out

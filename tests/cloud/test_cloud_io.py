@@ -56,7 +56,7 @@ def mine_remote_and_read_back(root, beam_args, local_run, enwiki_sample, wic_zip
 
 
 def assert_published(release_dir, dest):
-    assert main(["publish", release_dir, "--to", dest, "--live"]) == 0
+    assert main(["publish", "--release", release_dir, "--to", dest, "--live"]) == 0
     for relative, meta in read_manifest(release_dir)["files"].items():
         assert hashlib.sha256(read_url(f"{dest}/{relative}")).hexdigest() == meta["sha256"]
     assert json.loads(read_url(f"{dest}/MANIFEST.json")) == read_manifest(release_dir)

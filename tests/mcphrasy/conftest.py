@@ -74,7 +74,8 @@ def reviews_file(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def groups_run(tmp_path_factory, wiki_run):
-    """A copy of the sample run after one real `picforge mcphrasy groups` (read-only)."""
-    out = shutil.copytree(wiki_run, tmp_path_factory.mktemp("groups") / "run")
-    assert main(["mcphrasy", "groups", "--out", str(out), "--spacy-model", SPACY_MODEL, "--max-groups", "8"]) == 0
+    """The McPhraSy run one real `picforge mcphrasy groups` made of the sample run (read-only)."""
+    out = tmp_path_factory.mktemp("groups") / "run"
+    assert main(["mcphrasy", "groups", "--run", str(wiki_run), "--out", str(out), "--spacy-model", SPACY_MODEL,
+                 "--max-groups", "8"]) == 0
     return out

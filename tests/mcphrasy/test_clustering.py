@@ -112,7 +112,7 @@ def averaged_unit(phrase, vectors):
 def test_groups_by_a_users_word_vectors(groups_run, tmp_path, capsys):
     out = shutil.copytree(groups_run, tmp_path / "run")
     capsys.readouterr()
-    assert picforge("mcphrasy", "groups", "--out", out, "--spacy-model", SPACY_MODEL, "--vectors", TOPIC_VECTORS,
+    assert picforge("mcphrasy", "groups", "--run", out, "--spacy-model", SPACY_MODEL, "--vectors", TOPIC_VECTORS,
                     "--group-size", 6, "--max-groups", 5) == 0
     assert f"5 groups of the target 106 (the paper: 106) in {out}/mcphrasy-groups, by averaged word vectors of `{TOPIC_VECTORS}`" \
         in capsys.readouterr().out
@@ -144,7 +144,7 @@ def test_groups_target_is_reported_against_what_was_reached(groups_run, tmp_path
     assert (report["target"], report["reached"], report["paper"]) == (106, len(before), 106) and len(before) < 106
     out = shutil.copytree(groups_run, tmp_path / "run")
     target = len(before) - 3
-    assert picforge("mcphrasy", "groups", "--out", out, "--spacy-model", SPACY_MODEL, "--max-groups", len(before),
+    assert picforge("mcphrasy", "groups", "--run", out, "--spacy-model", SPACY_MODEL, "--max-groups", len(before),
                     "--groups", target) == 0
     assert f"{target} groups of the target {target} (the paper: 106)" in capsys.readouterr().out
     run = RunDir(str(out))
@@ -154,7 +154,7 @@ def test_groups_target_is_reported_against_what_was_reached(groups_run, tmp_path
     assert report["categories"]["wikipedia"]["groups"] == target
     assert report["categories"]["wikipedia"]["beyond-target"] == len(before) - target
     # with room for them in the one category, the sample gives the paper's 106
-    assert picforge("mcphrasy", "groups", "--out", out, "--spacy-model", SPACY_MODEL, "--max-groups", 106) == 0
+    assert picforge("mcphrasy", "groups", "--run", out, "--spacy-model", SPACY_MODEL, "--max-groups", 106) == 0
     report = run.read_manifest(GROUPS)["report"]
     groups = list(run.iter_records(GROUPS))
     assert (report["target"], report["reached"], len(groups)) == (106, 106, 106) and groups[:len(before)] == before
@@ -178,7 +178,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     out = shutil.copytree(groups_run, tmp_path / "run")
     exported, returned = tmp_path / "sheets", tmp_path / "returned"
     # names given with commas are as many annotators, not one called "ann,bob,cy"
-    assert picforge("mcphrasy", "export-clusters", "--run", out, "--annotators", ",".join(ANNOTATORS), "--sheets",
+    assert picforge("mcphrasy", "export-clusters", "--run", out, "--annotators", ",".join(ANNOTATORS), "--out",
                     exported, "--shared", 2) == 0
     assert sorted(len([f for f in os.listdir(exported / a) if f.endswith(".csv")]) for a in ANNOTATORS) == [4, 4, 4]
     assert (exported / "guidelines.md").read_text().startswith("# Clustering")
@@ -192,18 +192,18 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     lines[3] = lines[3].rsplit(",", 3)[0] + ",no way!,,"
     victim.write_text("\n".join(lines) + "\n", encoding="utf-8")
     capsys.readouterr()
-    assert picforge("mcphrasy", "ingest-clusters", "--run", out, bad) == 2
+    assert picforge("mcphrasy", "ingest-clusters", "--run", out, "--sheets", bad) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith(f"picforge: error: {victim}: row 4: cluster label 'no way!'") and "\n" not in error
     ledger = Ledger.for_run(str(out))
     with ledger.read() as session:
         assert session.cluster_labels() == {}
 
-    assert picforge("mcphrasy", "ingest-clusters", "--run", out, returned) == 0
+    assert picforge("mcphrasy", "ingest-clusters", "--run", out, "--sheets", returned) == 0
     assert "12 sheets valid; 300 ledger rows added or changed" in capsys.readouterr().out
     with ledger.read() as session:
         before = session.dump()
-    assert picforge("mcphrasy", "ingest-clusters", "--run", out, returned) == 0
+    assert picforge("mcphrasy", "ingest-clusters", "--run", out, "--sheets", returned) == 0
     assert "0 ledger rows added or changed" in capsys.readouterr().out
     with ledger.read() as session:
         assert session.dump() == before
@@ -295,7 +295,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     # §5.3.1 side by side: the released phrases' contexts from the same run, then every baseline on the release
     phrase_list = tmp_path / "released-phrases.txt"
     phrase_list.write_text("".join(p + "\n" for p in sorted({p for r in rows for p in r["phrases"]})))
-    assert picforge("mcphrasy", "contexts", "--phrases", phrase_list, "--out", out, "--max-contexts", 5) == 0
+    assert picforge("mcphrasy", "contexts", "--phrases", phrase_list, "--run", out, "--max-contexts", 5) == 0
     assert picforge("mcphrasy", "evaluate", "--release", release, "--run", out, "--max-contexts", 5,
                     "--vectors", TOPIC_VECTORS, "--rounds", 4000, "--out", scores) == 0
     printed = capsys.readouterr().out

@@ -1,4 +1,5 @@
 """`picforge mcphrasy contexts` end to end on real text: the 103-page enwiki sample and a Ni et al. reviews file."""
+import json
 import os
 import re
 import shutil
@@ -8,6 +9,7 @@ import pytest
 
 from companions.mcphrasy import triplets
 from companions.mcphrasy.stages import CONTEXTS, DOCUMENTS, TRIPLETS
+from companions.mcphrasy.workflow import CORPUS_FILE
 from picforge import progress
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
@@ -36,11 +38,12 @@ def contexts_of(run):
 
 @pytest.mark.slow
 def test_contexts_of_the_real_sample_match_an_independent_regex(wiki_run, phrase_file, tmp_path):
-    out = shutil.copytree(wiki_run, tmp_path / "run")
-    assert picforge("mcphrasy", "contexts", "--phrases", phrase_file, "--out", out, "--max-contexts", 40) == 0
+    out = tmp_path / "run"
+    assert picforge("mcphrasy", "contexts", "--phrases", phrase_file, "--run", wiki_run, "--out", out,
+                    "--max-contexts", 40) == 0
     found = contexts_of(out)
     assert sorted(found) == ["alkali metal", "language family", "the", "united states"]
-    sentences = list(RunDir(str(out)).iter_records("sentences"))
+    sentences = list(RunDir(str(wiki_run)).iter_records("sentences"))
     manifest = RunDir(str(out)).read_manifest(CONTEXTS)
     assert manifest["counters"][f"{CONTEXTS}/sentences"] == len(sentences) > 10000
     for phrase, record in found.items():
@@ -58,20 +61,23 @@ def test_contexts_of_the_real_sample_match_an_independent_regex(wiki_run, phrase
 
 
 @pytest.mark.slow
-def test_contexts_are_a_seeded_sample_and_a_rerun_changes_nothing(wiki_run, phrase_file, tmp_path):
-    runs = {name: shutil.copytree(wiki_run, tmp_path / name) for name in ("a", "b", "c")}
+def test_contexts_are_a_seeded_sample_and_a_rerun_changes_nothing(wiki_run, phrase_file, tmp_path, monkeypatch):
+    runs = {name: tmp_path / name for name in ("a", "b", "c")}
     for name, seed in (("a", 0), ("b", 0), ("c", 1)):
-        assert picforge("mcphrasy", "contexts", "--phrases", phrase_file, "--out", runs[name],
+        assert picforge("mcphrasy", "contexts", "--phrases", phrase_file, "--run", wiki_run, "--out", runs[name],
                         "--max-contexts", 5, "--seed", seed) == 0
     assert contexts_of(runs["a"]) == contexts_of(runs["b"])
     assert contexts_of(runs["a"])["the"]["contexts"] != contexts_of(runs["c"])["the"]["contexts"]
     before = RunDir(str(runs["a"])).read_manifest(CONTEXTS)
-    assert picforge("mcphrasy", "contexts", "--phrases", phrase_file, "--out", runs["a"], "--max-contexts", 5) == 0
+    # the McPhraSy run alone: its recorded corpus, read from another directory
+    monkeypatch.chdir(tmp_path / "b")
+    assert picforge("mcphrasy", "contexts", "--phrases", phrase_file, "--run", runs["a"], "--max-contexts", 5) == 0
     assert RunDir(str(runs["a"])).read_manifest(CONTEXTS) == before
+    assert json.loads((runs["a"] / CORPUS_FILE).read_text())["wiki_run"] == os.path.abspath(wiki_run)
 
 
 @pytest.mark.slow
-def test_a1_triplets_draw_negatives_for_each_anchor(groups_run, tmp_path, capsys, caplog, monkeypatch):
+def test_a1_triplets_draw_negatives_for_each_anchor(groups_run, wiki_run, tmp_path, capsys, caplog, monkeypatch):
     # the sample's 120 most frequent noun phrases, 4 contexts each: more candidate negatives than the 300 drawn
     frequent = sorted(RunDir(str(groups_run)).iter_records("mcphrasy-phrases"), key=lambda p: p["rank"])[:120]
     phrases = tmp_path / "phrases.txt"
@@ -79,11 +85,11 @@ def test_a1_triplets_draw_negatives_for_each_anchor(groups_run, tmp_path, capsys
     out = shutil.copytree(groups_run, tmp_path / "run")
     capsys.readouterr()
     monkeypatch.setattr(progress, "INTERVAL_S", 0)  # a progress line per item, as every 30 s on a long run
-    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--out", out, "--max-contexts", 4, "--triplets") == 0
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--run", out, "--max-contexts", 4, "--triplets") == 0
     found = contexts_of(out)
     made = {t["phrase"]: t for t in RunDir(str(out)).iter_records(TRIPLETS)}
     logged = [r.getMessage() for r in caplog.records if r.name == progress.log.name]
-    searched = RunDir(str(out)).read_manifest("sentences")["records"]
+    searched = RunDir(str(wiki_run)).read_manifest("sentences")["records"]
     assert any(line.startswith(f"mcphrasy-contexts: {searched:,} sentences searched in ") for line in logged)
     assert any(line.startswith(f"mcphrasy-triplets: {len(found):,} phrases in ") for line in logged)
     assert sorted(made) == sorted(p for p, r in found.items() if len(r["contexts"]) >= 2)
@@ -146,7 +152,9 @@ def test_unreadable_inputs_are_one_line_errors(reviews_file, tmp_path, capsys):
     error = capsys.readouterr().err.strip()
     assert error.startswith("picforge: error: ") and "the corpus gave no documents" in error and "\n" not in error
     assert picforge("mcphrasy", "contexts", "--phrases", empty, "--out", tmp_path / "r3") == 2
-    assert "stage 'sentences' has not completed" in capsys.readouterr().err
+    assert capsys.readouterr().err.strip() == (
+        f"picforge: error: --out {tmp_path / 'r3'}: no McPhraSy run recording its corpus, nor a mined run; give "
+        "--run MINED_RUN (the corpus) or --reviews FILES")
 
 
 @pytest.mark.slow
@@ -165,7 +173,7 @@ def test_page_categories_of_a_mined_run_read_from_another_directory(wiki_run, tm
     phrases = tmp_path / "phrases.txt"
     phrases.write_text("language family\n", encoding="utf-8")
     out = tmp_path / "run"
-    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--corpus", wiki_run, "--out", out,
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--run", wiki_run, "--out", out,
                     "--wiki-category", "page") == 0
     first = {str(p["page_id"]): (p["categories"] or ["wikipedia"])[0] for p in RunDir(str(wiki_run)).iter_records("clean")}
     contexts = contexts_of(out)["language family"]["contexts"]
@@ -174,9 +182,25 @@ def test_page_categories_of_a_mined_run_read_from_another_directory(wiki_run, tm
     assert not (tmp_path / "run" / "sentences").exists()  # the corpus run is only read
 
 
+@pytest.mark.slow
+def test_former_spellings_still_work_with_a_warning(wiki_run, tmp_path, capsys):
+    """`--corpus MINED` (now --run) and `--out MINED` alone (the mined run read and added to, now --run MINED) warn
+    and give the contexts of `--run MINED --out NEW`."""
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("language family\n", encoding="utf-8")
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--run", wiki_run, "--out", tmp_path / "new") == 0
+    capsys.readouterr()
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--corpus", wiki_run, "--out", tmp_path / "former") == 0
+    assert "picforge: --corpus here is deprecated (removed in 0.2.0): use --run" in capsys.readouterr().err
+    inside = shutil.copytree(wiki_run, tmp_path / "mined")
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--out", inside) == 0
+    assert f"--out {inside} as the corpus is deprecated (removed in 0.2.0): use --run {inside}" in capsys.readouterr().err
+    assert contexts_of(tmp_path / "former") == contexts_of(tmp_path / "new") == contexts_of(inside)
+
+
 def test_the_shipped_phrase_list_finds_its_contexts_in_the_mined_sample(mined_103, tmp_path, capsys):
     phrases = os.path.join(ROOT, "examples", "mcphrasy-phrases.txt")
     out = tmp_path / "mcphrasy"
-    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--corpus", mined_103, "--out", out) == 0
+    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--run", mined_103, "--out", out) == 0
     shipped = len([line for line in open(phrases, encoding="utf-8").read().splitlines() if line.strip()])
     assert capsys.readouterr().out.startswith(f"{shipped} of {shipped} phrases found; ")

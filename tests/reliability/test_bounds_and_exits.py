@@ -39,7 +39,7 @@ def test_an_xlsx_whose_members_unpack_past_the_bound_is_refused_before_it_is_rea
             target.writestr(info, source.read(info))
         target.writestr("xl/padding.bin", b"\0" * (sheets.MAX_UNPACKED_BYTES + 1))
     assert bomb.stat().st_size < 2 * 2**20  # under a megabyte or so on disk
-    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", bomb)
+    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", "--sheets", bomb)
     assert code == 2 and f"{bomb}: unpacks to " in err and "MiB" in err, err
 
     # A member that declares less than it unpacks to: reading stops at the declared size and fails its CRC.
@@ -48,7 +48,7 @@ def test_an_xlsx_whose_members_unpack_past_the_bound_is_refused_before_it_is_rea
     assert liar[entry:entry + 4] == b"PK\x01\x02"
     liar[entry + 24:entry + 28] = (1024).to_bytes(4, "little")  # the central directory's uncompressed size
     (tmp_path / "liar.xlsx").write_bytes(liar)
-    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", tmp_path / "liar.xlsx")
+    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", "--sheets", tmp_path / "liar.xlsx")
     assert code == 2 and "liar.xlsx: not a readable XLSX workbook" in err, err
 
 
@@ -107,7 +107,7 @@ def test_a_languagetool_server_answering_500_is_one_line_naming_it_and_the_statu
     run, sheet = exported_expert_sheet(mined_103, tmp_path)
     with serving(_Failing) as server:
         url = f"http://127.0.0.1:{server.server_address[1]}"
-        code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--languagetool", url, sheet,
+        code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--languagetool", url, "--sheets", sheet,
                                          env=dict(os.environ, NO_PROXY="127.0.0.1"))
     assert code == 2 and "Traceback" not in err and "KeyError" not in err, err
     assert err.strip().splitlines()[-1].startswith(f"picforge: error: LanguageTool server {url}: check failed (HTTP 500")

@@ -123,7 +123,7 @@ def test_a_full_disk_mid_stage_is_one_line_leaves_no_beam_temp_and_the_rerun_com
 def test_a_companion_without_its_optional_extra_names_the_pip_install(mined_103, tmp_path):
     without = "import sys; sys.modules['ahocorasick'] = None; import picforge.cli; sys.exit(picforge.cli.main(sys.argv[1:]))"
     done = subprocess.run([sys.executable, "-c", without, "mcphrasy", "contexts", "--phrases",
-                           os.path.join(ROOT, "examples", "mcphrasy-phrases.txt"), "--corpus", str(mined_103),
+                           os.path.join(ROOT, "examples", "mcphrasy-phrases.txt"), "--run", str(mined_103),
                            "--out", str(tmp_path / "mc")], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip() == ("picforge: error: this command needs the optional package 'ahocorasick', which is "
@@ -137,13 +137,13 @@ def test_damaged_json_and_parquet_are_named_with_file_and_line(annotated_103, re
     shutil.copytree(release_103, release)
     manifest = release / "MANIFEST.json"
     manifest.write_text(manifest.read_text()[:-40])
-    code, _, err = picforge_in_child("publish", release, "--to", tmp_path / "published")
+    code, _, err = picforge_in_child("publish", "--release", release, "--to", tmp_path / "published")
     assert code == 2 and f"{manifest}: line " in err and "not valid JSON" in err and "Traceback" not in err
     shutil.copy(release_103 / "MANIFEST.json", manifest)
     data = release / "PSD" / "test.json"
     lines = data.read_text().splitlines(keepends=True)
     data.write_text("".join(lines[:2] + [lines[2][:25] + "\n"] + lines[3:]))
-    code, _, err = picforge_in_child("evaluate", release, "--baseline", "PSD")
+    code, _, err = picforge_in_child("evaluate", "--release", release, "--baseline", "PSD")
     assert code == 2 and f"{data}: line 3: not valid JSON" in err and "Traceback" not in err
 
     run = tmp_path / "run"

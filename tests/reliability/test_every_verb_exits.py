@@ -69,7 +69,7 @@ def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, rel
     steps = [
         ["annotate", "export", "expert", "--run", run, "--annotators", "ann", "--per-annotator", "6"],
         lambda: ["annotate", "ingest", "expert", "--run", run, "--no-grammar",
-                 *annotators.fill_expert_sheets(str(run), str(tmp_path / "returned"), draft=False)],
+                 "--sheets", *annotators.fill_expert_sheets(str(run), str(tmp_path / "returned"), draft=False)],
         ["annotate", "mturk", "gold", "--run", run, "--out", tmp_path / "gold.jsonl"],
         ["annotate", "mturk", "export", "--run", run, "--batch", "b1", "--gold", tmp_path / "gold.jsonl",
          "--questions-per-hit", "10"],
@@ -80,7 +80,7 @@ def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, rel
         ["annotate", "export", "ps-verify", "--run", run, "--experts", "a1,a2"],
         ["annotate", "export", "final", "--run", run],
         ["build", "--run", annotated_103, "--out", tmp_path / "release"],
-        ["publish", release_103, "--to", tmp_path / "published"],
+        ["publish", "--release", release_103, "--to", tmp_path / "published"],
         ["cosimlex", "candidates", "--pairs", pairs, "--run", run, "--out", tmp_path / "cosimlex"],
     ]
     verbs, ran = registered_verbs(), set()

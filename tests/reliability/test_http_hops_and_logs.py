@@ -88,7 +88,7 @@ def test_languagetool_and_ledger_urls_are_redacted_in_every_log_line(mined_103, 
         writer.writerows(rows)
     url = f"http://user:{PASSWORD}@127.0.0.1:{languagetool_server.server_address[1]}"
     code, out, err = picforge_in_child(verbosity, "annotate", "ingest", "expert", "--run", run, "--languagetool", url,
-                                       sheet)
+                                       "--sheets", sheet)
     assert code == 0, err[-2000:]
     assert LanguageToolHandler.requests  # the check ran through the URL
     if verbosity == "-vv":

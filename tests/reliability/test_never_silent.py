@@ -47,7 +47,7 @@ def assert_never_silent(argv):
 def test_mine_evaluate_and_cosimlex_candidates_are_never_silent_for_30_s(tmp_path, enwiki_sample_103, wic_zip,
                                                                         release_103):
     assert_never_silent(["mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", tmp_path / "run"])
-    assert_never_silent(["evaluate", release_103])
+    assert_never_silent(["evaluate", "--release", release_103])
     pairs = tmp_path / "pairs.txt"
     pairs.write_text(PLANTED_PAIRS, encoding="utf-8")
     assert_never_silent(["cosimlex", "candidates", "--pairs", pairs, "--run", tmp_path / "run", "--out",

@@ -23,7 +23,7 @@ def test_a_remine_marks_changed_triplets_stale_and_keeps_the_rest(enwiki_sample_
     assert picforge_in_child("annotate", "export", "expert", "--run", run, "--annotators", "ann,bo",
                     "--per-annotator", "30")[0] == 0
     sheets = annotators.fill_expert_sheets(str(run), str(tmp_path / "returned"), draft=False)
-    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", *sheets)
+    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", "--sheets", *sheets)
     assert code == 0, err
 
     # The dump changes under the run: one word of a passage sentence (not the phrase's sentence) of one triplet.

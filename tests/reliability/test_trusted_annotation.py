@@ -129,7 +129,7 @@ def test_a_sheet_with_one_cp1252_row_is_refused_naming_the_line_and_utf8_is_kept
     mixed = tmp_path / "mixed.csv"
     mixed.write_bytes(b"".join([header.encode("utf-8"), cafe.encode("cp1252"),
                                 *(line.encode("utf-8") for line in lines[2:])]))
-    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", mixed)
+    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", "--sheets", mixed)
     assert code == 2 and f"{mixed}: line 2: byte 0xe9 is not UTF-8" in err and "--encoding" in err, err
     ledger = Ledger.for_run(str(run))
     with ledger.read() as q:
@@ -138,7 +138,7 @@ def test_a_sheet_with_one_cp1252_row_is_refused_naming_the_line_and_utf8_is_kept
 
     utf8 = tmp_path / "utf8.csv"
     utf8.write_bytes(b"\xef\xbb\xbf" + "".join([header, cafe, *lines[2:]]).encode("utf-8"))
-    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", utf8)
+    code, _, err = picforge_in_child("annotate", "ingest", "expert", "--run", run, "--no-grammar", "--sheets", utf8)
     assert code == 0, err
     ledger = Ledger.for_run(str(run))
     with ledger.read() as q:

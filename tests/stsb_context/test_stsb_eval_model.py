@@ -32,7 +32,7 @@ def released(picforge, stsb_file, openai_server, tmp_path):
         sheets.append(tmp_path / f"{name}.csv")
         sheets[-1].write_text("\n".join([text[0]] + [line.replace(",,", ",N,", 1) if line.endswith(",,") else line
                                                      for line in text[1:]]) + "\n", encoding="utf-8")
-    assert picforge("stsb-context", "ingest-validation", "--run", out, *sheets) == 0
+    assert picforge("stsb-context", "ingest-validation", "--run", out, "--sheets", *sheets) == 0
     assert RunDir(str(out)).count_rows("dataset") == ROWS
     return out
 

@@ -66,7 +66,7 @@ def test_export_fill_ingest_release(exported, picforge, tmp_path, capsys):
     second = tmp_path / "a2.xlsx"
     book.save(second)
 
-    assert picforge("stsb-context", "ingest-validation", "--run", exported, first, second) == 0
+    assert picforge("stsb-context", "ingest-validation", "--run", exported, "--sheets", first, second) == 0
     assert "11 rows" in capsys.readouterr().out
     released = [json.loads(line) for line in (exported / "dataset" / dataset.JSONL).read_text().splitlines()]
     assert len(released) == 11
@@ -89,7 +89,7 @@ def test_export_fill_ingest_release(exported, picforge, tmp_path, capsys):
     loaded = load_dataset("json", data_files=str(exported / "dataset" / dataset.JSONL), split="train")
     assert loaded.num_rows == 11 and loaded.column_names == list(dataset.FIELDS)
 
-    assert picforge("stsb-context", "ingest-validation", "--run", exported, first, second) == 0
+    assert picforge("stsb-context", "ingest-validation", "--run", exported, "--sheets", first, second) == 0
     assert "up to date, skipped" in capsys.readouterr().out
 
     check_release(exported, released, picforge, tmp_path, capsys)
@@ -185,7 +185,7 @@ def test_steps_out_of_order_say_what_to_run_first(picforge, tmp_path, capsys):
     assert "stage 'generations' has not completed" in capsys.readouterr().err
     assert picforge("stsb-context", "evaluate", "--run", empty) == 2
     assert f"run `picforge stsb-context ingest-validation --run {empty} SHEET SHEET` first" in capsys.readouterr().err
-    assert picforge("stsb-context", "ingest-validation", "--run", empty, tmp_path / "a.csv", tmp_path / "b.csv") == 2
+    assert picforge("stsb-context", "ingest-validation", "--run", empty, "--sheets", tmp_path / "a.csv", tmp_path / "b.csv") == 2
     assert "a.csv: no such sheet" in capsys.readouterr().err
     assert picforge("stsb-context", "--stsb", tmp_path / "missing.tsv", "--out", empty, "--offline") == 2
     assert "missing.tsv: no such path; give the STS Benchmark test file with --stsb" in capsys.readouterr().err

@@ -1,9 +1,14 @@
 """`picforge mcphrasy VERB`: the McPhraSy companion, one module per verb, each a thin layer over the library."""
+import argparse
+import dataclasses
+
 from annotation.cli import add_ledger_option
-from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES, CorpusSource
+from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES, CorpusSource, recorded_corpus
 from picforge.cli import register_verbs
-from picforge.options import add_run_option
+from picforge.errors import InputError
+from picforge.options import RenamedOption, add_run_option, deprecated, existing_run, warn_once
 from picforge.paths import add_output
+from picforge.rundir import RunDir
 
 VERB_MODULES = ("contexts", "groups", "export_clusters", "ingest_clusters", "agreement", "reconcile", "release",
                 "evaluate")
@@ -25,17 +30,47 @@ def add_run_and_ledger_options(parser, holding):
 
 
 def add_corpus_arguments(parser):
-    """The corpus options shared by `contexts` and `groups`."""
-    add_output(parser, "--out", kind="run", shared_with=("--corpus",), required=True, help="run directory (a mined run holds the default corpus)")
+    """The corpus and run options of `contexts` and `groups`, the verbs that start a McPhraSy run: --run (the mined
+    run read as the corpus, or a McPhraSy run and the corpus it recorded) and --out (the McPhraSy run written)."""
+    given = parser.add_mutually_exclusive_group()
+    given.add_argument("--run", metavar="RUN_DIR", type=existing_run,
+                       help="the mined picforge run whose `sentences` stage is the corpus, or a McPhraSy run (the "
+                            "corpus it recorded); without --out the stages are added to it")
+    given.add_argument("--corpus", dest="run", check=existing_run, action=RenamedOption, current="--run",
+                       reason="--run names the run a verb reads", help=argparse.SUPPRESS)
+    add_output(parser, "--out", kind="run", shared_with=("--run", "--corpus"),
+               help="McPhraSy run directory to create (or add to), recording the corpus it reads (default: --run)")
     parser.add_argument("--reviews", action="append", default=[],
-                        help="Amazon reviews, Ni et al. 2019 JSON lines (.json or .json.gz, glob allowed; repeatable)")
+                        help="Amazon reviews, Ni et al. 2019 JSON lines (.json or .json.gz, glob allowed; repeatable), "
+                             "the corpus in place of a mined run")
     parser.add_argument("--category", help="category of every review (default: the row's `category`, else the "
                                            "file name, e.g. Office_Products_5.json.gz → Office Products)")
-    parser.add_argument("--corpus", help="mined picforge run whose `sentences` stage is the corpus (default: --out)")
-    parser.add_argument("--wiki-category", choices=WIKI_CATEGORY_MODES, default="one",
+    parser.add_argument("--wiki-category", choices=WIKI_CATEGORY_MODES,
                         help="Wikipedia category: 'one' for the whole corpus (default) or 'page' (first visible category)")
     parser.add_argument("--force", action="store_true", help="redo the stages even when up to date")
 
 
-def corpus_source(args):
-    return CorpusSource(tuple(args.reviews), args.category, args.corpus, args.wiki_category)
+def corpus_and_run(args):
+    """(CorpusSource, RunDir to write) of `contexts` or `groups`: the run is --out, else --run; the corpus is
+    --reviews, else the corpus --run (or, without --run, the written run) recorded, else --run itself; the written
+    run records it (write_documents). `--out MINED_RUN` alone, the former spelling of `--run MINED_RUN`, still works
+    with a warning."""
+    written = args.out or args.run
+    if written is None:
+        raise InputError("give --run MINED_RUN (the corpus) and --out NEW_RUN (the McPhraSy run to create), or "
+                         "--reviews FILES and --out NEW_RUN")
+    if args.reviews:
+        source = CorpusSource(tuple(args.reviews), args.category, None, args.wiki_category or "one")
+    else:
+        read = args.run or written
+        source = recorded_corpus(RunDir(read))
+        if source is None and args.run is None:
+            if RunDir(written).read_manifest("sentences") is None:
+                raise InputError(f"--out {written}: no McPhraSy run recording its corpus, nor a mined run; give "
+                                 "--run MINED_RUN (the corpus) or --reviews FILES")
+            warn_once(deprecated(f"--out {written} as the corpus", f"--run {written}",
+                                 "--run names the run a verb reads, --out the run it creates"))
+        source = source or CorpusSource(wiki_run=read)
+        source = dataclasses.replace(source, category=args.category or source.category,
+                                     wiki_category=args.wiki_category or source.wiki_category)
+    return source, RunDir(written)

@@ -1,11 +1,10 @@
 """`picforge mcphrasy contexts`: up to m masked contexts per listed phrase (and A.1 triplets), on Beam."""
-from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
+from companions.mcphrasy.cli import add_corpus_arguments, corpus_and_run
 from companions.mcphrasy.stages import CONTEXTS, MAX_CONTEXTS, TRIPLETS
 from companions.mcphrasy.triplets import distinct_negatives
 from companions.mcphrasy.workflow import retrieve_contexts, write_documents
 from picforge.encoders import BUNDLED_MODEL
 from picforge.options import add_device_option, check_device, non_negative_int, pipeline_options, positive_int
-from picforge.rundir import RunDir
 
 
 def register(verbs):
@@ -25,8 +24,8 @@ def register(verbs):
 def run(args):
     if args.triplets:
         check_device(args.device, pipeline_options(args.beam_args))
-    run_dir = RunDir(args.out)
-    write_documents(run_dir, corpus_source(args), args.beam_args, args.force)
+    source, run_dir = corpus_and_run(args)
+    write_documents(run_dir, source, args.beam_args, args.force)
     manifests, phrases = retrieve_contexts(run_dir, args.phrases, args.max_contexts, args.seed,
                                            args.encoder if args.triplets else None, args.beam_args, args.force,
                                            args.device)
@@ -41,4 +40,4 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge mcphrasy groups --out {args.out}   (phrase groups for the cluster task)"
+    return f"picforge mcphrasy groups --run {args.out or args.run}   (phrase groups for the cluster task)"

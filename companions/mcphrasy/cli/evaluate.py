@@ -6,13 +6,15 @@ from companions.mcphrasy.release import DEFAULT_KS, compare_baselines, evaluate_
 from companions.mcphrasy.stages import MAX_CONTEXTS
 from picforge.encoders import BUNDLED_MODEL
 from picforge.files import write_atomically
-from picforge.options import add_device_option, add_run_option, check_device, non_negative_int, positive_int
+from picforge.options import (add_device_option, add_run_option, check_device, existing_release, non_negative_int,
+                              positive_int)
 from picforge.paths import add_output
 
 
 def register(verbs):
     parser = verbs.add_parser("evaluate", help="V-measure, ARI and AMI of clustering methods on a release")
-    parser.add_argument("--release", required=True, help="release folder")
+    parser.add_argument("--release", required=True, metavar="RELEASE_DIR", type=existing_release,
+                        help="release folder `picforge mcphrasy release` wrote")
     parser.add_argument("--predictions", help="JSON lines {group_id, clusters: [[phrase, ...], ...]} to score; "
                                               "without it, the §5.3.1 baselines are scored side by side")
     parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")

@@ -1,11 +1,10 @@
 """`picforge mcphrasy groups`: Appendix B.1 phrase groups (seed + 24 nearest) per category."""
 from companions.mcphrasy import grouping
-from companions.mcphrasy.cli import add_corpus_arguments, corpus_source
+from companions.mcphrasy.cli import add_corpus_arguments, corpus_and_run
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups, frequent_phrases, write_documents
 from picforge.encoders import BUNDLED_MODEL
 from picforge.options import add_device_option, at_least, check_device, positive_int
-from picforge.rundir import RunDir
 from picforge.spacy_models import default_spacy_model
 
 
@@ -40,8 +39,8 @@ def register(verbs):
 def run(args):
     if not args.vectors:
         check_device(args.device)
-    run_dir = RunDir(args.out)
-    write_documents(run_dir, corpus_source(args), args.beam_args, args.force)
+    source, run_dir = corpus_and_run(args)
+    write_documents(run_dir, source, args.beam_args, args.force)
     phrases = frequent_phrases(run_dir, args.spacy_model or default_spacy_model(), args.per_product,
                                args.per_category, args.beam_args, args.force)
     groups = build_groups(run_dir, VectorOptions(args.vectors, args.encoder), args.max_groups, args.group_size,
@@ -54,4 +53,4 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge mcphrasy export-clusters --run {args.out} --annotators A B C --sheets DIR"
+    return f"picforge mcphrasy export-clusters --run {args.out or args.run} --annotators A B C --out DIR"

@@ -2,8 +2,8 @@
 import dataclasses
 
 from companions.pearl.options import PearlOptions
-from picforge.options import (EMBEDDED_RUNNER, RUNNER_ALIASES, add_device_option, finite_float, non_negative_int,
-                              options_from_args, positive_int)
+from picforge.options import (EMBEDDED_RUNNER, RUNNER_ALIASES, add_device_option, add_run_option, finite_float,
+                              non_negative_int, options_from_args, positive_int)
 from picforge.paths import add_output
 
 DEFAULTS = PearlOptions()
@@ -22,7 +22,7 @@ def register(subparsers):
         "build", help="typed phrases (count >= 2), augmentations and hard negatives from a run's sentences",
         description="Read the `sentences` stage of a mining run and write stage `pearl-phrases` (Beam; runner flags "
                     "pass through).")
-    parser.add_argument("--run", required=True, help="mining run directory holding a completed `sentences` stage")
+    add_run_option(parser, "a completed `sentences` stage (a mining run)", former=None)
     add_output(parser, "--out", kind="run", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
     parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
                                          f"process; {RUNNER_ALIASES['DaskRunner']}, DataflowRunner…)")

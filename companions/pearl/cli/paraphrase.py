@@ -3,7 +3,7 @@ import os
 
 from picforge.llm import GenerationSettings
 from picforge.errors import InputError
-from picforge.options import finite_float, non_negative_int, positive_int
+from picforge.options import add_run_option, finite_float, non_negative_int, positive_int
 from picforge.paths import add_output
 
 
@@ -12,7 +12,7 @@ def register(subparsers):
         "paraphrase", help="phrase-level augmentation: one paraphrase per phrase from an OpenAI-compatible model",
         description="Stage `pearl-paraphrases`: ask the model for one paraphrase of each phrase (most frequent "
                     "first), through STS-B-Context's client, response cache and budget.")
-    parser.add_argument("--run", required=True, help="PEARL run directory with a completed `pearl-phrases` stage")
+    add_run_option(parser, "a completed `pearl-phrases` stage (a PEARL run)", former=None)
     parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
     parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, "
                                                          "else the OpenAI API)")

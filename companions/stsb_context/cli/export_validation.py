@@ -25,4 +25,5 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge stsb-context ingest-validation --run {args.run} SHEET SHEET   (both validators' filled sheets)"
+    return (f"picforge stsb-context ingest-validation --run {args.run} --sheets SHEET SHEET   (both validators' filled "
+            "sheets)")
