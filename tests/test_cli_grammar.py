@@ -12,10 +12,6 @@ from picforge.options import RenamedOption
 from picforge.paths import declared_output
 from tests.cli_helpers import verbs
 
-# CoSimLex's spellings its own branch changes (issue 36): each entry must still be there, so one fixed is removed here.
-COSIMLEX_PENDING = {("cosimlex candidates", "--encoders"), ("cosimlex evaluate", "--gold"),
-                    ("cosimlex ingest-selection", "SHEET"), ("cosimlex ingest-rating", "ANSWERS")}
-
 # Options naming the model a verb encodes with (`--model` also names the chat model of the LLM verbs: not an encoder).
 ENCODER_OPTIONS = ("--embedding-model", "--encoder", "--encoders", "--model")
 
@@ -104,13 +100,6 @@ def visible_actions():
     return [(verb, spelling, action) for verb, spelling, action in every_action() if action.help != argparse.SUPPRESS]
 
 
-def departures(found):
-    """The (verb, spelling) pairs of `found` not pending on the CoSimLex branch; fails when a pending one is gone."""
-    shown = {(verb, spelling) for verb, spelling, _ in visible_actions()}
-    assert COSIMLEX_PENDING <= shown, f"fixed on the CoSimLex branch, remove from COSIMLEX_PENDING: {COSIMLEX_PENDING - shown}"
-    return sorted(set(found) - COSIMLEX_PENDING)
-
-
 def test_run_reads_an_existing_run_and_out_names_what_the_verb_writes():
     runs = [(verb, action) for verb, spelling, action in visible_actions() if "--run" in action.option_strings]
     assert len(runs) >= 40
@@ -124,19 +113,20 @@ def test_run_reads_an_existing_run_and_out_names_what_the_verb_writes():
 def test_the_encoder_is_encoder_on_every_verb():
     spelled_otherwise = [(verb, spelling) for verb, spelling, action in visible_actions()
                          if spelling in ENCODER_OPTIONS and spelling != "--encoder" and names_an_encoder(action)]
-    assert departures(spelled_otherwise) == []
+    assert spelled_otherwise == []
     encoding = {verb for verb, spelling, _ in visible_actions() if spelling == "--device"}
     assert {"mine", "evaluate", "stsb-context evaluate", "mcphrasy groups", "pearl build"} <= encoding
     lacking = [(verb, "--device") for verb in encoding if (verb, "--encoder") not in
-               {(v, s) for v, s, _ in visible_actions()} and (verb, "--encoders") not in COSIMLEX_PENDING]
+               {(v, s) for v, s, _ in visible_actions()}]
     assert lacking == []
 
 
 def test_a_release_a_verb_reads_is_release():
     reading = [(verb, spelling) for verb, spelling, action in visible_actions()
                if getattr(action.type, "existing", None) == "release" or action.dest in ("release", "release_dir")
-               or verb.endswith("evaluate") and spelling == "--gold"]  # (annotate mturk's --gold is a question bank)
-    assert departures([(verb, spelling) for verb, spelling in reading if spelling != "--release"]) == []
+               or verb.endswith("evaluate") and spelling == "--gold" and getattr(action.type, "existing", None) != "file"]
+    # (annotate mturk's --gold is a question bank; cosimlex evaluate's --gold a gold table, not a release)
+    assert [(verb, spelling) for verb, spelling in reading if spelling != "--release"] == []
     assert {"evaluate", "publish", "mcphrasy evaluate"} <= {verb for verb, spelling in reading if spelling == "--release"}
     assert all(getattr(action.type, "existing", None) == "release"
                for _, spelling, action in visible_actions() if spelling == "--release")
@@ -149,8 +139,8 @@ def test_sheets_are_read_with_sheets_and_written_with_out():
     sheets = {verb for verb, spelling, action in visible_actions() if spelling == "--sheets"}
     positional = [(verb, spelling) for verb, spelling, action in visible_actions()
                   if verb in ingesting and not action.option_strings]
-    assert departures(positional) == []
-    assert sorted(ingesting - sheets - {verb for verb, _ in COSIMLEX_PENDING}) == []
+    assert positional == []
+    assert sorted(ingesting - sheets) == []
     assert [verb for verb, spelling, action in visible_actions() if spelling == "--sheets" and declared_output(action)] == []
     writing = [(verb, spelling) for verb, spelling, action in visible_actions()
                if declared_output(action) and "sheet" in (action.help or "")]

@@ -72,7 +72,7 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     sheet.write_bytes((export / "selection-ana.xlsx").read_bytes())
     fill_selection_xlsx(sheet)
 
-    assert cli("ingest-selection", sheet, "--run", run_copy, "--expert", "ana") == 0
+    assert cli("ingest-selection", "--sheets", sheet, "--run", run_copy, "--expert", "ana") == 0
     selections = list(run.iter_records(SELECTION))
     pairs_with_two = {r["pair_id"] for r in exported if r["option"] == "2"}
     assert {s["pair_id"] for s in selections} == pairs_with_two
@@ -81,7 +81,7 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     assert edited["text"] == SHORTENED and edited["edited"]
     assert edited["text"][edited["word2_start"]:edited["word2_end"]] == "adult"
     assert child[f"context{child['expected_more_similar']}"] == edited
-    assert cli("ingest-selection", sheet, "--run", run_copy, "--expert", "ana") == 0
+    assert cli("ingest-selection", "--sheets", sheet, "--run", run_copy, "--expert", "ana") == 0
     assert list(run.iter_records(SELECTION)) == selections
 
     assert cli("export-rating", "--run", run_copy, "--pairs-per-form", 2, "--annotators", "ann,bea") == 0
@@ -105,12 +105,12 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
         for worker, base in (("ann", 1), ("bea", 1), ("cyrus", 2)):
             files.append(answers_file(tmp_path, form, f"{worker}{form['variant']}", base))
     twice = answers_file(tmp_path, next(f for f in forms if f["variant"] == "B"), "annA", 0)  # both contexts
-    assert cli("ingest-rating", *files, twice, "--run", run_copy) == 0
+    assert cli("ingest-rating", "--sheets", *files, twice, "--run", run_copy) == 0
     ratings = list(run.iter_records(RATINGS))
     repeat = {r["item_id"] for r in ratings if r["status"] == "repeat-pair"}
     assert repeat and all(r["worker_id"] == "annA" for r in ratings if r["status"] == "repeat-pair")
     capsys.readouterr()
-    assert cli("ingest-rating", *files, "--run", run_copy) == 0
+    assert cli("ingest-rating", "--sheets", *files, "--run", run_copy) == 0
     assert capsys.readouterr().out.startswith("0 new ratings")
     assert list(run.iter_records(RATINGS)) == ratings
 
@@ -130,7 +130,7 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     predictions = tmp_path / "predictions.tsv"
     predictions.write_text("word1\tword2\tsim1\tsim2\n" + "".join(
         f"{r['word1']}\t{r['word2']}\t{r['sim1'] / 10}\t{r['sim2'] / 10}\n" for r in final))
-    assert cli("evaluate", predictions, "--gold", run_copy) == 0
+    assert cli("evaluate", "--predictions", predictions, "--run", run_copy) == 0
     scores = json.loads(capsys.readouterr().out)
     assert scores["pairs"] == len(final) and scores["subtask1"] == pytest.approx(1.0)
 

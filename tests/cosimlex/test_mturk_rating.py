@@ -272,7 +272,7 @@ def test_saved_assignments_are_ingested_as_ratings_and_re_polling_adds_nothing(t
     turk.assert_done()
     assert saved.read_text(encoding="utf-8") == first_file
 
-    assert main(["cosimlex", "ingest-rating", str(saved), "--run", run.root]) == 0
+    assert main(["cosimlex", "ingest-rating", "--sheets", str(saved), "--run", run.root]) == 0
     ratings = list(run.iter_records(RATINGS))
     items = {entry["form_id"]: entry["items"] for entry in forms}
     assert len(ratings) == 3 * sum(items.values())
@@ -288,14 +288,14 @@ def test_saved_assignments_are_ingested_as_ratings_and_re_polling_adds_nothing(t
     assert {r["status"] for r in ratings if r["form_id"].endswith("A")} == {"ok"}
     assert {r["status"] for r in ratings if r["form_id"].endswith("B")} == {"repeat-pair"}
     capsys.readouterr()
-    assert main(["cosimlex", "ingest-rating", str(saved), "--run", run.root]) == 0
+    assert main(["cosimlex", "ingest-rating", "--sheets", str(saved), "--run", run.root]) == 0
     assert capsys.readouterr().out.startswith("0 new ratings")
 
     # W1's first assignment is rejected later: its ratings stop counting, and W1's next form takes over its pairs.
     expect_save(turk, {hit: [dict(a, AssignmentStatus="Rejected") if a["AssignmentId"] == "A11" else a for a in found]
                        for hit, found in assignments.items()})
     assert verb(run, "save", "--out", str(saved)) == 0
-    assert main(["cosimlex", "ingest-rating", str(saved), "--run", run.root]) == 0
+    assert main(["cosimlex", "ingest-rating", "--sheets", str(saved), "--run", run.root]) == 0
     assert "0 new ratings" in capsys.readouterr().out
     after = {(r["assignment_id"], r["item_id"]): r["status"] for r in run.iter_records(RATINGS)}
     assert {status for (assignment, _), status in after.items() if assignment == "A11"} == {"rejected-assignment"}

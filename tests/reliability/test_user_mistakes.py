@@ -41,7 +41,7 @@ CASES = [
                                               "{gzip_named_bz2}", "--out", "{tmp}/cos"], "{text}"),
     ("cosimlex postprocess: --scale-max NaN", ["cosimlex", "postprocess", "--run", "{tmp}/cos",
                                                "--scale-max", "NaN"], "--scale-max"),
-    ("cosimlex evaluate: predictions not a sheet", ["cosimlex", "evaluate", "--gold", "{dir}", "{text}"], "{text}"),
+    ("cosimlex evaluate: predictions not a sheet", ["cosimlex", "evaluate", "--run", "{dir}", "--predictions", "{text}"], "{text}"),
     ("pearl paraphrase: --max-tokens -1", ["pearl", "paraphrase", "--run", "{dir}", "--offline", "--max-tokens",
                                            "-1"], "--max-tokens"),
     ("pearl paraphrase: --temperature NaN", ["pearl", "paraphrase", "--run", "{dir}", "--offline",

@@ -5,7 +5,7 @@ import argparse
 from companions.cosimlex.encoders import DEFAULT_ENCODERS
 from companions.cosimlex.select import DEFAULT_MAX_CONTEXTS, DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER
 from picforge.errors import InputError
-from picforge.options import RenamedOption, add_device_option, at_least, deprecated, positive_int, warn_once
+from picforge.options import RenamedOption, add_device_option, at_least, deprecated, existing_run, positive_int, warn_once
 from picforge.paths import add_output
 
 
@@ -21,7 +21,7 @@ def register(verbs):
                                           "keep the extremes. Beam runner flags pass through.")
     parser.add_argument("--pairs", required=True, help="SimLex-999.txt (10 columns) or 'word1 word2 score' file")
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--run", metavar="MINED_RUN",
+    source.add_argument("--run", metavar="MINED_RUN", type=existing_run,
                         help="a run `picforge mine` wrote: its `sentences` stage is read (local, gs:// or s3://)")
     source.add_argument("--input", metavar="DUMP",
                         help="deprecated (removed in 0.2.0): split a pages-articles dump here instead of reading "

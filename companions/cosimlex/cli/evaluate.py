@@ -2,6 +2,8 @@
 import json
 
 from picforge.errors import InputError
+from picforge.options import (add_run_option, add_with_former_positional, deprecated, existing_path,
+                              existing_release, existing_run, warn_once)
 
 GOLD_COLUMNS = ("word1", "word2", "sim1", "sim2")
 
@@ -10,10 +12,31 @@ def register(verbs):
     parser = verbs.add_parser("evaluate", help="score predictions (subtask 1 and 2)",
                               description="Subtask 1: uncentered Pearson of predicted and gold changes "
                                           "(sim2 - sim1); subtask 2: Spearman of the ratings.")
-    parser.add_argument("predictions", metavar="PREDICTIONS",
-                        help="CSV/TSV/XLSX/JSONL with word1, word2 and sim1, sim2 (or change)")
-    parser.add_argument("--gold", required=True, help="run directory with cosimlex-final, or a gold file")
+    add_with_former_positional(parser, "--predictions", metavar="FILE", type=existing_path("a predictions file"),
+                               reason="--predictions names the file a verb scores",
+                               help="CSV/TSV/XLSX/JSONL with word1, word2 and sim1, sim2 (or change)")
+    gold = parser.add_mutually_exclusive_group(required=True)
+    gold.add_argument("--release", metavar="RELEASE_DIR", type=existing_release,
+                                help="the gold rows of the release `picforge cosimlex release` wrote")
+    add_run_option(gold, "cosimlex-final (`picforge cosimlex postprocess`): its rows are the gold", required=False,
+                   former=None)
+    gold.add_argument("--gold", metavar="FILE", type=gold_table,
+                      help="a gold table with word1, word2, sim1, sim2 (CSV/TSV/XLSX/JSONL), e.g. a published "
+                           "CoSimLex file")
     parser.set_defaults(func=run)
+
+
+def gold_table(text):
+    """argparse type of --gold: a gold file; a run directory (its former meaning) is read as --run, with a warning."""
+    import os
+
+    if os.path.isdir(text):
+        warn_once(deprecated(f"--gold {text}", f"--run {text}", "--run names an existing run a verb reads"))
+        return existing_run(text)
+    return existing_path("a gold table (word1, word2, sim1, sim2)")(text)
+
+
+gold_table.existing = "file"  # what --gold names, for tools that walk the CLI (a table, not a release)
 
 
 def _number(row, column, where):
@@ -24,14 +47,20 @@ def _number(row, column, where):
             from None
 
 
-def read_gold(path):
-    """Gold rows from a run directory's cosimlex-final stage or from a file."""
-    from apache_beam.io.filesystems import FileSystems
+def read_gold(args):
+    """Gold rows from the release, the run's cosimlex-final stage, or a gold file, whichever `args` names."""
+    import os
+
+    from picforge.release_writer import read_jsonl
     from picforge.sheets import read_rows
     from companions.cosimlex import FINAL
+    from companions.cosimlex.release import DATA_FILE
     from picforge.rundir import RunDir
-    if FileSystems.exists(RunDir(path).manifest_path(FINAL)):
-        return RunDir(path).require_records(FINAL)
+    if args.release:
+        return read_jsonl(os.path.join(args.release, DATA_FILE))
+    if args.run or os.path.isdir(args.gold):
+        return RunDir(args.run or args.gold).require_records(FINAL)
+    path = args.gold
     return [dict(row, sim1=_number(row, "sim1", f"{path} row {n}"), sim2=_number(row, "sim2", f"{path} row {n}"))
             for n, row in read_rows(path, GOLD_COLUMNS)]
 
@@ -54,7 +83,7 @@ def read_predictions(path):
 
 def run(args):
     from companions.cosimlex.metrics import evaluate
-    print(json.dumps(evaluate(read_predictions(args.predictions), read_gold(args.gold), args.predictions), indent=2))
+    print(json.dumps(evaluate(read_predictions(args.predictions), read_gold(args), args.predictions), indent=2))
     return 0
 
 

@@ -73,4 +73,4 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge cosimlex ingest-rating --run {args.run} ANSWERS…   (the annotators' returned forms)"
+    return f"picforge cosimlex ingest-rating --run {args.run} --sheets ANSWERS…   (the annotators' returned forms)"

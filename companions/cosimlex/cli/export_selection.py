@@ -33,4 +33,4 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge cosimlex ingest-selection --run {args.run} SHEET   (the expert's filled selection sheet)"
+    return f"picforge cosimlex ingest-selection --run {args.run} --sheets SHEET   (the expert's filled selection sheet)"

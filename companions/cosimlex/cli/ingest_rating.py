@@ -1,5 +1,5 @@
 """`picforge cosimlex ingest-rating`: answers of the rating forms → cosimlex-ratings."""
-from picforge.options import add_run_option
+from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
 
 
 def register(verbs):
@@ -8,7 +8,8 @@ def register(verbs):
                                           "from list_assignments_for_hit, or Batch_*_batch_results.csv); "
                                           "re-ingesting adds nothing; an annotator's later ratings of a pair "
                                           "they already rated are kept but marked repeat-pair.")
-    parser.add_argument("answers", nargs="+", metavar="ANSWERS", help="answer file(s)")
+    add_with_former_positional(parser, "--sheets", nargs="+", metavar="ANSWERS", reason=SHEETS_READ,
+                               help="answer file(s): the rating forms' answers")
     add_run_option(parser, "cosimlex-rating-forms")
     parser.set_defaults(func=run)
 
@@ -22,12 +23,12 @@ def run(args):
     known_items = {item["item_id"] for form in run_dir.require_records(FORMS)
                    for item in form["items"]}
     new = []
-    for path in args.answers:
+    for path in args.sheets:
         for submission in read_submissions(path, read_bytes(path)):
             new += submission_ratings(submission, known_items, path)
     merged, added = merge_ratings(list(run_dir.iter_records(RATINGS)), new)
     ratings = mark_repeat_pairs(merged)
-    inputs = {path: input_identity(path, "ANSWERS") for path in args.answers}
+    inputs = {path: input_identity(path, "ANSWERS") for path in args.sheets}
     run_dir.write_stage(RATINGS, ratings, "cosimlex_rating", inputs=inputs, options={})
     by_status = ", ".join(f"{status} {n}" for status, n in sorted(status_counts(ratings).items()))
     print(f"{added} new ratings, {len(ratings)} in all ({by_status}) in {run_dir.stage_dir(RATINGS)}")
