@@ -14,10 +14,12 @@ def test_input_error_is_one_line_exit_2(tmp_path, capsys):
 
 
 def test_os_error_on_a_named_path_is_one_line_exit_2(tmp_path, capsys):
-    # a folder where a predictions file is expected: the OS refuses to open it
-    assert main(["cosimlex", "evaluate", str(tmp_path), "--gold", str(tmp_path)]) == 2
+    # a folder where the SimLex pairs file is expected: the OS refuses to open it
+    pairs, run = tmp_path / "pairs", tmp_path / "run"
+    pairs.mkdir(), run.mkdir()
+    assert main(["cosimlex", "candidates", "--pairs", str(pairs), "--run", str(run), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"picforge: error: {tmp_path}: ")
+    assert len(err) == 1 and err[0].startswith(f"picforge: error: {pairs}: ")
     assert "Traceback" not in err[0]
 
 
