@@ -39,7 +39,7 @@ CASES = [
                                             "--base-url", "http://[::1/v1"], "--base-url"),
     ("cosimlex candidates: gzip named .bz2", ["cosimlex", "candidates", "--pairs", "{text}", "--input",
                                               "{gzip_named_bz2}", "--out", "{tmp}/cos"], "{text}"),
-    ("cosimlex postprocess: --scale-max NaN", ["cosimlex", "postprocess", "--run", "{tmp}/cos",
+    ("cosimlex postprocess: --scale-max NaN", ["cosimlex", "postprocess", "--run", "{dir}",
                                                "--scale-max", "NaN"], "--scale-max"),
     ("cosimlex evaluate: predictions not a sheet", ["cosimlex", "evaluate", "--gold", "{dir}", "{text}"], "{text}"),
     ("pearl paraphrase: --max-tokens -1", ["pearl", "paraphrase", "--run", "{dir}", "--offline", "--max-tokens",
