@@ -200,8 +200,8 @@ def add_former_spelling(parser, former, current, reason):
 def add_with_former_positional(parser, flag, *, reason, nargs=None, **kwargs):
     """`flag` (argparse's add_argument keywords), required, or its former positional spelling, which still works
     with a warning until DEPRECATED_UNTIL; returns the option's action."""
-    given = parser.add_mutually_exclusive_group(required=True)
-    action = given.add_argument(flag, nargs=nargs, **kwargs)
+    given = parser.add_mutually_exclusive_group(required=True)  # --help shows it in brackets: the help says so
+    action = given.add_argument(flag, nargs=nargs, **dict(kwargs, help=f"{kwargs['help']} (required)"))
     given.add_argument(action.dest, nargs="*" if nargs in ("+", "*") else "?", default=argparse.SUPPRESS,
                        check=kwargs.get("type"), metavar=action.metavar or action.dest.upper(), action=RenamedOption,
                        current=flag, reason=reason, help=argparse.SUPPRESS)

@@ -265,7 +265,7 @@ def test_hints_name_no_grammar_without_a_server_and_the_report_names_unseen_trip
     monkeypatch.delenv("LANGUAGETOOL_URL", raising=False)
     export(annotate, run_dir, per=1)
     hint = next(line for line in capsys.readouterr().out.splitlines() if "annotate ingest expert" in line)
-    assert hint.startswith(f"next: picforge annotate ingest expert --run {run_dir} SHEET… --no-grammar")
+    assert hint.startswith(f"next: picforge annotate ingest expert --run {run_dir} --sheets SHEET… --no-grammar")
     monkeypatch.setenv("LANGUAGETOOL_URL", "http://127.0.0.1:8010")
     assert annotate("report", "--run", run_dir) == 0
     report = capsys.readouterr().out

@@ -184,7 +184,7 @@ def test_steps_out_of_order_say_what_to_run_first(picforge, tmp_path, capsys):
     assert picforge("stsb-context", "export-validation", "--run", empty) == 2
     assert "stage 'generations' has not completed" in capsys.readouterr().err
     assert picforge("stsb-context", "evaluate", "--run", empty) == 2
-    assert f"run `picforge stsb-context ingest-validation --run {empty} SHEET SHEET` first" in capsys.readouterr().err
+    assert f"run `picforge stsb-context ingest-validation --run {empty} --sheets SHEET SHEET` first" in capsys.readouterr().err
     assert picforge("stsb-context", "ingest-validation", "--run", empty, "--sheets", tmp_path / "a.csv", tmp_path / "b.csv") == 2
     assert "a.csv: no such sheet" in capsys.readouterr().err
     assert picforge("stsb-context", "--stsb", tmp_path / "missing.tsv", "--out", empty, "--offline") == 2
