@@ -11,8 +11,7 @@ from picforge import __version__, release_writer, rundir
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL
 from picforge.errors import InputError
-from picforge.release_writer import markdown_table
-from release.configs import schema_features
+from picforge.release_writer import markdown_table, schema_features
 
 SCHEMA = "cosimlex_final"
 DATA_FILE = "data/test.jsonl"

@@ -13,11 +13,10 @@ from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.paths import plain_file, refuse_replacing
-from picforge.release_writer import markdown_table
+from picforge.release_writer import markdown_table, schema_features
 from picforge.rundir import RunDir
 from picforge.sheets import read_json_lines
 from picforge.word_vectors import read_vectors_file
-from release.configs import schema_features
 from picforge.resources import stopwords
 
 SCHEMA = "mcphrasy_clustering"

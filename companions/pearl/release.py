@@ -12,8 +12,7 @@ from companions.pearl.options import PearlOptions
 from companions.pearl.splits import split_of
 from picforge import __version__, release_writer, rundir
 from picforge.croissant import dump_used
-from picforge.release_writer import markdown_table, read_jsonl
-from release.configs import SPLITS, schema_features
+from picforge.release_writer import markdown_table, read_jsonl, schema_features, SPLITS
 
 SCHEMA = "pearl_phrase"
 WIKIPEDIA = release_writer.wikipedia(

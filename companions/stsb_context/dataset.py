@@ -11,9 +11,8 @@ from companions.stsb_context.prompts import PROMPT_TEMPLATE
 from companions.stsb_context.settings import COMPARISON, DATASET, GLOVE_SETUPS
 import schemas
 from picforge import __version__, release_writer
-from picforge.release_writer import markdown_table
+from picforge.release_writer import markdown_table, schema_features
 from picforge.rundir import RunDir, fingerprint, input_identity
-from release.configs import schema_features
 
 STAGE = DATASET
 SCHEMA = "stsb_context"

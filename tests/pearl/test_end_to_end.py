@@ -19,7 +19,7 @@ from companions.pearl.splits import split_of
 from picforge import progress
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
-from release.configs import SPLITS
+from picforge.release_writer import SPLITS
 from tests.cli_helpers import picforge
 from tests.croissant_checks import check_croissant
 

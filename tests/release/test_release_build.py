@@ -6,8 +6,8 @@ from collections import Counter
 
 from release import checks
 from release.cli import build
-from release.configs import SPLITS, read_split
-from picforge.release_writer import read_manifest
+from release.configs import read_split
+from picforge.release_writer import read_manifest, SPLITS
 from tests.release.conftest import build_args
 from tests.release.fixture_run import ANNOTATIONS, PAGES, PS_CORRECTIONS
 
