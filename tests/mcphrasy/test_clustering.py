@@ -14,6 +14,7 @@ from annotation.ledger import Ledger
 from picforge.sheets import write_sheet
 from companions.mcphrasy import nps
 from companions.mcphrasy.annotate import CLUSTERS, EXPORTED_COLUMNS
+from companions.mcphrasy.cluster_ledger import read_labels
 from companions.mcphrasy.release import read_release, table1
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
@@ -197,7 +198,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     assert error.startswith(f"picforge: error: {victim}: row 4: cluster label 'no way!'") and "\n" not in error
     ledger = Ledger.for_run(str(out))
     with ledger.read() as session:
-        assert session.cluster_labels() == {}
+        assert read_labels(session) == {}
 
     assert picforge("mcphrasy", "ingest-clusters", "--run", out, returned) == 0
     assert "12 sheets valid; 300 ledger rows added or changed" in capsys.readouterr().out
@@ -207,7 +208,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     assert "0 ledger rows added or changed" in capsys.readouterr().out
     with ledger.read() as session:
         assert session.dump() == before
-        labels = session.cluster_labels()
+        labels = read_labels(session)
     ledger.dispose()
 
     assert picforge("mcphrasy", "agreement", "--run", out) == 0
