@@ -36,7 +36,7 @@ def read_groups(run):
     return {g["group_id"]: g for g in run.iter_records(GROUPS)}
 
 
-def export_sheets(run, annotators, out_dir, shared=DEFAULT_SHARED, ledger_url=None):
+def export_clusters(run, annotators, out_dir, shared=DEFAULT_SHARED, ledger_url=None):
     """Write one sheet per group per annotator (CSV + XLSX) and the guidelines; record each sheet as a batch.
     A sheet file already there is left as it is. Returns {annotator: [sheet base paths]}."""
     annotators = [name.strip() for given in annotators for name in given.split(",")]
@@ -81,7 +81,7 @@ def sheet_files(paths):
     return files
 
 
-def ingest_sheets(run, paths, ledger_url=None):
+def ingest_clusters(run, paths, ledger_url=None):
     """Validate returned sheets and store their labels, and the minutes written on them in their batch's meta, in
     the ledger (all or none); {sheets, changed}."""
     groups = {g: record["phrases"] for g, record in read_groups(run).items()}

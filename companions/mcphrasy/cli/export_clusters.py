@@ -1,5 +1,5 @@
 """`picforge mcphrasy export-clusters`: one cluster sheet per group per annotator, and the guidelines."""
-from companions.mcphrasy.annotate import DEFAULT_SHARED, export_sheets
+from companions.mcphrasy.annotate import DEFAULT_SHARED, export_clusters
 from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.options import non_negative_int
@@ -18,7 +18,7 @@ def register(verbs):
 
 
 def run(args):
-    written = export_sheets(RunDir(args.run), args.annotators, args.sheets, args.shared, ledger_url(args))
+    written = export_clusters(RunDir(args.run), args.annotators, args.sheets, args.shared, ledger_url(args))
     for annotator, sheets in written.items():
         print(f"{annotator}: {len(sheets)} sheets in {args.sheets}/{annotator}")
     return 0
