@@ -5,6 +5,10 @@ there changes nothing, so re-importing a file, importing overlapping files or re
 All writes go through `Ledger.transaction()`: one import is one transaction, so a crash mid-import
 leaves the ledger exactly as it was, and writers take turns. SQLite (the default, `RUN_DIR/ledger.sqlite`)
 or PostgreSQL (any SQLAlchemy URL).
+
+A companion keeps its own tables in the same database: it defines them on `metadata` in a module of its own (as
+companions/mcphrasy/cluster_ledger.py does) and writes them through the session's keyed writes (`get`,
+`insert_or_ignore`, `upsert`); a Ledger creates every table defined by the time it opens.
 """
 import contextlib
 import datetime
@@ -30,7 +34,7 @@ CANCELLED = "cancelled"   # the status of a batch taken back before anyone worke
 # Item kinds: a whole triplet (expert round), its three annotations (verification rounds), PS pairs.
 ITEM_KINDS = ("triplet", "q1", "q2", "q3", "ps_pos", "ps_neg")
 
-metadata = sa.MetaData()
+metadata = sa.MetaData()  # the ledger's tables, and those companions add (see the module docstring)
 
 batches = sa.Table(
     "batches", metadata,
@@ -138,18 +142,6 @@ releases = sa.Table(
 # an older results file or a re-poll cannot move Approved/Rejected back to Submitted (a rejection may
 # still be overridden by an approval: both rank the same).
 STATUS_RANK = {"Submitted": 0, "Ingested": 0, "Approved": 1, "Rejected": 1}
-
-# McPhraSy cluster sheets: one row per phrase of a group as one annotator labelled it (a corrected sheet
-# replaces that annotator's labels for the group).
-cluster_labels = sa.Table(
-    "cluster_labels", metadata,
-    sa.Column("group_id", sa.String(250), primary_key=True),
-    sa.Column("annotator", sa.String(200), primary_key=True),
-    sa.Column("phrase", sa.String(250), primary_key=True),
-    sa.Column("batch_id", sa.String(200), sa.ForeignKey("batches.batch_id"), nullable=False),
-    sa.Column("cluster", sa.String(100), nullable=False),
-    sa.Column("kind", sa.String(20), nullable=False),   # equivalent | same-kind | singleton
-)
 
 # MTurk workers blocked by `mturk review --block` (their gold record failed): by the API, or listed for the
 # requester site.
@@ -266,7 +258,7 @@ def create_engine(url):
 
 
 class Ledger:
-    """Handle on one ledger database; tables are created on first use."""
+    """Handle on one ledger database; the tables defined on `metadata` that it lacks are created when it opens."""
 
     def __init__(self, url):
         self.url = url
@@ -363,24 +355,25 @@ class LedgerSession:
     def __init__(self, conn):
         self.conn = conn
 
-    # -- generic keyed writes ------------------------------------------------------------------
+    # -- keyed writes, for the tables above and those companions define on `metadata` ------------
 
-    def _get(self, table, key):
+    def get(self, table, key):
+        """The row of `table` whose key columns hold `key` ({column: value}), or None."""
         found = self.conn.execute(_select_by_key(table, tuple(key)), key).mappings().first()
         return dict(found) if found is not None else None
 
-    def _insert_or_ignore(self, table, key, values):
+    def insert_or_ignore(self, table, key, values):
         """Insert the row unless its key exists; True when inserted."""
         check_storable(table, {**key, **values})
-        if self._get(table, key) is not None:
+        if self.get(table, key) is not None:
             return False
         self.conn.execute(_insert(table), {**key, **values})
         return True
 
-    def _upsert(self, table, key, values):
+    def upsert(self, table, key, values):
         """Insert, or update the given fields where they differ; True when anything changed."""
         check_storable(table, {**key, **values})
-        found = self._get(table, key)
+        found = self.get(table, key)
         if found is None:
             self.conn.execute(_insert(table), {**key, **values})
             return True
@@ -395,7 +388,7 @@ class LedgerSession:
 
     def add_batch(self, batch_id, kind, round=None, meta=None):
         """Register a batch (no-op if it exists); True when new."""
-        return self._insert_or_ignore(batches, {"batch_id": batch_id}, {
+        return self.insert_or_ignore(batches, {"batch_id": batch_id}, {
             "kind": kind, "round": round, "status": "open", "created_at": now(), "meta": _json(meta)})
 
     def next_batch_id(self, kind, name):
@@ -432,8 +425,8 @@ class LedgerSession:
         ).scalar_one()
         for triplet_id, kind in keys:
             iid = item_id(triplet_id, kind)
-            self._insert_or_ignore(items, {"item_id": iid}, {"triplet_id": triplet_id, "kind": kind})
-            if self._insert_or_ignore(batch_items, {"batch_id": batch_id, "item_id": iid},
+            self.insert_or_ignore(items, {"item_id": iid}, {"triplet_id": triplet_id, "kind": kind})
+            if self.insert_or_ignore(batch_items, {"batch_id": batch_id, "item_id": iid},
                                       {"position": position}):
                 position += 1
             ids.append(iid)
@@ -441,34 +434,34 @@ class LedgerSession:
 
     def release_items(self, batch_id, item_ids, reason):
         """Hand items of a batch back (they wait for the next export again); returns how many were newly released."""
-        return sum(self._insert_or_ignore(releases, {"batch_id": batch_id, "item_id": iid},
+        return sum(self.insert_or_ignore(releases, {"batch_id": batch_id, "item_id": iid},
                                           {"reason": reason, "released_at": now()}) for iid in item_ids)
 
     def add_worker(self, worker_id, source):
         """Register a worker (MTurk worker id or expert name); True when new."""
-        return self._insert_or_ignore(workers, {"worker_id": worker_id},
+        return self.insert_or_ignore(workers, {"worker_id": worker_id},
                                       {"source": source, "first_seen": now()})
 
     def add_hit(self, hit_id, batch_id, item_ids, request_token=None, hit_type_id=None, status="Assignable",
                 meta=None):
         """Register a HIT and the items it shows (in order); True when new."""
-        new = self._insert_or_ignore(hits, {"hit_id": hit_id}, {
+        new = self.insert_or_ignore(hits, {"hit_id": hit_id}, {
             "batch_id": batch_id, "request_token": request_token, "hit_type_id": hit_type_id,
             "status": status, "created_at": now(), "meta": _json(meta)})
         for position, iid in enumerate(item_ids):
-            self._insert_or_ignore(hit_items, {"hit_id": hit_id, "item_id": iid}, {"position": position})
+            self.insert_or_ignore(hit_items, {"hit_id": hit_id, "item_id": iid}, {"position": position})
         return new
 
     def update_hit(self, hit_id, status):
         """Record a HIT's latest status; True when it changed."""
-        return self._upsert(hits, {"hit_id": hit_id}, {"status": status})
+        return self.upsert(hits, {"hit_id": hit_id}, {"status": status})
 
     def record_assignment(self, assignment_id, batch_id, worker_id, status, hit_id=None, submitted_at=None,
                           meta=None, source="mturk"):
         """Insert an assignment, or update it: its status only moves forward (STATUS_RANK) and new meta keys
         are merged into the stored ones; its batch, worker and HIT never change (HistoryConflict). `meta["row"]`
         says where it was read from. True when anything changed."""
-        found = self._get(assignments, {"assignment_id": assignment_id})
+        found = self.get(assignments, {"assignment_id": assignment_id})
         if found is not None:
             refuse_rewrite(found, {"batch": (found["batch_id"], batch_id), "worker": (found["worker_id"], worker_id),
                                    "HIT": (found["hit_id"], hit_id)}, (meta or {}).get("row"))
@@ -478,7 +471,7 @@ class LedgerSession:
                 status = found["status"]
             recorded = json.loads(found["meta"])
             meta = {**recorded, **(meta or {}), **({"row": recorded["row"]} if "row" in recorded else {})}
-        return self._upsert(assignments, {"assignment_id": assignment_id}, {
+        return self.upsert(assignments, {"assignment_id": assignment_id}, {
             "batch_id": batch_id, "worker_id": worker_id, "hit_id": hit_id, "status": status,
             "submitted_at": submitted_at, "meta": _json(meta)})
 
@@ -492,14 +485,14 @@ class LedgerSession:
         changed = 0
         for field, (iid, value) in answers_by_field.items():
             key, values = {"assignment_id": assignment_id, "field": field}, {"item_id": iid, "value": str(value)}
-            found = self._get(answers, key)
-            if replace and not any(self._get(decisions, {"item_id": iid, "round": r}) for r in locked_by):
-                changed += self._upsert(answers, key, values)
+            found = self.get(answers, key)
+            if replace and not any(self.get(decisions, {"item_id": iid, "round": r}) for r in locked_by):
+                changed += self.upsert(answers, key, values)
                 continue
             if found is not None:
-                stored = self._get(assignments, {"assignment_id": assignment_id})
+                stored = self.get(assignments, {"assignment_id": assignment_id})
                 refuse_rewrite(stored, {f"answer {field}": (found["value"], values["value"])}, row)
-            changed += self._insert_or_ignore(answers, key, values)
+            changed += self.insert_or_ignore(answers, key, values)
         return changed
 
     def record_decision(self, item_id_, round, decision, reason="", decided_by="", detail=None):
@@ -507,21 +500,21 @@ class LedgerSession:
         nothing, a different outcome replaces it. True when anything changed."""
         if decision not in (ACCEPTED, REJECTED):
             raise ValueError(f"decision must be {ACCEPTED!r} or {REJECTED!r}, not {decision!r}")
-        found = self._get(decisions, {"item_id": item_id_, "round": round})
+        found = self.get(decisions, {"item_id": item_id_, "round": round})
         values = {"decision": decision, "reason": reason, "decided_by": decided_by, "detail": _json(detail)}
         if found is not None and all(found[k] == v for k, v in values.items()):
             return False
-        return self._upsert(decisions, {"item_id": item_id_, "round": round}, {**values, "decided_at": now()})
+        return self.upsert(decisions, {"item_id": item_id_, "round": round}, {**values, "decided_at": now()})
 
     def record_expert_annotation(self, annotation, batch_id, phrase):
         """Store an accepted `ExpertAnnotation` (a corrected sheet replaces it); True when changed."""
-        return self._upsert(expert_annotations, {"triplet_id": annotation["triplet_id"]}, {
+        return self.upsert(expert_annotations, {"triplet_id": annotation["triplet_id"]}, {
             "annotator": annotation["annotator"], "batch_id": batch_id, "phrase": phrase,
             "q1": annotation["q1"], "q2": annotation["q2"], "same_meaning": annotation["same_meaning"]})
 
     def record_worker_block(self, worker_id, batch_id, reason, how):
         """Record that a worker is blocked (`how`: api or requester-site); True when new."""
-        return self._insert_or_ignore(worker_blocks, {"worker_id": worker_id},
+        return self.insert_or_ignore(worker_blocks, {"worker_id": worker_id},
                                       {"batch_id": batch_id, "reason": reason, "how": how, "blocked_at": now()})
 
     def mark_stale(self, reasons):
@@ -533,25 +526,13 @@ class LedgerSession:
             self.conn.execute(sa.delete(stale_triplets).where(stale_triplets.c.triplet_id.in_(gone)))
         for tid, reason in reasons.items():
             if marked.get(tid) != reason:
-                self._upsert(stale_triplets, {"triplet_id": tid}, {"reason": reason, "marked_at": now()})
+                self.upsert(stale_triplets, {"triplet_id": tid}, {"reason": reason, "marked_at": now()})
         return sorted(set(reasons) - set(marked))
-
-    def record_cluster_labels(self, group_id, annotator, batch_id, labels):
-        """Store one annotator's clustering of a group, {phrase: (cluster, kind)}, replacing an earlier sheet's
-        labels for it; returns the number of rows inserted, changed or removed."""
-        changed = 0
-        for phrase, (cluster, kind) in sorted(labels.items()):
-            changed += self._upsert(cluster_labels, {"group_id": group_id, "annotator": annotator, "phrase": phrase},
-                                    {"batch_id": batch_id, "cluster": cluster, "kind": kind})
-        stale = sa.delete(cluster_labels).where(cluster_labels.c.group_id == group_id,
-                                                cluster_labels.c.annotator == annotator,
-                                                cluster_labels.c.phrase.not_in(list(labels)))
-        return changed + self.conn.execute(stale).rowcount
 
     # -- reads -------------------------------------------------------------------------------------
 
     def batch(self, batch_id):
-        found = self._get(batches, {"batch_id": batch_id})
+        found = self.get(batches, {"batch_id": batch_id})
         return _row(found) if found else None
 
     def batches(self, kind=None):
@@ -675,18 +656,6 @@ class LedgerSession:
                 decisions.c.item_id == expert_annotations.c.triplet_id + "/triplet",
                 decisions.c.round == ROUND_EXPERT, decisions.c.decision == ACCEPTED))
         return [dict(r) for r in self.conn.execute(query).mappings()]
-
-    def cluster_labels(self, group_id=None):
-        """{group_id: {annotator: {phrase: (cluster, kind)}}} of the ingested cluster sheets."""
-        query = sa.select(cluster_labels).order_by(cluster_labels.c.group_id, cluster_labels.c.annotator,
-                                                   cluster_labels.c.phrase)
-        if group_id is not None:
-            query = query.where(cluster_labels.c.group_id == group_id)
-        found = {}
-        for row in self.conn.execute(query).mappings():
-            found.setdefault(row["group_id"], {}).setdefault(row["annotator"], {})[row["phrase"]] = (
-                row["cluster"], row["kind"])
-        return found
 
     def dump(self, with_times=False):
         """Every table's rows, sorted, as {table: [row, …]} (for comparing ledgers)."""

@@ -8,7 +8,7 @@ import shutil
 import tempfile
 import uuid
 
-from picforge import __version__, files
+from picforge import __version__, files, schemas
 from picforge.croissant import CROISSANT, Description, Input, croissant
 from picforge.files import pid_alive, pid_tag, remove_leftovers
 from picforge.options import add_run_option
@@ -17,6 +17,8 @@ from picforge.paths import PRODUCER, add_output, plain_file, refuse_overlap, ref
 MANIFEST = "MANIFEST.json"
 CARD = "README.md"
 STATS = "stats.json"
+# The splits a release may have, in the order cards and loaders list them.
+SPLITS = ("train", "validation", "test")
 
 # The terms of one input of a release (Input: Hugging Face licence id, what the card says it requires, and for
 # the lineage its name and address). Areas declare their other inputs (WiC, STS-B, SimLex-999) the same way.
@@ -159,6 +161,34 @@ def markdown_table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def schema_feature(prop):
+    """The Hugging Face feature of one JSON Schema property."""
+    import datasets
+
+    kind = prop["type"]
+    if kind == "string":
+        return datasets.Value("string")
+    if kind == "integer":
+        names = prop.get("x-class-names")
+        return datasets.ClassLabel(names=names) if names else datasets.Value("int32")
+    if kind == "number":
+        return datasets.Value("float64")
+    if kind == "array":
+        return datasets.List(schema_feature(prop["items"]))
+    if kind == "object":
+        return {name: schema_feature(sub) for name, sub in prop["properties"].items()}
+    raise ValueError(f"no release feature for JSON type {kind!r}")
+
+
+def schema_features(schema_name):
+    """The Hugging Face Features of a record schema, in field order (integers int32, labels ClassLabel, numbers
+    float64)."""
+    import datasets
+
+    props = schemas.load(schema_name)["properties"]
+    return datasets.Features({name: schema_feature(prop) for name, prop in props.items()})
 
 
 def card_header(*, license_id, pretty_name, task_categories, configs):

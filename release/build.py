@@ -6,7 +6,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from release import checks
-from release.configs import SPLIT_RATIOS, SPLITS
+from picforge.release_writer import SPLITS
+from release.configs import SPLIT_RATIOS
 from release.inputs import curid_url
 
 PASSAGE_SENTENCES = 11

@@ -1,7 +1,7 @@
 """The PiC dataset card: its YAML header (configs, features, splits, license) and sections, rendered by the core."""
 from picforge import release_writer
-from picforge.release_writer import markdown_table
-from release.configs import CONFIGS, INPUT_TERMS, LICENSE, SPLITS, data_file, features
+from picforge.release_writer import markdown_table, SPLITS
+from release.configs import CONFIGS, INPUT_TERMS, LICENSE, data_file, features
 
 PS_ROWS = (("unique phrases", "unique_phrases"), ("lexical overlap (%)", "lexical_overlap_pct"))
 SPAN_ROWS = (("unique queries", "unique_queries"), ("unique answers", "unique_answers"))

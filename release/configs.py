@@ -1,13 +1,11 @@
-"""The four release configs, the split ratios they share, and their Hugging Face features (from schemas/)."""
+"""The four release configs, the split ratios they share."""
 import os
 from dataclasses import dataclass
 
-from picforge import schemas
-from picforge.release_writer import Input, default_license, read_jsonl, wikipedia
+from picforge.release_writer import Input, default_license, read_jsonl, schema_features, wikipedia
 from picforge.errors import InputError
 from picforge.paths import plain_file
 
-SPLITS = ("train", "validation", "test")
 # Splits are drawn per triplet, once for all configs (leak-free), with PS's 70/10/20 (PiC Sec. 5.1); PR's
 # 20,147/3,000/5,000 is close to it, PSD's 1,438/500/3,000 cannot be kept without a triplet crossing splits.
 SPLIT_RATIOS = (0.7, 0.1, 0.2)
@@ -38,34 +36,6 @@ CONFIGS = {
     "PSD": ReleaseConfig("PSD", "pr",
                          "Phrase Sense Disambiguation: the phrase occurs twice; find the occurrence meaning the query."),
 }
-
-
-def schema_feature(prop):
-    """The Hugging Face feature of one JSON Schema property."""
-    import datasets
-
-    kind = prop["type"]
-    if kind == "string":
-        return datasets.Value("string")
-    if kind == "integer":
-        names = prop.get("x-class-names")
-        return datasets.ClassLabel(names=names) if names else datasets.Value("int32")
-    if kind == "number":
-        return datasets.Value("float64")
-    if kind == "array":
-        return datasets.List(schema_feature(prop["items"]))
-    if kind == "object":
-        return {name: schema_feature(sub) for name, sub in prop["properties"].items()}
-    raise ValueError(f"no release feature for JSON type {kind!r}")
-
-
-def schema_features(schema_name):
-    """The Hugging Face Features of a record schema, in field order (integers int32, labels ClassLabel, numbers
-    float64)."""
-    import datasets
-
-    props = schemas.load(schema_name)["properties"]
-    return datasets.Features({name: schema_feature(prop) for name, prop in props.items()})
 
 
 def features(config):

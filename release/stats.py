@@ -4,7 +4,8 @@ import re
 from statistics import fmean
 
 from release import tokens
-from release.configs import CONFIGS, SPLITS
+from picforge.release_writer import SPLITS
+from release.configs import CONFIGS
 
 WORD = re.compile(r"\w+")
 

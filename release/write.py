@@ -3,12 +3,12 @@ import os
 from collections import Counter
 
 from picforge import __version__
-from picforge.release_writer import Description, write_jsonl, write_parquet, write_release as write_folder
+from picforge.release_writer import Description, SPLITS, write_jsonl, write_parquet, write_release as write_folder
 from picforge.rundir import fingerprint
 from release import checks, plots, stats
 from release.card import INTRO, release_configs, render_card
 from release.provenance import PIC_CITATION
-from release.configs import LICENSE, SPLITS, data_file, features
+from release.configs import LICENSE, data_file, features
 
 
 def release_fingerprint(stage_fingerprints, seed, license_id=LICENSE):

@@ -19,8 +19,6 @@ from tests.plugin_companion import COMPANION, STAGE
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ("picforge", "release", "pipeline", "annotation", "schemas")
-# annotation/ledger.py keeps McPhraSy's cluster_labels table until the `homes` branch moves it into the companion.
-ALLOWED = {"annotation/ledger.py"}
 TEXT = "The cat sat on the mat. The mat was flat; the cat's hat was not.\nCats and hats!\n"
 
 
@@ -152,8 +150,6 @@ def test_a_release_step_is_imported_only_when_asked_and_a_wrong_one_is_named():
         dataclasses.replace(COMPANION, release="tests.plugin_companion.release.write_release")
 
 
-@pytest.mark.xfail(strict=True, reason="until the `homes` branch lands: stsb_context's release step is still "
-                                       "dataset.py, pearl's is still release_corpus (drop this mark at merge)")
 def test_every_installed_companion_names_a_release_step_that_exists():
     found = companions.registry()
     assert found.broken == {}
@@ -223,6 +219,5 @@ def test_no_core_module_names_a_companion():
     pattern = re.compile("|".join(re.escape(word) for word in words), re.I)
     named = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
              for package in CORE for path in sorted((ROOT / package).rglob("*.py"))
-             if str(path.relative_to(ROOT)) not in ALLOWED
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert named == []

@@ -26,6 +26,19 @@ def test_license_section_says_whether_the_licence_is_the_default():
         "their terms).")
 
 
+def test_schema_features_follow_the_json_schema_of_every_release():
+    import datasets
+
+    features = release_writer.schema_features("mcphrasy_clustering")  # a companion's schema, found by schemas.load
+    assert list(features) == ["group_id", "category", "seed", "phrases", "clusters"]
+    assert features["clusters"] == datasets.List({"phrases": datasets.List(datasets.Value("string")),
+                                                  "kind": datasets.Value("string")})
+    assert release_writer.schema_feature({"type": "number"}).dtype == "float64"
+    assert release_writer.schema_feature({"type": "integer", "x-class-names": ["no", "yes"]}).names == ["no", "yes"]
+    with pytest.raises(ValueError, match="no release feature for JSON type 'boolean'"):
+        release_writer.schema_feature({"type": "boolean"})
+
+
 def test_card_is_header_title_intro_then_sections():
     card = render_card("license: mit\n", "Title", ["First.", "Second.\n"], [("A", "body a"), ("B", "body b\n")])
     assert card == "---\nlicense: mit\n---\n\n# Title\n\nFirst.\n\nSecond.\n\n## A\n\nbody a\n\n## B\n\nbody b\n"

@@ -14,9 +14,9 @@ def uncentered_pearson(xs, ys):
     return dot / norm if norm else 0.0
 
 
-def evaluate(predictions, gold, where="predictions"):
-    """{subtask1, subtask2, pairs} for predictions {(word1, word2): {"sim1", "sim2"} or {"change"}} against
-    gold rows; subtask 1 compares changes sim2 - sim1, subtask 2 (None without sim1/sim2) the ratings
+def score_predictions(gold, predictions, where="predictions"):
+    """{subtask1, subtask2, pairs} of predictions {(word1, word2): {"sim1", "sim2"} or {"change"}} against the
+    `gold` rows; subtask 1 compares changes sim2 - sim1, subtask 2 (None without sim1/sim2) the ratings
     (0.0 for constant predictions, where Spearman is undefined)."""
     missing = [f"{g['word1']} {g['word2']}" for g in gold if (g["word1"], g["word2"]) not in predictions]
     if missing:

@@ -10,8 +10,7 @@ from picforge import __version__, release_writer, rundir, schemas
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL
 from picforge.errors import InputError
-from picforge.release_writer import markdown_table
-from release.configs import schema_features
+from picforge.release_writer import markdown_table, schema_features
 
 SCHEMA = "cosimlex_final"
 DATA_FILE = "data/test.jsonl"
@@ -172,7 +171,7 @@ def description(run, final, candidates, wanted, license_id, stats, num_bytes):
         configs=release_configs(stats, num_bytes))
 
 
-def release_print(fingerprints, license_id):
+def release_fingerprint(fingerprints, license_id):
     """What a CoSimLex release depends on: the final stage and the licence."""
     return rundir.fingerprint("cosimlex-release", fingerprints, {"license": license_id})
 
@@ -184,7 +183,7 @@ def write_release(run_dir, out, *, license_id=None, force=False):
     run = rundir.RunDir(run_dir)
     final = run.require(FINAL)
     fingerprints = {FINAL: final["fingerprint"]}
-    wanted = release_print(fingerprints, license_id)
+    wanted = release_fingerprint(fingerprints, license_id)
     existing = release_writer.current_release(out, wanted, force=force, kind="CoSimLex", run=run_dir)
     if existing:
         return dict(existing, skipped=True)

@@ -7,7 +7,7 @@ import re
 
 from annotation.ledger import Ledger
 from picforge.sheets import read_sheet, write_sheet
-from companions.mcphrasy import clusters
+from companions.mcphrasy import cluster_ledger, clusters
 from companions.mcphrasy.workflow import GROUPS
 from picforge.errors import InputError
 from picforge.rundir import upstream
@@ -36,7 +36,7 @@ def read_groups(run):
     return {g["group_id"]: g for g in run.iter_records(GROUPS)}
 
 
-def export_sheets(run, annotators, out_dir, shared=DEFAULT_SHARED, ledger_url=None):
+def export_clusters(run, annotators, out_dir, shared=DEFAULT_SHARED, ledger_url=None):
     """Write one sheet per group per annotator (CSV + XLSX) and the guidelines; record each sheet as a batch.
     A sheet file already there is left as it is. Returns {annotator: [sheet base paths]}."""
     annotators = [name.strip() for given in annotators for name in given.split(",")]
@@ -81,7 +81,7 @@ def sheet_files(paths):
     return files
 
 
-def ingest_sheets(run, paths, ledger_url=None):
+def ingest_clusters(run, paths, ledger_url=None):
     """Validate returned sheets and store their labels, and the minutes written on them in their batch's meta, in
     the ledger (all or none); {sheets, changed}."""
     groups = {g: record["phrases"] for g, record in read_groups(run).items()}
@@ -99,7 +99,7 @@ def ingest_sheets(run, paths, ledger_url=None):
     changed = 0
     with ledger.transaction() as session:
         for group_id, annotator, labels, minutes in parsed:
-            changed += session.record_cluster_labels(group_id, annotator, batch_id(annotator, group_id), labels)
+            changed += cluster_ledger.record_labels(session, group_id, annotator, batch_id(annotator, group_id), labels)
             session.update_batch(batch_id(annotator, group_id), meta={clusters.MINUTES: minutes})
     ledger.dispose()
     return {"sheets": len(parsed), "changed": changed}
@@ -119,7 +119,7 @@ def reading_ledger(run, ledger_url=None):
 def ledger_labels(run, ledger_url=None):
     """{group_id: {annotator: {phrase: (cluster, kind)}}} as ingested."""
     with reading_ledger(run, ledger_url) as session:
-        return session.cluster_labels()
+        return cluster_ledger.read_labels(session)
 
 
 def labelled_minutes(session, labels):
@@ -166,7 +166,7 @@ def write_clusters(run, ledger_url=None):
     in its manifest."""
     groups = read_groups(run)
     with reading_ledger(run, ledger_url) as session:
-        labels = session.cluster_labels()
+        labels = cluster_ledger.read_labels(session)
         minutes = labelled_minutes(session, labels)
     records, counts = reconciled_records(groups, labels)
     labels_digest = hashlib.sha256(json.dumps([labels, minutes], sort_keys=True).encode("utf-8")).hexdigest()

@@ -7,16 +7,15 @@ from companions.mcphrasy import baselines, clusters, grouping, stages
 from companions.mcphrasy.annotate import CLUSTERS
 from companions.mcphrasy.baselines import DEFAULT_KS
 from companions.mcphrasy.workflow import GROUPS
-from picforge import __version__, release_writer, schemas
+from picforge import __version__, files, release_writer, schemas
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
-from picforge.paths import plain_file, refuse_replacing
-from picforge.release_writer import markdown_table
-from picforge.rundir import RunDir
+from picforge.paths import plain_file
+from picforge.release_writer import markdown_table, schema_features
+from picforge.rundir import RunDir, fingerprint
 from picforge.sheets import read_json_lines
 from picforge.word_vectors import read_vectors_file
-from release.configs import schema_features
 from picforge.resources import stopwords
 
 SCHEMA = "mcphrasy_clustering"
@@ -31,7 +30,7 @@ REVIEWS = release_writer.Input(
 INPUT_TERMS = (WIKIPEDIA,)
 CITATION = ("Amir D. N. Cohen, Hila Gonen, Ori Shapira, Ran Levy and Yoav Goldberg. McPhraSy: Multi-Context Phrase "
             "Similarity and Clustering. Findings of EMNLP 2022.")
-DEFAULT_LICENSE = release_writer.default_license(INPUT_TERMS)[0]
+LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 
 
 def overlapping(cluster, others):
@@ -147,7 +146,7 @@ def release_configs(records, num_bytes):
     return {"default": (schema_features(SCHEMA), {"test": (DATA_FILE, len(records), num_bytes)})}
 
 
-def card(records, num_bytes, table, baseline, model_name, license_id, agreement, groups, time, vectors):
+def render_card(records, num_bytes, table, baseline, model_name, license_id, agreement, groups, time, vectors):
     """The dataset card: YAML header (config, features, split size), how the groups were made (with `vectors`, what
     built them), Table 1, agreement, annotation time and the baseline."""
     header = release_writer.card_header(
@@ -233,13 +232,26 @@ def description(run, manifest, groups_manifest, stats, records, num_bytes, model
         license_id=license_id, configs=release_configs(records, num_bytes))
 
 
-def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=DEFAULT_LICENSE, *, force=False,
+def release_fingerprint(fingerprints, license_id, model_name, ks):
+    """What a McPhraSy release depends on: the clusters stage, the baseline encoder and its ks, and the licence."""
+    return fingerprint("mcphrasy-release", fingerprints, {"model": model_name, "ks": list(ks), "license": license_id})
+
+
+def write_release(run_dir, out, *, license_id=None, force=False, model_name=BUNDLED_MODEL, ks=DEFAULT_KS,
                   device="auto"):
-    """Write the release of the run's `mcphrasy-clusters` stage into `out` (atomically; unless `force`, refused when
-    `out` holds anything but a release picforge wrote), the baseline encoder on `device`; its manifest."""
-    refuse_replacing(out, "--out", kind="McPhraSy", force=force)
+    """Write the release of a run's `mcphrasy-clusters` stage into `out` (replaced whole) unless it is up to date,
+    the baseline encoder on `device`; returns its MANIFEST (with `skipped` when up to date) and its statistics.
+    `license_id` None is the inputs' default licence."""
+    license_id = license_id or LICENSE
+    run = RunDir(run_dir)
     manifest = run.require(CLUSTERS)
     groups_manifest = run.require(GROUPS)
+    fingerprints = {CLUSTERS: manifest["fingerprint"]}
+    wanted = release_fingerprint(fingerprints, license_id, model_name, ks)
+    existing = release_writer.current_release(out, wanted, force=force, kind="McPhraSy", run=run_dir)
+    if existing:
+        stats = files.read_json(plain_file(os.path.join(out, release_writer.STATS), out), "build the release again")
+        return dict(existing, skipped=True, stats=stats)
     records = list(run.iter_records(CLUSTERS))
     if not records:
         raise InputError(f"{run.stage_dir(CLUSTERS)}: no clustered groups yet; ingest cluster sheets and run "
@@ -257,18 +269,19 @@ def write_release(run, out, model_name=BUNDLED_MODEL, ks=DEFAULT_KS, license_id=
                  "agreement": report.get("agreement", {}), "time": report.get("time", {}),
                  "groups": groups_manifest["report"]}
         made["stats"] = stats
-        text = card(written, num_bytes, stats["table1"], stats["baseline"], model_name, license_id,
-                    stats["agreement"], groups_text(stats["groups"], groups_manifest["options"]["max_groups"]),
-                    time_text(stats["time"]), stats["groups"]["vectors"])
-        fields = {"package_version": __version__, "inputs": {CLUSTERS: manifest["fingerprint"]},
-                  "options": {"model": model_name, "ks": list(ks), "license": license_id}, "records": len(written)}
+        text = render_card(written, num_bytes, stats["table1"], stats["baseline"], model_name, license_id,
+                           stats["agreement"], groups_text(stats["groups"], groups_manifest["options"]["max_groups"]),
+                           time_text(stats["time"]), stats["groups"]["vectors"])
+        fields = {"fingerprint": wanted, "package_version": __version__, "license": license_id, "inputs": fingerprints,
+                  "options": {"model": model_name, "ks": list(ks)}, "records": len(written),
+                  "counts": {"test": len(written)}}
         return text, stats, fields, description(run, manifest, groups_manifest, stats, written, num_bytes,
                                                 model_name, license_id)
 
     return dict(release_writer.write_release(out, fill), stats=made["stats"])
 
 
-def evaluate_predictions(records, predictions_path):
+def score_predictions(records, predictions_path):
     """Mean V/ARI/AMI of predicted clusterings (JSON lines {group_id, clusters: [[phrase, …], …]}) against gold."""
     gold = {r["group_id"]: r for r in records}
     shape = 'write {"group_id": …, "clusters": [[phrase, …], …]} covering every phrase of the group'

@@ -13,7 +13,7 @@ from picforge.croissant import dump_inputs
 from picforge.errors import InputError
 from picforge.external_sort import CHUNK_RECORDS, sorted_externally
 from picforge.options import check_device, pipeline_options
-from release.configs import SPLITS
+from picforge.release_writer import SPLITS
 
 
 def check_options(options):

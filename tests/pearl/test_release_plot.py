@@ -8,7 +8,7 @@ def test_distribution_plot_titles_name_the_distribution_and_the_corpus(monkeypat
              "augmentations": [], "hard_negatives": []},
             {"phrase": "in paris", "lexical_type": "PP", "entity_type": "GPE", "count": 2, "label": "PP-GPE",
              "augmentations": [], "hard_negatives": []}]
-    stats = release.distributions({"train": rows, "validation": [], "test": []})
+    stats = release.release_statistics({"train": rows, "validation": [], "test": []})
     figures = []
     monkeypatch.setattr(release_writer, "save_png", lambda figure, path: figures.append(figure))
     release.plot_distributions(stats, str(tmp_path / "d.png"), "of run 'pearl103'")

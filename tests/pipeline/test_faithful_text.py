@@ -13,7 +13,8 @@ from pipeline import MINING_STAGES
 from pipeline.stages.clean import clean_wikitext, is_list_section, iter_clean_pages, tidy
 from pipeline.stages.select import choice_key, clean_passage, rejection_reason
 from pipeline.stages.sentences import broken_reason, page_sentences
-from release.configs import SPLITS, read_split
+from picforge.release_writer import SPLITS
+from release.configs import read_split
 
 # An independent audit of what a cut leaves (the issue's definition, not the detector's code).
 CUT_END = re.compile(r"\b(?:and|or|the|than|a|an)[\"'”’)\]]*$")

@@ -6,7 +6,7 @@ from collections import Counter
 
 from release import checks
 from release.cli import build
-from release.configs import SPLITS, read_split
+from release.configs import read_split
 from picforge.release_writer import read_manifest
 from tests.release.conftest import build_args
 from tests.release.fixture_run import ANNOTATIONS, PAGES, PS_CORRECTIONS

@@ -7,9 +7,9 @@ import pytest
 import yaml
 from datasets import ClassLabel, load_dataset
 
-from picforge.release_writer import read_manifest
+from picforge.release_writer import read_manifest, SPLITS
 from release import stats
-from release.configs import CONFIGS, SPLITS, read_split
+from release.configs import CONFIGS, read_split
 from tests.release.fixture_run import annotation_records, make_run
 
 CONFIG_NAMES = list(CONFIGS)

@@ -82,8 +82,9 @@ def read_predictions(path):
 
 
 def run(args):
-    from companions.cosimlex.metrics import evaluate
-    print(json.dumps(evaluate(read_predictions(args.predictions), read_gold(args), args.predictions), indent=2))
+    from companions.cosimlex.metrics import score_predictions
+    print(json.dumps(score_predictions(read_gold(args), read_predictions(args.predictions), args.predictions),
+                     indent=2))
     return 0
 
 

@@ -1,5 +1,4 @@
 """`picforge cosimlex export-rating`: the two-page rating forms, for MTurk and as standalone pages."""
-import io
 import json
 
 from picforge.errors import InputError

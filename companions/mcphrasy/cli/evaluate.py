@@ -2,7 +2,7 @@
 import json
 
 from companions.mcphrasy.baselines import METRICS
-from companions.mcphrasy.release import DEFAULT_KS, compare_baselines, evaluate_predictions, read_release
+from companions.mcphrasy.release import DEFAULT_KS, compare_baselines, read_release, score_predictions
 from companions.mcphrasy.stages import MAX_CONTEXTS
 from picforge.encoders import BUNDLED_MODEL
 from picforge.files import write_atomically
@@ -48,7 +48,7 @@ def run(args):
         check_device(args.device)
     records = read_release(args.release)
     if args.predictions:
-        scores = evaluate_predictions(records, args.predictions)
+        scores = score_predictions(records, args.predictions)
         print(f"{scores['groups']} groups: V {scores['v_measure']:.4f}  ARI {scores['ari']:.4f}  AMI {scores['ami']:.4f}")
         results = {"predictions": args.predictions, "scores": scores}
     else:

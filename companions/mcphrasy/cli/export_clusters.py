@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from companions.mcphrasy.annotate import DEFAULT_SHARED, export_sheets
+from companions.mcphrasy.annotate import DEFAULT_SHARED, export_clusters
 from annotation.cli import add_ledger_option, ledger_url
 from companions.mcphrasy.workflow import GROUPS
 from picforge.errors import InputError
@@ -43,7 +43,7 @@ def run(args):
     if args.run is None or args.out is None:
         raise InputError("give --run RUN_DIR (the McPhraSy run holding mcphrasy-groups) and --out DIR (the folder "
                          "for the sheets)")
-    written = export_sheets(RunDir(args.run), args.annotators, args.out, args.shared, ledger_url(args))
+    written = export_clusters(RunDir(args.run), args.annotators, args.out, args.shared, ledger_url(args))
     for annotator, sheets in written.items():
         print(f"{annotator}: {len(sheets)} sheets in {args.out}/{annotator}")
     return 0

@@ -1,5 +1,5 @@
 """`picforge mcphrasy ingest-clusters`: validate returned cluster sheets and record them in the ledger."""
-from companions.mcphrasy.annotate import ingest_sheets
+from companions.mcphrasy.annotate import ingest_clusters
 from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.options import SHEETS_READ, add_with_former_positional
@@ -15,7 +15,7 @@ def register(verbs):
 
 
 def run(args):
-    done = ingest_sheets(RunDir(args.run), args.sheets, ledger_url(args))
+    done = ingest_clusters(RunDir(args.run), args.sheets, ledger_url(args))
     print(f"{done['sheets']} sheets valid; {done['changed']} ledger rows added or changed")
     return 0
 

@@ -13,8 +13,8 @@ def register(subparsers):
 
 
 def run(args):
-    from companions.pearl.release import release_corpus
-    manifest = release_corpus(args.run, args.out, license_id=args.license, force=args.force)
+    from companions.pearl.release import write_release
+    manifest = write_release(args.run, args.out, license_id=args.license, force=args.force)
     print(release_summary(args.out, manifest, "phrases"))
     return 0
 

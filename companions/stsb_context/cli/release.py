@@ -13,7 +13,7 @@ def register(verbs):
 
 
 def run(args):
-    from companions.stsb_context.dataset import write_release
+    from companions.stsb_context.release import write_release
     manifest = write_release(args.run, args.out, license_id=args.license, force=args.force)
     print(release_summary(args.out, manifest, "rows"))
     return 0
