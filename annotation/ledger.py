@@ -6,9 +6,8 @@ All writes go through `Ledger.transaction()`: one import is one transaction, so 
 leaves the ledger exactly as it was, and writers take turns. SQLite (the default, `RUN_DIR/ledger.sqlite`)
 or PostgreSQL (any SQLAlchemy URL).
 
-A companion keeps its own tables in the same database: it defines them on `metadata` in a module of its own (as
-companions/mcphrasy/cluster_ledger.py does) and writes them through the session's keyed writes (`get`,
-`insert_or_ignore`, `upsert`); a Ledger creates every table defined by the time it opens.
+A companion keeps its own tables in the same database: it defines them on `metadata` in a module of its own and
+writes them through the session's keyed writes (`get`, `insert_or_ignore`, `upsert`); a Ledger creates every table defined by the time it opens.
 """
 import contextlib
 import datetime
