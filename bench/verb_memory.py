@@ -1,8 +1,8 @@
 """Peak memory of the verbs that read a whole mined run or dump — `picforge pearl build`, `picforge mcphrasy
-contexts` and `picforge cosimlex candidates --input DUMP` — as the input grows: the dump repeated 1×, 4× and 16× (fresh
+contexts` and `picforge cosimlex candidates --run RUN` — as the input grows: the dump repeated 1×, 4× and 16× (fresh
 page ids and titles, same text), one worker of the DirectRunner.
 
-Each scaled dump is mined once (untimed; `mcphrasy` and `pearl` read the mined run). Each verb then runs in a fresh
+Each scaled dump is mined once (untimed; every verb reads the mined run). Each verb then runs in a fresh
 process (bench/verb_child.py), once per measure:
 - `rss`: the RSS of its whole process tree, sampled every 0.2 s, with MALLOC_ARENA_MAX=2 (--malloc-arena-max);
 - `heap`: the peak of the Python heap (tracemalloc, which also sees numpy's arrays; it slows Python about twofold).
@@ -31,7 +31,6 @@ BOUND_MIB_PER_GB = 2000  # issue 26: peak memory growth per GB of input XML on t
 MEASURES = {"rss": "peak RSS", "heap": "peak Python heap"}
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "verb_child.py")
 VERBS = ("pearl", "mcphrasy", "cosimlex")
-READS_RUN = {"pearl", "mcphrasy"}  # the verbs that read a mined run, not the dump
 DEFAULT_PHRASES = os.path.join(ROOT, "examples", "mcphrasy-phrases.txt")
 # SimLex-999 is not shipped: pairs of words the sample's articles use often, in the 3-column layout
 BENCH_PAIRS = """word1\tword2\tscore
@@ -50,12 +49,12 @@ year\tcentury\t5.8
 """
 
 
-def verb_arguments(verb, run, dump, out, phrases, pairs):
-    """The `picforge` arguments of one verb over the mined `run` (or the `dump` itself), writing to `out`."""
+def verb_arguments(verb, run, out, phrases, pairs):
+    """The `picforge` arguments of one verb over the mined `run`, writing to `out`."""
     return {
         "pearl": ["pearl", "build", "--run", run, "--out", out],
         "mcphrasy": ["mcphrasy", "contexts", "--phrases", phrases, "--run", run, "--out", out],
-        "cosimlex": ["cosimlex", "candidates", "--pairs", pairs, "--input", dump, "--out", out],
+        "cosimlex": ["cosimlex", "candidates", "--pairs", pairs, "--run", run, "--out", out],
     }[verb]
 
 
@@ -87,7 +86,7 @@ def run_verb(arguments, log_path, stop_at_bytes, measure, arena_max, heap_top):
             "top": seen.get("top", []), "stopped": sampler.stopped_at is not None}
 
 
-def scaled_input(source, scale, work, wic, mine):
+def scaled_input(source, scale, work, wic):
     """(dump, mined run, XML bytes) of `source` repeated `scale` times; both kept in `work` and reused when there."""
     dump, run = os.path.join(work, f"enwiki-{scale}x.xml.bz2"), os.path.join(work, f"run-{scale}x")
     size_file = dump + ".xml-bytes"
@@ -97,8 +96,7 @@ def scaled_input(source, scale, work, wic, mine):
             fh.write(str(xml_bytes))
     with open(size_file) as fh:
         xml_bytes = int(fh.read())
-    if mine:
-        run_mine(dump, wic, run)  # stages already up to date in `run` are skipped
+    run_mine(dump, wic, run)  # stages already up to date in `run` are skipped
     return dump, run, xml_bytes
 
 
@@ -107,13 +105,13 @@ def measure(args, work, pairs):
     reused) in `work`."""
     rows = []
     for scale in args.scales:
-        dump, run, xml_bytes = scaled_input(args.input, scale, work, args.wic, READS_RUN & set(args.verbs))
+        dump, run, xml_bytes = scaled_input(args.input, scale, work, args.wic)
         for verb in args.verbs:
             for kind in args.measures:
                 for repeat in range(1, args.repeat + 1):
                     out = os.path.join(work, f"{verb}-{scale}x")
                     shutil.rmtree(out, ignore_errors=True)
-                    arguments = verb_arguments(verb, run, dump, out, args.phrases, pairs)
+                    arguments = verb_arguments(verb, run, out, args.phrases, pairs)
                     figures = run_verb(arguments, f"{out}-{kind}-{repeat}.log", args.stop_at_gib * 1024 * MIB, kind,
                                        args.malloc_arena_max, args.heap_top)
                     rows.append(dict(figures, verb=verb, scale=scale, xml=xml_bytes, measure=kind, repeat=repeat,
