@@ -20,4 +20,4 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge publish {args.out} --to TARGET"
+    return f"picforge publish --release {args.out} --to TARGET"
