@@ -83,19 +83,45 @@ def built_once(tmp_path_factory, name, build):
     return folder
 
 
-# The fixtures built once per run (see built_once), in the order their builds should start.
-BUILT_ONCE = ("wiki_run", "groups_run", "mined_103", "annotated_103", "release_103", "pearl_103")
+# The fixtures built once per run (see built_once), as chains each built in order by one worker.
+BUILD_CHAINS = (("mined_103", "annotated_103", "release_103", "pearl_103"), ("wiki_run", "groups_run"))
+# The fixtures that run a pipeline on a real dump: the tests using one are slow (`make test-quick` leaves them out).
+PIPELINE_FIXTURES = frozenset(sum(BUILD_CHAINS, ()) + ("candidates_run",))
+
+
+def pytest_itemcollected(item):
+    """Mark slow each test that reads a pipeline fixture (before `-m "not slow"` deselects)."""
+    if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.slow)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own reordering by fixture scope
 def pytest_collection_modifyitems(items):
-    """Under pytest-xdist, the first test of each fixture in BUILT_ONCE runs first: the first worker builds them while
-    the others run the rest, instead of waiting for a build when they reach its tests."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
+    """Under pytest-xdist, each worker's first tests are the first users of one chain of BUILD_CHAINS, and the other
+    tests reading a chain come last: each chain is built while the other workers run the tests that need none, and
+    the tests reading it find it built instead of waiting."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers < 2:
         return
-    first = [next((item for item in items if name in getattr(item, "fixturenames", ())), None) for name in BUILT_ONCE]
-    first = list(dict.fromkeys(item for item in first if item is not None))
-    items[:] = first + [item for item in items if item not in first]
+    # pytest-xdist 3.8's load scheduler first sends each worker this many consecutive tests, in order
+    chunk = max(len(items) // workers // 4, 2)
+    heads, moved = [[] for _ in range(workers)], set()
+    for number, chain in enumerate(BUILD_CHAINS):
+        for name in chain:
+            first = next((item for item in items if name in getattr(item, "fixturenames", ())), None)
+            if first is not None and first.nodeid not in moved:
+                heads[number % workers].append(first)
+                moved.add(first.nodeid)
+    built = set(sum(BUILD_CHAINS, ()))
+    rest = sorted((item for item in items if item.nodeid not in moved),
+                  key=lambda item: bool(built & set(getattr(item, "fixturenames", ()))))
+    items[:] = []
+    for head in heads:
+        items.extend(head)
+        take = max(chunk - len(head), 0)
+        items.extend(rest[:take])
+        rest = rest[take:]
+    items.extend(rest)
 
 
 @pytest.fixture(scope="session")
