@@ -98,8 +98,8 @@ def pytest_itemcollected(item):
 @pytest.hookimpl(trylast=True)  # after pytest's own reordering by fixture scope
 def pytest_collection_modifyitems(items):
     """Under pytest-xdist, each worker's first tests are the first users of one chain of BUILD_CHAINS, and the other
-    tests reading a chain come last: each chain is built while the other workers run the tests that need none, and
-    the tests reading it find it built instead of waiting."""
+    tests reading a chain come last, those reading the end of a chain last of all: each chain is built while the other
+    workers run the tests that need none, and the tests reading it find it built instead of waiting."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers < 2:
         return
@@ -112,9 +112,9 @@ def pytest_collection_modifyitems(items):
             if first is not None and first.nodeid not in moved:
                 heads[number % workers].append(first)
                 moved.add(first.nodeid)
-    built = set(sum(BUILD_CHAINS, ()))
+    ready = {name: place for chain in BUILD_CHAINS for place, name in enumerate(chain, start=1)}  # later: built later
     rest = sorted((item for item in items if item.nodeid not in moved),
-                  key=lambda item: bool(built & set(getattr(item, "fixturenames", ()))))
+                  key=lambda item: max((ready.get(name, 0) for name in getattr(item, "fixturenames", ())), default=0))
     items[:] = []
     for head in heads:
         items.extend(head)
