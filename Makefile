@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_DATA ?= examples/data
 RUN ?= runs/demo
 
-.PHONY: install demo test system-deps
+.PHONY: install demo test test-quick system-deps
 
 install: $(VENV)/.installed
 
@@ -36,5 +36,14 @@ system-deps:
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; } || \
 	  echo "not installed:$$missing; the tests that need them will be skipped"
 
+# The tests run on pytest-xdist workers, one per logical core (TEST_WORKERS=0 runs them in this process; `auto` counts
+# physical cores, 1 on a 2-vCPU runner whose vCPUs are one core's two threads); the fixtures that
+# mine or build something are built once and shared by all workers. test-quick leaves out the tests marked slow
+# (whole pipelines and real models on the real sample), for the inner loop.
+TEST_WORKERS ?= logical
+
 test: install system-deps
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
+
+test-quick: install
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not slow"

@@ -51,7 +51,9 @@ setup(
         "tqdm>=4.66",
     ],
     extras_require={
-        "test": ["pytest>=8", "selenium>=4.20", "gcp-storage-emulator>=2024.8", "moto[server]>=5.0", "hypothesis>=6.100"],
+        # pytest-xdist runs `make test` on every core; filelock lets its workers share the fixtures built once
+        "test": ["pytest>=8", "pytest-xdist==3.8.0", "filelock>=3.12", "selenium>=4.20", "gcp-storage-emulator>=2024.8",
+                 "moto[server]>=5.0", "hypothesis>=6.100"],
         "postgres": ["psycopg[binary]>=3.1"],
         # gs:// and the DataflowRunner; s3://: Beam's own extras
         "gcp": ["apache-beam[gcp]>=2.70,<3"],

@@ -224,10 +224,11 @@ def record_reads(args, actions):
             continue
         path = os.path.join(run, READS_FILE)
         try:
-            with open(path + ".partial", "w", encoding="utf-8") as fh:
+            partial = f"{path}.{os.getpid()}.partial"  # two verbs finishing at once each write their own
+            with open(partial, "w", encoding="utf-8") as fh:
                 json.dump({"read": sorted(set(record["read"]) | files),
                            "written": dict(sorted({**record["written"], **written}.items()))}, fh, indent=1)
-            os.replace(path + ".partial", path)
+            os.replace(partial, path)
         except OSError as err:  # the verb's work is done; a read-only run only loses this record
             logging.getLogger(__name__).warning("%s: the files this verb read were not recorded (%s)", path, err)
 

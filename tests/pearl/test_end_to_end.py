@@ -20,6 +20,7 @@ from picforge.encoders import encode, load_sentence_model
 from picforge.rundir import RunDir
 from picforge.release_writer import SPLITS
 from tests.cli_helpers import picforge
+from tests.conftest import built_once
 from tests.croissant_checks import check_croissant
 
 pytestmark = pytest.mark.slow
@@ -29,16 +30,17 @@ pytestmark = pytest.mark.slow
 def pearl_103(mined_103, wordnet_root, tmp_path_factory):
     """The PEARL run directory built from the mined sample with the defaults (WordNet on, word vectors off); the
     progress lines it logged, one per item, are in `progress.log` beside it."""
-    out = tmp_path_factory.mktemp("pearl103") / "run"
-    with pytest.MonkeyPatch.context() as patch, open(out.parent / "progress.log", "w", encoding="utf-8") as log:
-        patch.setattr(progress, "INTERVAL_S", 0)
-        handler = logging.StreamHandler(log)
-        progress.log.addHandler(handler)
-        try:
-            assert picforge("pearl", "build", "--run", mined_103, "--out", out) == 0
-        finally:
-            progress.log.removeHandler(handler)
-    return out
+    def build(folder):
+        with pytest.MonkeyPatch.context() as patch, open(folder / "progress.log", "w", encoding="utf-8") as log:
+            patch.setattr(progress, "INTERVAL_S", 0)
+            handler = logging.StreamHandler(log)
+            progress.log.addHandler(handler)
+            try:
+                assert picforge("pearl", "build", "--run", mined_103, "--out", folder / "run") == 0
+            finally:
+                progress.log.removeHandler(handler)
+
+    return built_once(tmp_path_factory, "pearl103", build) / "run"
 
 
 @pytest.fixture(scope="session")

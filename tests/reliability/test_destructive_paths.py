@@ -8,7 +8,6 @@ import shutil
 
 import pytest
 
-from picforge.rundir import RunDir
 from tests.cli_helpers import picforge_in_child
 
 pytestmark = pytest.mark.slow
@@ -99,13 +98,3 @@ def test_batch_names_that_are_paths_are_refused(annotated_103, name):
     code, _, err = picforge_in_child("annotate", "mturk", "export", "--run", annotated_103, "--batch", name)
     assert code == 2 and "plain name" in err
     assert not os.path.exists(os.path.join(annotated_103, "escape"))
-
-
-def test_an_output_named_with_glob_characters_just_works(enwiki_sample_103, wic_zip, tmp_path, mined_103):
-    out = tmp_path / "run[1]"
-    code, stdout, err = picforge_in_child("mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", out)
-    assert code == 0, err
-    expected = [t["triplet_id"] for t in RunDir(str(mined_103)).iter_records("select")]
-    assert [t["triplet_id"] for t in RunDir(str(out)).iter_records("select")] == expected
-    code, stdout, _ = picforge_in_child("mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", out)
-    assert code == 0 and f"{len(expected)} triplets selected" in stdout

@@ -1,5 +1,6 @@
 """No verb is silent for more than 30 s off a terminal (as CI, nohup and Dataflow see it): `mine`, `evaluate` and
-`cosimlex candidates` run on the 103-page sample as subprocesses with stderr piped, each line timestamped."""
+`cosimlex candidates` run on the 103-page sample as subprocesses with stderr piped, each line timestamped (the mine
+into a run named with glob characters, which works like any other)."""
 import subprocess
 import sys
 import threading
@@ -7,6 +8,8 @@ import time
 
 import pytest
 
+from picforge.rundir import RunDir
+from tests.cli_helpers import picforge_in_child
 from tests.conftest import ROOT
 from tests.cosimlex.conftest import PLANTED_PAIRS, SPACY_MODEL
 
@@ -45,10 +48,15 @@ def assert_never_silent(argv):
 
 @pytest.mark.slow
 def test_mine_evaluate_and_cosimlex_candidates_are_never_silent_for_30_s(tmp_path, enwiki_sample_103, wic_zip,
-                                                                        release_103):
-    assert_never_silent(["mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", tmp_path / "run"])
+                                                                         release_103, mined_103):
+    run = tmp_path / "run[1]"  # and a run named with glob characters works like any other
+    assert_never_silent(["mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", run])
+    expected = [t["triplet_id"] for t in RunDir(str(mined_103)).iter_records("select")]
+    assert [t["triplet_id"] for t in RunDir(str(run)).iter_records("select")] == expected
+    code, stdout, _ = picforge_in_child("mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", run)
+    assert code == 0 and f"{len(expected)} triplets selected" in stdout
     assert_never_silent(["evaluate", "--release", release_103])
     pairs = tmp_path / "pairs.txt"
     pairs.write_text(PLANTED_PAIRS, encoding="utf-8")
-    assert_never_silent(["cosimlex", "candidates", "--pairs", pairs, "--run", tmp_path / "run", "--out",
+    assert_never_silent(["cosimlex", "candidates", "--pairs", pairs, "--run", run, "--out",
                          tmp_path / "cosimlex", "--spacy-model", SPACY_MODEL])

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import threading
 from collections import Counter
 
@@ -61,8 +62,8 @@ def words(line):
 class Session:
     """The shell of the walkthrough: runs documented lines, keeps what each printed."""
 
-    def __init__(self, monkeypatch, sample, wic_zip):
-        self.monkeypatch, self.sample, self.wic_zip = monkeypatch, sample, wic_zip
+    def __init__(self, monkeypatch, mined, sample, wic_zip):
+        self.monkeypatch, self.mined, self.sample, self.wic_zip = monkeypatch, mined, sample, wic_zip
         self.outputs, self.seen = [], Counter()
 
     def run(self, line):
@@ -88,6 +89,7 @@ class Session:
         raise AssertionError(f"the walkthrough runs `{line}`, which this test does not know how to run")
 
     def mine_sample(self):
+        shutil.copytree(self.mined, RUN)  # the session's mining run of the same files: `mine` finds it up to date
         mine(str(self.sample), str(self.wic_zip), RUN)
         return 0
 
@@ -124,7 +126,8 @@ def demo_inputs():
 
 
 @pytest.mark.slow
-def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch):
+def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, enwiki_sample_103, wic_zip):
+    assert demo_inputs() == (enwiki_sample_103, wic_zip)  # mined_103 mined what `make demo` mines
     for shipped in ("examples", "docker"):
         os.symlink(ROOT / shipped, tmp_path / shipped)
     monkeypatch.chdir(tmp_path)
@@ -139,7 +142,7 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch):
     real_client = mturk_client.mturk_client
     monkeypatch.setattr(mturk_client, "mturk_client",
                         lambda live, profile=None: sandbox.attach(real_client(live, profile)))
-    session = Session(monkeypatch, *demo_inputs())
+    session = Session(monkeypatch, mined_103, *demo_inputs())
 
     # What the people do before a command (keyed by the command and how often it ran), and what must hold after.
     def before(line, nth):
