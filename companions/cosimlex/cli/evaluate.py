@@ -83,8 +83,8 @@ def read_predictions(path):
 
 def run(args):
     from companions.cosimlex.metrics import score_predictions
-    print(json.dumps(score_predictions(read_gold(args), read_predictions(args.predictions), args.predictions),
-                     indent=2))
+    predictions = read_predictions(args.predictions)  # the user's file is checked before the gold is read
+    print(json.dumps(score_predictions(read_gold(args), predictions, args.predictions), indent=2))
     return 0
 
 
