@@ -7,7 +7,8 @@ leaves the ledger exactly as it was, and writers take turns. SQLite (the default
 or PostgreSQL (any SQLAlchemy URL).
 
 A companion keeps its own tables in the same database: it defines them on `metadata` in a module of its own and
-writes them through the session's keyed writes (`get`, `insert_or_ignore`, `upsert`); a Ledger creates every table defined by the time it opens.
+writes them through the session's keyed writes (`get`, `insert_or_ignore`, `upsert`); a Ledger creates every table
+defined by the time it opens.
 """
 import contextlib
 import datetime
@@ -426,7 +427,7 @@ class LedgerSession:
             iid = item_id(triplet_id, kind)
             self.insert_or_ignore(items, {"item_id": iid}, {"triplet_id": triplet_id, "kind": kind})
             if self.insert_or_ignore(batch_items, {"batch_id": batch_id, "item_id": iid},
-                                      {"position": position}):
+                                     {"position": position}):
                 position += 1
             ids.append(iid)
         return ids
@@ -434,12 +435,12 @@ class LedgerSession:
     def release_items(self, batch_id, item_ids, reason):
         """Hand items of a batch back (they wait for the next export again); returns how many were newly released."""
         return sum(self.insert_or_ignore(releases, {"batch_id": batch_id, "item_id": iid},
-                                          {"reason": reason, "released_at": now()}) for iid in item_ids)
+                                         {"reason": reason, "released_at": now()}) for iid in item_ids)
 
     def add_worker(self, worker_id, source):
         """Register a worker (MTurk worker id or expert name); True when new."""
         return self.insert_or_ignore(workers, {"worker_id": worker_id},
-                                      {"source": source, "first_seen": now()})
+                                     {"source": source, "first_seen": now()})
 
     def add_hit(self, hit_id, batch_id, item_ids, request_token=None, hit_type_id=None, status="Assignable",
                 meta=None):

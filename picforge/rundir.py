@@ -113,6 +113,10 @@ class RunDir:
     def join(self, *parts):
         return FileSystems.join(self.root, *parts)
 
+    def location(self):
+        """Where the run is, as another run records its source: an absolute local path, or the URL."""
+        return self.root if "://" in self.root else os.path.abspath(self.root)
+
     @contextlib.contextmanager
     def locked(self, verb):
         """Hold the run's lock while `verb` writes it: a second process writing the same local run is refused at

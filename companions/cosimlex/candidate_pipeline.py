@@ -185,8 +185,6 @@ class DumpCandidates(beam.PTransform):
 def candidates_step(pairs, pairs_path, arguments, mined_run=None, dump=None, max_pages=None):
     """The step writing both stages, built with `arguments`: over the `sentences` of the mined run `mined_run` (read
     through the stage store; its path and dump go into the inputs) or, deprecated, over `dump` split here."""
-    import os
-
     from picforge.croissant import dump_inputs
     from picforge.rundir import RunDir, input_identity, upstream
     from picforge.stage_jobs import Step, read_stage
@@ -197,9 +195,9 @@ def candidates_step(pairs, pairs_path, arguments, mined_run=None, dump=None, max
         return Step(stages, DumpCandidates, dict(arguments, max_pages=max_pages), data={"pairs": pairs, "dump": dump},
                     inputs=dict(pairs_input, dump=input_identity(dump, "--input")))
     mined = RunDir(mined_run)
-    where = mined.root if "://" in mined.root else os.path.abspath(mined.root)
     return Step(stages, CosimlexCandidates, arguments, data={"pairs": pairs},
-                inputs=dict(upstream(mined, "sentences"), mined_run=where, **dump_inputs(mined), **pairs_input),
+                inputs=dict(upstream(mined, "sentences"), mined_run=mined.location(), **dump_inputs(mined),
+                            **pairs_input),
                 reads=lambda job: read_stage(job.pipeline, mined, "sentences"))
 
 

@@ -1,7 +1,6 @@
 """McPhraSy steps over a run directory: corpus documents, contexts (+ A.1 triplets), frequent phrases, groups."""
 import dataclasses
 import json
-import os
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -35,9 +34,7 @@ class CorpusSource:
 def record_corpus(run, source):
     """Write `source` into `run` (CORPUS_FILE), so a later verb given only the McPhraSy run finds its corpus; a local
     mined run is recorded by its absolute path."""
-    wiki_run = source.wiki_run
-    if wiki_run and "://" not in wiki_run:
-        wiki_run = os.path.abspath(wiki_run)
+    wiki_run = source.wiki_run and RunDir(source.wiki_run).location()
     write_atomically(run.join(CORPUS_FILE), json.dumps(dataclasses.asdict(dataclasses.replace(
         source, reviews=list(source.reviews), wiki_run=wiki_run)), indent=1, sort_keys=True))
 

@@ -1,12 +1,11 @@
 """`picforge mcphrasy VERB`: the McPhraSy companion, one module per verb, each a thin layer over the library."""
-import argparse
 import dataclasses
 
 from annotation.cli import add_ledger_option
 from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES, CorpusSource, recorded_corpus
 from picforge.cli import register_verbs
 from picforge.errors import InputError
-from picforge.options import RenamedOption, add_run_option, deprecated, existing_run, warn_once
+from picforge.options import add_run_option, deprecated, warn_once
 from picforge.paths import add_output
 from picforge.rundir import RunDir
 
@@ -32,12 +31,9 @@ def add_run_and_ledger_options(parser, holding):
 def add_corpus_arguments(parser):
     """The corpus and run options of `contexts` and `groups`, the verbs that start a McPhraSy run: --run (the mined
     run read as the corpus, or a McPhraSy run and the corpus it recorded) and --out (the McPhraSy run written)."""
-    given = parser.add_mutually_exclusive_group()
-    given.add_argument("--run", metavar="RUN_DIR", type=existing_run,
-                       help="the mined picforge run whose `sentences` stage is the corpus, or a McPhraSy run (the "
-                            "corpus it recorded); without --out the stages are added to it")
-    given.add_argument("--corpus", dest="run", check=existing_run, action=RenamedOption, current="--run",
-                       reason="--run names the run a verb reads", help=argparse.SUPPRESS)
+    add_run_option(parser, "the corpus: a mined picforge run's `sentences` stage, or the corpus a McPhraSy run "
+                           "recorded; without --out the stages are added to it", required=False, former="--corpus",
+                   reason="--run names the run a verb reads")
     add_output(parser, "--out", kind="run", shared_with=("--run", "--corpus"),
                help="McPhraSy run directory to create (or add to), recording the corpus it reads (default: --run)")
     parser.add_argument("--reviews", action="append", default=[],
