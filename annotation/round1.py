@@ -17,7 +17,7 @@ import random
 
 from annotation import hit_pages, rules, text
 from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
-from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id
+from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id, now
 from picforge import schemas
 from picforge.errors import InputError, NothingToDo
 
@@ -438,7 +438,7 @@ def decide(votes):
     return decision, f"{agree} of {len(votes)} valid assignment(s) agree with the expert"
 
 
-REJECTED_ASSIGNMENT = "Rejected"
+SUBMITTED_ASSIGNMENT, REJECTED_ASSIGNMENT = "Submitted", "Rejected"
 
 
 def answers_by_assignment(q, batch_id):
@@ -539,39 +539,71 @@ def record_review(ledger, verdict, status, decided=None):
                                    "decided": decided or status})
 
 
-def record_decisions(ledger, batch_id, plan, final=False):
-    """Write the round-1 decision of every item whose HIT has all its assignments (or any, with `final`).
+def hit_capacity(hit, settings):
+    """MaxAssignments of a round-1 HIT: the planned assignments plus those asked again (`ask_again`)."""
+    return settings.assignments + hit["meta"].get("additional_assignments", 0)
 
-    Only valid assignments vote (all questions answered, gold checks passed, not rejected). Returns
-    {accepted, rejected, undecided}; undecided items wait for more (valid) assignments.
+
+def counted_verdicts(verdicts, hits, settings):
+    """{hit_id: verdicts} keeping each HIT's first MaxAssignments (by submit time): a HIT takes no more."""
+    by_hit = {}
+    for verdict in sorted(verdicts, key=lambda v: (v["submitted_at"] or "", v["assignment_id"])):
+        found = by_hit.setdefault(verdict["hit_id"], [])
+        if len(found) < hit_capacity(hits[verdict["hit_id"]], settings):
+            found.append(verdict)
+    return by_hit
+
+
+def record_decisions(ledger, batch_id, plan, final=False, redecide_by=None):
+    """Write the round-1 decision of every item whose HIT has all its assignments, none held (or any, with `final`).
+
+    Only valid assignments vote (all questions answered, gold checks passed, not rejected). An item decided before
+    keeps its decision: assignments that arrived since are counted as `late` and change nothing, unless
+    `redecide_by` (who asked) is given, which decides again and records who, when and the previous decision.
+    Returns {accepted, rejected, undecided, late}; undecided items wait for more (valid) assignments.
     """
     settings = settings_of(plan)
     verdicts = assignment_verdicts(ledger, batch_id, plan)
     annotations = plan["annotations"]
     with ledger.read() as q:
-        item_ids = [item["item_id"] for item in q.items(batch_id=batch_id)]
-    by_hit = {}
-    for verdict in verdicts:
-        by_hit.setdefault(verdict["hit_id"], []).append(verdict)
+        released = {r["item_id"] for r in q.releases(batch_id)}
+        item_ids = [item["item_id"] for item in q.items(batch_id=batch_id) if item["item_id"] not in released]
+        decided = {iid: d for iid, d in q.decision_map(ROUND_MTURK).items() if iid in set(item_ids)}
+        hits = {hit["hit_id"]: hit for hit in q.hits(batch_id)}
     votes = {}
-    for hit_verdicts in by_hit.values():
-        if len(hit_verdicts) < settings.assignments and not final:
+    for hit_id, hit_verdicts in counted_verdicts(verdicts, hits, settings).items():
+        complete = len(hit_verdicts) >= hit_capacity(hits[hit_id], settings) and not any(
+            v["held"] and v["status"] == SUBMITTED_ASSIGNMENT for v in hit_verdicts)
+        if not complete and not final:
             continue
         for verdict in hit_verdicts:
             if not verdict["valid"] or verdict["status"] == REJECTED_ASSIGNMENT:
                 continue
             for field, (iid, value) in sorted(verdict["answers"].items()):
-                if iid is None or field == hit_pages.COMMENTS_FIELD:
+                if iid is None or field == hit_pages.COMMENTS_FIELD or iid in released:
                     continue
                 triplet_id, kind = iid.rsplit("/", 1)
                 votes.setdefault(iid, []).append({
                     "worker": verdict["worker_id"], "assignment": verdict["assignment_id"], "answer": value,
                     "agrees": rules.endorses(kind, text.yes_no(value), annotations[triplet_id]["same_meaning"])})
-    counts = {ACCEPTED: 0, REJECTED: 0, "undecided": len(set(item_ids) - set(votes))}
+    counts = {ACCEPTED: 0, REJECTED: 0, "undecided": len(set(item_ids) - set(votes) - set(decided)), "late": set()}
     with ledger.transaction() as tx:
         for iid, item_votes in sorted(votes.items()):
             decision, reason = decide([vote["agrees"] for vote in item_votes])
-            tx.record_decision(iid, ROUND_MTURK, decision, reason=reason, decided_by=f"mturk:{batch_id}",
-                               detail={"votes": item_votes})
+            found, detail = decided.get(iid), {"votes": item_votes}
+            if found is not None and found["detail"].get("votes") != item_votes:
+                if redecide_by is None:
+                    known = {vote["assignment"] for vote in found["detail"].get("votes", [])}
+                    counts["late"] |= {vote["assignment"] for vote in item_votes} - known
+                    counts[found["decision"]] += 1
+                    continue
+                detail["redecided"] = {"by": redecide_by, "at": now(), "previous": found["decision"],
+                                       "previous_reason": found["reason"]}
+            elif found is not None:
+                detail = found["detail"]
+            tx.record_decision(iid, ROUND_MTURK, decision, reason=reason, decided_by=f"mturk:{batch_id}", detail=detail)
             counts[decision] += 1
+        for iid in set(decided) - set(votes):
+            counts[decided[iid]["decision"]] += 1
+    counts["late"] = len(counts["late"])
     return counts

@@ -163,3 +163,74 @@ def test_a_worker_held_in_one_batch_is_judged_once_their_run_wide_record_suffice
     assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, second]) == 0
     assert picforge.cli.main(review + ["--batch", "b1"]) == 0
     assert "1 to approve, 0 to reject, 0 held" in capsys.readouterr().out
+
+
+# -- 4. decided is decided -----------------------------------------------------------------------------------------
+
+def dissenter(slot, gold):
+    """Right on every check, against the experts on every real question."""
+    return honest(slot, gold) if slot.startswith(round1.GOLD_PREFIX) else not honest(slot, gold)
+
+
+def small_batch(tmp_path, *options):
+    import picforge.cli
+    run_dir = big_run(tmp_path, copies=1)        # 9 questions: 3 HITs of 3 questions and 1 check
+    gold_path, gold = big_gold(tmp_path / "gold.jsonl")
+    assert picforge.cli.main(["annotate", "mturk", "export", "--run", run_dir, "--batch", "b1", "--gold", gold_path,
+                              "--questions-per-hit", "4", "--gold-per-hit", "1", "--min-worker-gold", "3",
+                              *options]) == 0
+    return run_dir, gold
+
+
+def decisions(run_dir):
+    ledger = Ledger.for_run(run_dir)
+    try:
+        with ledger.read() as q:
+            return q.decision_map(L.ROUND_MTURK)
+    finally:
+        ledger.dispose()
+
+
+def test_a_hit_takes_no_more_than_its_max_assignments(tmp_path, capsys):
+    import picforge.cli
+    run_dir, gold = small_batch(tmp_path)
+    results = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1",
+                           [(n, "W1", honest) for n in range(3)] + [(1, "W2", honest)], gold)
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, results]) == 2
+    assert (f"{results}: row 5, column AssignmentId: HIT 3B1HIT001 already has its 1 assignment(s) (3B1W1001), its "
+            "MaxAssignments") in capsys.readouterr().err
+    ledger = Ledger.for_run(run_dir)
+    with ledger.read() as q:
+        assert q.assignments() == []     # the file is one transaction: nothing of it is kept
+    ledger.dispose()
+
+
+def test_a_late_assignment_is_recorded_but_changes_no_decision_unless_redecided(tmp_path, capsys):
+    import getpass
+
+    import picforge.cli
+    run_dir, gold = small_batch(tmp_path, "--assignments", "2")
+    review = ["annotate", "mturk", "review", "--run", run_dir, "--batch", "b1", "--out", str(tmp_path / "r.csv")]
+    first = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1", [(n, "W1", honest) for n in range(3)],
+                         gold)
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, first]) == 0
+    assert picforge.cli.main(review + ["--final"]) == 0   # after expire: decided on one assignment a HIT
+    assert "round 1: 9 item(s) accepted, 0 rejected" in capsys.readouterr().out
+    before = decisions(run_dir)
+    late = results_file(tmp_path / "Batch_1_later.csv", run_dir, "b1", [(n, "W2", dissenter) for n in range(3)], gold)
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, late]) == 0
+    for _ in range(2):   # re-running changes nothing
+        assert picforge.cli.main(review) == 0
+        out = capsys.readouterr().out
+        assert "round 1: 9 item(s) accepted, 0 rejected" in out
+        assert "3 late assignment(s) arrived after their items were decided: recorded, but they change no decision" in out
+        assert decisions(run_dir) == before
+    assert picforge.cli.main(review + ["--redecide"]) == 0
+    assert "round 1: 0 item(s) accepted, 9 rejected" in capsys.readouterr().out
+    after = decisions(run_dir)
+    assert {d["decision"] for d in after.values()} == {L.REJECTED}
+    redecided = [d["detail"]["redecided"] for d in after.values()]
+    assert {(r["by"], r["previous"]) for r in redecided} == {(getpass.getuser(), L.ACCEPTED)}
+    assert all(r["at"] for r in redecided)
+    assert picforge.cli.main(review) == 0
+    assert "late assignment" not in capsys.readouterr().out and decisions(run_dir) == after
