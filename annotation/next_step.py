@@ -43,7 +43,7 @@ def pending_steps(q, run, ledger_url=None):
                      f"(rows open in {', '.join(experts)}{grammar[1]})")
     if round1.unverified_annotations(q):
         steps.append(f"picforge annotate mturk create {at} --batch NAME --gold GOLD.jsonl   (or `mturk export` "
-                     "for the requester site)")
+                     f"for the requester site; `picforge annotate mturk gold {at} --out GOLD.jsonl` builds the bank)")
     for batch in (b for kind in MTURK_KINDS for b in q.batches(kind=kind)):
         if batch["status"] == "cancelled" or batch["batch_id"] not in _open_items(q, batch["kind"], ROUND_MTURK):
             continue

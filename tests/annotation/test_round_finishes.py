@@ -250,7 +250,7 @@ def test_items_whose_every_assignment_was_rejected_go_into_the_next_export(tmp_p
         out = capsys.readouterr().out
         assert "round 1: 6 item(s) accepted, 0 rejected (go to round 2), 0 waiting" in out
     stranded = [s for s in plan["hits"][spammed]["slots"] if not s.startswith(round1.GOLD_PREFIX)]
-    assert "next: picforge annotate mturk create" in out and "(or `mturk export` for the requester site)" in out
+    assert "next: picforge annotate mturk create" in out and "(or `mturk export` for the requester site;" in out
     assert picforge.cli.main(["annotate", "mturk", "export", "--run", run_dir, "--batch", "b2", "--gold",
                               str(tmp_path / "gold.jsonl"), "--questions-per-hit", "4", "--gold-per-hit", "1",
                               "--min-worker-gold", "1"]) == 0
@@ -379,6 +379,7 @@ def test_the_report_counts_every_item_in_one_state_says_what_it_wrote_and_hints_
     assert picforge.cli.main(["annotate", "report", *at, "--out", str(out_md), "--json", str(out_json)]) == 0
     printed = capsys.readouterr().out
     assert f"wrote {out_md} and {out_json}" in printed and f"next: picforge annotate mturk create {' '.join(at)}" in printed
+    assert f"`picforge annotate mturk gold --run {run_dir} --ledger {url} --out GOLD.jsonl` builds the bank" in printed
     report = json.loads(out_json.read_text(encoding="utf-8"))
     for group, kinds in (("paraphrases", 2), ("labels", 1)):
         row = report["funnel"][group]
