@@ -62,7 +62,8 @@ def pending_steps(q, run, ledger_url=None):
             when = min((v["decide_by"] for v in held if "decide_by" in v), default="their auto-approval date")
             steps.append(f"{review}   (from {when}, when its {len(held)} held assignment(s) are decided on their "
                          "workers' record; sooner once those workers answer enough checks in another batch)")
-        elif len(q.assignments(batch_id=name)) >= len(plan["hits"]) * plan["settings"]["assignments"]:
+        elif len(q.assignments(batch_id=name)) >= len(plan["hits"]) * plan["settings"]["assignments"] + sum(
+                hit["meta"].get("additional_assignments", 0) for hit in q.hits(name)):   # asked again: save first
             steps.append(review)
         elif batch["kind"] == round1.API_BATCH:
             steps.append(f"picforge annotate mturk save {at} --batch {name}   (then `{review}`)")

@@ -300,6 +300,7 @@ def test_an_api_hit_whose_every_assignment_was_rejected_gets_more_assignments_wi
     assert picforge.cli.main(create + ["--max-spend", "40"]) == 0
     out = capsys.readouterr().out
     assert "6 HIT(s) (of which 3 asked again) x 1 assignment(s) x $4.67 = $28.02 + MTurk fees $5.58 = $33.60" in out
+    assert f"next: picforge annotate mturk save --run {run_dir} --batch a1" in out   # not the review just done
     asked = [c[1] for c in sandbox.calls if c[0] == "CreateAdditionalAssignmentsForHIT"]
     assert len(asked) == 3 and {a["NumberOfAdditionalAssignments"] for a in asked} == {1}
     assert picforge.cli.main(["annotate", "mturk", "save", *batch]) == 0
