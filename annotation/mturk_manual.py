@@ -65,27 +65,67 @@ def create_qualification_command(plan, test_path, key_path):
 
 
 def _manual_plans(q):
-    """{row_key: (batch_id, slots)} over every requester-UI batch in the ledger, and the cancelled ones' ids."""
+    """{row_key: (batch_id, slots, settings)} over every requester-UI batch in the ledger, and the cancelled ones'
+    ids."""
     keys, cancelled = {}, set()
     for batch in q.batches(kind=round1.MANUAL_BATCH):
         if batch["status"] == CANCELLED:
             cancelled.add(batch["batch_id"])
         for hit in batch["meta"].get("hits", []):
-            keys[hit["token"]] = (batch["batch_id"], hit["slots"])
+            keys[hit["token"]] = (batch["batch_id"], hit["slots"], round1.settings_of(batch["meta"]))
     return keys, cancelled
 
 
-def ingest_results(ledger, paths):
-    """Ingest requester-UI results files; each file is one transaction, and rows already in the ledger
-    change nothing but a status moving forward (an older file never undoes a review). Returns
-    {batch_id: assignments in the files}."""
+def answer_columns(slot_counts):
+    """The Answer.* columns of a results download for HITs of `slot_counts` questions (the comments box optional)."""
+    return [f"Answer.{hit_pages.ANSWER_FIELD.format(slot=n)}" for n in range(1, max(slot_counts, default=0) + 1)]
+
+
+def check_results_file(run_dir, ledger, path, sheet):
+    """InputError naming the first difference between a results file and the batches it answers: no result rows, a
+    planned Input.* or Answer.* column missing, or an Input.* cell other than the exported batch CSV's."""
+    if not sheet.rows:
+        raise InputError(f"{path}: no result rows (empty or header only); download the batch's results again")
+    with ledger.read() as q:
+        plans, _ = _manual_plans(q)
+    keys = {(row.get("Input." + ROW_KEY) or "").strip() for _, row in sheet.rows} & set(plans)
+    header = {c.casefold() for c in sheet.columns}
+    exported = {}
+    for batch_id in sorted({plans[key][0] for key in keys}):
+        with ledger.read() as q:
+            plan = q.batch(batch_id)["meta"]
+        columns, rows = input_rows(run_dir, plan)
+        exported.update({row[ROW_KEY]: (batch_id, row) for row in rows})
+        wanted = [f"Input.{c}" for c in columns] + answer_columns(len(h["slots"]) for h in plan["hits"]
+                                                                  if h["token"] in keys)
+        missing = next((c for c in wanted if c.casefold() not in header), None)
+        if missing:
+            raise InputError(f"{path}: row 1: column {missing} of batch {batch_id} is missing; ingest the results "
+                             "file as downloaded from the requester site")
+    for number, row in sheet.rows:
+        batch_id, echoed = exported.get((row.get("Input." + ROW_KEY) or "").strip(), (None, {}))
+        for column, value in echoed.items():
+            if (row.get(f"Input.{column}") or "").strip() != value.strip():
+                raise InputError(f"{path}: row {number}, column Input.{column}: differs from what batch {batch_id} "
+                                 "exported; results of an edited input are not the questions the workers answered: "
+                                 "ingest the file as downloaded")
+
+
+def ingest_results(ledger, paths, run_dir):
+    """Ingest requester-UI results files, each checked as a whole first (`check_results_file`); each file is one
+    transaction, and rows already in the ledger change nothing but a status moving forward (an older file never
+    undoes a review). Returns {batch_id: assignments in the files}."""
     seen = {}
-    sheets = [(path, read_sheet(path, RESULT_COLUMNS).rows) for path in paths]
+    sheets = []
+    for path in paths:
+        sheet = read_sheet(path, RESULT_COLUMNS)
+        check_results_file(run_dir, ledger, path, sheet)
+        sheets.append((path, sheet.rows))
     refuse_repeated_assignments(sheets)
     for path, rows in sheets:
         with ledger.transaction() as tx:
             (plans, cancelled), hits_by_token = _manual_plans(tx), {}
-            for batch_id in {b for b, _ in plans.values()}:
+            for batch_id in {b for b, _, _ in plans.values()}:
                 hits_by_token.update({hit["request_token"]: hit["hit_id"] for hit in tx.hits(batch_id)})
             for number, row in rows:
                 batch_id = _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled)
@@ -117,6 +157,17 @@ def refuse_repeated_assignments(sheets):
                                  "keep one of the two rows")
 
 
+def refuse_beyond_max(tx, where, batch_id, hit_id, assignment_id, settings):
+    """InputError when a new assignment would give HIT `hit_id` more than its MaxAssignments (MTurk gives no more)."""
+    hit = next((h for h in tx.hits(batch_id) if h["hit_id"] == hit_id), {"meta": {}})
+    taken = [a["assignment_id"] for a in tx.assignments(batch_id=batch_id) if a["hit_id"] == hit_id]
+    capacity = round1.hit_capacity(hit, settings)
+    if assignment_id not in taken and len(taken) >= capacity:
+        raise InputError(f"{where}, column AssignmentId: HIT {hit_id} already has its {capacity} assignment(s) "
+                         f"({', '.join(taken)}), its MaxAssignments; MTurk gives a HIT no more, so this row is not "
+                         "from the uploaded batch: leave it out")
+
+
 def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
     where = f"{path}: row {number}"
     key = (row.get("Input." + ROW_KEY) or "").strip()
@@ -132,11 +183,12 @@ def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
     status = row["AssignmentStatus"].strip()
     if status not in ASSIGNMENT_STATUSES:
         raise InputError(f"{where}, column AssignmentStatus: {status!r} is not one of {', '.join(ASSIGNMENT_STATUSES)}")
-    batch_id, slots = plans[key]
+    batch_id, slots, settings = plans[key]
     hit_id = row["HITId"].strip()
     if hits_by_token.setdefault(key, hit_id) != hit_id:
         raise InputError(f"{where}, column HITId: row key {key} already belongs to HIT {hits_by_token[key]}; "
                          "was the batch CSV uploaded twice? Ingest only one of the two batches")
+    refuse_beyond_max(tx, where, batch_id, hit_id, row["AssignmentId"].strip(), settings)
     fields = {name[len("Answer."):]: value for name, value in row.items() if name and name.startswith("Answer.")}
     try:
         answers = round1.answers_by_field(fields, slots)
@@ -148,6 +200,8 @@ def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
         tx.record_assignment(row["AssignmentId"].strip(), batch_id, row["WorkerId"].strip(), status, hit_id=hit_id,
                              submitted_at=(row.get("SubmitTime") or "").strip() or None,
                              meta={"accept_time": (row.get("AcceptTime") or "").strip(),
+                                   **({"AutoApprovalTime": row["AutoApprovalTime"].strip()}
+                                      if (row.get("AutoApprovalTime") or "").strip() else {}),
                                    "row": f"{os.path.basename(path)}: row {number}"})
         tx.record_answers(row["AssignmentId"].strip(), answers, row=where)
     except ValueError as err:
@@ -165,7 +219,7 @@ def write_review_file(ledger, batch_id, plan, path, approve_all=False):
 
     rows = []
     for verdict in verdicts:
-        approve = verdict["valid"] or approve_all
+        approve = verdict["valid"] or approve_all or verdict.get("pay_unjudged", False)
         counts["approved" if approve else "rejected"] += 1
         rows.append({"HITId": verdict["hit_id"], "AssignmentId": verdict["assignment_id"],
                      "WorkerId": verdict["worker_id"], "Approve": "x" if approve else "",

@@ -2,7 +2,7 @@
 import collections
 
 from annotation import expert, ps_verify, round1
-from annotation.final import annotation_outcomes, grammar_coverage
+from annotation.final import annotation_outcomes, grammar_coverage, left_out
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
 from annotation.next_step import pending_steps
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
@@ -31,6 +31,7 @@ def funnel(outcomes):
             "round2_verified": decided2, "round2_endorsed": states[ROUND2],
             "round2_endorse_rate": _rate(states[ROUND2], decided2), "awaiting_round2": states[PENDING],
             "kept": states[ROUND1] + states[ROUND2], "dropped": states[DROPPED],
+            "awaiting_round1": states[UNVERIFIED],
         }
     return rows
 
@@ -85,13 +86,8 @@ def ps_summary(q):
 def gold_accuracy(q):
     """(right, scored) of the MTurk workers' first answers to the gold check questions, over every round-1 batch."""
     right = scored = 0
-    for kind in (round1.API_BATCH, round1.MANUAL_BATCH):
-        for batch in q.batches(kind=kind):
-            slots = {hit["hit_id"]: hit["meta"].get("slots", ()) for hit in q.hits(batch["batch_id"])}
-            answers = round1.answers_by_assignment(q, batch["batch_id"])
-            for worker_right, worker_scored in round1.worker_gold_scores(
-                    q.assignments(batch_id=batch["batch_id"]), answers, slots, batch["meta"].get("gold", {})).values():
-                right, scored = right + worker_right, scored + worker_scored
+    for worker_right, worker_scored in round1.worker_gold_scores(round1.run_gold_records(q)).values():
+        right, scored = right + worker_right, scored + worker_scored
     return {"right": right, "scored": scored, "accuracy": _rate(right, scored)}
 
 
@@ -108,6 +104,7 @@ def annotation_summary(q):
         "funnel": funnel(annotation_outcomes(q)),
         "gold": gold_accuracy(q),
         "ps_verification": ps_summary(q),
+        "left_out": left_out(q),
     }
 
 
@@ -191,7 +188,8 @@ def render_markdown(report):
              ("Round 2: verified by experts", "round2_verified", None),
              ("Round 2: endorsed", "round2_endorsed", "round2_endorse_rate"),
              ("Awaiting round 2", "awaiting_round2", None), ("Dropped (round 2 agrees with round 1)", "dropped", None),
-             ("Kept (round 1 or round 2)", "kept", None)]
+             ("Kept (round 1 or round 2)", "kept", None),
+             ("Waiting for round 1 (not yet asked, or asked again)", "awaiting_round1", None)]
     for title, key, rate in steps:
         lines.append(f"| {title} | {_cell(para[key], para[rate] if rate else None)} | "
                      f"{_cell(label[key], label[rate] if rate else None)} |")

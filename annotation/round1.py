@@ -11,13 +11,14 @@ first HIT MTurk accepted (a batch MTurk refused leaves nothing). Every later ste
 and a retry drafts the same plan again (it is a pure function of the batch name, options and ledger).
 """
 import dataclasses
+import datetime
 import hashlib
 import json
 import random
 
 from annotation import hit_pages, rules, text
 from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
-from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id
+from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id, now
 from picforge import schemas
 from picforge.errors import InputError, NothingToDo
 
@@ -27,6 +28,8 @@ GOLD_PREFIX = "gold:"
 # What a plan keeps of each expert annotation: its HITs and decisions use this copy, so a corrected
 # sheet ingested later cannot change what workers were shown or what their answers mean.
 ANNOTATION_FIELDS = ("annotator", "q1", "q2", "same_meaning")
+# Default gold checks: one per this many questions of a HIT (4 of PiC's 30, so one HIT judges a worker).
+GOLD_SHARE = 7
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,10 +38,11 @@ class Round1Settings:
 
     Defaults follow PiC, Appendix J: workers get "5 practice samples", pass "an evaluation checkpoint
     including 6 questions" from the verified bank, then work "with sets of 30 questions". The pass mark,
-    gold checks per HIT and assignments per HIT are not given there and stay options.
+    gold checks per HIT and assignments per HIT are not given there and stay options. Gold checks per HIT default
+    to one per GOLD_SHARE questions, at most --min-worker-gold: on a 30-question page a worker is judged after one HIT.
     """
     questions_per_hit: int = 30
-    gold_per_hit: int = 1
+    gold_per_hit: int = None
     practice: int = 5
     qualification_questions: int = 6
     qualification_pass: int = 5
@@ -48,6 +52,9 @@ class Round1Settings:
     min_worker_gold_accuracy: float = 0.8
 
     def __post_init__(self):
+        if self.gold_per_hit is None:
+            default = max(1, min(self.min_worker_gold, self.questions_per_hit // GOLD_SHARE))
+            object.__setattr__(self, "gold_per_hit", min(default, self.questions_per_hit - 1))
         if not 0 <= self.gold_per_hit < self.questions_per_hit:
             raise InputError(f"--gold-per-hit {self.gold_per_hit} must be at least 0 and below "
                              f"--questions-per-hit {self.questions_per_hit}")
@@ -192,11 +199,15 @@ def layout_hits(batch_id, item_ids, check_ids, settings):
 
 
 def unverified_annotations(q, limit=None):
-    """Accepted expert annotations of triplets not marked stale whose items are in no round-1 batch yet, or were
-    released from it by `annotate cancel-batch` (in triplet id order)."""
+    """[(annotation, kinds)] of the accepted expert annotations of triplets not marked stale whose items `kinds` (of
+    q1, q2, q3) are in no round-1 batch: never asked, released by `annotate cancel-batch`, or asked again after every
+    assignment was rejected (`release_stranded`); in triplet id order."""
     taken, stale = {iid for kind in (API_BATCH, MANUAL_BATCH) for iid in q.memberships(kind)}, q.stale()
-    chosen = [annotation for annotation in q.expert_annotations() if annotation["triplet_id"] not in stale
-              and not any(item_id(annotation["triplet_id"], kind) in taken for kind in ITEM_KINDS)]
+    chosen = []
+    for annotation in q.expert_annotations():
+        kinds = [k for k in ITEM_KINDS if item_id(annotation["triplet_id"], k) not in taken]
+        if kinds and annotation["triplet_id"] not in stale:
+            chosen.append((annotation, kinds))
     return chosen if limit is None else chosen[:limit]
 
 
@@ -222,12 +233,58 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
                          "`picforge annotate ingest expert` first (or every one is already in a batch)")
     gold = split_gold(list(bank.values()), settings, batch_id)
     used = gold["qualification"] + gold["practice"] + gold["checks"]
-    item_ids = [item_id(a["triplet_id"], kind_) for a in annotations for kind_ in ITEM_KINDS]
+    item_ids = [item_id(a["triplet_id"], kind_) for a, kinds in annotations for kind_ in kinds]
     plan = {**extra_meta, "kind": kind, "settings": dataclasses.asdict(settings),
             "gold": {gold_id: bank[gold_id] for gold_id in used}, **gold, "items": item_ids,
-            "annotations": {a["triplet_id"]: {k: a[k] for k in ANNOTATION_FIELDS} for a in annotations},
+            "annotations": {a["triplet_id"]: {k: a[k] for k in ANNOTATION_FIELDS} for a, _ in annotations},
             "hits": layout_hits(batch_id, item_ids, gold["checks"], settings)}
     return plan, True
+
+
+def judging_capacity(hits, settings, checks):
+    """(HITs a worker must complete to be judged, workers the batch can judge) for `hits` HITs drawing on `checks`
+    distinct gold checks; (0, None) when the plan has no gold checks (nobody is judged, nobody held)."""
+    if not settings.gold_per_hit:
+        return 0, None
+    need = -(-settings.min_worker_gold // settings.gold_per_hit)
+    if need > hits or min(checks, hits * settings.gold_per_hit) < settings.min_worker_gold:
+        return need, 0
+    return need, hits * settings.assignments // need
+
+
+def settings_that_judge(items, settings, checks):
+    """Option changes (text) with which a batch of `items` real questions and `checks` gold checks judges workers:
+    the nearest --gold-per-hit, --min-worker-gold and --questions-per-hit that do, else a bigger gold bank."""
+    def judges(changed):
+        try:
+            tried = dataclasses.replace(settings, **changed)
+        except InputError:
+            return False
+        hits = -(-items // (tried.questions_per_hit - tried.gold_per_hit))
+        return bool(judging_capacity(hits, tried, checks)[1])
+    candidates = [("gold_per_hit", range(settings.gold_per_hit + 1, settings.questions_per_hit)),
+                  ("min_worker_gold", range(settings.min_worker_gold - 1, 0, -1)),
+                  ("questions_per_hit", range(settings.questions_per_hit - 1, settings.gold_per_hit, -1))]
+    fixes = [f"--{name.replace('_', '-')} {next(v for v in values if judges({name: v}))}"
+             for name, values in candidates if any(judges({name: v}) for v in values)]
+    return fixes or [f"a gold bank with {settings.min_worker_gold - checks} more question(s) for the checks"]
+
+
+def judging_line(plan, new):
+    """What a plan's judging looks like (printed before anything is written); InputError for a new plan that can
+    judge no worker, naming settings that would."""
+    settings, hits, checks = settings_of(plan), len(plan["hits"]), len(plan["checks"])
+    need, judged = judging_capacity(hits, settings, checks)
+    if judged is None:
+        return "no gold checks (--gold-per-hit 0): no worker is judged or held; every complete assignment counts"
+    line = (f"judging: a worker is judged after {settings.min_worker_gold} distinct gold checks, i.e. {need} HIT(s) at "
+            f"{settings.gold_per_hit} per HIT (their record spans every batch of the run); these {hits} HIT(s) x "
+            f"{settings.assignments} assignment(s) can judge up to {judged} worker(s)")
+    if judged == 0 and new:
+        real = len(plan["items"])
+        raise InputError(f"{line}: nobody could be judged, so every assignment would stay held; use "
+                         f"{' or '.join(settings_that_judge(real, settings, checks))}")
+    return line
 
 
 def record_plan(tx, batch_id, plan):
@@ -386,7 +443,7 @@ def decide(votes):
     return decision, f"{agree} of {len(votes)} valid assignment(s) agree with the expert"
 
 
-REJECTED_ASSIGNMENT = "Rejected"
+SUBMITTED_ASSIGNMENT, REJECTED_ASSIGNMENT = "Submitted", "Rejected"
 
 
 def answers_by_assignment(q, batch_id):
@@ -396,11 +453,27 @@ def answers_by_assignment(q, batch_id):
     return found
 
 
-def worker_gold_scores(assignments, answers, slots, gold):
-    """{worker: (right, scored)} over the distinct gold questions each worker answered: a gold question counts
-    once per worker, the first time (in submission order), so one seen again cannot be learnt and repeated."""
-    scored = {}
-    for assignment in sorted(assignments, key=lambda a: (a["submitted_at"] or "", a["assignment_id"])):
+def run_gold_records(q):
+    """[(assignments, answers by assignment, slots by HIT, gold)] of every round-1 batch of the run not cancelled."""
+    records = []
+    for batch in (b for kind in (API_BATCH, MANUAL_BATCH) for b in q.batches(kind=kind)):
+        if batch["status"] == CANCELLED:
+            continue
+        slots = {hit["hit_id"]: hit["meta"].get("slots", ()) for hit in q.hits(batch["batch_id"])}
+        records.append((q.assignments(batch_id=batch["batch_id"]), answers_by_assignment(q, batch["batch_id"]), slots,
+                        batch["meta"].get("gold", {})))
+    return records
+
+
+def worker_gold_scores(records):
+    """{worker: (right, scored)} over the distinct gold questions each worker answered in every batch of `records`
+    (`run_gold_records`): a gold question counts once per worker, the first time (in submission order), so one seen
+    again cannot be learnt and repeated."""
+    scored, ordered = {}, []
+    for assignments, answers, slots, gold in records:
+        ordered += [(a, answers, slots, gold) for a in assignments]
+    for assignment, answers, slots, gold in sorted(ordered, key=lambda r: (r[0]["submitted_at"] or "",
+                                                                           r[0]["assignment_id"])):
         given = answers.get(assignment["assignment_id"], {})
         seen = scored.setdefault(assignment["worker_id"], {})
         for n, slot in enumerate(slots.get(assignment["hit_id"], ()), start=1):
@@ -429,28 +502,97 @@ def worker_failure(score, settings):
             f"right, below the {settings.min_worker_gold_accuracy:.0%} this batch requires.")
 
 
-def assignment_verdicts(ledger, batch_id, plan):
-    """Every saved assignment of the batch with `valid` and `reason` from `check_assignment`, and from the
-    worker's gold record over all their assignments (an all-yes, all-no or random worker fails it)."""
-    settings = settings_of(plan)
+# Held has an end: review decides a held assignment from one day before MTurk auto-approves it (its AutoApprovalTime,
+# else its submit time plus the HIT's AutoApprovalDelay: the plan's for API batches, the requester site's default of
+# 3 days for uploaded ones). See docs/annotation.md, "Held has an end".
+DECIDE_BEFORE_AUTO_APPROVAL = datetime.timedelta(days=1)
+REQUESTER_SITE_AUTO_APPROVAL = datetime.timedelta(days=3)
+# Time zones the requester site writes in its results files (e.g. "Fri May 01 10:09:00 PDT 2026").
+SITE_ZONES = {"UTC": 0, "GMT": 0, "PST": -8, "PDT": -7}
+
+
+def mturk_time(text):
+    """An aware datetime of an MTurk timestamp (ISO 8601 from the API, or the requester site's results format), or
+    None when it is neither."""
+    if not text:
+        return None
+    try:
+        found = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        parts = text.split()
+        if len(parts) != 6 or parts[4] not in SITE_ZONES:
+            return None
+        try:
+            found = datetime.datetime.strptime(" ".join(parts[:4] + parts[5:]), "%a %b %d %H:%M:%S %Y")
+        except ValueError:
+            return None
+        return found.replace(tzinfo=datetime.timezone(datetime.timedelta(hours=SITE_ZONES[parts[4]])))
+    return found if found.tzinfo else found.replace(tzinfo=datetime.timezone.utc)
+
+
+def auto_approval_at(assignment, plan):
+    """When MTurk approves a submitted assignment nobody reviewed (None when neither time is known)."""
+    recorded = mturk_time(assignment["meta"].get("AutoApprovalTime"))
+    if recorded is not None:
+        return recorded
+    submitted = mturk_time(assignment["submitted_at"])
+    delay = (datetime.timedelta(seconds=plan["hit_type"]["auto_approval_delay"]) if "hit_type" in plan
+             else REQUESTER_SITE_AUTO_APPROVAL)
+    return submitted + delay if submitted else None
+
+
+def held_deadline(verdict, plan, score, settings, clock):
+    """A held verdict with its auto-approval and decide-by dates; from the decide-by date (`clock` is now) decided on
+    the worker's record so far: rejected when under --min-worker-gold-accuracy of the checks answered, else paid
+    (MTurk would pay it anyway) with `valid` False, so its answers never vote and its items are asked again."""
+    approves = auto_approval_at(verdict, plan)
+    if approves is None:
+        return verdict
+    decide_by = approves - DECIDE_BEFORE_AUTO_APPROVAL
+    verdict = {**verdict, "auto_approval": approves.isoformat(), "decide_by": decide_by.isoformat()}
+    if clock < decide_by:
+        return verdict
+    right, scored = score
+    if scored and right < settings.min_worker_gold_accuracy * scored:
+        return {**verdict, "held": False, "reason": f"Your assignments could not be judged before MTurk's approval "
+                f"date and you answered {right} of {scored} check questions right, below the "
+                f"{settings.min_worker_gold_accuracy:.0%} this batch requires."}
+    return {**verdict, "held": False, "pay_unjudged": True,
+            "reason": "Thank you: paid at MTurk's approval date; too few check questions to count these answers."}
+
+
+def assignment_verdicts(ledger, batch_id, plan, clock=None):
+    """`verdicts_in` over a read of the ledger."""
     with ledger.read() as q:
-        slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch_id)}
-        answers = answers_by_assignment(q, batch_id)
-        assignments = q.assignments(batch_id=batch_id)
-    scores = worker_gold_scores(assignments, answers, slots, plan["gold"])
+        return verdicts_in(q, batch_id, plan, clock)
+
+
+def verdicts_in(q, batch_id, plan, clock=None):
+    """Every saved assignment of the batch with `valid` and `reason` from `check_assignment`, and from the
+    worker's gold record over all their assignments in every batch of the run (an all-yes, all-no or random worker
+    fails it); held ones carry their dates and are decided from their decide-by date (`held_deadline`)."""
+    settings, clock = settings_of(plan), clock or datetime.datetime.now(datetime.timezone.utc)
+    slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch_id)}
+    answers = answers_by_assignment(q, batch_id)
+    assignments = q.assignments(batch_id=batch_id)
+    scores = worker_gold_scores(run_gold_records(q))
     failures = {worker: worker_failure(score, settings) for worker, score in scores.items()}
     verdicts = []
     for assignment in assignments:
         given = {field: value for field, (_, value) in answers.get(assignment["assignment_id"], {}).items()}
         valid, reason = check_assignment(given, slots[assignment["hit_id"]], plan["gold"], settings)
-        held = valid and settings.gold_per_hit and worker_held(scores.get(assignment["worker_id"], (0, 0)), settings)
+        score = scores.get(assignment["worker_id"], (0, 0))
+        held = valid and settings.gold_per_hit and worker_held(score, settings)
         if valid and failures.get(assignment["worker_id"]):  # an assignment failing its own checks says why
             valid, reason = False, failures[assignment["worker_id"]]
         elif held:
             valid, reason = False, held
-        verdicts.append({**assignment, "valid": valid, "reason": reason, "held": bool(held),
-                         "gold_record_failed": failures.get(assignment["worker_id"], ""),
-                         "answers": answers.get(assignment["assignment_id"], {})})
+        verdict = {**assignment, "valid": valid, "reason": reason, "held": bool(held),
+                   "gold_record_failed": failures.get(assignment["worker_id"], ""),
+                   "answers": answers.get(assignment["assignment_id"], {})}
+        if held and assignment["status"] == SUBMITTED_ASSIGNMENT:
+            verdict = held_deadline(verdict, plan, score, settings, clock)
+        verdicts.append(verdict)
     return verdicts
 
 
@@ -470,39 +612,99 @@ def record_review(ledger, verdict, status, decided=None):
                                    "decided": decided or status})
 
 
-def record_decisions(ledger, batch_id, plan, final=False):
-    """Write the round-1 decision of every item whose HIT has all its assignments (or any, with `final`).
+def hit_capacity(hit, settings):
+    """MaxAssignments of a round-1 HIT: the planned assignments plus those asked again (`ask_again`)."""
+    return settings.assignments + hit["meta"].get("additional_assignments", 0)
 
-    Only valid assignments vote (all questions answered, gold checks passed, not rejected). Returns
-    {accepted, rejected, undecided}; undecided items wait for more (valid) assignments.
+
+def counted_verdicts(verdicts, hits, settings):
+    """{hit_id: verdicts} keeping each HIT's first MaxAssignments (by submit time): a HIT takes no more."""
+    by_hit = {}
+    for verdict in sorted(verdicts, key=lambda v: (v["submitted_at"] or "", v["assignment_id"])):
+        found = by_hit.setdefault(verdict["hit_id"], [])
+        if len(found) < hit_capacity(hits[verdict["hit_id"]], settings):
+            found.append(verdict)
+    return by_hit
+
+
+def stranded_hits(q, batch_id, plan):
+    """{hit_id: item ids} of the batch's HITs that have all their assignments, each reviewed and none valid, whose
+    items no decision or release settled: nobody will answer them unless they are asked again."""
+    settings = settings_of(plan)
+    decided, released = q.decision_map(ROUND_MTURK), {r["item_id"] for r in q.releases(batch_id)}
+    by_hit = {}
+    for assignment in q.assignments(batch_id=batch_id):
+        by_hit.setdefault(assignment["hit_id"], []).append(assignment)
+    stranded = {}
+    for hit in q.hits(batch_id):
+        done = by_hit.get(hit["hit_id"], [])
+        reviewed = all(a["status"] != SUBMITTED_ASSIGNMENT or "decided" in a["meta"] for a in done)
+        if len(done) < hit_capacity(hit, settings) or not reviewed or any(a["meta"].get("valid") for a in done):
+            continue
+        items = [i for i in q.hit_items(hit["hit_id"]) if i not in decided and i not in released]
+        if items:
+            stranded[hit["hit_id"]] = items
+    return stranded
+
+
+def release_stranded(ledger, batch_id, plan):
+    """Hand the items of a requester-UI batch's stranded HITs back, so the next `mturk export` asks them again;
+    returns how many were released now."""
+    with ledger.transaction() as tx:
+        return sum(tx.release_items(batch_id, items, f"asked again: no assignment of HIT {hit_id} could count")
+                   for hit_id, items in stranded_hits(tx, batch_id, plan).items())
+
+
+def record_decisions(ledger, batch_id, plan, final=False, redecide_by=None):
+    """Write the round-1 decision of every item whose HIT has all its assignments, none held (or any, with `final`).
+
+    Only valid assignments vote (all questions answered, gold checks passed, not rejected). An item decided before
+    keeps its decision: assignments that arrived since are counted as `late` and change nothing, unless
+    `redecide_by` (who asked) is given, which decides again and records who, when and the previous decision.
+    Returns {accepted, rejected, undecided, late}; undecided items wait for more (valid) assignments.
     """
     settings = settings_of(plan)
     verdicts = assignment_verdicts(ledger, batch_id, plan)
     annotations = plan["annotations"]
     with ledger.read() as q:
-        item_ids = [item["item_id"] for item in q.items(batch_id=batch_id)]
-    by_hit = {}
-    for verdict in verdicts:
-        by_hit.setdefault(verdict["hit_id"], []).append(verdict)
+        released = {r["item_id"] for r in q.releases(batch_id)}
+        item_ids = [item["item_id"] for item in q.items(batch_id=batch_id) if item["item_id"] not in released]
+        decided = {iid: d for iid, d in q.decision_map(ROUND_MTURK).items() if iid in set(item_ids)}
+        hits = {hit["hit_id"]: hit for hit in q.hits(batch_id)}
     votes = {}
-    for hit_verdicts in by_hit.values():
-        if len(hit_verdicts) < settings.assignments and not final:
+    for hit_id, hit_verdicts in counted_verdicts(verdicts, hits, settings).items():
+        complete = len(hit_verdicts) >= hit_capacity(hits[hit_id], settings) and not any(
+            v["held"] and v["status"] == SUBMITTED_ASSIGNMENT for v in hit_verdicts)
+        if not complete and not final:
             continue
         for verdict in hit_verdicts:
             if not verdict["valid"] or verdict["status"] == REJECTED_ASSIGNMENT:
                 continue
             for field, (iid, value) in sorted(verdict["answers"].items()):
-                if iid is None or field == hit_pages.COMMENTS_FIELD:
+                if iid is None or field == hit_pages.COMMENTS_FIELD or iid in released:
                     continue
                 triplet_id, kind = iid.rsplit("/", 1)
                 votes.setdefault(iid, []).append({
                     "worker": verdict["worker_id"], "assignment": verdict["assignment_id"], "answer": value,
                     "agrees": rules.endorses(kind, text.yes_no(value), annotations[triplet_id]["same_meaning"])})
-    counts = {ACCEPTED: 0, REJECTED: 0, "undecided": len(set(item_ids) - set(votes))}
+    counts = {ACCEPTED: 0, REJECTED: 0, "undecided": len(set(item_ids) - set(votes) - set(decided)), "late": set()}
     with ledger.transaction() as tx:
         for iid, item_votes in sorted(votes.items()):
             decision, reason = decide([vote["agrees"] for vote in item_votes])
-            tx.record_decision(iid, ROUND_MTURK, decision, reason=reason, decided_by=f"mturk:{batch_id}",
-                               detail={"votes": item_votes})
+            found, detail = decided.get(iid), {"votes": item_votes}
+            if found is not None and found["detail"].get("votes") != item_votes:
+                if redecide_by is None:
+                    known = {vote["assignment"] for vote in found["detail"].get("votes", [])}
+                    counts["late"] |= {vote["assignment"] for vote in item_votes} - known
+                    counts[found["decision"]] += 1
+                    continue
+                detail["redecided"] = {"by": redecide_by, "at": now(), "previous": found["decision"],
+                                       "previous_reason": found["reason"]}
+            elif found is not None:
+                detail = found["detail"]
+            tx.record_decision(iid, ROUND_MTURK, decision, reason=reason, decided_by=f"mturk:{batch_id}", detail=detail)
             counts[decision] += 1
+        for iid in set(decided) - set(votes):
+            counts[decided[iid]["decision"]] += 1
+    counts["late"] = len(counts["late"])
     return counts

@@ -1,5 +1,7 @@
 """`annotate mturk review`: approve/reject assignments (round 1: by their gold checks, then round-1
 decisions; question-file batches: by --approve-all and a --reject list)."""
+import getpass
+
 from annotation.cli import mturk_options, open_ledger
 from picforge.errors import InputError
 from picforge.paths import add_output
@@ -22,6 +24,9 @@ def register(subparsers):
                         help="question-file batches: assignments to reject, columns assignment_id,feedback")
     parser.add_argument("--final", action="store_true",
                         help="decide items even when their HIT has fewer assignments than planned (after expire)")
+    parser.add_argument("--redecide", action="store_true",
+                        help="round 1: decide again the items whose decision assignments that arrived later would "
+                             "change (recorded in the ledger with who and when); without it a decision stands")
     parser.add_argument("--block", action="store_true",
                         help="round 1: also block each worker whose gold record failed (an all-yes, all-no or random "
                              "worker) from your HITs: by the API, or for requester-UI batches the AWS CLI commands "
@@ -38,6 +43,8 @@ def run(args):
     if args.reject and plan["kind"] != mturk_questions.KIND:
         raise InputError(f"--reject is for batches of prepared question files; round-1 batch {args.batch!r} is "
                          "reviewed by its gold checks")
+    if plan["kind"] != mturk_questions.KIND:
+        print_held(round1.assignment_verdicts(ledger, args.batch, plan))
     if plan["kind"] == round1.MANUAL_BATCH:
         if not args.out:
             raise InputError(f"batch {args.batch!r} was uploaded by hand: pass --out FILE.csv for the "
@@ -62,9 +69,14 @@ def run(args):
         return 0
     if args.block:
         block_workers(args, ledger, plan)
-    decided = round1.record_decisions(ledger, args.batch, plan, final=args.final)
+    stranded(ledger, args, plan)
+    decided = round1.record_decisions(ledger, args.batch, plan, final=args.final,
+                                      redecide_by=getpass.getuser() if args.redecide else None)
     print(f"round 1: {decided['accepted']} item(s) accepted, {decided['rejected']} rejected (go to round 2), "
           f"{decided['undecided']} waiting for assignments")
+    if decided["late"]:
+        print(f"{decided['late']} late assignment(s) arrived after their items were decided: recorded, but they change "
+              "no decision (`--redecide` decides those items again, recorded with who and when)")
     return 0
 
 
@@ -86,3 +98,35 @@ def block_workers(args, ledger, plan):
             print(f"blocked {worker} (their gold record failed)")
     if not to_block:
         print("no worker to block: every worker's gold record holds (or they are blocked already)")
+
+
+def stranded(ledger, args, plan):
+    """Say which items no valid assignment answered and how they are asked again: a requester-UI batch hands them back
+    for the next `mturk export`; an API batch's HITs get more assignments from `mturk create` (within --max-spend)."""
+    from annotation import round1
+    if plan["kind"] == round1.MANUAL_BATCH:
+        released = round1.release_stranded(ledger, args.batch, plan)
+        if released:
+            print(f"{released} item(s) whose every assignment was rejected or could not be judged went back to waiting: the next "
+                  "`mturk export` asks them again")
+        return
+    with ledger.read() as q:
+        hits = round1.stranded_hits(q, args.batch, plan)
+    if hits:
+        print(f"{sum(map(len, hits.values()))} item(s) on {len(hits)} HIT(s) whose every assignment was rejected or could not be judged: "
+              f"`mturk create --batch {args.batch}` asks them again (CreateAdditionalAssignmentsForHIT, within "
+              "--max-spend)")
+
+
+def print_held(verdicts):
+    """One line per held worker: when MTurk auto-approves their assignments and from when review decides them."""
+    held = {}
+    for verdict in verdicts:
+        if verdict.get("held") and verdict["status"] == "Submitted":
+            held.setdefault(verdict["worker_id"], []).append(verdict)
+    for worker, found in sorted(held.items()):
+        dated = [v for v in found if "decide_by" in v]
+        dates = (f"MTurk auto-approves them from {min(v['auto_approval'] for v in dated)}; review decides them from "
+                 f"{min(v['decide_by'] for v in dated)} on the record so far (docs/annotation.md, \"Held has an "
+                 "end\")") if dated else "no submit or auto-approval time known"
+        print(f"held: {worker}, {len(found)} assignment(s): {found[0]['reason']}; {dates}")

@@ -1,6 +1,5 @@
 """`annotate mturk create|status|save|review|expire|delete` against botocore's Stubber on a real MTurk
 client: every request is validated against the MTurk API model, and none leaves the machine."""
-import datetime
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -217,7 +216,7 @@ def _answers(slots, wrong_gold=False, disagree_on=()):
 
 def _assignment(aid, worker, hit, fields, status="Submitted"):
     return {"AssignmentId": aid, "WorkerId": worker, "HITId": hit, "AssignmentStatus": status,
-            "AcceptTime": NOW, "SubmitTime": NOW, "AutoApprovalTime": NOW + datetime.timedelta(days=3),
+            "AcceptTime": NOW, "SubmitTime": NOW, "AutoApprovalTime": NOW.replace(year=2099),  # far off: held work stays held
             "Answer": answer_xml(fields)}
 
 
@@ -405,7 +404,7 @@ def _manual_export_takes_every_item(env, capsys):
     """The requester-UI path plans a batch of all 9 items (3 annotations x q1, q2, q3)."""
     capsys.readouterr()
     assert env["cli"](["annotate", "mturk", "export", "--run", env["run"], "--batch", "m1", "--gold", env["gold"],
-                       "--questions-per-hit", "4"]) == 0
+                       "--questions-per-hit", "4", "--min-worker-gold", "3"]) == 0
     assert "batch m1: 3 HIT row(s), 9 questions" in capsys.readouterr().out
 
 
@@ -443,7 +442,7 @@ def test_a_create_without_credentials_leaves_the_items_to_the_manual_path(tmp_pa
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     assert annotate("mturk", "create", "--run", run_dir, "--batch", BATCH, "--gold", gold,
-                    "--questions-per-hit", "4") == 1
+                    "--questions-per-hit", "4", "--min-worker-gold", "3") == 1
     assert "no AWS credentials found" in capsys.readouterr().err
     with ledger.read() as q:
         assert q.batch(BATCH) is None
