@@ -23,7 +23,7 @@ from urllib.parse import urlparse
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge.llm_transport import RefusedBody, bounded_client
-from picforge.redact import redact_text, redact_url
+from picforge.redact import redact_stored, redact_text, redact_url
 
 OPENAI_ENDPOINT = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"  # what vLLM, llama.cpp and Ollama accept when they run without a key
@@ -437,5 +437,5 @@ class ResponseCache:
 
     def put(self, key, request, response):
         """Store one answer atomically: readers see the old entry or the whole new one, never a partial file."""
-        entry = {"key": key, "request": request, "response": response}
+        entry = redact_stored({"key": key, "request": request, "response": response})
         write_atomically(self.path(key), json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True))
