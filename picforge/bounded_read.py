@@ -46,8 +46,7 @@ def read_bounded(path, max_bytes=MAX_TEXT_BYTES, max_line_bytes=None, fix="check
             for piece in pieces:
                 size += len(piece)
                 if size > max_bytes:
-                    raise InputError(f"{path}: larger than {max_bytes // 2**20} MiB, more than any such file holds; "
-                                     f"{fix}")
+                    raise InputError(f"{path}: larger than {max_bytes:,} bytes, more than any such file holds; {fix}")
                 data.append(piece)
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory; give the file") from None
