@@ -175,3 +175,14 @@ def test_unusable_retry_after_values_are_no_hint_and_the_retry_answers(name, sts
     assert code == 0 and "ValueError" not in err and "Traceback" not in err, err
     asked = len(UNUSABLE_RETRY_AFTER) if name == "stsb-context" else 2
     assert counters(name, tmp_path)["retries"] == asked
+
+
+def test_retry_after_takes_seconds_and_future_dates_and_nothing_else():
+    from email.utils import formatdate
+    from picforge.llm import retry_after_seconds
+    now = 1_700_000_000.0
+    assert retry_after_seconds("3", now) == 3.0 and retry_after_seconds("0.5", now) == 0.5
+    assert retry_after_seconds(formatdate(now + 7, usegmt=True), now) == 7.0
+    for unusable in [None, "", *UNUSABLE_RETRY_AFTER, "inf", "-0.5", "21", formatdate(now + 3600, usegmt=True),
+                     "Wed, 21 Oct 2015 07:28:00"]:
+        assert retry_after_seconds(unusable, now) is None, unusable
