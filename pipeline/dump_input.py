@@ -115,24 +115,12 @@ class ByteRange:
         return block
 
 
-def rooted(chunks):
-    """The XML of page streams inside one <mediawiki> root: the pages of a stream have none of their own, and the
-    last stream of a dump closes the root itself."""
-    yield b"<mediawiki>"
-    tail = b""
-    for chunk in chunks:
-        yield chunk
-        tail = (tail + chunk)[-64:]
-    if not tail.rstrip().endswith(b"</mediawiki>"):
-        yield b"</mediawiki>"
-
-
 def read_stream_pages(path, start, end, max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
     """(fields, wikitext, is_redirect) of each page in the bz2 streams at bytes `start` to `end` of a multistream
     dump."""
     with FileSystems.open(path, compression_type="uncompressed") as raw:
         name = f"{path} (stream at byte {start:,})"
-        yield from iter_pages(rooted(decompressed_chunks(ByteRange(raw, start, end), "bz2")), name, max_page_bytes)
+        yield from iter_pages(decompressed_chunks(ByteRange(raw, start, end), "bz2"), name, max_page_bytes)
 
 
 PAGE_START = re.compile(r"<page[\s>]")
