@@ -152,7 +152,7 @@ def parse_page(xml, line):
     except ET.ParseError as err:
         at_line, column = err.position
         reason = str(err).split(":", 1)[0]
-        return skipped_page("unparseable", xml[:4096], f"{reason} at line {line + at_line - 1}, column {column}")
+        return skipped_page("unparseable", xml[:4096], f"{reason} at line {line + at_line - 1}, column {column + 1}")
 
 
 def iter_pages(chunks, path="<stream>", max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
