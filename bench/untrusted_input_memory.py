@@ -29,8 +29,8 @@ def stsb_line(work, size):
 
 def wic_member(work, size):
     bomb = wic_with_member(sample_paths.DEFAULT_WIC, work / f"wic-{size}.zip", "train/train.data.txt", size)
-    return picforge_peak("mine", "--input", os.path.join(sample_paths.SHARED_DATA, "wiki", "enwiki-sample-5pages.xml.bz2"),
-                         "--wic", bomb, "--out", work / f"run-{size}")
+    dump = os.path.join(sample_paths.SHARED_DATA, "wiki", "enwiki-sample-5pages.xml.bz2")
+    return picforge_peak("mine", "--input", dump, "--wic", bomb, "--out", work / f"run-{size}")
 
 
 def llm_answer(work, mode):

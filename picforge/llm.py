@@ -3,8 +3,9 @@
 Every HTTP attempt, retries included, is charged to the run's request and token caps before it is sent: the
 SDK's own retries are off and picforge retries 408/409/429/5xx and connection errors itself, honouring
 `Retry-After` when it is usable. Each request has one deadline (connect to last body byte) and a byte bound, both
-enforced on every socket read (`picforge.llm_transport`). The API key comes only from the environment; a password in the base URL is used for the request
-and shown, stored or logged nowhere (`redact_url`). Requests to a non-loopback server need `--live`.
+enforced on every socket read (`picforge.llm_transport`). The API key comes only from the environment; a credential
+in the base URL is used for the request and shown, stored or logged nowhere (`redact_url`). Requests to a
+non-loopback server need `--live`.
 """
 import collections
 import dataclasses

@@ -147,7 +147,8 @@ def test_a_400_mb_answer_is_refused_while_it_arrives_and_memory_stays_flat(stsb_
         finally:
             server.stop()
         assert code == (0 if mode == "good" else 1) and "Traceback" not in err, err
-    assert counters("stsb-context", tmp_path / "huge")["requests_sent"] == 1  # refused, not retried: the body is the fault
+    # refused, not retried: the body is the fault
+    assert counters("stsb-context", tmp_path / "huge")["requests_sent"] == 1
     assert max(server.bytes_out) < 64 * 2**20, server.bytes_out  # the client hung up after its bound (plus buffers)
     # the same command's peak RSS against a well-behaved server and against the 400 MB body differ by far less
     # than the body: it was never held

@@ -47,8 +47,8 @@ def run(args):
         raise InputError(f"{args.run}: the response cache must be local; pass --cache DIR")
     manifest = paraphrase.paraphrase_phrases(
         RunDir(args.run), settings, cache_dir=args.cache or os.path.join(args.run, "cache"), offline=args.offline,
-        max_requests=args.max_requests, max_tokens=args.max_tokens, concurrency=args.concurrency, max_retries=args.max_retries,
-        timeout=args.timeout, force=args.force)
+        max_requests=args.max_requests, max_tokens=args.max_tokens, concurrency=args.concurrency,
+        max_retries=args.max_retries, timeout=args.timeout, force=args.force)
     counts = {k.split("/", 1)[1]: v for k, v in manifest["counters"].items()}
     print(f"{paraphrase.STAGE}: {manifest['records']} phrases" + (" (up to date, skipped)" if manifest.get("skipped") else ""))
     print("  " + ", ".join(f"{k} {v}" for k, v in counts.items()))
