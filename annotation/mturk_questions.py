@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 
 from annotation import mturk_client, round1
 from annotation.hit_pages import HTML_QUESTION_LIMIT
+from picforge.bounded_read import MAX_TEXT_BYTES, read_bounded
 from picforge.errors import InputError
 from picforge.sheets import read_sheet
 
@@ -30,12 +31,14 @@ THANKS = "Thank you for your work."
 # -- plan file -------------------------------------------------------------------------------------
 
 def _load_plan_file(path):
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            document = json.load(fh)
-    except FileNotFoundError:
+    if not os.path.isfile(path):
         raise InputError(f"{path}: no such file; give the plan.json of your question files "
-                         "(the plan.json written beside them)") from None
+                         "(the plan.json written beside them)")
+    try:
+        document = json.loads(read_bounded(path, MAX_TEXT_BYTES, fix="give the plan.json export wrote").decode(
+            "utf-8-sig"))
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: byte {err.start} is not UTF-8; give the plan.json export wrote") from None
     except json.JSONDecodeError as err:
         raise InputError(f"{path}: line {err.lineno}: not valid JSON ({err.msg}); fix the plan file") from None
     entries = next((document[key] for key in ENTRY_LISTS
@@ -58,13 +61,13 @@ def read_question(path, where):
     """A question file's XML text, checked: found, under MTurk's size limit, one of MTurk's question kinds."""
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            data = fh.read(HTML_QUESTION_LIMIT + 1)  # enough to see that it passes the limit
     except OSError as err:
         raise InputError(f"{where}: question file {path} cannot be read ({err.strerror}); "
                          "export the questions again or fix 'question_xml'") from None
     if len(data) > HTML_QUESTION_LIMIT:
-        raise InputError(f"{where}: {path} is {len(data)} bytes, over MTurk's {HTML_QUESTION_LIMIT}-byte Question "
-                         "limit; put less on each page")
+        raise InputError(f"{where}: {path} is over MTurk's {HTML_QUESTION_LIMIT}-byte Question limit; put less on "
+                         "each page")
     try:
         root = ET.fromstring(data)
     except ET.ParseError as err:

@@ -199,6 +199,7 @@ def parsed_actions(parser, args):
 
 def run_command(argv):
     """Parse `argv`, check its outputs (picforge.paths) and run its command (errors are main's to report)."""
+    redact.remember_secrets(*argv)
     parser = build_parser(command_name(argv))
     args, extra = parser.parse_known_args(argv)
     if extra and not hasattr(args, "beam_args"):

@@ -2,8 +2,10 @@
 
 Every HTTP attempt, retries included, is charged to the run's request and token caps before it is sent: the
 SDK's own retries are off and picforge retries 408/409/429/5xx and connection errors itself, honouring
-`Retry-After`. The API key comes only from the environment; a password in the base URL is used for the request
-and shown, stored or logged nowhere (`redact_url`). Requests to a non-loopback server need `--live`.
+`Retry-After` when it is usable. Each request has one deadline (connect to last body byte) and a byte bound, both
+enforced on every socket read (`picforge.llm_transport`). The API key comes only from the environment; a credential
+in the base URL is used for the request and shown, stored or logged nowhere (`redact_url`). Requests to a
+non-loopback server need `--live`.
 """
 import collections
 import dataclasses
@@ -16,11 +18,13 @@ import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from email.utils import parsedate_to_datetime
 from urllib.parse import urlparse
 
 from picforge.errors import InputError
 from picforge.files import write_atomically
-from picforge.redact import redact_text, redact_url
+from picforge.llm_transport import RefusedBody, bounded_client
+from picforge.redact import redact_stored, redact_text, redact_url
 
 OPENAI_ENDPOINT = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"  # what vLLM, llama.cpp and Ollama accept when they run without a key
@@ -30,6 +34,9 @@ CHARS_PER_TOKEN_LOW = 3  # a generous (high) token estimate for reserving budget
 MAX_CHARS_PER_TOKEN = 32
 RETRY_STATUSES = {408, 409, 429}
 MAX_BACKOFF_S = 20.0
+# Bytes an answer's headers and JSON may take beyond its text: usage, ids, escapes and headers fit well within this.
+RESPONSE_OVERHEAD_BYTES = 2**20
+JSON_BYTES_PER_CHAR = 6  # the most a character takes in JSON (a \uXXXX escape)
 # Prompts that, retries included, all fail to connect the same way before a run stops sending (the server is down).
 UNREACHABLE_JOBS = 3
 log = logging.getLogger(__name__)
@@ -175,11 +182,18 @@ class Budget:
             return True
 
 
-def make_client(endpoint, *, timeout):
-    """The official OpenAI client for `endpoint`, with its key from $OPENAI_API_KEY (placeholder for local servers)
-    and no retries or redirects of its own: the Fetcher retries, charging each attempt to the caps, and a redirect
-    stops the run (following it would send requests the caps never saw)."""
-    from openai import DefaultHttpxClient, OpenAI
+def response_byte_bound(max_tokens):
+    """The most bytes a response may take (headers included): the longest answer `max_tokens` allows, escaped, plus
+    overhead. A longer one would be refused by check_within_budget anyway; this refuses it before it is in memory."""
+    return RESPONSE_OVERHEAD_BYTES + max_tokens * MAX_CHARS_PER_TOKEN * JSON_BYTES_PER_CHAR
+
+
+def make_client(endpoint, *, timeout, max_tokens):
+    """The official OpenAI client for `endpoint`, with its key from $OPENAI_API_KEY (placeholder for local servers),
+    no retries or redirects of its own (the Fetcher retries, charging each attempt to the caps; a redirect stops the
+    run, as following it would send requests the caps never saw), and `timeout` seconds and
+    `response_byte_bound(max_tokens)` bytes per request."""
+    from openai import OpenAI
 
     api_key = os.environ.get("OPENAI_API_KEY")
     if not api_key:
@@ -187,8 +201,8 @@ def make_client(endpoint, *, timeout):
             raise InputError(f"{redact_url(endpoint)}: no API key; export OPENAI_API_KEY (it is read only from the "
                              "environment)")
         api_key = LOCAL_PLACEHOLDER_KEY
-    return OpenAI(base_url=endpoint, api_key=api_key, max_retries=0, timeout=timeout,
-                  http_client=DefaultHttpxClient(follow_redirects=False))
+    http_client = bounded_client(endpoint, seconds=timeout, max_bytes=response_byte_bound(max_tokens))
+    return OpenAI(base_url=endpoint, api_key=api_key, max_retries=0, timeout=timeout, http_client=http_client)
 
 
 def openai_sender(client, settings):
@@ -215,14 +229,29 @@ def _retryable(err):
     return isinstance(err, openai.APIStatusError) and (err.status_code in RETRY_STATUSES or err.status_code >= 500)
 
 
-def backoff_seconds(err, attempt):
-    """How long to wait before retry `attempt` (1, 2, …): the server's Retry-After, else 0.5 s doubling."""
-    response = getattr(err, "response", None)
-    retry_after = response.headers.get("retry-after") if response is not None else None
+def retry_after_seconds(value, now=None):
+    """The seconds a Retry-After header value asks to wait (delta-seconds or an HTTP-date), or None when it gives
+    no usable hint: absent, garbage, negative, not finite, a date already past, or longer than MAX_BACKOFF_S."""
+    if value is None:
+        return None
     try:
-        return min(float(retry_after), MAX_BACKOFF_S)
-    except (TypeError, ValueError):
-        return min(0.5 * 2 ** (attempt - 1), MAX_BACKOFF_S)
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when is None or when.tzinfo is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return seconds if math.isfinite(seconds) and 0 <= seconds <= MAX_BACKOFF_S else None
+
+
+def backoff_seconds(err, attempt):
+    """How long to wait before retry `attempt` (1, 2, …): the server's usable Retry-After, else 0.5 s doubling."""
+    response = getattr(err, "response", None)
+    hint = retry_after_seconds(response.headers.get("retry-after") if response is not None else None)
+    return hint if hint is not None else min(0.5 * 2 ** (attempt - 1), MAX_BACKOFF_S)
 
 
 def connection_failure(err, url):
@@ -253,7 +282,9 @@ def _redirect(err):
 def make_fetcher(settings, *, cache_dir, offline, max_requests, max_tokens, max_retries, timeout):
     """A Fetcher for `settings`: the response cache in `cache_dir`, the caps, and (unless `offline`, which only
     replays the cache) the official client sending to the endpoint with its credentials."""
-    send = None if offline else openai_sender(make_client(settings.url or settings.endpoint, timeout=timeout), settings)
+    client = None if offline else make_client(settings.url or settings.endpoint, timeout=timeout,
+                                              max_tokens=settings.max_tokens)
+    send = None if client is None else openai_sender(client, settings)
     return Fetcher(ResponseCache(cache_dir), send, Budget(max_requests, max_tokens), settings, max_retries)
 
 
@@ -291,7 +322,7 @@ class Fetcher:
             try:
                 response = self.send(job.messages)
                 self._check_length(response)
-            except MalformedCompletion as err:
+            except (MalformedCompletion, RefusedBody) as err:
                 return {"status": "malformed", "error": str(err)}
             except (openai.APIStatusError, openai.APIConnectionError) as err:
                 if _fatal(err):
@@ -407,5 +438,5 @@ class ResponseCache:
 
     def put(self, key, request, response):
         """Store one answer atomically: readers see the old entry or the whole new one, never a partial file."""
-        entry = {"key": key, "request": request, "response": response}
+        entry = redact_stored({"key": key, "request": request, "response": response})
         write_atomically(self.path(key), json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True))

@@ -5,11 +5,13 @@ import zipfile
 import zlib
 from importlib import resources
 
-from apache_beam.io.filesystems import FileSystems
-
+from picforge.bounded_read import read_bounded, read_member
 from picforge.errors import InputError
 
 WIC_SPLITS = ("train/train.data.txt", "dev/dev.data.txt", "test/test.data.txt")
+MAX_WIC_ZIP_BYTES = 16 * 2**20  # the official WiC_dataset.zip is 276 KB
+MAX_WIC_MEMBER_BYTES = 16 * 2**20  # its largest data file (train) unpacks to 504 KB
+WIC_FIX = "pass the official WiC_dataset.zip (re-download it if it was edited)"
 
 
 def _word_list(name):
@@ -38,10 +40,9 @@ def abbreviations():
 def _member_text(path, archive, member):
     """A zip member's UTF-8 text, or an InputError naming the damage (bad CRC, broken data, not UTF-8)."""
     try:
-        return archive.read(member).decode("utf-8")
+        return read_member(path, archive, member, MAX_WIC_MEMBER_BYTES, WIC_FIX).decode("utf-8")
     except UnicodeDecodeError as err:
-        raise InputError(f"{path}:{member}: byte {err.start} is not UTF-8; pass the official WiC_dataset.zip "
-                         "(re-download it if it was edited)") from None
+        raise InputError(f"{path}:{member}: byte {err.start} is not UTF-8; {WIC_FIX}") from None
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as err:
         raise InputError(f"{path}:{member}: damaged inside the zip ({err}); re-download the official "
                          "WiC_dataset.zip") from None
@@ -49,9 +50,9 @@ def _member_text(path, archive, member):
 
 def read_wic_words(path):
     """The unique target words (column 1) of the official WiC zip's train/dev/test data files."""
+    data = read_bounded(path, MAX_WIC_ZIP_BYTES, fix=WIC_FIX)
     try:
-        with FileSystems.open(path, compression_type="uncompressed") as fh:
-            archive = zipfile.ZipFile(io.BytesIO(fh.read()))
+        archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError) as err:
         raise InputError(f"{path}: not a readable zip ({err}); pass the official WiC_dataset.zip") from err
     names = {n.split("/", 1)[-1] if n.count("/") > 1 else n: n for n in archive.namelist()}

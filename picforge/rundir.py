@@ -19,6 +19,7 @@ from picforge.errors import InputError
 from picforge.external_sort import chunks
 from picforge.files import STAGING_PREFIX, remove_leftovers, write_atomically
 from picforge.paths import glob_escape
+from picforge.redact import redact_stored
 from picforge.stage_registry import producing_command
 
 MANIFEST = "_manifest.json"
@@ -310,6 +311,7 @@ class RunDir:
             "files": [p.rsplit("/", 1)[-1] for p in self.output_files(stage)] + list(files),
             **extra,
         }
+        manifest = redact_stored(manifest)  # an option's URL credential or token is stored as ***
         write_atomically(self.manifest_path(stage), json.dumps(manifest, indent=2, sort_keys=True))
         return manifest
 

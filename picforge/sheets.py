@@ -166,17 +166,9 @@ def _spans_bold(text, spans):
 
 
 def read_bytes(path, limit=MAX_SHEET_BYTES):
-    """A file's bytes (local, gs:// or s3://), or a clear error when it is missing or larger than `limit`."""
-    from apache_beam.io.filesystems import FileSystems
-
-    if not FileSystems.exists(path):
-        raise InputError(f"{path}: no such file; check the path")
-    with FileSystems.open(path, compression_type="uncompressed") as fh:
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise InputError(f"{path}: larger than {limit // 2**20} MiB, more than any sheet picforge exports; "
-                         "split it, or check that it is the right file")
-    return data
+    """A sheet's bytes (local, gs:// or s3://), or a clear error when it is missing or larger than `limit`."""
+    from picforge.bounded_read import read_bounded
+    return read_bounded(path, limit, fix="split it, or check that it is the right file")
 
 
 def _bounded(path, rows):

@@ -1,9 +1,9 @@
 """Word vectors the user gives (word2vec / FastText / GloVe text): read only the words a job needs."""
-import codecs
 
 import numpy as np
 from apache_beam.io.filesystems import FileSystems
 
+from picforge.bounded_read import bounded_lines
 from picforge.errors import InputError
 
 
@@ -40,7 +40,8 @@ def read_vectors_file(path, wanted, option="--vectors"):
     """{word: vector} of the `wanted` words of a word2vec / FastText / GloVe text file (gzip or bz2 by its name)."""
     try:
         with FileSystems.open(path, compression_type="auto") as fh:
-            return read_word_vectors(codecs.iterdecode(fh, "utf-8"), wanted)
+            lines = bounded_lines(fh, f"{option} {path}", fix="give a word-vector text file (one word a line)")
+            return read_word_vectors((line.decode("utf-8") for _, line in lines), wanted)
     except (OSError, ValueError, UnicodeDecodeError) as err:
         raise InputError(f"{option} {path}: not a word-vector text file ({err}); give word2vec, FastText or GloVe "
                          "text (`word v1 v2 …` per line, an optional first line `COUNT DIMENSIONS`)") from None

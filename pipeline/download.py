@@ -3,6 +3,8 @@ import hashlib
 import logging
 import os
 
+from urllib.parse import urlsplit
+
 import requests
 import urllib3
 
@@ -17,8 +19,9 @@ def default_cache_dir():
 
 
 def cached_path(url, cache_dir):
-    """Where `url` is kept in the cache: a hash of the URL plus its file name."""
-    name = url.rstrip("/").rsplit("/", 1)[-1] or "download"
+    """Where `url` is kept in the cache: a hash of the URL plus the file name of its path (never its query string
+    or credentials, which may hold a token)."""
+    name = urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1] or "download"
     return os.path.join(cache_dir, hashlib.sha1(url.encode("utf-8")).hexdigest()[:12] + "-" + name)
 
 

@@ -1,9 +1,9 @@
 """Multistream dumps: the index Wikimedia publishes beside a dump, its stream offsets checked against the dump,
 and the parts (whole files or streams) a read is split into."""
-import codecs
 
 from apache_beam.io.filesystems import FileSystems
 
+from picforge.bounded_read import bounded_lines
 from picforge.errors import InputError
 from picforge.progress import log as progress_log
 
@@ -45,7 +45,8 @@ def read_index(index):
     """The stream offsets of a multistream index (bz2 or plain text) named `index`."""
     try:
         with FileSystems.open(index, compression_type="auto") as fh:
-            return stream_offsets(codecs.iterdecode(iter(fh.readline, b""), "utf-8"), index)
+            lines = bounded_lines(fh, index, fix="pass the multistream index of the dump (OFFSET:ID:TITLE lines)")
+            return stream_offsets((line.decode("utf-8") for _, line in lines), index)
     except (OSError, EOFError, UnicodeDecodeError) as err:
         raise InputError(f"{index}: the multistream index cannot be read ({err}); re-download it, or move it away "
                          "to read the dump whole") from None

@@ -2,13 +2,15 @@
 and the <page> elements of the XML in constant memory."""
 import bz2
 import codecs
+import itertools
+import re
 import xml.etree.ElementTree as ET
 import zlib
 
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
-from pipeline.dump_pages import local_name, page_fields
+from pipeline.dump_pages import DEFAULT_MAX_PAGE_BYTES, page_fields
 
 RAW_READ_BYTES = 64 * 1024  # compressed bytes fed at once: a damaged block loses only what follows it
 DECODED_CHUNK_BYTES = 256 * 1024  # decoded bytes handed on at once, so none wait behind a damaged block
@@ -93,11 +95,11 @@ def open_dump(path):
     return raw, dump_format(head)
 
 
-def read_pages(path):
+def read_pages(path, max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
     """(fields, wikitext, is_redirect) of each page of one dump file, decompressed in small pieces."""
     raw, fmt = open_dump(path)
     with raw:
-        yield from iter_pages(decompressed_chunks(raw, fmt), path)
+        yield from iter_pages(decompressed_chunks(raw, fmt), path, max_page_bytes)
 
 
 class ByteRange:
@@ -113,62 +115,91 @@ class ByteRange:
         return block
 
 
-def rooted(chunks):
-    """The XML of page streams inside one <mediawiki> root: the pages of a stream have none of their own, and the
-    last stream of a dump closes the root itself."""
-    yield b"<mediawiki>"
-    tail = b""
-    for chunk in chunks:
-        yield chunk
-        tail = (tail + chunk)[-64:]
-    if not tail.rstrip().endswith(b"</mediawiki>"):
-        yield b"</mediawiki>"
-
-
-def read_stream_pages(path, start, end):
+def read_stream_pages(path, start, end, max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
     """(fields, wikitext, is_redirect) of each page in the bz2 streams at bytes `start` to `end` of a multistream
     dump."""
     with FileSystems.open(path, compression_type="uncompressed") as raw:
         name = f"{path} (stream at byte {start:,})"
-        yield from iter_pages(rooted(decompressed_chunks(ByteRange(raw, start, end), "bz2")), name)
+        yield from iter_pages(decompressed_chunks(ByteRange(raw, start, end), "bz2"), name, max_page_bytes)
 
 
-def iter_pages(chunks, path="<stream>"):
-    """Yield (fields, wikitext, is_redirect) for each <page> of XML arriving as byte chunks, in constant memory.
+PAGE_START = re.compile(r"<page[\s>]")
+PAGE_END = "</page>"
+XML_BYTES_PER_TEXT_BYTE = 6  # the most one wikitext byte takes in the dump's XML (a quote written as &quot;)
+PAGE_XML_OVERHEAD = 2**20  # a page's XML beyond its wikitext: title, ids, contributor, comment, hashes
 
-    Invalid UTF-8 bytes become U+FFFD (so one bad page never stops the file); a truncated or damaged
-    compressed stream or malformed XML raises DumpFileError naming the file, line and last good page.
+
+def page_xml_bound(max_page_bytes):
+    """The most characters of XML a page whose wikitext is within `max_page_bytes` can take."""
+    return max_page_bytes * XML_BYTES_PER_TEXT_BYTE + PAGE_XML_OVERHEAD
+
+
+def skipped_page(problem, xml_head, detail):
+    """(fields, '', False) of a page read no further: `problem` (unparseable, too-large) and `detail` in its fields,
+    with the id and title its XML shows, so the reader counts and names it."""
+    number = re.search(r"<id>\s*(\d{1,10})\s*</id>", xml_head)
+    title = re.search(r"<title>([^<]{0,300})</title>", xml_head)
+    fields = {"page_id": int(number[1]) if number else None, "title": title[1] if title else "", "ns": 0,
+              "revision_id": -1, "problem": problem, "detail": detail}
+    return fields, "", False
+
+
+def parse_page(xml, line):
+    """(fields, wikitext, is_redirect) of one <page> element's XML starting at `line` of its file; an unparseable
+    one (a NUL or other character XML forbids, a broken tag) becomes a skipped_page naming where it broke."""
+    try:
+        return page_fields(ET.fromstring(xml))
+    except ET.ParseError as err:
+        at_line, column = err.position
+        reason = str(err).split(":", 1)[0]
+        return skipped_page("unparseable", xml[:4096], f"{reason} at line {line + at_line - 1}, column {column + 1}")
+
+
+def iter_pages(chunks, path="<stream>", max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
+    """Yield (fields, wikitext, is_redirect) for each <page> of XML arriving as byte chunks, one page in memory.
+
+    Each page is parsed on its own, so one that cannot be parsed costs that page only (fields["problem"] says why,
+    like a page whose XML passes `page_xml_bound`, dropped as it arrives); invalid UTF-8 bytes become U+FFFD. A
+    truncated or damaged compressed stream, or a file ending inside a page, raises DumpFileError naming the file
+    and the last good page.
     """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    parser = ET.XMLPullParser(events=("start", "end"))
-    root = None
-    last_page = None
-    chunks = iter(chunks)
+    bound = page_xml_bound(max_page_bytes)
+    buffer, line, last_page = "", 1, None
+    in_page = oversized = False  # inside a <page>; that page passed the bound and is being skipped
+    head = ""  # the first characters of an oversized page (its id and title)
     try:
-        while True:
-            chunk = next(chunks, b"")
-            final = not chunk
-            parser.feed(decoder.decode(chunk, final=final))
-            for event, elem in parser.read_events():
-                if event == "start":
-                    if root is None:
-                        root = elem
-                    continue
-                if local_name(elem.tag) != "page":
-                    continue
-                fields, wikitext, is_redirect = page_fields(elem)
-                last_page = fields["page_id"]
-                yield fields, wikitext, is_redirect
-                root.clear()
-            if final:
-                parser.close()
-                return
-    except ET.ParseError as err:
-        line, column = err.position
-        raise DumpFileError(
-            f"{path}: malformed XML at line {line}, column {column} ({err.msg if hasattr(err, 'msg') else err}); "
-            f"last complete page id: {last_page}. Re-download the file or split out the damaged part."
-        ) from err
+        for chunk in itertools.chain(chunks, [None]):
+            buffer += decoder.decode(chunk or b"", final=chunk is None)
+            while True:
+                if not in_page:
+                    start = PAGE_START.search(buffer)
+                    keep = start.start() if start else max(len(buffer) - len("<page "), 0)
+                    line += buffer.count("\n", 0, keep)
+                    buffer = buffer[keep:]
+                    if not start:
+                        break
+                    in_page, scan_from = True, 0
+                end = buffer.find(PAGE_END, scan_from)
+                if end < 0:
+                    if len(buffer) > bound:
+                        head = head or buffer[:4096]
+                        oversized = True
+                        line += buffer.count("\n", 0, len(buffer) - len(PAGE_END))
+                        buffer = buffer[-len(PAGE_END):]
+                    scan_from = max(len(buffer) - len(PAGE_END), 0)
+                    break
+                end += len(PAGE_END)
+                page = (skipped_page("too-large", head, f"its XML passes {bound:,} characters") if oversized
+                        else parse_page(buffer[:end], line))
+                line += buffer.count("\n", 0, end)
+                buffer, in_page, oversized, head = buffer[end:], False, False, ""
+                if not page[0].get("problem"):
+                    last_page = page[0]["page_id"]
+                yield page
+        if in_page:
+            raise DumpFileError(f"{path}: the file ends inside a page (line {line}); last complete page id: "
+                                f"{last_page}. The file is truncated: re-download it (pages read before are kept).")
     except EOFError as err:
         raise DumpFileError(
             f"{path}: compressed stream ends early ({err}); last complete page id: {last_page}. "
@@ -181,18 +212,18 @@ def iter_pages(chunks, path="<stream>"):
         ) from err
 
 
-def located_pages(part, parts_done, parts_total):
+def located_pages(part, parts_done, parts_total, max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
     """((fields, wikitext, is_redirect), fraction of the input read) of each page of a dump part: a whole file
     (path, None, size), its fraction the compressed bytes read, or one multistream dump's stream (path, start, end),
     its fraction the parts read before it."""
     path, start, end = part
     if start is not None:
-        for page in read_stream_pages(path, start, end):
+        for page in read_stream_pages(path, start, end, max_page_bytes):
             yield page, parts_done / parts_total
         return
     raw, fmt = open_dump(path)
     with raw:
-        for page in iter_pages(decompressed_chunks(raw, fmt), path):
+        for page in iter_pages(decompressed_chunks(raw, fmt), path, max_page_bytes):
             yield page, raw.tell() / end if end else None
 
 

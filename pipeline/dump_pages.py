@@ -52,8 +52,10 @@ def page_fields(page):
 
 
 def classify_page(fields, wikitext, is_redirect, max_page_bytes=DEFAULT_MAX_PAGE_BYTES):
-    """Why a page is skipped ('' to keep it): bad-id, namespace, redirect, disambiguation, empty, too-large,
-    invalid-utf8."""
+    """Why a page is skipped ('' to keep it): what stopped the reader (unparseable, too-large), bad-id, namespace,
+    redirect, disambiguation, empty, too-large, invalid-utf8."""
+    if fields.get("problem"):
+        return fields["problem"]
     if fields["ns"] is None or fields["page_id"] is None or fields["page_id"] < 1 or fields["revision_id"] is None:
         return "bad-id"
     if fields["ns"] != 0:

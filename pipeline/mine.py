@@ -160,6 +160,9 @@ def funnel_report(manifests):
 
     phrases_total = counter("group", "phrases")
     return [
+        {"step": "1 pages read from the dump", "count": counter("read-dump", "pages-read")},
+        {"step": "1 pages skipped as unparseable XML (each named in the log)",
+         "count": counter("read-dump", "skipped-unparseable")},
         {"step": "1 articles (namespace 0, non-empty, no redirects)", "count": records("read-dump")},
         {"step": "1 pages with prose after cleaning", "count": records("clean")},
         {"step": "2 sentences", "count": records("sentences")},

@@ -3,7 +3,8 @@ import dataclasses
 import re
 
 from picforge.errors import InputError
-from picforge.sheets import decode_text, read_bytes
+from picforge.bounded_read import MAX_LINE_BYTES, MAX_TEXT_BYTES, read_bounded
+from picforge.sheets import decode_text
 
 OFFICIAL_HEADER = ("word1", "word2", "POS", "SimLex999", "conc(w1)", "conc(w2)", "concQ",
                    "Assoc(USF)", "SimAssoc333", "SD(SimLex)")
@@ -91,5 +92,6 @@ def parse_simlex(lines, path="<simlex>"):
 
 def read_simlex(path):
     """SimLexPair records of a SimLex file (UTF-8; local, gs:// or s3://)."""
-    text = decode_text(read_bytes(path), path)
+    raw = read_bounded(path, MAX_TEXT_BYTES, MAX_LINE_BYTES, fix="give SimLex-999.txt or a 'word1 word2 score' file")
+    text = decode_text(raw, path)
     return parse_simlex(text.splitlines(), path)

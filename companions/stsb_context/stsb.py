@@ -4,6 +4,7 @@ import io
 
 from apache_beam.io.filesystems import FileSystems
 
+from picforge.bounded_read import MAX_LINE_BYTES, MAX_TEXT_BYTES, read_bounded
 from picforge.errors import InputError
 from picforge.sheets import decode_text
 
@@ -45,12 +46,8 @@ def read_pairs(path):
     """All pairs of an STS-B file (official headerless layout or with a header row), in file order."""
     if not FileSystems.exists(path):
         raise InputError(f"{path}: no such file; give the STS Benchmark test file with --stsb")
-    try:
-        with FileSystems.open(path, compression_type="uncompressed") as fh:
-            raw = fh.read()
-    except OSError as err:
-        raise InputError(f"{path}: cannot be read ({err.strerror or err}); give the STS Benchmark test file "
-                         "with --stsb") from None
+    raw = read_bounded(path, MAX_TEXT_BYTES, MAX_LINE_BYTES, fix="give the STS Benchmark test file with --stsb "
+                       f"(one pair a line: {LAYOUT})")
     text = decode_text(raw, path)
     pairs, seen = [], {}
     rows = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)

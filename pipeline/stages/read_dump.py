@@ -43,7 +43,8 @@ class _ReadDumpParts(beam.DoFn):
 
     def _read_part(self, part):
         try:
-            for (fields, wikitext, is_redirect), fraction in located_pages(part, self.parts_done, self.parts_total):
+            for (fields, wikitext, is_redirect), fraction in located_pages(part, self.parts_done, self.parts_total,
+                                                                           self.max_page_bytes):
                 self.pages.inc()
                 self.progress.tick(fraction=fraction)
                 reason = classify_page(fields, wikitext, is_redirect, self.max_page_bytes)
@@ -51,9 +52,9 @@ class _ReadDumpParts(beam.DoFn):
                     reason = "duplicate-id"
                 if reason:
                     Metrics.counter(STAGE, f"skipped-{reason}").inc()
-                    if reason in ("too-large", "invalid-utf8", "bad-id", "duplicate-id"):
-                        log.warning("%s: page %s (%r) skipped: %s", part[0], fields["page_id"], fields["title"],
-                                    reason)
+                    if reason in ("unparseable", "too-large", "invalid-utf8", "bad-id", "duplicate-id"):
+                        log.warning("%s: page %s (%r) skipped: %s%s", part[0], fields["page_id"], fields["title"],
+                                    reason, f" ({fields['detail']})" if fields.get("detail") else "")
                     continue
                 self.kept.inc()
                 yield article_record(fields, wikitext)

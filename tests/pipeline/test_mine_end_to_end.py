@@ -180,7 +180,7 @@ def test_truncated_bz2_keeps_pages_before_the_cut_and_counts_the_file(tmp_path, 
     assert _counters(out)["read-dump/files-unreadable"] == 1
 
 
-def test_malformed_xml_keeps_earlier_pages(tmp_path, wic_zip):
+def test_a_malformed_page_costs_that_page_only(tmp_path, wic_zip):
     good = dump_xml(planted_pages()[:2])
     broken = good.replace("</mediawiki>", "  <page><title>Bad</title><ns>0</ns><id>9</id><revision><text>oops</page>")
     path = tmp_path / "bad.xml"
@@ -188,7 +188,8 @@ def test_malformed_xml_keeps_earlier_pages(tmp_path, wic_zip):
     out = str(tmp_path / "run")
     mine(str(path), str(wic_zip), out)
     assert RunDir(out).count_rows("read-dump") == 2
-    assert _counters(out)["read-dump/files-unreadable"] == 1
+    assert _counters(out)["read-dump/skipped-unparseable"] == 1
+    assert "read-dump/files-unreadable" not in _counters(out)
 
 
 def test_invalid_utf8_and_huge_pages_are_counted_skips(tmp_path, wic_zip):

@@ -14,7 +14,7 @@ from picforge import progress
 from picforge.errors import InputError
 from picforge.rundir import RunDir
 from pipeline.dump_index import dump_parts, stream_offsets, stream_ranges
-from pipeline.dump_input import expand_inputs, read_pages, rooted
+from pipeline.dump_input import expand_inputs, read_pages
 from pipeline.dump_pages import article_record, classify_page
 from pipeline.stages.read_dump import ReadDump
 from tests.cli_helpers import picforge_in_child
@@ -45,11 +45,6 @@ def test_index_lines_give_the_sorted_stream_offsets():
     assert stream_ranges([600, 1234], 2000) == [(600, 1234), (1234, 2000)]
     with pytest.raises(InputError, match=r"^index.txt: line 2 is not `offset:page_id:title` \('garbage'\)"):
         stream_offsets(["600:12:Anarchism", "garbage"], "index.txt")
-
-
-def test_page_streams_are_read_inside_one_root():
-    assert b"".join(rooted([b"<page>a</page>"])) == b"<mediawiki><page>a</page></mediawiki>"
-    assert b"".join(rooted([b"<page>a</page>\n</mediawi", b"ki>\n"])) == b"<mediawiki><page>a</page>\n</mediawiki>\n"
 
 
 def test_streams_give_the_articles_of_the_whole_dump(multistream_103, enwiki_sample_103, whole_articles, caplog,

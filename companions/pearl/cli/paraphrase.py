@@ -3,7 +3,7 @@ import os
 
 from picforge.llm import GenerationSettings
 from picforge.errors import InputError
-from picforge.options import add_run_option, finite_float, non_negative_int, positive_int
+from picforge.options import add_run_option, finite_float, non_negative_int, positive_float, positive_int
 from picforge.paths import add_output
 
 
@@ -26,6 +26,10 @@ def register(subparsers):
                         help="sampling temperature of the paraphrase model (default %(default)s)")
     parser.add_argument("--completion-tokens", type=positive_int, default=32, metavar="N", help="max_tokens of each answer")
     parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="requests in flight at once")
+    parser.add_argument("--max-retries", type=non_negative_int, default=4, metavar="N",
+                        help="retries with exponential backoff on 408/409/429/5xx and connection errors (default 4)")
+    parser.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
+                        help="deadline of each request, from connecting to its last byte (default %(default)s)")
     add_output(parser, "--cache", kind="folder", owns=("cache",), metavar="DIR", help="local response cache (default PEARL_RUN/cache)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
     parser.set_defaults(func=run)
@@ -43,7 +47,8 @@ def run(args):
         raise InputError(f"{args.run}: the response cache must be local; pass --cache DIR")
     manifest = paraphrase.paraphrase_phrases(
         RunDir(args.run), settings, cache_dir=args.cache or os.path.join(args.run, "cache"), offline=args.offline,
-        max_requests=args.max_requests, max_tokens=args.max_tokens, concurrency=args.concurrency, force=args.force)
+        max_requests=args.max_requests, max_tokens=args.max_tokens, concurrency=args.concurrency,
+        max_retries=args.max_retries, timeout=args.timeout, force=args.force)
     counts = {k.split("/", 1)[1]: v for k, v in manifest["counters"].items()}
     print(f"{paraphrase.STAGE}: {manifest['records']} phrases" + (" (up to date, skipped)" if manifest.get("skipped") else ""))
     print("  " + ", ".join(f"{k} {v}" for k, v in counts.items()))

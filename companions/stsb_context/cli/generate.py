@@ -29,7 +29,8 @@ def add_arguments(parser):
                         help="requests in flight at once (default %(default)s)")
     parser.add_argument("--max-retries", type=non_negative_int, default=4, metavar="N",
                         help="retries with exponential backoff on 408/409/429/5xx and connection errors (default 4)")
-    parser.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="per-request timeout")
+    parser.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
+                        help="deadline of each request, from connecting to its last byte (default %(default)s)")
     add_output(parser, "--cache", kind="folder", owns=("cache",), metavar="DIR", help="local response cache (default RUN_DIR/cache)")
     parser.add_argument("--offline", action="store_true", help="replay the cache only; report what is missing")
     parser.add_argument("--exact-match", action="store_true",
