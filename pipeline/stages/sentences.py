@@ -42,7 +42,8 @@ POINTER = re.compile(
     rf"(?!figures?\b){_FIGURE}\b|"
     rf"\b(?:this|here|below|above)\s+is\s+an?\s+(?:\w+\s+)?{_FIGURE}\b|"
     rf"\(\s*see\s+[^()]{{0,40}}\b(?:{_FIGURE}|lists?)\b|"
-    rf"\b(?:shown|seen|illustrated|depicted|listed|given)\s+(?:in\s+the\s+{_FIGURE}|below|above|at\s+(?:the\s+)?(?:left|right))",
+    rf"\b(?:shown|seen|illustrated|depicted|listed|given)\s+(?:in\s+the\s+{_FIGURE}|below|above|at\s+(?:the\s+)?(?:left|right))|"
+    r"\bthe\s+following\s+(?:lists?|listing|tables?)\b|\b(?:lists?|listing)\s+(?:below|above|follows)\b",
     re.IGNORECASE)
 # The first sentence of a paragraph that starts in lower case goes on from a removed formula or list ("where K0 = 1").
 CUT_START = re.compile(r"^[\"“(]?[a-z]")
@@ -106,24 +107,31 @@ def _holds(offsets, start, end):
     return bisect.bisect_right(offsets, end) > bisect.bisect_right(offsets, start)
 
 
-def open_quotation(text):
-    """True if `text` leaves a quotation open: an odd number of straight double quotes, or more “ than ”."""
-    return text.count('"') % 2 == 1 or text.count("“") > text.count("”")
+QUOTE_MARKS = re.compile('["“”]')
+
+
+def open_after(text, is_open=False):
+    """Whether a quotation is open after `text`, given whether one was before it: “ opens, ” closes, " does the
+    other (a straight quote closes an open quotation, or opens one)."""
+    for mark in QUOTE_MARKS.findall(text):
+        is_open = mark == "“" or (mark == '"' and not is_open)
+    return is_open
 
 
 def sentence_spans(paragraph):
     """[start, end, Punkt sentences in it] of the paragraph's sentences: Punkt's, with a quotation that runs over
-    several of them kept as one unit (so no passage starts or ends inside it) when the paragraph closes every
-    quotation it opens."""
+    several of them kept as one unit, so no passage starts or ends inside it (one never closed runs to the
+    paragraph's end)."""
     spans = [[start, end, 1] for start, end in _tokenizer().span_tokenize(paragraph)]
-    if len(spans) < 2 or ('"' not in paragraph and "“" not in paragraph) or open_quotation(paragraph):
+    if len(spans) < 2 or not QUOTE_MARKS.search(paragraph):
         return spans
-    units = spans[:1]
-    for span in spans[1:]:
-        if open_quotation(paragraph[units[-1][0]:units[-1][1]]):
+    units, is_open = [], False
+    for span in spans:
+        if is_open:
             units[-1] = [units[-1][0], span[1], units[-1][2] + 1]
         else:
             units.append(span)
+        is_open = open_after(paragraph[span[0]:span[1]], is_open)
     return units
 
 

@@ -42,8 +42,11 @@ def test_a_quotation_over_several_sentences_is_one_unit():
     counts = Counter()
     list(page_sentences({"page_id": 1, "paragraphs": [paragraph], "missing_words": []}, counts))
     assert counts == {"quotations-kept-whole": 1}
-    unbalanced = 'He said "one. Two. Three.'  # a quotation never closed: Punkt's sentences, nothing to keep whole
-    assert len(sentence_spans(unbalanced)) == 3
+    mixed = 'Jefferson wrote, "It will be said. The states must see the rod.” Congress did not.'
+    assert [mixed[start:end] for start, end, _ in sentence_spans(mixed)] == [
+        'Jefferson wrote, "It will be said. The states must see the rod.”', "Congress did not."]
+    never_closed = 'It has "two paths. In 2011, a project was planned.'  # runs to the paragraph's end
+    assert sentence_spans(never_closed) == [[0, len(never_closed), 2]]
 
 
 @pytest.mark.parametrize("text, expected", [
