@@ -22,7 +22,8 @@ LINE_MARK = "\ue004"  # starts a rendered line that is not prose; the next chara
 # Lines that are not prose, as PiC's WikiExtractor drops them (its `compact()`): list items (`*`, `#`), indented
 # lines (`:`), definition lines (`;`) and table lines; tables, galleries and captions never reach a line.
 LINE_KINDS = {"*": "list", "#": "list", ":": "indent", ";": "definition", "|": "table", "!": "table", "{": "table",
-              "}": "table", '"': "quotation", "^": "pseudo-heading"}
+              "}": "table"}
+MARKED_KINDS = {'"': "quotation", "^": "pseudo-heading"}  # lines the renderer marks itself (LINE_MARK and the key)
 DROPPED_BLOCK = LINE_MARK + "}"  # where the renderer dropped a table or gallery (its lines counted already)
 # Reasons counted per line (`clean/lines-dropped-<reason>`); the others per paragraph (`paragraphs-dropped-…`).
 LINE_REASONS = {"list", "indent", "definition", "table", "gallery", "quotation", "pseudo-heading"}
@@ -594,10 +595,12 @@ def dropped_counter(reason):
 
 
 def line_kind(line):
-    """The kind of a rendered, stripped line that is not prose ('list', 'indent', 'definition', 'table'), '' for
-    a prose line: WikiExtractor's rule on the line's first character (a horizontal rule counts as table debris)."""
-    first = line[1] if line[0] == LINE_MARK else line[0]
-    return LINE_KINDS.get(first, "table" if line.startswith("----") else "")
+    """The kind of a rendered, stripped line that is not prose ('list', 'indent', 'definition', 'table', or
+    'quotation' and 'pseudo-heading' as the renderer marked them), '' for a prose line: WikiExtractor's rule on the
+    line's first character (a horizontal rule counts as table debris)."""
+    if line[0] == LINE_MARK:
+        return LINE_KINDS.get(line[1]) or MARKED_KINDS.get(line[1], "")
+    return LINE_KINDS.get(line[0], "table" if line.startswith("----") else "")
 
 
 def is_list_section(title):

@@ -104,3 +104,9 @@ def test_sentences_cut_where_a_formula_went_are_flagged():
     page = {"page_id": 1, "paragraphs": paragraphs, "missing_words": []}
     assert [s["broken"] for s in page_sentences(page)] == [
         "no-sentence-end", "cut-paragraph-start", "", "no-sentence-end"]
+
+
+def test_a_paragraph_starting_with_a_quotation_mark_or_bold_words_is_prose():
+    wikitext = '"Appellate review" is the general term.\n\n\'\'\'Bold\'\'\' words open this one.'
+    assert clean_wikitext(wikitext).paragraphs == ['"Appellate review" is the general term.',
+                                                   "Bold words open this one."]
