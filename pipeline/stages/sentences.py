@@ -43,7 +43,7 @@ POINTER = re.compile(
     rf"\b(?:this|here|below|above)\s+is\s+an?\s+(?:\w+\s+)?{_FIGURE}\b|"
     rf"\(\s*see\s+[^()]{{0,40}}\b(?:{_FIGURE}|lists?)\b|"
     rf"\b(?:shown|seen|illustrated|depicted|listed|given)\s+(?:in\s+the\s+{_FIGURE}|below|above|at\s+(?:the\s+)?(?:left|right))|"
-    r"\bthe\s+following\s+(?:lists?|listing|tables?)\b|\b(?:lists?|listing)\s+(?:below|above|follows)\b",
+    r"\bthe\s+following\s+(?:lists?|listing|tables?|outline)\b|\b(?:lists?|listing|outline)\s+(?:below|above|follows)\b",
     re.IGNORECASE)
 # The first sentence of a paragraph that starts in lower case goes on from a removed formula or list ("where K0 = 1").
 CUT_START = re.compile(r"^[\"“(]?[a-z]")

@@ -84,6 +84,7 @@ def test_notes_listings_and_bold_pseudo_headings_are_dropped_and_counted():
     "This is a chart of trend of nominal gross domestic product of Angola.",
     "Their lineage relationships are shown in the figure in the upper right.",
     "For alkanes, this can be seen from the graph above.",
+    "Some of these functions of Art are provided in the following outline.",
 ])
 def test_a_pointer_to_a_removed_figure_or_table_is_flagged(sentence):
     assert broken_reason(sentence) == "pointer-to-removed"
