@@ -29,9 +29,9 @@ BROKEN_PATTERNS = (
     ("stray-pipe", re.compile(r"\|")),
     ("leftover-markup", re.compile(RESIDUE.pattern + r"|[\ue000-\uf8ff]|^=", RESIDUE.flags)),
     ("dangling-punctuation", re.compile(r"^[,;:.)\]]|[,;:]\s*[,;:.]")),
-    # A sentence ending on no sentence end: a removed formula, list or quotation came after it ("… suppose that").
-    ("no-sentence-end", re.compile(r"[^.!?…\"'”’)\]][\"'”’)\]]*$")),
 )
+# A sentence ending on no sentence end: a removed formula, list or quotation came after it ("… suppose that").
+NO_SENTENCE_END = re.compile(r"[^.!?…\"'”’)\]][\"'”’)\]]*$")
 # A pointer to what cleaning always removes (tables, figures, maps, lists): "(see table above)", "shown in the
 # diagram at the left", "This is a chart of …". Its sentence is flagged, so passages and PR-page leave it out.
 _FIGURE = r"(?:table|chart|graph|diagram|figure|map|image|picture|photo(?:graph)?|illustration|plot|cladogram|infobox)s?"
@@ -85,13 +85,15 @@ def shows_cut(text):
 
 
 def broken_reason(text):
-    """Why a cleaned sentence reads broken ('' when it reads whole): the first debris pattern it shows, or
-    'cut-sentence'."""
+    """Why a cleaned sentence reads broken ('' when it reads whole): the first debris pattern it shows, then
+    'cut-sentence', 'no-sentence-end' or 'pointer-to-removed'."""
     for reason, pattern in BROKEN_PATTERNS:
         if pattern.search(text):
             return reason
     if shows_cut(text):
         return "cut-sentence"
+    if NO_SENTENCE_END.search(text):
+        return "no-sentence-end"
     return POINTER_TO_REMOVED if POINTER.search(text) else ""
 
 
