@@ -51,12 +51,12 @@ def test_whole_sentences_ending_in_small_words_pass(text):
 def test_real_sample_flags_few_sentences_and_leaves_no_cut_unflagged(sample_sentences):
     flagged = [s for s in sample_sentences if s["broken"]]
     assert len(sample_sentences) > 10000  # prose paragraphs only: no list, indent or table lines
-    assert len(flagged) / len(sample_sentences) <= 0.02  # with the sentences introducing a dropped list
+    assert len(flagged) / len(sample_sentences) <= 0.025  # with those introducing a dropped list or quotation
     unflagged_cuts = [s["text"] for s in sample_sentences
                       if not s["broken"] and (CUT_END.search(s["text"]) or CUT_INSIDE.search(s["text"]))]
     assert unflagged_cuts == []
     kept_ellipses = sum(s["text"].count("...") + s["text"].count("…") for s in sample_sentences)
-    assert kept_ellipses >= 50
+    assert kept_ellipses >= 45  # those inside block quotations went with them (issue 45)
 
 
 def test_reference_sections_cover_their_subsections():
@@ -141,7 +141,7 @@ def test_mine_prints_each_stages_drops_by_reason(mined_103, caplog):
     funnel = {row["step"]: row["count"] for row in json.loads((mined_103 / "funnel.json").read_text())}
     assert funnel["6 triplets selected"] == manifests["select"]["records"]
     flagged = funnel["2 sentences flagged broken (kept out of passages)"]
-    assert 0 < flagged <= 0.02 * funnel["2 sentences"]
+    assert 0 < flagged <= 0.025 * funnel["2 sentences"]
 
 
 def test_no_flagged_sentence_ships_in_any_context(annotated_103, release_103):

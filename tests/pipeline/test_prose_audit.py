@@ -1,7 +1,9 @@
-"""An independent audit of the 103-page sample's kept sentences against their own page's wikitext: they come from
-prose lines, not list, indent, definition or table lines (WikiExtractor's `compact()` rules, restated here rather
-than taken from the cleaner), and no sentence joins the words on either side of a template that renders words."""
+"""An independent audit of the 103-page sample against its own page's wikitext: kept sentences come from prose lines,
+not list, indent, definition or table lines (WikiExtractor's `compact()` rules, restated here rather than taken from the
+cleaner), no sentence joins the words on either side of a template that renders words, and the passages and PR-page
+paragraphs built from them read whole (issue 45's rules on quotations, glued sentences, cuts, notes and pointers)."""
 import collections
+import random
 import re
 
 import pytest
@@ -9,7 +11,10 @@ import pytest
 from pipeline.stages.clean import iter_clean_pages
 from pipeline.dump_input import read_pages
 from pipeline.dump_pages import classify_page
-from pipeline.stages.sentences import page_sentences
+from pipeline.stages.select import clean_passage
+from pipeline.stages.sentences import page_sentences, split_sentences
+from release.build import page_without_broken, random_window
+from release.inputs import Anchor
 
 WORD = re.compile(r"[^\W_]+")
 COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -119,12 +124,19 @@ def joined_across_templates(wikitext):
 
 
 @pytest.fixture(scope="module")
-def audited_pages(enwiki_sample_103):
-    """(wikitext, kept sentences) of each article of the real sample that keeps prose."""
+def audited_records(enwiki_sample_103):
+    """(wikitext, clean page, sentence records) of each article of the real sample that keeps prose."""
     wikitexts = {fields["page_id"]: text for fields, text, redirect in read_pages(str(enwiki_sample_103))
                  if not classify_page(fields, text, redirect)}
-    return [(wikitexts[page["page_id"]], [s["text"] for s in page_sentences(page) if not s["broken"]])
+    return [(wikitexts[page["page_id"]], page, list(page_sentences(page)))
             for page in iter_clean_pages(str(enwiki_sample_103))]
+
+
+@pytest.fixture(scope="module")
+def audited_pages(audited_records):
+    """(wikitext, kept sentences) of each article of the real sample that keeps prose."""
+    return [(wikitext, [s["text"] for s in sentences if not s["broken"]])
+            for wikitext, _, sentences in audited_records]
 
 
 def test_kept_sentences_come_from_prose_lines_of_their_own_page(audited_pages):
@@ -162,3 +174,139 @@ def test_the_audit_sees_lists_tables_and_joins():
     assert [kind for kind, _ in line_kinds(wikitext)] == [
         "prose", "list", "indent", "definition", "table", "table", "table", "prose"]
     assert joined_across_templates(wikitext) == {("size", "wide")}
+
+
+# Issue 45's rules for what removed elements leave, restated here from the issue rather than taken from the cleaner.
+# Two sentences (or a colon and what follows) with no space between: "in 2011.Albania", "Tarkovsky:"Tarkovsky".
+GLUED = re.compile(r"[a-z\d%)\]][.!?][\"”’]?[A-Z][a-z]|[a-z\d)\]][:;][\"“]?[A-Z][a-z]")
+# A note or a line announcing a listing, not prose.
+NOTE_OR_LISTING = re.compile(r"^(?:sources?|notes?|key|legend)\s*:|\bthe following (?:list|table|listing)s?\b|"
+                             r"\b(?:list|listing|table)s? (?:below|above|follows)\b", re.IGNORECASE)
+# A sentence that ends on no sentence end (a formula, list or quotation went after it) or a paragraph that starts
+# in lower case (it went before it).
+NO_END = re.compile(r"[^.!?…\"'”’)\]][\"'”’)\]]*$")
+LOWER_START = re.compile(r"^[\"“(]?[a-z]")
+# A pointer to a table, chart, figure or diagram, which cleaning always removes.
+POINTER = re.compile(r"\b(?:table|chart|diagram|graph|map|image|illustration|figure)s?\s+(?:below|above|at the "
+                     r"(?:left|right))\b|\b(?:see|shown in) the (?:\w+ )?(?:table|chart|diagram|graph|illustration|"
+                     r"figure)s?\b|\bthis (?:chart|table|diagram|graph)\b|\bis a (?:chart|table|diagram|graph) of\b",
+                     re.IGNORECASE)
+QUOTATION_BLOCK = re.compile(r"<blockquote[^>]*>(.*?)</blockquote>|<poem[^>]*>(.*?)</poem>|\{\{\s*(?:quote|cquote|"
+                             r"quotation|quote box|rquote|pull quote|centered pull quote|blockquote|bquote)\s*\|",
+                             re.DOTALL | re.IGNORECASE)
+BOLD_LINE = re.compile(r"^'''([^'\n]+)'''\s*:?\s*$", re.MULTILINE)
+
+
+def template_text(wikitext, start):
+    """The template opening at `start`, to its own closing braces."""
+    depth, i = 0, start
+    while i < len(wikitext) - 1:
+        pair = wikitext[i:i + 2]
+        depth += {"{{": 1, "}}": -1}.get(pair, 0)
+        i += 2 if pair in {"{{", "}}"} else 1
+        if depth == 0:
+            break
+    return wikitext[start:i]
+
+
+def quotation_grams(wikitext):
+    """Word 5-grams of the page's block quotations ({{quote}} and its kin, <blockquote>, <poem>)."""
+    grams = set()
+    for block in QUOTATION_BLOCK.finditer(COMMENT.sub("", wikitext)):
+        text = block.group(1) or block.group(2) or template_text(wikitext, block.start())
+        grams |= five_grams(words(text))
+    return grams
+
+
+def reading_rows(sentences):
+    """(text, first of its paragraph, inside a quotation before it, inside one after it and not its paragraph's last)
+    of each (paragraph, text) of a page in order: “ opens a quotation, ” closes it, a straight quote closes an open one
+    or opens one; a quotation never closed ends with its paragraph."""
+    rows, inside = [], False
+    for n, (paragraph, text) in enumerate(sentences):
+        first = n == 0 or sentences[n - 1][0] != paragraph
+        last = n == len(sentences) - 1 or sentences[n + 1][0] != paragraph
+        before = inside and not first
+        inside = before
+        for mark in re.findall('["“”]', text):
+            inside = mark == "“" or (mark == '"' and not inside)
+        rows.append((text, first, before, inside and not last))
+    return rows
+
+
+def audit_passage(rows, quotation, headings):
+    """{finding} of one passage, given as `reading_rows`, against the rules: glued, note-or-listing, pseudo-heading,
+    unmarked-quotation, split-quotation (it starts or ends inside a quotation), cut, pointer."""
+    found = {"split-quotation"} if rows[0][2] or rows[-1][3] else set()
+    for text, first, _, _ in rows:
+        own = five_grams(words(text))
+        found |= {name for name, hit in (
+            ("glued", GLUED.search(text)), ("note-or-listing", NOTE_OR_LISTING.search(text)),
+            ("pseudo-heading", text.strip(" :.") in headings),
+            ("unmarked-quotation", own and len(own & quotation) * 2 >= len(own) and not re.search('["“”]', text)),
+            ("cut", NO_END.search(text) or (first and LOWER_START.match(text))),
+            ("pointer", POINTER.search(text))) if hit}
+    return found
+
+
+def passages_of(page, sentences, rng):
+    """(kind, `reading_rows`) of the passages the builders make of one page: select's 5-sentence window around every
+    sentence that can hold a phrase, 11-sentence PR-pass/PSD windows around three sentences drawn with `rng`, and
+    each paragraph of the PR-page context."""
+    rows = reading_rows([(s["paragraph"], s["text"]) for s in sentences])
+    broken = {s["idx"] for s in sentences if s["broken"]}
+    whole = [s["idx"] for s in sentences if not s["broken"]]
+    for idx in whole:
+        reason, window = clean_passage(idx, len(sentences), broken)
+        if not reason:
+            yield "select", rows[window[0]:window[1]]
+    text = "\n\n".join(page["paragraphs"])
+    for idx in rng.sample(whole, min(3, len(whole))):
+        anchor = Anchor(page["page_id"], text, tuple(s["text"] for s in sentences), idx, 0, 1, frozenset(broken))
+        start, end = random_window(anchor, 11, rng)
+        yield "PR-pass/PSD", rows[start:end]
+    if whole:
+        anchor = Anchor(page["page_id"], text, tuple(s["text"] for s in sentences), whole[0], 0, 1, frozenset(broken))
+        for paragraph in page_without_broken(anchor)[0].split("\n\n"):
+            yield "PR-page", reading_rows([(0, sentence) for sentence in split_sentences(paragraph)])
+
+
+def test_passages_and_pr_page_paragraphs_read_whole(audited_records):
+    """Issue 45 on the sample: no passage or PR-page paragraph holds glued sentences, a note or listing line, a
+    pseudo-heading or an unmarked block quotation, or starts or ends inside a quotation; one in 400 at most holds a
+    cut sentence or a pointer to a removed figure."""
+    rng = random.Random(45)
+    findings, counted = collections.defaultdict(list), collections.Counter()
+    for wikitext, page, sentences in audited_records:
+        quotation = quotation_grams(wikitext)
+        headings = {m.group(1).strip() for m in BOLD_LINE.finditer(wikitext)}
+        for kind, passage in passages_of(page, sentences, rng):
+            counted[kind] += 1
+            for finding in audit_passage(passage, quotation, headings):
+                findings[finding].append((kind, page["page_id"], " ".join(row[0] for row in passage)[:200]))
+    assert min(counted.values()) >= 100 and sum(counted.values()) >= 400, counted
+    for rule in ("glued", "note-or-listing", "pseudo-heading", "unmarked-quotation", "split-quotation"):
+        assert findings[rule] == [], rule
+    cut_or_pointer = findings["cut"] + findings["pointer"]
+    assert len(cut_or_pointer) * 400 <= sum(counted.values()), (counted, cut_or_pointer)
+
+
+def test_the_passage_audit_sees_each_rule():
+    quotation = quotation_grams("He wrote:\n{{quote|I believe his blindness was a blessing in disguise.}}")
+    cases = {
+        ("It grew in 2011.Albania and Croatia talk.",): {"glued"},
+        ("Sources: Census.gov.",): {"note-or-listing"},
+        ("Kukës Airport.",): {"pseudo-heading"},
+        ("I believe his blindness was a blessing in disguise.",): {"unmarked-quotation"},
+        ('He said "one.', 'Two."', "After."): set(),
+        ('He said "one.',): {"split-quotation"},
+        ("Two.”", "After."): {"split-quotation"},
+        ("For a more concrete example suppose that",): {"cut"},
+        ("The diagram at the left shows it.",): {"pointer"},
+        ("A whole sentence.",): set(),
+    }
+    page = reading_rows([(0, "Before."), (0, 'He said "one.'), (0, "Two.”"), (0, "After.")])
+    cut_from_page = {('He said "one.',): page[1:2], ("Two.”", "After."): page[2:]}
+    for texts, expected in cases.items():
+        passage = cut_from_page.get(texts) or reading_rows([(0, text) for text in texts])
+        assert audit_passage(passage, quotation, {"Kukës Airport"}) == expected, texts

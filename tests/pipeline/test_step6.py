@@ -112,7 +112,7 @@ def test_detector_over_every_sentence_of_the_real_103_page_sample(enwiki_sample_
         s["broken"] for page in iter_clean_pages(str(enwiki_sample_103)) for s in page_sentences(page))
     total, whole = sum(reasons.values()), reasons.pop("")
     assert total > 10000  # prose paragraphs only: no list, indent, table lines or reference sections
-    assert (total - whole) / total <= 0.02  # about 1 % of sentences introduce a list or formula clean drops
+    assert (total - whole) / total <= 0.025  # about 2 %: sentences introducing a dropped list, formula or quotation
     assert reasons["template-words-lost"] / total <= 1 / 2000  # templates whose words cannot be known (ages)
     assert reasons["number-followed-by-nothing"] <= 5  # lists and tables gave these; prose rarely does
 

@@ -228,9 +228,9 @@ def test_list_indent_definition_table_and_gallery_lines_are_dropped_and_counted(
 
 def test_a_sentence_a_dropped_list_sat_in_is_not_joined_silently():
     cleaned = clean_wikitext("Before 1918, these five societies:\n* AIEE\n* ASME\nhad been members. They joined.\n\n"
-                             "Symbolically:\n: P → Q\nThe name derives from Q.\n\nA list follows.\n* one\nNext one.")
+                             "Symbolically:\n: P → Q\nThe name derives from Q.\n\nThree were named.\n* one\nNext one.")
     assert cleaned.paragraphs == ["Before 1918, these five societies: had been members. They joined.", "Symbolically:",
-                                  "The name derives from Q.", "A list follows.", "Next one."]
+                                  "The name derives from Q.", "Three were named.", "Next one."]
     assert cleaned.missing_words == [[0, 34], [1, 13]]
 
 
