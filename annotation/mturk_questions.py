@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from annotation import mturk_client, round1
 from annotation.hit_pages import HTML_QUESTION_LIMIT
 from picforge.errors import InputError
+from picforge.files import open_input
 from picforge.sheets import read_sheet
 
 KIND = mturk_client.QUESTIONS_BATCH
@@ -31,7 +32,7 @@ THANKS = "Thank you for your work."
 
 def _load_plan_file(path):
     try:
-        with open(path, encoding="utf-8-sig") as fh:
+        with open_input(path, "r", encoding="utf-8-sig") as fh:
             document = json.load(fh)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file; give the plan.json of your question files "
@@ -57,7 +58,7 @@ def question_path(path, plan_path):
 def read_question(path, where):
     """A question file's XML text, checked: found, under MTurk's size limit, one of MTurk's question kinds."""
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             data = fh.read()
     except OSError as err:
         raise InputError(f"{where}: question file {path} cannot be read ({err.strerror}); "

@@ -9,7 +9,7 @@ import os
 import sys
 import textwrap
 
-from picforge import __version__, companions, options, paths, progress, redact
+from picforge import __version__, companions, files, options, paths, progress, redact, runlock
 from picforge.errors import InputError, NothingToDo
 from picforge.long_lived import long_lived, one_command_process
 
@@ -150,11 +150,13 @@ def build_parser(command=None):
 
 
 def error_line(err):
-    """One line for an error: `PATH: reason` for an OSError on a named file, else the message; secrets as ***."""
+    """One line for an error: `PATH: reason; what to do` for an OSError on a named file, else the message's first
+    line (a library's multi-line text, such as an SQL statement, stays behind -v); secrets as ***."""
     if isinstance(err, OSError) and err.filename:
-        line = f"{err.filename}: {err.strerror or err}"
+        fix = files.WRITE_FIXES.get(err.errno)
+        line = f"{err.filename}: {err.strerror or err}{f'; {fix}' if fix else ''}"
     else:
-        line = str(err) or type(err).__name__
+        line = (str(err).strip() or type(err).__name__).splitlines()[0]
     return redact.redact_text(line, *redact.environment_secrets())
 
 
@@ -215,8 +217,9 @@ def run_command(argv):
     paths.guard_outputs(args, actions)
     from picforge.sheets import named_encoding  # openpyxl: only once a command runs
     verb = (args.command, getattr(args, "verb", None), getattr(args, "target", None))
-    with named_encoding(args.encoding), progress.heartbeat(" ".join(word for word in verb if word)):
-        code = args.func(args)
+    words = " ".join(word for word in verb if word)
+    with named_encoding(args.encoding), progress.heartbeat(words), runlock.verb_holds(f"picforge {words}"):
+        code = args.func(args)  # every run it writes is marked and locked until it ends (picforge.runlock)
     if code == 0:
         paths.record_reads(args, actions)
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints

@@ -19,7 +19,7 @@ from openpyxl.styles import Alignment, Font, NamedStyle
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from picforge.errors import InputError
-from picforge.files import write_atomically
+from picforge.files import open_input, write_atomically
 
 HIGHLIGHT = "**"
 _HIGHLIGHTED = re.compile(re.escape(HIGHLIGHT) + r"(.+?)" + re.escape(HIGHLIGHT), re.DOTALL)
@@ -171,7 +171,7 @@ def read_bytes(path, limit=MAX_SHEET_BYTES):
 
     if not FileSystems.exists(path):
         raise InputError(f"{path}: no such file; check the path")
-    with FileSystems.open(path, compression_type="uncompressed") as fh:
+    with open_input(path) as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:
         raise InputError(f"{path}: larger than {limit // 2**20} MiB, more than any sheet picforge exports; "

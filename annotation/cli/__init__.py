@@ -97,10 +97,11 @@ def add_sheets_argument(parser):
 
 def open_ledger(args):
     """The ledger named by --ledger or $PICFORGE_LEDGER, or else the run directory's SQLite file, with the triplets
-    a re-mine changed since their export marked stale (and listed on stderr)."""
+    a re-mine changed since their export marked stale (and listed on stderr); a verb that only reads
+    (`set_defaults(read_only=True)`) is refused a ledger that is not there, and creates none."""
     from annotation.ledger import Ledger
     from annotation.triplets import mark_stale
-    ledger = Ledger.for_run(args.run, ledger_url(args))
+    ledger = Ledger.for_run(args.run, ledger_url(args), create=not getattr(args, "read_only", False))
     stale = mark_stale(ledger, args.run)
     if stale:
         listed = "; ".join(f"{tid} ({why})" for tid, why in list(stale.items())[:10])
