@@ -7,7 +7,7 @@ import sys
 
 from picforge.cli import register_verbs
 from picforge.errors import InputError
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
+from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional, http_url
 from picforge.paths import plain_name
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -113,7 +113,7 @@ def open_ledger(args):
 
 def add_grammar_options(parser):
     """--languagetool URL, --no-grammar and --strict-grammar for verbs that check paraphrases."""
-    parser.add_argument("--languagetool", metavar="URL",
+    parser.add_argument("--languagetool", metavar="URL", type=http_url["--languagetool"],
                         help="LanguageTool server (default $LANGUAGETOOL_URL), e.g. http://localhost:8010")
     parser.add_argument("--no-grammar", action="store_true", help="skip the LanguageTool check")
     parser.add_argument("--strict-grammar", action="store_true",
