@@ -200,6 +200,8 @@ def default_url(run_dir, create=True):
 
 # An SQLite error meaning the file is not a usable ledger at all (damaged, or another kind of file).
 DAMAGED = ("file is not a database", "malformed", "not a database", "disk image")
+# An SQLite error meaning the ledger's file or folder takes no writes (read-only, full, missing).
+UNWRITABLE = ("readonly", "read-only", "unable to open", "disk is full", "disk I/O")
 
 
 def _row(mapping):
@@ -300,6 +302,8 @@ class Ledger:
             reason = str(err.orig).strip().splitlines()[0] if err.orig is not None else type(err).__name__
             if any(word in reason for word in DAMAGED):
                 fix = "it is damaged or not a picforge ledger: restore it from a backup or name the right one"
+            elif any(word in reason for word in UNWRITABLE):
+                fix = "its file or folder cannot be written: free space there, make it writable, or name another"
             else:
                 fix = "the ledger refused the change; run the command again with -v for the statement"
             raise InputError(f"{self.where()}: {reason}; {fix} (nothing was recorded)") from None
