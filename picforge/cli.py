@@ -218,7 +218,9 @@ def run_command(argv):
     from picforge.sheets import named_encoding  # openpyxl: only once a command runs
     verb = (args.command, getattr(args, "verb", None), getattr(args, "target", None))
     words = " ".join(word for word in verb if word)
-    with named_encoding(args.encoding), progress.heartbeat(words), runlock.verb_holds(f"picforge {words}"):
+    makes_runs = any(getattr(paths.declared_output(a), "kind", None) == "run" and getattr(args, a.dest, None)
+                     for a in actions)  # a run output given: the runs it makes name it as their maker
+    with named_encoding(args.encoding), progress.heartbeat(words), runlock.verb_holds(f"picforge {words}", makes_runs):
         code = args.func(args)  # every run it writes is marked and locked until it ends (picforge.runlock)
     if code == 0:
         paths.record_reads(args, actions)

@@ -11,7 +11,7 @@ from picforge.files import writing_to
 
 LOCK_FILE = ".picforge.lock"
 _held = {}  # real path of a locked run → its open lock file
-_scope = []  # the verb being run (a list of one) while verb_holds is active
+_scope = []  # (the verb being run, whether it makes runs) while verb_holds is active
 
 
 def marker(root):
@@ -53,7 +53,8 @@ def acquire(root, verb):
         raise InputError(f"{root}: {holder} is writing this run; wait for it to finish or choose another "
                          "--out (nothing was written)") from None
     fh.seek(0)
-    maker = _command(fh.read(200)) or _command(verb) or ""  # the run keeps naming the command that made it
+    # the run keeps naming the command that made it: a verb that makes runs, or a library call naming itself
+    maker = _command(fh.read(200)) or (_command(verb) if not _scope or _scope[1] else None) or ""
     fh.seek(0)
     fh.truncate()
     fh.write(f"{verb} (pid {os.getpid()})")
@@ -77,12 +78,13 @@ def in_verb():
 
 
 @contextlib.contextmanager
-def verb_holds(verb):
-    """Run a verb: every run it locks stays locked, naming `verb`, until it ends."""
-    _scope.append(verb)
+def verb_holds(verb, makes_runs):
+    """Run a verb: every run it locks stays locked, naming `verb`, until it ends; a new run's marker names the verb
+    as its maker only when it `makes_runs` (declares a run output), so adding a stage to a run changes no maker."""
+    _scope[:] = [verb, makes_runs]
     try:
         yield
     finally:
-        _scope.pop()
+        _scope.clear()
         for root in [os.path.dirname(fh.name) for fh, _ in _held.values()]:
             release(root)
