@@ -150,11 +150,14 @@ def build_parser(command=None):
 
 
 def error_line(err):
-    """One line for an error: `PATH: reason; what to do` for an OSError on a named file, else the message's first
-    line (a library's multi-line text, such as an SQL statement, stays behind -v); secrets as ***."""
+    """One line for an error: `PATH: reason; what to do` for an OSError on a named file, picforge's own message
+    (an InputError may list one problem a line), else a library message's first line (multi-line text, such as an
+    SQL statement, stays behind -v); secrets as ***."""
     if isinstance(err, OSError) and err.filename:
         fix = files.WRITE_FIXES.get(err.errno)
         line = f"{err.filename}: {err.strerror or err}{f'; {fix}' if fix else ''}"
+    elif isinstance(err, InputError):
+        line = str(err)
     else:
         line = (str(err).strip() or type(err).__name__).splitlines()[0]
     return redact.redact_text(line, *redact.environment_secrets())

@@ -190,7 +190,11 @@ def check_output(output, spec, inputs, option, own_runs=(), verb=None):
         raise InputError(f"{output}: is a {'release' if spec.kind == 'run' else 'run'} folder, not a "
                          f"{spec.kind}; choose another {option} (nothing was written; --force does not change "
                          "this)")
-    writer = runlock.run_command(where) if spec.kind == "run" and not spec.shared_with else None
+    # a run of another kind is no run output, but one the verb reads and adds to (`shared_with`, or its former
+    # spelling, the output alone)
+    shared = [place for place, (flag, _) in inputs.items() if flag in spec.shared_with]
+    adds_to = spec.shared_with and (where in shared or not shared)
+    writer = runlock.run_command(where) if spec.kind == "run" and not adds_to else None
     if writer and verb and writer != f"picforge {verb.split()[0]}":
         raise InputError(f"{output}: is a run `{writer}` wrote; `picforge {verb}` writes only its own kind of run: "
                          f"choose another {option} (nothing was written; --force does not change this)")

@@ -30,7 +30,7 @@ def run_command(root):
 
 
 def _command(text):
-    """`picforge COMMAND` from a marker's text (`picforge pearl build (pid 12)`), else None."""
+    """`picforge COMMAND` from a marker's text (`picforge mine (pid 12)`), else None."""
     words = text.split(" (pid")[0].split()
     return " ".join(words[:2]) if len(words) >= 2 and words[0] == "picforge" and words[1][0].isalnum() else None
 

@@ -152,6 +152,7 @@ def test_two_writers_of_one_companion_run_one_is_refused_and_the_run_is_a_run(ei
     for argv in (["annotate", "report", "--run", mined, "--out", out / "generations" / "_manifest.json"],
                  ["annotate", "mturk", "gold", "--run", mined, "--out", parts[0]],
                  ["build", "--run", mined, "--out", out, "--force"],
-                 ["pearl", "build", "--run", mined, "--out", out]):
+                 ["pearl", "build", "--run", mined, "--out", out],
+                 ["mcphrasy", "groups", "--run", mined, "--out", out]):
         refused(argv, capsys)
     assert tree_digest(out) == before and (out / "cache").is_dir()
