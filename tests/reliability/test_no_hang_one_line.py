@@ -15,6 +15,7 @@ import pytest
 from picforge import cli
 from picforge.paths import declared_output
 from tests.cli_helpers import picforge_in_child, verbs
+from tests.pipeline.test_download import DumpServer, serve
 from tests.reliability.test_destructive_paths import tree_digest
 from tests.reliability.test_guard_by_identity import ledger_run
 from tests.reliability.test_output_guard import argv_writing
@@ -215,3 +216,14 @@ def test_build_and_publish_on_a_full_disk_name_their_target_and_leave_nothing(an
         assert code == 2 and f"{target}: cannot write (No space left on device); free space there" in err, err
         assert len(err.strip().splitlines()) == 1 and str(release_103) not in err, err
         assert sorted(os.listdir(full_disk)) == ["filler"]  # the staging folder went too
+
+
+def test_a_dump_download_onto_a_full_disk_names_the_cache_file(full_disk, wic_zip, tmp_path, capsys):
+    server = serve(DumpServer(os.urandom(256 * 1024)))
+    try:
+        code, err = one_line(["mine", "--input", server.url(), "--wic", wic_zip, "--out", tmp_path / "run",
+                              "--cache-dir", full_disk], capsys)
+    finally:
+        server.shutdown()
+    assert code == 2 and f"{full_disk}" in err and ".part: cannot write (No space left on device)" in err, err
+    assert "free space there" in err
