@@ -224,6 +224,7 @@ def run_command(argv):
     makes_runs = any(getattr(paths.declared_output(a), "kind", None) == "run" and getattr(args, a.dest, None)
                      for a in actions)  # a run output given: the runs it makes name it as their maker
     with named_encoding(args.encoding), progress.heartbeat(words), runlock.verb_holds(f"picforge {words}", makes_runs):
+        lock_own_kind_of_run(args, words)
         code = args.func(args)  # every run it writes is marked and locked until it ends (picforge.runlock)
     if code == 0:
         paths.record_reads(args, actions)
@@ -234,6 +235,17 @@ def run_command(argv):
     if code == 0 and step is not None:  # (where its progress goes), so a verb's stdout stays its data, e.g. JSON
         print(f"next: {step(args)}", file=sys.stderr)
     return code
+
+
+def lock_own_kind_of_run(args, words):
+    """Lock the local --run of a verb that is not read-only when the run's marker names this verb's command as its
+    maker (`pearl paraphrase --run PEARL_RUN`): a second writer is refused before any work, not at its first write.
+    A mined run read by `annotate` is not locked here: its ledger has its own turn-taking."""
+    run = getattr(args, "run", None)
+    if (isinstance(run, str) and options.is_local(run) and not getattr(args, "read_only", False)
+            and runlock.run_command(run) == f"picforge {args.command}"):
+        from picforge.rundir import take_run
+        take_run(run, f"picforge {words}")
 
 
 def console_main():

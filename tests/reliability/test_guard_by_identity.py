@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from annotation.ledger import Ledger
-from picforge import cli
+from picforge import cli, runlock
 from picforge.paths import declared_output
 from picforge.runlock import LOCK_FILE
-from tests.cli_helpers import ROOT, verbs
+from tests.cli_helpers import ROOT, picforge_in_child, verbs
 from tests.reliability.test_destructive_paths import tree_digest
 from tests.reliability.test_output_guard import argv_writing
 from tests.stsb_context.openai_server import FakeOpenAI
@@ -143,6 +143,12 @@ def test_two_writers_of_one_companion_run_one_is_refused_and_the_run_is_a_run(ei
     refusal = next(err for code, err in results if code == 2)
     assert "picforge stsb-context (pid" in refusal and "is writing this run" in refusal, refusal
     assert (out / LOCK_FILE).read_text() == "picforge stsb-context"  # the marker names what made the run
+    runlock.acquire(str(out), "picforge stsb-context (a writer in the test process)")
+    try:  # a verb adding to the run it made is refused at once while another process writes the run
+        code, _, err = picforge_in_child("stsb-context", "export-validation", "--run", out, timeout=120)
+    finally:
+        runlock.release(str(out))
+    assert code == 2 and "a writer in the test process" in err and "is writing this run" in err, err
 
     # The companion's run is a run: no other verb writes into it, --force included.
     mined = ledger_run(tmp_path / "mined")
