@@ -239,7 +239,7 @@ def run_command(argv):
 
 def lock_own_kind_of_run(args, words):
     """Lock the local --run of a verb that is not read-only when the run's marker names this verb's command as its
-    maker (`pearl paraphrase --run PEARL_RUN`): a second writer is refused before any work, not at its first write.
+    maker (a companion verb on its own run): a second writer is refused before any work, not at its first write.
     A mined run read by `annotate` is not locked here: its ledger has its own turn-taking."""
     run = getattr(args, "run", None)
     if (isinstance(run, str) and options.is_local(run) and not getattr(args, "read_only", False)
