@@ -4,6 +4,8 @@ import os
 import re
 from importlib import resources
 
+from picforge.files import write_atomically
+
 _EMPHASIS = (
     (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
     (re.compile(r"\*(.+?)\*"), r"<em>\1</em>"),
@@ -74,8 +76,6 @@ def write_guidelines(name, out_dir):
     markdown = template(name)
     title = markdown.splitlines()[0].lstrip("# ").strip()
     paths = (os.path.join(out_dir, f"{name}.md"), os.path.join(out_dir, f"{name}.html"))
-    with open(paths[0], "w", encoding="utf-8") as fh:
-        fh.write(markdown)
-    with open(paths[1], "w", encoding="utf-8") as fh:
-        fh.write(markdown_to_html(markdown, title))
+    write_atomically(paths[0], markdown)
+    write_atomically(paths[1], markdown_to_html(markdown, title))
     return paths

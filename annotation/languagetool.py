@@ -8,6 +8,7 @@ from language_tool_python.exceptions import LanguageToolError
 import requests
 
 from picforge.errors import InputError
+from picforge.options import http_url
 from picforge.redact import redact_text, redact_url
 
 URL_ENV = "LANGUAGETOOL_URL"
@@ -84,4 +85,4 @@ def checker_from_options(url, disabled):
     if not url:
         raise InputError(f"no LanguageTool server: pass --languagetool URL (or set {URL_ENV}), "
                          "e.g. http://localhost:8010 from docker/languagetool, or --no-grammar to skip the check")
-    return GrammarChecker(url)
+    return GrammarChecker(http_url["--languagetool"](url))

@@ -185,15 +185,23 @@ def now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def default_url(run_dir):
-    """`sqlite:///RUN_DIR/ledger.sqlite` (the run directory must be local for the default ledger)."""
+def default_url(run_dir, create=True):
+    """`sqlite:///RUN_DIR/ledger.sqlite` (the run directory must be local for the default ledger; it is made only
+    when `create`)."""
     if "://" in str(run_dir):
         raise InputError(f"{run_dir}: the default SQLite ledger needs a local run directory; "
                          "pass --ledger with an SQLAlchemy URL (e.g. postgresql://…)")
     if os.path.exists(run_dir) and not os.path.isdir(run_dir):
         raise InputError(f"--run {run_dir}: is a file, not a run directory; pass the folder `picforge mine` wrote")
-    os.makedirs(run_dir, exist_ok=True)
+    if create:
+        os.makedirs(run_dir, exist_ok=True)
     return "sqlite:///" + os.path.abspath(os.path.join(run_dir, LEDGER_FILE))
+
+
+# An SQLite error meaning the file is not a usable ledger at all (damaged, or another kind of file).
+DAMAGED = ("file is not a database", "malformed", "not a database", "disk image")
+# An SQLite error meaning the ledger's file or folder takes no writes (read-only, full, missing).
+UNWRITABLE = ("readonly", "read-only", "unable to open", "disk is full", "disk I/O")
 
 
 def _row(mapping):
@@ -260,23 +268,50 @@ def create_engine(url):
 class Ledger:
     """Handle on one ledger database; the tables defined on `metadata` that it lacks are created when it opens."""
 
-    def __init__(self, url):
+    def __init__(self, url, create=True):
+        """The ledger at `url`; its missing tables are created, and an SQLite file that is not there is made only
+        when `create` (a verb that only reads is refused instead, and creates nothing)."""
         self.url = url
         self.engine = create_engine(url)
         if self.engine.dialect.name == "sqlite":
             _sqlite_transactions(self.engine)
+            if not create and not os.path.isfile(self.engine.url.database or ""):
+                raise InputError(f"{self.where()}: no ledger there; this command only reads one: run the verb that "
+                                 "starts it first (`picforge annotate export expert`) or pass the --run/--ledger "
+                                 "that holds it (nothing was created)")
         with self._writing() as conn:
             metadata.create_all(conn)
 
     @classmethod
-    def for_run(cls, run_dir, url=None):
-        """The ledger at `url`, or the default SQLite file in `run_dir`."""
-        return cls(url or default_url(run_dir))
+    def for_run(cls, run_dir, url=None, create=True):
+        """The ledger at `url`, or the default SQLite file in `run_dir` (made only when `create`)."""
+        return cls(url or default_url(run_dir, create), create)
+
+    def where(self):
+        """The ledger as its messages name it: the SQLite file, else the URL without its password."""
+        if self.engine.dialect.name == "sqlite" and self.engine.url.database:
+            return self.engine.url.database
+        return self.engine.url.render_as_string(hide_password=True)
+
+    @contextlib.contextmanager
+    def _store_errors(self):
+        """A database error as one line naming the ledger and what to do (the SQL stays behind `-v`)."""
+        try:
+            yield
+        except sa.exc.DBAPIError as err:
+            reason = str(err.orig).strip().splitlines()[0] if err.orig is not None else type(err).__name__
+            if any(word in reason for word in DAMAGED):
+                fix = "it is damaged or not a picforge ledger: restore it from a backup or name the right one"
+            elif any(word in reason for word in UNWRITABLE):
+                fix = "its file or folder cannot be written: free space there, make it writable, or name another"
+            else:
+                fix = "the ledger refused the change; run the command again with -v for the statement"
+            raise InputError(f"{self.where()}: {reason}; {fix} (nothing was recorded)") from None
 
     @contextlib.contextmanager
     def _writing(self):
         """A connection in a transaction no other writer runs beside (the others wait until it ends)."""
-        with self.engine.begin() as conn:
+        with self._store_errors(), self.engine.begin() as conn:
             if conn.dialect.name == "postgresql" and not conn.execute(WRITER_LOCK_IF_FREE).scalar():
                 log.warning(WAITING, self.engine.url.render_as_string(hide_password=True), "")
                 conn.execute(WRITER_LOCK)
@@ -291,7 +326,7 @@ class Ledger:
     @contextlib.contextmanager
     def read(self):
         """A session for queries only; all its queries see the ledger as it was when the first one ran."""
-        with self.engine.connect() as conn:
+        with self._store_errors(), self.engine.connect() as conn:
             if conn.dialect.name == "postgresql":
                 conn.execution_options(isolation_level="REPEATABLE READ")
             yield LedgerSession(conn)

@@ -17,6 +17,7 @@ from annotation import mturk_client, round1
 from annotation.hit_pages import HTML_QUESTION_LIMIT
 from picforge.bounded_read import MAX_TEXT_BYTES, read_bounded
 from picforge.errors import InputError
+from picforge.files import open_input
 from picforge.sheets import read_sheet
 
 KIND = mturk_client.QUESTIONS_BATCH
@@ -60,7 +61,7 @@ def question_path(path, plan_path):
 def read_question(path, where):
     """A question file's XML text, checked: found, under MTurk's size limit, one of MTurk's question kinds."""
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             data = fh.read(HTML_QUESTION_LIMIT + 1)  # enough to see that it passes the limit
     except OSError as err:
         raise InputError(f"{where}: question file {path} cannot be read ({err.strerror}); "

@@ -4,7 +4,7 @@ import os
 
 from annotation import hit_pages, mturk_manual, round1
 from picforge.errors import InputError
-from picforge.files import write_atomically
+from picforge.files import open_input, write_atomically
 from picforge.sheets import csv_text
 
 # The requester site's own columns of a results download, in its order, before Input.* (then Answer.*, Approve,
@@ -44,7 +44,7 @@ def write_results(run_dir, batch_id, plan, path):
     text = csv_text(columns, rows)
     cells = sum(len(hit["slots"]) for hit in plan["hits"]) * round1.settings_of(plan).assignments
     if os.path.exists(path):
-        with open(path, encoding="utf-8", newline="") as fh:
+        with open_input(path, "r", encoding="utf-8", newline="") as fh:
             if fh.read() != text:
                 raise InputError(f"{path} exists and is not the blank rehearsal file of batch {batch_id} (answers "
                                  "filled in?); ingest it, or remove it or give another --out for a blank one")

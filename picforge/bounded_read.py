@@ -3,6 +3,7 @@ lines as they arrive, each zip member by its declared size, so no file, line or 
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
+from picforge.files import open_input
 
 READ_BYTES = 2**20  # read at once: a line is checked against its bound after at most this much more of it
 MAX_TEXT_BYTES = 64 * 2**20  # a text file people give (STS-B, SimLex, lists): far more than any of them holds
@@ -39,7 +40,7 @@ def read_bounded(path, max_bytes=MAX_TEXT_BYTES, max_line_bytes=None, fix="check
     if not FileSystems.exists(path):
         raise InputError(f"{path}: no such file; check the path")
     try:
-        with FileSystems.open(path, compression_type="uncompressed") as fh:
+        with open_input(path) as fh:
             pieces = (line for _, line in bounded_lines(fh, path, max_line_bytes, fix)) if max_line_bytes else \
                 iter(lambda: fh.read(READ_BYTES), b"")
             data, size = [], 0

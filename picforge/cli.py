@@ -9,7 +9,7 @@ import os
 import sys
 import textwrap
 
-from picforge import __version__, companions, options, paths, progress, redact
+from picforge import __version__, companions, files, options, paths, progress, redact, runlock
 from picforge.errors import InputError, NothingToDo
 from picforge.long_lived import long_lived, one_command_process
 
@@ -150,11 +150,16 @@ def build_parser(command=None):
 
 
 def error_line(err):
-    """One line for an error: `PATH: reason` for an OSError on a named file, else the message; secrets as ***."""
+    """One line for an error: `PATH: reason; what to do` for an OSError on a named file, picforge's own message
+    (an InputError may list one problem a line), else a library message's first line (multi-line text, such as an
+    SQL statement, stays behind -v); secrets as ***."""
     if isinstance(err, OSError) and err.filename:
-        line = f"{err.filename}: {err.strerror or err}"
+        fix = files.WRITE_FIXES.get(err.errno)
+        line = f"{err.filename}: {err.strerror or err}{f'; {fix}' if fix else ''}"
+    elif isinstance(err, InputError):
+        line = str(err)
     else:
-        line = str(err) or type(err).__name__
+        line = (str(err).strip() or type(err).__name__).splitlines()[0]
     return redact.redact_text(line, *redact.environment_secrets())
 
 
@@ -216,8 +221,12 @@ def run_command(argv):
     paths.guard_outputs(args, actions)
     from picforge.sheets import named_encoding  # openpyxl: only once a command runs
     verb = (args.command, getattr(args, "verb", None), getattr(args, "target", None))
-    with named_encoding(args.encoding), progress.heartbeat(" ".join(word for word in verb if word)):
-        code = args.func(args)
+    words = " ".join(word for word in verb if word)
+    makes_runs = any(getattr(paths.declared_output(a), "kind", None) == "run" and getattr(args, a.dest, None)
+                     for a in actions)  # a run output given: the runs it makes name it as their maker
+    with named_encoding(args.encoding), progress.heartbeat(words), runlock.verb_holds(f"picforge {words}", makes_runs):
+        lock_own_kind_of_run(args, words)
+        code = args.func(args)  # every run it writes is marked and locked until it ends (picforge.runlock)
     if code == 0:
         paths.record_reads(args, actions)
     after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
@@ -227,6 +236,17 @@ def run_command(argv):
     if code == 0 and step is not None:  # (where its progress goes), so a verb's stdout stays its data, e.g. JSON
         print(f"next: {step(args)}", file=sys.stderr)
     return code
+
+
+def lock_own_kind_of_run(args, words):
+    """Lock the local --run of a verb that is not read-only when the run's marker names this verb's command as its
+    maker (a companion verb on its own run): a second writer is refused before any work, not at its first write.
+    A mined run read by `annotate` is not locked here: its ledger has its own turn-taking."""
+    run = getattr(args, "run", None)
+    if (isinstance(run, str) and options.is_local(run) and not getattr(args, "read_only", False)
+            and runlock.run_command(run) == f"picforge {args.command}"):
+        from picforge.rundir import take_run
+        take_run(run, f"picforge {words}")
 
 
 def console_main():

@@ -1,11 +1,14 @@
-"""The one atomic file write (a staging sibling renamed into place, on local disk or Beam FileSystems), and JSON
-reads whose errors name the file and line."""
+"""The one atomic file write (a staging sibling renamed into place, on local disk or Beam FileSystems), the one way
+an input is opened (a regular file, never a FIFO or device that would hang), and JSON reads whose errors name the
+file and line."""
 import contextlib
+import errno
 import json
 import logging
 import os
 import re
 import shutil
+import stat
 import threading
 
 from picforge.errors import InputError
@@ -13,6 +16,77 @@ from picforge.errors import InputError
 # Names of files being written; a stage folder may hold them (see RunDir.clear).
 STAGING_PREFIX = "_staging-"
 log = logging.getLogger(__name__)
+
+
+# What to do when a write fails for one of these reasons (errno → the advice in its error line).
+WRITE_FIXES = {errno.ENOSPC: "free space there or choose a target on another disk",
+               errno.EDQUOT: "free space there or choose a target on another disk",
+               errno.EROFS: "the file system is read-only: choose a writable target",
+               errno.EACCES: "you may not write there: choose a target you can write to",
+               errno.EPERM: "you may not write there: choose a target you can write to"}
+
+
+def special_kind(mode):
+    """What a file of this st_mode is when it is not a regular file or folder ('a FIFO', …), else None."""
+    kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), None)
+
+
+def refuse_special(path, option="input"):
+    """InputError unless the local `path` (symlinks followed) is a regular file or a folder, or does not exist: a
+    FIFO, device or socket is refused before anything opens it (reading one would hang or never end)."""
+    if "://" in str(path):
+        return path
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return path  # the reader names a missing or unreadable path
+    kind = special_kind(mode)
+    if kind:
+        raise InputError(f"{option} {path}: is {kind}, not a regular file or folder; give a regular file "
+                         "(nothing was read)")
+    return path
+
+
+def open_input(path, mode="rb", *, encoding=None, newline=None, compression_type="uncompressed"):
+    """The one way an input is opened for reading: a local path only when it is a regular file (checked on the open
+    descriptor, without blocking, so a FIFO is refused at once, never waited on); a URL through Beam FileSystems."""
+    if "://" in str(path):
+        from apache_beam.io.filesystems import FileSystems
+
+        return FileSystems.open(path, compression_type=compression_type)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+        kind = special_kind(info.st_mode)
+        if kind:
+            raise InputError(f"{path}: is {kind}, not a regular file; give a regular file (nothing was read)")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, mode, encoding=encoding, newline=newline)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_error(err, path):
+    """An InputError of one line for the OSError `err` met writing `path`: the target named, and what to do."""
+    fix = WRITE_FIXES.get(err.errno, "check the target and its permissions")
+    return InputError(f"{path}: cannot write ({err.strerror or err}); {fix}")
+
+
+@contextlib.contextmanager
+def writing_to(path):
+    """Turn a full disk, a read-only file system or a refused permission met while writing `path` into one line
+    naming `path` (the target, never the source a copy read) and what to do."""
+    try:
+        yield
+    except OSError as err:
+        if err.errno not in WRITE_FIXES:
+            raise
+        raise write_error(err, path) from None
 
 
 def write_atomically(path, data):
@@ -34,14 +108,15 @@ def write_atomically(path, data):
         FileSystems.rename([staging], [path])
         return
     folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
     staging = os.path.join(folder, f"{STAGING_PREFIX}{os.getpid()}.{threading.get_ident()}-{os.path.basename(path)}")
     try:
-        with open(staging, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(staging, path)
+        with writing_to(path):
+            os.makedirs(folder, exist_ok=True)
+            with open(staging, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(staging, path)
     except BaseException:
         if os.path.exists(staging):
             os.unlink(staging)
@@ -88,7 +163,7 @@ def pid_tag():
 
 def read_json(path, fix):
     """The JSON document at `path`; an undecodable one is an InputError naming the file, line and `fix`."""
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         data = fh.read()
     try:
         return json.loads(data.decode("utf-8-sig"))
@@ -102,7 +177,7 @@ def read_jsonl(path, fix):
     """The records of a JSON Lines file (blank lines skipped); a line that is not JSON is an InputError naming the
     file, line and `fix`."""
     records = []
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         for line_no, line in enumerate(fh, start=1):
             if not line.strip():
                 continue

@@ -7,6 +7,7 @@ import importlib.util
 import math
 import os
 import sys
+import urllib.parse
 
 from picforge import companions
 from picforge.errors import InputError
@@ -115,6 +116,24 @@ def add_release_input(parser, help):
     """--release RELEASE_DIR, the release a verb reads (the former positional RELEASE_DIR still works)."""
     return add_with_former_positional(parser, "--release", metavar="RELEASE_DIR", type=existing_release,
                                       reason=RELEASE_READ, help=help)
+
+
+def url_of(option, schemes, local=False):
+    """argparse type of `option`: a URL of one of `schemes` with a host (or, when `local`, a path on this machine),
+    else an InputError as the options are parsed, before anything runs (`file:///…` is no server)."""
+    def check(text):
+        if local and is_local(text):
+            return text
+        parts = urllib.parse.urlsplit(text)
+        if parts.scheme.lower() not in schemes or not parts.netloc:
+            given = f"the scheme {parts.scheme}://" if "://" in text else "no URL"
+            allowed = " or ".join([f"{scheme}://" for scheme in schemes] + (["a local path"] if local else []))
+            raise InputError(f"{option} {text}: {given} is not supported here; give {allowed} (nothing was run)")
+        return text
+    return check
+
+
+http_url = {name: url_of(name, ("http", "https")) for name in ("--languagetool", "--categories-api-url")}
 
 
 def finite_float(text):

@@ -11,15 +11,21 @@ import posixpath
 import re
 import stat
 from dataclasses import dataclass
+from urllib.parse import unquote
 
+from picforge import runlock
 from picforge.errors import InputError
+from picforge.files import refuse_special
 
 RELEASE_MANIFEST = "MANIFEST.json"
 PRODUCER = "picforge"  # the MANIFEST.json field `producer` of every release picforge writes
 STAGE_MANIFEST = "_manifest.json"
 LEDGER_FILE = "ledger.sqlite"  # a run's annotation ledger (SQLite, the default)
-RUN_MARKERS = (".picforge.lock", LEDGER_FILE)
+RUN_MARKERS = (runlock.LOCK_FILE, LEDGER_FILE)
 READS_FILE = ".picforge-reads.json"  # the files earlier verbs of a run read, kept in the run
+LEDGER_VARIABLE = "PICFORGE_LEDGER"  # the environment variable naming the ledger's URL when --ledger is not given
+# an SQLite URL of any driver (sqlite://, sqlite+pysqlite://, …): group 1 the file, without the query
+SQLITE_URL = re.compile(r"^sqlite(?:\+\w+)?://(?:/([^?]*))?(?:\?.*)?$")
 
 
 @dataclass(frozen=True)
@@ -60,19 +66,37 @@ def _inside(a, b):
     return a.startswith(b.rstrip(sep) + sep)
 
 
+def identity(path):
+    """What a local file is, whatever its name: (st_dev, st_ino), symlinks followed; None when it does not exist."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
 def overlaps(a, b):
     """True if a and b are the same place, or one lies inside the other."""
     a, b = _location(a), _location(b)
     return a == b or _inside(a, b) or _inside(b, a)
 
 
+def sqlite_file(url):
+    """The local file an SQLite URL names, in every spelling SQLAlchemy accepts (`sqlite:///rel`, `sqlite:////abs`,
+    a driver such as `sqlite+pysqlite://`, a query such as `?timeout=5`), else None (not SQLite, or in memory)."""
+    found = SQLITE_URL.match(url)
+    return unquote(found.group(1)) if found and found.group(1) else None
+
+
 def input_locations(value):
-    """The places an argument value names: a URL as text, a sqlite:/// URL's file, or a local path and every match of
+    """The places an argument value names: a URL as text, an SQLite URL's file, or a local path and every match of
     its glob (existing ones only: what is not there cannot be written over)."""
     if not isinstance(value, str) or not value or "\0" in value:
         return []
-    if value.startswith("sqlite:///"):
-        value = value[len("sqlite:///"):]
+    if SQLITE_URL.match(value):
+        value = sqlite_file(value)
+        if value is None:
+            return []
     elif "://" in value:
         return [value.rstrip("/")] if re.match(r"^(gs|s3|hf)://", value) else []
     found = [value] if os.path.lexists(value) else []
@@ -98,9 +122,31 @@ def _refuse_if_overlapping(output, place, what, option):
                      "(nothing was written)")
 
 
+def _refuse_same_file(output, where, inputs, option):
+    """InputError when the existing local `output` is one of `inputs` under another name (same device and inode) or
+    a file with more than one name, any of which an input may be (a hard link)."""
+    found = identity(where)
+    if found is None or os.path.isdir(where):
+        return
+    for place, (_, what) in inputs.items():
+        if identity(place) == found:
+            raise InputError(f"{output}: is the {what} under another name (the same file); choose a {option} that "
+                             "names a new file (nothing was written)")
+    links = os.stat(where).st_nlink
+    if links > 1:
+        raise InputError(f"{output}: is a hard link ({links} names for one file, which may be an input or a run's "
+                         f"own file); choose a {option} that names a new file (nothing was written)")
+
+
 def is_run(folder):
-    """True for a local run directory: it holds picforge's lock or ledger."""
-    return any(os.path.exists(os.path.join(folder, marker)) for marker in RUN_MARKERS)
+    """True for a local run directory: it holds picforge's run marker or ledger, or a completed stage (a run an
+    earlier picforge wrote without a marker)."""
+    if any(os.path.exists(os.path.join(folder, marker)) for marker in RUN_MARKERS):
+        return True
+    try:
+        return any(os.path.isfile(os.path.join(folder, name, STAGE_MANIFEST)) for name in os.listdir(folder))
+    except OSError:
+        return False
 
 
 def is_release(folder):
@@ -126,17 +172,32 @@ def check_output(output, spec, inputs, option, own_runs=(), verb=None):
         _refuse_if_overlapping(output, place, what, option)
     if "://" in where:
         return
+    _refuse_same_file(output, where, inputs, option)
     for run in own_runs:
         record = _reads_record(run)
         if where in record["read"] and record["written"].get(where) != verb:
             raise InputError(f"{output}: an earlier verb of the run {run} read this file; choose a {option} that "
                              "names a new file (nothing was written)")
+        if spec.kind == "file" and _inside(where, run) and os.path.lexists(where) and \
+                record["written"].get(where) != verb:
+            raise InputError(f"{output}: a file of the run {run} that `picforge {verb}` did not write (a verb "
+                             f"replaces only the files it wrote); choose a {option} that names a new file "
+                             "(nothing was written)")
     if os.path.isdir(where) and spec.kind in ("file", "folder") and (is_run(where) or is_release(where)):
         raise InputError(f"{output}: is a picforge run or release folder; choose a {option} outside it "
                          "(nothing was written)")
     if spec.kind == "run" and is_release(where) or spec.kind == "release" and is_run(where):
         raise InputError(f"{output}: is a {'release' if spec.kind == 'run' else 'run'} folder, not a "
-                         f"{spec.kind}; choose another {option} (nothing was written)")
+                         f"{spec.kind}; choose another {option} (nothing was written; --force does not change "
+                         "this)")
+    # a run of another kind is no run output, but one the verb reads and adds to (`shared_with`, or its former
+    # spelling, the output alone)
+    shared = [place for place, (flag, _) in inputs.items() if flag in spec.shared_with]
+    adds_to = spec.shared_with and (where in shared or not shared)
+    writer = runlock.run_command(where) if spec.kind == "run" and not adds_to else None
+    if writer and verb and writer != f"picforge {verb.split()[0]}":
+        raise InputError(f"{output}: is a run `{writer}` wrote; `picforge {verb}` writes only its own kind of run: "
+                         f"choose another {option} (nothing was written; --force does not change this)")
     folder = os.path.dirname(where)
     while folder != os.path.dirname(folder):
         if is_release(folder):
@@ -169,6 +230,9 @@ def parsed_paths(args, actions):
             else:
                 for place in input_locations(item):
                     inputs.setdefault(place, (flag, f"{flag.lstrip('-').replace('_', ' ')} {item}"))
+    if hasattr(args, "ledger") and not getattr(args, "ledger", None) and os.environ.get(LEDGER_VARIABLE):
+        for place in input_locations(os.environ[LEDGER_VARIABLE]):  # the ledger a verb opens without --ledger
+            inputs.setdefault(place, (f"${LEDGER_VARIABLE}", f"ledger ${LEDGER_VARIABLE}"))
     return outputs, inputs
 
 
@@ -179,10 +243,13 @@ def own_runs(args, outputs):
 
 
 def guard_outputs(args, actions):
-    """InputError before a verb runs if one of its declared outputs is, holds or sits in one of its inputs (every
-    other path-valued argument, globs and symlinks resolved), is a file an earlier verb of its run read, or lies in
-    a run or release folder it does not own."""
+    """InputError before a verb runs if one of its inputs (every path-valued argument that is not an output) is a
+    FIFO, device or socket, or if one of its declared outputs is, holds or sits in one of its inputs (globs,
+    symlinks, hard links and every spelling of a ledger URL resolved), is a file an earlier verb of its run read or
+    a file of its run it did not write, or lies in a run or release folder it does not own."""
     outputs, inputs = parsed_paths(args, actions)
+    for place, (flag, _) in inputs.items():
+        refuse_special(place, flag)
     runs = own_runs(args, outputs)
     seen = {}
     for option, value, spec in outputs:
@@ -219,7 +286,7 @@ def record_reads(args, actions):
     for run in runs:
         record = _reads_record(run)
         files = {place for place in inputs if os.path.isfile(place) and not _inside(place, run)}
-        written = {place: verb for place, verb in wrote.items() if not _inside(place, run)}
+        written = {place: verb for place, verb in wrote.items() if os.path.isfile(place)}
         if not files - set(record["read"]) and written.items() <= record["written"].items():
             continue
         path = os.path.join(run, READS_FILE)

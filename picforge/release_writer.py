@@ -10,7 +10,7 @@ import uuid
 
 from picforge import __version__, files, schemas
 from picforge.croissant import CROISSANT, Description, Input, croissant
-from picforge.files import pid_alive, pid_tag, remove_leftovers
+from picforge.files import open_input, pid_alive, pid_tag, remove_leftovers
 from picforge.options import add_run_option
 from picforge.paths import PRODUCER, add_output, plain_file, refuse_overlap, refuse_replacing
 
@@ -98,7 +98,7 @@ def current_release(out, wanted, *, force, kind, run):
 def sha256_file(path):
     """Hex sha256 of a file's bytes."""
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -285,15 +285,17 @@ def replace_directory(out, write_contents):
     os.makedirs(os.path.dirname(out), exist_ok=True)
     name = os.path.basename(out)
     remove_leftovers(os.path.dirname(out), (f".{name}.partial-", f"{name}.old-"), owner_alive=pid_alive)
-    staging = tempfile.mkdtemp(prefix=f".{name}.partial{pid_tag()}", dir=os.path.dirname(out))
+    with files.writing_to(out):
+        staging = tempfile.mkdtemp(prefix=f".{name}.partial{pid_tag()}", dir=os.path.dirname(out))
     os.chmod(staging, 0o755)
     try:
-        manifest = write_contents(staging)
-        old = None
-        if os.path.exists(out):
-            old = f"{out}.old{pid_tag()}{uuid.uuid4().hex[:8]}"
-            os.rename(out, old)
-        os.rename(staging, out)
+        with files.writing_to(out):
+            manifest = write_contents(staging)
+            old = None
+            if os.path.exists(out):
+                old = f"{out}.old{pid_tag()}{uuid.uuid4().hex[:8]}"
+                os.rename(out, old)
+            os.rename(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

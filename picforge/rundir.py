@@ -1,6 +1,5 @@
 """Run directories: each stage's Parquet output and `_manifest.json`, over Beam FileSystems."""
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
@@ -14,10 +13,10 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import BeamIOError
 from apache_beam.io.filesystems import FileSystems
 
-from picforge import __version__, schemas
+from picforge import __version__, runlock, schemas
 from picforge.errors import InputError
 from picforge.external_sort import chunks
-from picforge.files import STAGING_PREFIX, remove_leftovers, write_atomically
+from picforge.files import STAGING_PREFIX, open_input, remove_leftovers, write_atomically
 from picforge.paths import glob_escape
 from picforge.redact import redact_stored
 from picforge.stage_registry import producing_command
@@ -28,7 +27,6 @@ PARQUET_FILE = "part-00000-of-00001.parquet"
 ARROW_BATCH_ROWS = 10_000  # rows turned into Arrow at once by parquet_bytes
 # What picforge writes in any stage folder: Parquet part files, staging files and Beam's temporary folders.
 OWN_FILE_PREFIXES = ("beam-temp-", STAGING_PREFIX)
-LOCK_FILE = ".picforge.lock"
 OWN_PART_FILE = re.compile(r"^part-\d{5}-of-\d{5}\.parquet$")
 log = logging.getLogger(__name__)
 
@@ -56,8 +54,9 @@ def input_identity(path, option=None):
 
 
 def writable_folder(path, option="--out"):
-    """Create the local folder `path` if needed and check it takes files; an InputError naming `option` when it is
-    a file or cannot be written (remote paths are left to their file system)."""
+    """Create the local folder `path` if needed and check it takes files (in a verb, the run is then marked and
+    locked, picforge.runlock); an InputError naming `option` when it is a file or cannot be written (remote paths
+    are left to their file system)."""
     if "://" in path:
         return path
     if os.path.exists(path) and not os.path.isdir(path):
@@ -69,7 +68,20 @@ def writable_folder(path, option="--out"):
     except OSError as err:
         raise InputError(f"{option} {path}: cannot write there ({err.strerror or err}); pass a folder you can "
                          "write to") from None
+    if runlock.in_verb():
+        take_run(path, runlock.in_verb())  # the verb's run: marked and locked from its creation
     return glob_free_alias(path)
+
+
+def take_run(root, verb):
+    """Lock the local run `root` for `verb` (picforge.runlock); when newly locked, delete what a killed process left
+    in its stage folders (no one else writes the run). True when this call took the lock."""
+    if not runlock.acquire(root, verb):
+        return False
+    for stage in sorted(os.listdir(root)):
+        if os.path.isdir(os.path.join(root, stage)):
+            remove_leftovers(os.path.join(root, stage), OWN_FILE_PREFIXES)
+    return True
 
 
 def glob_free_alias(path):
@@ -91,7 +103,7 @@ def _sha256(path):
     """The sha256 of one input file; an InputError naming it when it is a folder or cannot be read."""
     digest = hashlib.sha256()
     try:
-        with FileSystems.open(path, compression_type="uncompressed") as fh:
+        with open_input(path) as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
     except IsADirectoryError:
@@ -120,31 +132,17 @@ class RunDir:
 
     @contextlib.contextmanager
     def locked(self, verb):
-        """Hold the run's lock while `verb` writes it: a second process writing the same local run is refused at
-        once (the lock goes with the process, even on kill -9). Remote runs are not locked."""
+        """Hold the run's lock (picforge.runlock, its marker too) while `verb` writes it: a second process writing
+        the same local run is refused at once. Remote runs are not locked."""
         if "://" in self.root:
             yield
             return
-        with open(os.path.join(self.root, LOCK_FILE), "a+", encoding="utf-8") as fh:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                fh.seek(0)
-                holder = fh.read().strip() or "another process"
-                raise InputError(f"{self.root}: {holder} is writing this run; wait for it to finish or choose "
-                                 "another --out") from None
-            fh.seek(0)
-            fh.truncate()
-            fh.write(f"{verb} (pid {os.getpid()})")
-            fh.flush()
-            for stage in sorted(os.listdir(self.root)):  # no one else writes the run: what is there was left
-                if os.path.isdir(os.path.join(self.root, stage)):
-                    remove_leftovers(os.path.join(self.root, stage), OWN_FILE_PREFIXES)
-            try:
-                yield
-            finally:
-                fh.seek(0)
-                fh.truncate()
+        taken = take_run(self.root, runlock.in_verb() or verb)
+        try:
+            yield
+        finally:
+            if taken and not runlock.in_verb():  # in a verb, the run stays locked until the verb ends
+                runlock.release(self.root)
 
     def pattern(self, *parts):
         """A FileSystems.match pattern under the run: the run's own path taken literally, `parts` as globs."""
@@ -161,7 +159,7 @@ class RunDir:
         path = self.manifest_path(stage)
         if not FileSystems.exists(path):
             return None
-        with FileSystems.open(path, compression_type="uncompressed") as fh:
+        with open_input(path) as fh:
             data = fh.read()
         try:
             manifest = json.loads(data.decode("utf-8"))
@@ -246,7 +244,7 @@ class RunDir:
     def count_rows(self, stage):
         total = 0
         for path in self.output_files(stage):
-            with FileSystems.open(path, compression_type="uncompressed") as fh, self._reading(stage, path):
+            with open_input(path) as fh, self._reading(stage, path):
                 total += pq.ParquetFile(fh).metadata.num_rows
         return total
 
@@ -254,7 +252,7 @@ class RunDir:
         """All rows of a completed stage as one pyarrow Table (for small stages)."""
         tables = []
         for path in self.output_files(stage):
-            with FileSystems.open(path, compression_type="uncompressed") as fh, self._reading(stage, path):
+            with open_input(path) as fh, self._reading(stage, path):
                 tables.append(pq.read_table(fh, columns=columns))
         if not tables:
             return pa.table({})
@@ -263,7 +261,7 @@ class RunDir:
     def iter_records(self, stage, columns=None, batch_size=4096):
         """Stream a stage's rows as dicts without loading the whole stage."""
         for path in self.output_files(stage):
-            with FileSystems.open(path, compression_type="uncompressed") as fh, self._reading(stage, path):
+            with open_input(path) as fh, self._reading(stage, path):
                 for batch in pq.ParquetFile(fh).iter_batches(batch_size=batch_size, columns=columns):
                     yield from batch.to_pylist()
 
@@ -283,12 +281,13 @@ class RunDir:
                     raise InputError(f"{self.stage_dir(stage)}: record {number} breaks schema {schema}: "
                                      f"{problems[0]}; fix the input named there and run the step again")
             outputs = {PARQUET_FILE: parquet_bytes(rows, schema), **outputs}
-        self.clear(stage, expected=outputs)
-        for name, data in outputs.items():
-            self.write_file(stage, name, data)
-        return self.finish_stage(stage, fingerprint(stage, inputs, options), inputs=inputs, options=options,
-                                 counters=counters or {}, started=started,
-                                 files=[name for name in outputs if name != PARQUET_FILE], **extra)
+        with self.locked(f"picforge (writing {stage})"):
+            self.clear(stage, expected=outputs)
+            for name, data in outputs.items():
+                self.write_file(stage, name, data)
+            return self.finish_stage(stage, fingerprint(stage, inputs, options), inputs=inputs, options=options,
+                                     counters=counters or {}, started=started,
+                                     files=[name for name in outputs if name != PARQUET_FILE], **extra)
 
     def rewrite_rows(self, stage, rows, schema):
         """Replace the Parquet files of a stage being written (before its manifest) with one file of `rows`."""

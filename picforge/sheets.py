@@ -19,7 +19,7 @@ from openpyxl.styles import Alignment, Font, NamedStyle
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from picforge.errors import InputError
-from picforge.files import write_atomically
+from picforge.files import open_input, write_atomically
 
 HIGHLIGHT = "**"
 _HIGHLIGHTED = re.compile(re.escape(HIGHLIGHT) + r"(.+?)" + re.escape(HIGHLIGHT), re.DOTALL)
@@ -166,9 +166,12 @@ def _spans_bold(text, spans):
 
 
 def read_bytes(path, limit=MAX_SHEET_BYTES):
-    """A sheet's bytes (local, gs:// or s3://), or a clear error when it is missing or larger than `limit`."""
+    """A file's bytes (local, gs:// or s3://), or a clear error when it is missing, empty or larger than `limit`."""
     from picforge.bounded_read import read_bounded
-    return read_bounded(path, limit, fix="split it, or check that it is the right file")
+    data = read_bounded(path, limit, fix="split it, or check that it is the right file")
+    if not data:
+        raise InputError(f"{path}: an empty file; give the file with its records (nothing was read)")
+    return data
 
 
 def _bounded(path, rows):
@@ -246,6 +249,8 @@ def read_json_lines(path, required=(), shape=""):
         if missing:
             raise InputError(f"{path}: line {line_no}: missing field(s) {', '.join(missing)}; {shape or 'add them'}")
         rows.append((line_no, record))
+    if not rows:
+        raise InputError(f"{path}: holds no records, only blank lines; {shape or 'write one JSON object a line'}")
     return rows
 
 
@@ -294,25 +299,29 @@ def named_encoding(encoding):
 
 
 def decode_text(raw, path):
-    """The text of a file people edit (CSV, TSV, JSON Lines, lists), exactly as typed: as its byte-order mark says
-    (UTF-8 or UTF-16), else UTF-8 or the encoding `picforge --encoding` names; anything else is refused naming the
-    first line that does not decode (one row saved in cp1252 would otherwise turn every "café" into "cafÃ©")."""
-    encoding = _named_encoding
-    if raw.startswith(codecs.BOM_UTF8):  # a byte-order mark says what the file is, whatever --encoding names
-        encoding = "utf-8-sig"
+    """The text of a file people edit (CSV, TSV, JSON Lines, lists), exactly as typed: in the encoding `picforge
+    --encoding` names (a UTF-8 byte-order mark dropped), else as its byte-order mark says (UTF-8 or UTF-16), else
+    UTF-8; anything else is refused naming the first line and byte offset in the file that do not decode (one row
+    saved in cp1252 would otherwise turn every "café" into "cafÃ©")."""
+    encoding, body = _named_encoding, raw
+    if raw.startswith(codecs.BOM_UTF8):  # the mark is not text; without --encoding it says the file is UTF-8
+        encoding, body = encoding or "utf-8", raw[len(codecs.BOM_UTF8):]
     elif raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
     try:
-        return raw.decode(encoding or "utf-8")
+        return body.decode(encoding or "utf-8")
     except UnicodeDecodeError as err:
-        line = raw[:err.start].count(b"\n") + 1
-        bad = raw[err.start:err.start + 1].hex()
-        if encoding:
-            raise InputError(f"{path}: line {line}: byte 0x{bad} is not {encoding} text; name the encoding the file "
-                             "was saved in with `picforge --encoding NAME …`, or re-save it as 'CSV UTF-8'") from None
-        raise InputError(f"{path}: line {line}: byte 0x{bad} is not UTF-8 (that line, or the whole file, was saved in "
-                         "another encoding such as Windows-1252); re-save the file as 'CSV UTF-8', or if all of it is "
-                         "in one encoding name it: `picforge --encoding cp1252 …`") from None
+        offset = err.start + len(raw) - len(body)  # in the file, the byte-order mark counted
+        line = raw[:offset].count(b"\n") + 1
+        bad = raw[offset:offset + 1].hex()
+        if _named_encoding or encoding == "utf-16":
+            raise InputError(f"{path}: line {line}: byte 0x{bad} is not {encoding} text (at byte offset {offset} of "
+                             "the file); name the encoding the file was saved in with `picforge --encoding NAME …`, "
+                             "or re-save it as 'CSV UTF-8'") from None
+        raise InputError(f"{path}: line {line}: byte 0x{bad} is not UTF-8 (at byte offset {offset} of the file; that "
+                         "line, or the whole file, was saved in another encoding such as Windows-1252); re-save the "
+                         "file as 'CSV UTF-8', or if all of it is in one encoding name it: `picforge --encoding cp1252 "
+                         "…`") from None
 
 
 def _csv_rows(path, data):

@@ -137,14 +137,15 @@ def run_steps(run, steps, *, pipeline_options, force=False, one_job=True):
     start-up and model loads are paid once and stages pass records in memory, or one job per step, each
     reading its inputs from the run (resumable stage by stage). Returns {stage: manifest} in step order."""
     prints, planned, manifests = fingerprints(steps), [], {}
-    for step in steps:
-        if not force and all(run.up_to_date(stage, prints[stage]) for stage in step.stages):
-            progress.log.info("%s: up to date, skipped", ", ".join(step.stages))
-            manifests.update({stage: dict(run.read_manifest(stage), skipped=True) for stage in step.stages})
-        else:
-            planned.append((step, step_inputs(step, prints)))
-    for job in [planned] if one_job and planned else [[item] for item in planned]:
-        manifests.update(_run_job(run, job, prints, pipeline_options))
+    with run.locked("picforge (running stages)"):
+        for step in steps:
+            if not force and all(run.up_to_date(stage, prints[stage]) for stage in step.stages):
+                progress.log.info("%s: up to date, skipped", ", ".join(step.stages))
+                manifests.update({stage: dict(run.read_manifest(stage), skipped=True) for stage in step.stages})
+            else:
+                planned.append((step, step_inputs(step, prints)))
+        for job in [planned] if one_job and planned else [[item] for item in planned]:
+            manifests.update(_run_job(run, job, prints, pipeline_options))
     return {stage: manifests[stage] for step in steps for stage in step.stages}
 
 

@@ -9,6 +9,7 @@ import requests
 import urllib3
 
 from picforge.errors import InputError
+from picforge.files import writing_to
 
 CHUNK_BYTES = 1 << 20
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ def _download(url, partial, session, timeout):
         mode = "ab" if response.status_code == 206 else "wb"
         if mode == "wb" and have:
             log.info("%s: server ignored the Range request; downloading from the start", url)
-        with open(partial, mode) as out:
+        with writing_to(partial), open(partial, mode) as out:
             try:
                 while block := response.raw.read1(CHUNK_BYTES):  # what arrived, so a drop loses nothing
                     out.write(block)

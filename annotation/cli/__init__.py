@@ -7,7 +7,7 @@ import sys
 
 from picforge.cli import register_verbs
 from picforge.errors import InputError
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
+from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional, http_url
 from picforge.paths import plain_name
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -98,10 +98,11 @@ def add_sheets_argument(parser):
 
 def open_ledger(args):
     """The ledger named by --ledger or $PICFORGE_LEDGER, or else the run directory's SQLite file, with the triplets
-    a re-mine changed since their export marked stale (and listed on stderr)."""
+    a re-mine changed since their export marked stale (and listed on stderr); a verb that only reads
+    (`set_defaults(read_only=True)`) is refused a ledger that is not there, and creates none."""
     from annotation.ledger import Ledger
     from annotation.triplets import mark_stale
-    ledger = Ledger.for_run(args.run, ledger_url(args))
+    ledger = Ledger.for_run(args.run, ledger_url(args), create=not getattr(args, "read_only", False))
     stale = mark_stale(ledger, args.run)
     if stale:
         listed = "; ".join(f"{tid} ({why})" for tid, why in list(stale.items())[:10])
@@ -113,7 +114,7 @@ def open_ledger(args):
 
 def add_grammar_options(parser):
     """--languagetool URL, --no-grammar and --strict-grammar for verbs that check paraphrases."""
-    parser.add_argument("--languagetool", metavar="URL",
+    parser.add_argument("--languagetool", metavar="URL", type=http_url["--languagetool"],
                         help="LanguageTool server (default $LANGUAGETOOL_URL), e.g. http://localhost:8010")
     parser.add_argument("--no-grammar", action="store_true", help="skip the LanguageTool check")
     parser.add_argument("--strict-grammar", action="store_true",

@@ -3,6 +3,7 @@ import json
 import sys
 
 from annotation.cli import add_ledger_options, open_ledger
+from picforge.files import write_atomically
 from picforge.paths import add_output
 
 GROUP = None
@@ -13,7 +14,7 @@ def register(subparsers):
     add_ledger_options(parser)
     add_output(parser, "--json", kind="file", owns=("reports",), metavar="PATH", help="also write the report as JSON")
     add_output(parser, "--out", kind="file", owns=("reports",), metavar="PATH", help="write the Markdown here instead of standard output")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, read_only=True)
 
 
 def run(args):
@@ -21,13 +22,11 @@ def run(args):
     report = build_report(open_ledger(args), args.run)
     text = render_markdown(report)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_atomically(args.out, text)
     else:
         print(text, end="")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(report, fh, indent=2, sort_keys=True)
+        write_atomically(args.json, json.dumps(report, indent=2, sort_keys=True))
     written = [path for path in (args.out, args.json) if path]
     if args.out or args.json:
         print(f"wrote {' and '.join(written)}", file=sys.stdout if args.out else sys.stderr)

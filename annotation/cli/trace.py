@@ -8,7 +8,7 @@ def register(subparsers):
     parser = subparsers.add_parser("trace", help="how a released id was verified: rounds, workers, experts, files")
     add_ledger_options(parser)
     parser.add_argument("release_id", metavar="ID", help="a release row's id (<triplet>-1, <triplet>-2) or a triplet id")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, read_only=True)
 
 
 def run(args):

@@ -10,6 +10,7 @@ from picforge.sheets import read_sheet, write_sheet
 from companions.mcphrasy import cluster_ledger, clusters
 from companions.mcphrasy.workflow import GROUPS
 from picforge.errors import InputError
+from picforge.files import write_atomically
 from picforge.rundir import upstream
 
 BATCH_KIND = "mcphrasy-clusters"
@@ -45,8 +46,7 @@ def export_clusters(run, annotators, out_dir, shared=DEFAULT_SHARED, ledger_url=
     groups = read_groups(run)
     plan = clusters.assign_groups(list(groups), annotators, shared)
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "guidelines.md"), "w", encoding="utf-8") as fh:
-        fh.write(clusters.GUIDELINES)
+    write_atomically(os.path.join(out_dir, "guidelines.md"), clusters.GUIDELINES)
     written = {a: [] for a in annotators}
     ledger = Ledger.for_run(run.root, ledger_url)
     with ledger.transaction() as session:
@@ -107,8 +107,9 @@ def ingest_clusters(run, paths, ledger_url=None):
 
 @contextlib.contextmanager
 def reading_ledger(run, ledger_url=None):
-    """A read session of the run's ledger (or the one at `ledger_url`), the ledger disposed after it."""
-    ledger = Ledger.for_run(run.root, ledger_url)
+    """A read session of the run's ledger (or the one at `ledger_url`), the ledger disposed after it; a ledger that
+    is not there is refused, never created."""
+    ledger = Ledger.for_run(run.root, ledger_url, create=False)
     try:
         with ledger.read() as session:
             yield session

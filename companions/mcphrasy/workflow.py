@@ -8,7 +8,7 @@ from apache_beam.io.filesystems import FileSystems
 from companions.mcphrasy import grouping, match, stages
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
 from picforge.errors import InputError
-from picforge.files import write_atomically
+from picforge.files import open_input, write_atomically
 from picforge.sheets import decode_text
 from picforge.options import pipeline_options
 from picforge.croissant import dump_inputs
@@ -44,7 +44,7 @@ def recorded_corpus(run):
     path = run.join(CORPUS_FILE)
     if not FileSystems.exists(path):
         return None
-    with FileSystems.open(path, compression_type="uncompressed") as fh:
+    with open_input(path) as fh:
         try:
             fields = json.loads(fh.read().decode("utf-8"))
             return CorpusSource(tuple(fields["reviews"]), fields["category"], fields["wiki_run"],
@@ -89,7 +89,7 @@ def write_documents(run, source, beam_args=(), force=False):
 def read_phrase_list(path):
     """The phrases of a list file (one per line, `#` comments), normalised and deduplicated in file order."""
     try:
-        with FileSystems.open(path, compression_type="uncompressed") as fh:
+        with open_input(path) as fh:
             raw = fh.read()
     except (OSError, FileNotFoundError) as err:
         raise InputError(f"--phrases {path}: cannot read it ({err}); give a text file with one phrase per line") from None

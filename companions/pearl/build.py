@@ -4,7 +4,6 @@ import importlib.util
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
 
 from companions.pearl import corpus, synonyms
 from companions.pearl.options import PearlOptions
@@ -12,6 +11,7 @@ from picforge import rundir, stage_jobs
 from picforge.croissant import dump_inputs
 from picforge.errors import InputError
 from picforge.external_sort import CHUNK_RECORDS, sorted_externally
+from picforge.files import open_input
 from picforge.options import check_device, pipeline_options
 from picforge.release_writer import SPLITS
 
@@ -39,7 +39,7 @@ def check_sentences(mining_run):
     mining_run.require("sentences")
     for path in mining_run.output_files("sentences"):
         try:
-            with FileSystems.open(path, compression_type="uncompressed") as fh:
+            with open_input(path) as fh:
                 names = set(pq.ParquetFile(fh).schema_arrow.names)
         except (OSError, pa.ArrowInvalid) as err:
             raise InputError(f"{path}: not a readable Parquet file ({err}); re-run `picforge mine` for this run "

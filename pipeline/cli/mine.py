@@ -5,7 +5,7 @@ import os
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES
 from picforge.long_lived import long_lived
 from picforge.options import (EMBEDDED_RUNNER, ONE_ENCODER, RUNNER_ALIASES, add_device_option, add_former_spelling,
-                              existing_path, finite_float, non_negative_int, options_from_args, positive_int)
+                              existing_path, finite_float, http_url, non_negative_int, options_from_args, positive_int)
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 from picforge.paths import LEDGER_FILE, add_output
 
@@ -66,7 +66,7 @@ def register(subparsers):
     parser.add_argument("--categories-from-api", action="store_true",
                         help="take the categories of the paired pages from the MediaWiki API instead of the dump's "
                              "[[Category:…]] links")
-    parser.add_argument("--categories-api-url", default=CATEGORIES_API_URL,
+    parser.add_argument("--categories-api-url", default=CATEGORIES_API_URL, type=http_url["--categories-api-url"],
                         help=f"MediaWiki api.php for --categories-from-api (default {CATEGORIES_API_URL})")
     add_output(parser, "--categories-cache-dir", kind="folder", default=CATEGORIES_CACHE_DIR,
                         help="cache of fetched categories, on each worker: a local path or a file system mounted on "

@@ -4,6 +4,7 @@ import json
 import os
 
 from picforge.errors import InputError
+from picforge.files import write_atomically
 from picforge.options import ONE_ENCODER, add_device_option, add_former_spelling, add_release_input, positive_int
 from picforge.release_writer import SPLITS
 from release.configs import CONFIGS, data_file
@@ -80,8 +81,7 @@ def run(args):
             records, evaluate.read_predictions(args.predictions))
     print(evaluate.results_table(encoder.name, results))
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump({"model": encoder.model_path, **results}, fh, indent=2)
+        write_atomically(args.out, json.dumps({"model": encoder.model_path, **results}, indent=2))
     return 0
 
 

@@ -1,6 +1,9 @@
 """`picforge publish --release RELEASE_DIR --to DEST`: upload a built release (dry run unless --live)."""
-from picforge.options import add_release_input
+from picforge.options import add_release_input, url_of
 from picforge.paths import add_output
+
+# Where a release can go: the object stores and Hub publish speaks to, Beam's other FileSystems, or a local folder.
+PUBLISH_TARGET = url_of("--to", ("s3", "gs", "hf", "azfs", "hdfs"), local=True)
 
 
 def register(subparsers):
@@ -10,7 +13,8 @@ def register(subparsers):
                     "hf://org/name (huggingface_hub, one commit) or gs:// and other Beam FileSystems paths. "
                     "Without --live only the plan is printed.")
     add_release_input(parser, "release directory written by `picforge build` or a companion's `release` verb")
-    add_output(parser, "--to", kind="release", required=True, dest="dest", help="s3://bucket/prefix, gs://bucket/prefix or hf://org/name")
+    add_output(parser, "--to", kind="release", required=True, dest="dest", type=PUBLISH_TARGET,
+               help="s3://bucket/prefix, gs://bucket/prefix, hf://org/name or a local folder")
     parser.add_argument("--live", action="store_true", help="really upload (default: print the plan only)")
     parser.add_argument("--private", action="store_true", help="create the Hugging Face repository as private")
     parser.add_argument("--force", action="store_true",

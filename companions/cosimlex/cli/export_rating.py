@@ -25,9 +25,8 @@ def register(verbs):
 
 
 def _write_text(path, text):
-    from apache_beam.io.filesystems import FileSystems
-    with FileSystems.create(path, compression_type="uncompressed") as fh:
-        fh.write(text.encode("utf-8"))
+    from picforge.files import write_atomically
+    write_atomically(path, text)
 
 
 def run(args):

@@ -12,7 +12,7 @@ def register(verbs):
 
 
 def run(args):
-    from apache_beam.io.filesystems import FileSystems
+    from picforge.files import write_atomically
     from picforge.sheets import write_sheet
     from companions.cosimlex.candidate_pipeline import CANDIDATES
     from companions.cosimlex import EXPORTS
@@ -25,8 +25,7 @@ def run(args):
     stem = run_dir.join(EXPORTS, "selection", f"selection-{args.expert}")
     csv_path, xlsx_path = write_sheet(stem, SHEET_COLUMNS, rows, title="selection", bold="context")
     guidelines = run_dir.join(EXPORTS, "selection", "guidelines.md")
-    with FileSystems.create(guidelines, compression_type="uncompressed") as fh:
-        fh.write(GUIDELINES.format(per_pair=per_pair).encode("utf-8"))
+    write_atomically(guidelines, GUIDELINES.format(per_pair=per_pair))
     print(f"{len({r['pair_id'] for r in rows})} pairs, {len(rows)} candidates: {csv_path}, {xlsx_path}, {guidelines}")
     return 0
 
