@@ -1,7 +1,6 @@
 """The one release writer: data files, stats.json, a dataset card with a Hugging Face YAML header, plots, a
 croissant.json and a MANIFEST.json with the sha256 of every file, written into a fresh folder that replaces the old
 one whole."""
-import hashlib
 import json
 import os
 import shutil
@@ -12,10 +11,10 @@ from picforge import __version__, files, schemas
 from picforge.croissant import CROISSANT, Description, Input, croissant
 from picforge.files import pid_alive, pid_tag, remove_leftovers
 from picforge.options import add_run_option
+from picforge.release_check import CARD, SELF_DIGEST, intact_release, manifest_digest, sha256_file, verify_release
 from picforge.paths import PRODUCER, add_output, plain_file, refuse_overlap, refuse_replacing
 
 MANIFEST = "MANIFEST.json"
-CARD = "README.md"
 STATS = "stats.json"
 # The splits a release may have, in the order cards and loaders list them.
 SPLITS = ("train", "validation", "test")
@@ -82,26 +81,18 @@ def release_summary(out, manifest, counted):
 
 
 def current_release(out, wanted, *, force, kind, run):
-    """The manifest of `out` when it already holds the release fingerprinted `wanted` (and not `force`), else None.
+    """The manifest of `out` when it already holds the release fingerprinted `wanted`, intact (verify_release), and
+    not `force`; else None.
 
     Refuses (InputError) an `out` that is, holds or sits inside the `run` it reads, and, unless `force`, an `out`
     holding anything but a release picforge wrote, naming what would be deleted (picforge.paths.refuse_replacing).
     """
     refuse_overlap(out, {"run": run})
-    existing = read_manifest(out)
-    if existing and existing.get("fingerprint") == wanted and not force:
+    existing = None if force else intact_release(out)
+    if existing and existing.get("fingerprint") == wanted:
         return existing
     refuse_replacing(out, "--out", kind=kind, force=force)
     return None
-
-
-def sha256_file(path):
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def file_checksums(root):
@@ -255,6 +246,7 @@ def write_release(out, fill):
             json.dump(metadata, fh, indent=2, ensure_ascii=False)
         validate_croissant(os.path.join(folder, CROISSANT))
         manifest = dict(fields, producer=PRODUCER, files=file_checksums(folder))
+        manifest[SELF_DIGEST] = manifest_digest(manifest)
         with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=2, sort_keys=True)
         return manifest

@@ -25,18 +25,19 @@ def register(subparsers):
 def run(args):
     from release.build import build_release
     from release.inputs import load_run, stage_fingerprints
-    from picforge.release_writer import read_manifest
+    from picforge.release_writer import intact_release, read_manifest
     from picforge.release_writer import SPLITS
     from release.provenance import run_description, run_provenance
     from release.write import release_fingerprint, write_release
     refuse_overlap(args.out, {"run": args.run})
     wanted = release_fingerprint(stage_fingerprints(args.run), args.seed, args.license)
     existing = read_manifest(args.out)
-    if existing and existing.get("fingerprint") == wanted and not args.force:
+    if existing and existing.get("fingerprint") == wanted and not args.force and intact_release(args.out):
         print(f"{args.out}: up to date (same run stages, seed and licence); --force rebuilds it")
         return 0
     if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
-        held = "a release built from other inputs, seed or licence" if existing else "files that are not a picforge release"
+        held = ("a release built from other inputs, seed or licence, or changed since its build" if existing
+                else "files that are not a picforge release")
         raise InputError(f"{args.out}: holds {held}; pass --force to replace it or choose another --out")
     inputs = load_run(args.run)
     release = build_release(inputs.triplets, args.seed)

@@ -3,7 +3,6 @@ predictions."""
 import json
 import os
 
-from picforge.errors import InputError
 from picforge.options import ONE_ENCODER, add_device_option, add_former_spelling, add_release_input, positive_int
 from picforge.release_writer import SPLITS
 from release.configs import CONFIGS, data_file
@@ -53,14 +52,10 @@ def run(args):
     from release import evaluate
     from release.configs import read_split
     from release.embed import PhraseEncoder
-    from picforge.release_writer import MANIFEST, read_manifest
     plain_tree(args.release)
     if args.baseline or args.predictions:
         baselines = args.baseline or []
     else:
-        if read_manifest(args.release) is None:
-            raise InputError(f"{os.path.join(args.release, MANIFEST)}: not found, so this is no release; build "
-                             f"one with `picforge build --run RUN_DIR --out {args.release}`")
         baselines, notes = default_baselines(args.release)
         for note in notes:
             print(note)
