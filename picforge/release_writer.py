@@ -18,6 +18,9 @@ MANIFEST = "MANIFEST.json"
 STATS = "stats.json"
 # The splits a release may have, in the order cards and loaders list them.
 SPLITS = ("train", "validation", "test")
+# Fewer items than this in a split and a score on it says next to nothing (a 95 % interval of an accuracy spans
+# about ±18 points at 30 items): cards flag such splits, builds warn of them and `evaluate` says so.
+MIN_EVAL_ITEMS = 30
 
 # The terms of one input of a release (Input: Hugging Face licence id, what the card says it requires, and for
 # the lineage its name and address). Areas declare their other inputs (WiC, STS-B, SimLex-999) the same way.

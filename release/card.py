@@ -92,7 +92,8 @@ CONSTRUCTION = """- Each expert paraphrase (q1, q2) and Y/N label (Q3) is kept o
   once, page 1 first and a blank line between; the query is a kept q1 or q2 whose PS pair was not rejected (seeded
   choice) and the answer is p in its paragraph.
 - Splits are drawn once per triplet and shared by every config (no triplet is in two splits, in any config), in a
-  seeded order, 70/10/20; with three or more triplets each split gets at least one. Seed: {seed}."""
+  seeded order, 70/10/20 among the triplets with PS pairs and among the others, so PS's pairs are split 70/10/20
+  too; with three or more triplets in a group each split gets at least one. Seed: {seed}."""
 
 
 def loading_section(stats, split_sizes):

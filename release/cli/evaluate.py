@@ -31,7 +31,9 @@ def register(subparsers):
         "evaluate",
         description="PS Approach 1 (threshold tuned on train, accuracy on test) and PR ranking (top-1/3/5, "
                     "MRR@5) with a phrase encoder, with and without context; EM, F1, EM+loc, F1+loc of a "
-                    "predictions file. Prints Markdown tables like PiC Tables 3, 5 and 6.")
+                    "predictions file. Prints Markdown tables like PiC Tables 3, 5 and 6, every score with its 95 % "
+                    "bootstrap interval (1,000 resamples of the test items, seed 0), and a warning under a table "
+                    "whose split has under 30 items.")
     add_release_input(parser, "release directory written by `picforge build`")
     parser.add_argument("--baseline", action="append", choices=["PS", *SPAN_CONFIGS],
                         help="baseline to run (repeatable; default PS and PR-pass; none with --predictions only)")
