@@ -87,7 +87,8 @@ def verify_release(release_dir):
             _refuse(path, f"changed since the build (its sha256 differs from {RELEASE_MANIFEST}'s)")
     for relative in release_entries(release_dir):
         if relative != RELEASE_MANIFEST and relative not in listed:
-            _refuse(os.path.join(release_dir, relative), f"not listed in {RELEASE_MANIFEST}, so not part of the release")
+            _refuse(os.path.join(release_dir, relative),
+                    f"not listed in {RELEASE_MANIFEST}, so not part of the release")
     _check_croissant(release_dir, listed)
     with open(manifest_path, encoding="utf-8") as fh:
         as_written = fh.read().rstrip("\n") == json.dumps(manifest, indent=2, sort_keys=True)

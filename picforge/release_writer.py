@@ -3,6 +3,7 @@ croissant.json and a MANIFEST.json with the sha256 of every file, written into a
 one whole."""
 import json
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -77,10 +78,49 @@ def add_release_options(parser, *, reads, default_license):
 
 
 def release_summary(out, manifest, counted):
-    """The line a release verb prints: sizes per split, licence, and whether it was up to date."""
+    """The lines a release verb prints: sizes per split, licence, whether it was up to date, and a warning per split
+    too small to evaluate on."""
     state = " (up to date, skipped)" if manifest.get("skipped") else ""
     sizes = ", ".join(f"{split} {n}" for split, n in manifest["counts"].items())
-    return f"{out}: {sizes} {counted}, license {manifest['license']}{state}"
+    return "\n".join([f"{out}: {sizes} {counted}, license {manifest['license']}{state}",
+                      *size_warnings(manifest)])
+
+
+def small_splits(configs):
+    """{config: {split: items}} of the splits with fewer than MIN_EVAL_ITEMS items; `configs` as
+    Description.configs."""
+    small = {config: {split: n for split, (_, n, _) in splits.items() if n < MIN_EVAL_ITEMS}
+             for config, (_, splits) in configs.items()}
+    return {config: splits for config, splits in small.items() if splits}
+
+
+def size_warnings(manifest):
+    """One warning line per split the manifest records as too small to evaluate on (`small_splits`)."""
+    return [f"warning: {config} {split} has {n} item{'s' * (n != 1)}, under {MIN_EVAL_ITEMS}: too small to evaluate "
+            "on (the card says so)" for config, splits in manifest.get("small_splits", {}).items()
+            for split, n in splits.items()]
+
+
+def with_split_sizes(card, configs):
+    """The card with its items per config and split (split_sizes_table) at the head of its Statistics section, or
+    as a section of their own before the first section of a card that has none."""
+    table = (f"Items per config and split (a split of under {MIN_EVAL_ITEMS} items is too small to evaluate on):"
+             f"\n\n{split_sizes_table(configs)}\n\n")
+    found = re.search(r"^## Statistics[^\n]*\n\n", card, flags=re.M)
+    if found:
+        return card[:found.end()] + table + card[found.end():]
+    at = card.find("\n## ")
+    at = len(card) if at < 0 else at + 1
+    return card[:at] + "## Statistics\n\n" + table + card[at:]
+
+
+def split_sizes_table(configs):
+    """The card's items per config and split, flagging each split too small to evaluate on; `configs` as
+    Description.configs."""
+    rows = [[config, split, f"{n:,}", f"**too small to evaluate on** (under {MIN_EVAL_ITEMS} items)"
+             if n < MIN_EVAL_ITEMS else ""] for config, (_, splits) in configs.items() for split, (_, n, _) in
+            splits.items()]
+    return markdown_table(["config", "split", "items", "note"], rows)
 
 
 def current_release(out, wanted, *, force, kind, run):
@@ -240,6 +280,7 @@ def write_release(out, fill):
     """
     def contents(folder):
         card, stats, fields, description = fill(folder)
+        card = with_split_sizes(card, description.configs)
         with open(os.path.join(folder, STATS), "w", encoding="utf-8") as fh:
             json.dump(stats, fh, indent=2, sort_keys=True)
         with open(os.path.join(folder, CARD), "w", encoding="utf-8") as fh:
@@ -248,7 +289,8 @@ def write_release(out, fill):
         with open(os.path.join(folder, CROISSANT), "w", encoding="utf-8") as fh:
             json.dump(metadata, fh, indent=2, ensure_ascii=False)
         validate_croissant(os.path.join(folder, CROISSANT))
-        manifest = dict(fields, producer=PRODUCER, files=file_checksums(folder))
+        manifest = dict(fields, producer=PRODUCER, small_splits=small_splits(description.configs),
+                        files=file_checksums(folder))
         manifest[SELF_DIGEST] = manifest_digest(manifest)
         with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=2, sort_keys=True)

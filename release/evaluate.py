@@ -249,8 +249,8 @@ def score_predictions(records, predictions):
         for name, value in (("EM", em), ("F1", f1), ("EM+loc", em * on_place), ("F1+loc", f1 * on_place)):
             per_item[name].append(value)
     metrics = {name: scored(per_item[name]) for name in ("EM", "F1", "EM+loc", "F1+loc")}
-    return dict({name: m["score"] for name, m in metrics.items()}, ci95={name: m["ci95"] for name, m in metrics.items()},
-                examples=len(records), missing=sum(r["id"] not in predictions for r in records),
+    return dict({name: m["score"] for name, m in metrics.items()},
+                ci95={name: m["ci95"] for name, m in metrics.items()}, examples=len(records), missing=sum(r["id"] not in predictions for r in records),
                 unknown_ids=len(set(predictions) - {r["id"] for r in records}))
 
 
@@ -261,6 +261,11 @@ def _cell(scores, name, without=None):
     low, high = scores["ci95"][name]
     delta = f" ({scores[name] - without:+.2f})" if without is not None else ""
     return f"{scores[name]:.2f}{delta} [{low:.2f}, {high:.2f}]"
+
+
+def with_warning(lines, warning):
+    """A table's lines joined, with the warning line under it when there is one."""
+    return "\n".join(lines + ([warning] if warning else []))
 
 
 INTERVAL_NOTE = (f"[low, high]: 95 % bootstrap interval ({BOOTSTRAP_ROUNDS:,} resamples of the test items, "
@@ -274,26 +279,26 @@ def results_table(model, results):
     if "PS" in results:
         ps = results["PS"]
         plain, ctx = ps["phrase"], ps["phrase+context"]
-        parts.append("\n".join(filter(None, [
+        parts.append(with_warning([
             f"PS test accuracy (%) on {ps['test_pairs']:,} test pairs, Approach 1: cosine similarity, threshold "
             f"tuned on {ps['train_pairs']:,} train pairs; {INTERVAL_NOTE}",
             "", "| Model | Phrase | Phrase + Ctx |", "|---|---|---|",
             f"| {model} | {_cell(plain, 'test_accuracy')} | {_cell(ctx, 'test_accuracy', plain['test_accuracy'])} |",
-            size_warning("the PS test split", ps["test_pairs"])])))
+        ], size_warning("the PS test split", ps["test_pairs"])))
     for config, pr in results.get("ranking", {}).items():
         plain, ctx = pr["phrase"], pr["phrase+context"]
-        parts.append("\n".join(filter(None, [
+        parts.append(with_warning([
             f"{config} test ranking accuracy (%) on {pr['examples']:,} examples, candidates: NLTK 2/3-grams + gold "
             f"phrase; {INTERVAL_NOTE}", "",
             "| Model | Top-1 | Top-3 | Top-5 | MRR@5 | Top-1 (+ctx) | Top-3 (+ctx) | Top-5 (+ctx) | MRR@5 (+ctx) |",
             "|---|---|---|---|---|---|---|---|---|",
             f"| {model} | {' | '.join(_cell(plain, m) for m in ('top1', 'top3', 'top5', 'mrr@5'))} | "
             f"{_cell(ctx, 'top1', plain['top1'])} | {' | '.join(_cell(ctx, m) for m in ('top3', 'top5', 'mrr@5'))} |",
-            size_warning(f"the {config} test split", pr["examples"])])))
+        ], size_warning(f"the {config} test split", pr["examples"])))
     for name, scores in results.get("predictions", {}).items():
-        parts.append("\n".join(filter(None, [
+        parts.append(with_warning([
             f"Span predictions {name}: {scores['examples']} examples, {scores['missing']} without a prediction; "
             f"{INTERVAL_NOTE}", "", "| EM | F1 | EM+loc | F1+loc |", "|---|---|---|---|",
             f"| {' | '.join(_cell(scores, m) for m in ('EM', 'F1', 'EM+loc', 'F1+loc'))} |",
-            size_warning(f"the {name} split", scores["examples"])])))
+        ], size_warning(f"the {name} split", scores["examples"])))
     return "\n\n".join(parts)

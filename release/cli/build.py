@@ -25,15 +25,16 @@ def register(subparsers):
 def run(args):
     from release.build import build_release
     from release.inputs import load_run, stage_fingerprints
-    from picforge.release_writer import intact_release, read_manifest
+    from picforge.release_writer import intact_release, read_manifest, size_warnings
     from picforge.release_writer import SPLITS
-    from release.provenance import run_description, run_provenance
+    from release.provenance import run_agreement, run_description, run_provenance
     from release.write import release_fingerprint, write_release
     refuse_overlap(args.out, {"run": args.run})
     wanted = release_fingerprint(stage_fingerprints(args.run), args.seed, args.license)
     existing = read_manifest(args.out)
     if existing and existing.get("fingerprint") == wanted and not args.force and intact_release(args.out):
-        print(f"{args.out}: up to date (same run stages, seed and licence); --force rebuilds it")
+        print("\n".join([f"{args.out}: up to date (same run stages, seed and licence); --force rebuilds it",
+                         *size_warnings(existing)]))
         return 0
     if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
         held = ("a release built from other inputs, seed or licence, or changed since its build" if existing
@@ -43,6 +44,7 @@ def run(args):
     release = build_release(inputs.triplets, args.seed)
     release.provenance = run_provenance(args.run)
     release.facts = run_description(args.run)
+    release.agreement = tuple(run_agreement(args.run))
     manifest = write_release(release, args.out, seed=args.seed, stage_fingerprints=inputs.fingerprints,
                              license_id=args.license)
     for config, key, reason in release.rejected:
@@ -53,7 +55,7 @@ def run(args):
               + (f" (left out: {skipped})" if skipped else ""))
     for config, splits in manifest["omitted_splits"].items():
         print(f"{config}: not written: {', '.join(splits)} (no example; see the card)")
-    print(f"wrote {args.out} ({len(release.rejected)} records rejected)")
+    print("\n".join([f"wrote {args.out} ({len(release.rejected)} records rejected)", *size_warnings(manifest)]))
     return 0
 
 

@@ -124,7 +124,7 @@ def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release
     for setting in ("phrase", "phrase+context"):  # not on a terminal: a line when the ranking loop ends
         assert any(line.startswith(f"PR-pass ranking ({setting}): {ranked:,} examples in ") for line in progress)
     assert "| 100.00 [100.00, 100.00] | 100.00 [100.00, 100.00] | 100.00 [100.00, 100.00] | 100.00 [100.00, 100.00] |" in printed
-    assert "[low, high]: 95 % bootstrap interval (1,000 resamples of the test items, seed 0)" in printed
+    assert "[low, high]: 95 % bootstrap interval (1,000 resamples of the test items, seed 0)\n\n| Model |" in printed
     # the fixture release is small: every table says its split is too small to mean anything
     assert f"warning: the PS test split has {ps_test} item" in printed and "under 30: too few" in printed
     assert f"warning: the PR-pass test split has {ranked} item" in printed
