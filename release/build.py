@@ -34,6 +34,7 @@ class Release:
     scores: list = field(default_factory=list)
     provenance: tuple = ((), ())  # ([(what, value)], [departure from PiC]) for the card
     facts: tuple = ((), {}, "")  # (inputs, RAI fields, runner) of the run for croissant.json (run_description)
+    agreement: tuple = ()  # lines on the verifiers' agreement for the card (provenance.run_agreement)
 
 
 def ps_record(sentence, start, end, paraphrase, label):

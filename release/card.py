@@ -135,8 +135,15 @@ def provenance_section(provenance):
             f"Departures from the PiC procedure (Appendix C):\n\n{listed}")
 
 
+def agreement_section(lines):
+    """The Agreement section: Krippendorff's α per round and question type, and the aggregate beside the keep rule."""
+    return ("How far the verifiers agreed, from the annotation ledger (`picforge annotate report` shows the same); "
+            "PiC's keep rule decides what is released, the aggregate is shown beside it:\n\n"
+            + "\n".join(f"- {line}" for line in lines))
+
+
 def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted, license_id=LICENSE,
-                provenance=((), ())):
+                provenance=((), ()), agreement=()):
     """The full README.md text of a release."""
     configs = markdown_table(["config", "task", *SPLITS],
                              [[c, CONFIGS[c].summary, *(split_sizes[c].get(s, (0,))[0] or "–" for s in SPLITS)]
@@ -148,6 +155,7 @@ def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, pl
         ("Statistics", "\n\n".join([STATISTICS_NOTE, _statistics_tables(stats), images])),
         ("How the examples were built", construction_section(seed, fingerprints, skipped, rejected)),
         *([("Provenance", provenance_section(provenance))] if provenance[0] else []),
+        *([("Agreement", agreement_section(agreement))] if agreement else []),
         ("License", release_writer.license_section(license_id, INPUT_TERMS)),
     ]
     return release_writer.render_card(card_header(split_sizes, license_id), "PiC: Phrase-in-Context (picforge build)",
