@@ -49,6 +49,12 @@ setup(
         "rapidfuzz>=3.0",
         # progress bars for the loops a verb runs in its own process (already pulled in by transformers)
         "tqdm>=4.66",
+        # `annotate report`, the card and croissant.json: Krippendorff's α per round and question type, computed by the
+        # reference implementation (missing ratings and any number of raters) rather than by hand
+        "krippendorff>=0.8",
+        # and a Dawid-Skene label per round-1 item beside PiC's keep rule: crowd-kit's maintained, tested EM
+        # aggregation (its other needs, pandas, scikit-learn and transformers, are already here; no torch of its own)
+        "crowd-kit>=1.4",
     ],
     extras_require={
         # pytest-xdist runs `make test` on every core; filelock lets its workers share the fixtures built once

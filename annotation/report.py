@@ -2,6 +2,7 @@
 import collections
 
 from annotation import expert, ps_verify, round1
+from annotation.agreement import agreement_lines, agreement_summary
 from annotation.final import annotation_outcomes, grammar_coverage, left_out
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
 from annotation.next_step import pending_steps
@@ -105,6 +106,7 @@ def annotation_summary(q):
         "gold": gold_accuracy(q),
         "ps_verification": ps_summary(q),
         "left_out": left_out(q),
+        "agreement": agreement_summary(q),
     }
 
 
@@ -124,6 +126,7 @@ def build_report(ledger, run_dir):
             "final_rule": kept_per_triplet(outcomes),
             "final_triplets": sum(any(o in KEPT for o in per_kind.values()) for _, per_kind in outcomes),
             "ps_verification": ps_summary(q),
+            "agreement": agreement_summary(q),
             "workers": worker_stats(q),
             "grammar": dict(zip(("paraphrases", "not_checked"), grammar_coverage(q))),
             "stale": q.stale(),
@@ -205,6 +208,7 @@ def render_markdown(report):
                      f"{row['rejected']:,} |")
     agreement = ps["agreement_A1_A2"]
     lines += ["", f"A1–A2 agreement: {agreement['agree']:,} of {agreement['pairs']:,} pairs; {ps_verify.kappa_text(agreement)}.",
+              "", "## Agreement", "", *(f"- {line}" for line in agreement_lines(report["agreement"])),
               "", "## Workers", "",
               "| worker | source | assignments | approved | rejected | answers | sheet rows accepted | rows to fix | "
               "blocked |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]

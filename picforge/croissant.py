@@ -169,6 +169,12 @@ def license_url(license_id):
     return f"https://creativecommons.org/licenses/{match.group(1)}/{match.group(2)}/" if match else license_id
 
 
+def data_files(paths):
+    """The data files among a release's `paths` (in a config's folder, with a data format): what croissant.json lists
+    as FileObjects with their sha256."""
+    return [path for path in paths if os.path.splitext(path)[1] in ENCODING and "/" in path]
+
+
 def croissant(folder, description, checksums, *, version):
     """The croissant.json of a release folder, from its `description` and the {relative path: {sha256, bytes}}
     `checksums` of the files written so far. Refuses (ValueError) a description that leaves a RAI field out, so
@@ -182,7 +188,7 @@ def croissant(folder, description, checksums, *, version):
         file_set, records = record_set(config, features, files)
         file_sets.append(file_set)
         record_sets.append(records)
-    data = [path for path in checksums if os.path.splitext(path)[1] in ENCODING and "/" in path]
+    data = data_files(checksums)
     return {
         "@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": CONFORMS_TO,
         "name": description.name, "description": description.description, "license": license_url(description.license_id),

@@ -11,6 +11,7 @@ import urllib.parse
 
 from picforge import companions
 from picforge.errors import InputError
+from picforge.release_check import verify_release
 
 SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
 
@@ -107,8 +108,15 @@ def existing_path(what, directory=False):
     return check
 
 
-existing_release = existing_path("the release folder `picforge build` or a companion's `release` verb wrote",
-                                 directory=True)
+def existing_release(text):
+    """argparse type of --release: a local release folder that passes verify_release (every file as MANIFEST.json
+    lists it), checked before the verb reads anything; a URL passes (its reader checks it)."""
+    existing_path("the release folder `picforge build` or a companion's `release` verb wrote", directory=True)(text)
+    if is_local(text):
+        verify_release(text)
+    return text
+
+
 existing_release.existing = "release"  # what --release names, for tools that walk the CLI
 
 

@@ -19,7 +19,7 @@ from openpyxl.styles import Alignment, Font, NamedStyle
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from picforge.errors import InputError
-from picforge.files import open_input, write_atomically
+from picforge.files import write_atomically
 
 HIGHLIGHT = "**"
 _HIGHLIGHTED = re.compile(re.escape(HIGHLIGHT) + r"(.+?)" + re.escape(HIGHLIGHT), re.DOTALL)

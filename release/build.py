@@ -35,6 +35,7 @@ class Release:
     provenance: tuple = ((), ())  # ([(what, value)], [departure from PiC]) for the card
     facts: tuple = ((), {}, "")  # (inputs, RAI fields, runner) of the run for croissant.json (run_description)
     left_out: dict = field(default_factory=dict)  # {reason: [item id]}: annotated items not released (run_left_out)
+    agreement: tuple = ()  # lines on the verifiers' agreement for the card (provenance.run_agreement)
 
 
 def ps_record(sentence, start, end, paraphrase, label):
@@ -226,12 +227,23 @@ def triplet_splits(triplet_ids, seed):
     return {tid: SPLITS[next(i for i, bound in enumerate(bounds) if n < bound)] for n, tid in enumerate(order)}
 
 
+def stratified_splits(triplet_ids, strata, seed):
+    """Triplet → split, cut as triplet_splits within each stratum (`strata`: triplet → its group, e.g. "PS" for the
+    triplets with PS pairs; others form one group), so PS's few pairs get their own 70/10/20 instead of following
+    the far more numerous PR triplets."""
+    groups = defaultdict(list)
+    for tid in triplet_ids:
+        groups[strata.get(tid, ())].append(tid)
+    return {tid: split for group in groups.values() for tid, split in triplet_splits(group, seed).items()}
+
+
 def _sort_key(seed):
     return lambda e: (hashlib.sha256(f"{seed}:{e.triplet_id}".encode()).hexdigest(), e.key)
 
 
 def build_release(triplets, seed):
-    """Build every config from annotated triplets: construct, check, balance (PS), split per triplet, number (PS)."""
+    """Build every config from annotated triplets: construct, check, balance (PS), split per triplet (stratified by
+    the PS labels each brings), number (PS)."""
     proposed = {
         "PS": [e for t in triplets for e in ps_examples(t)],
         "PR-pass": [e for t in triplets for e in pr_pass_examples(t, seed)],
@@ -255,7 +267,7 @@ def build_release(triplets, seed):
                 release.skipped[config]["verified pair sampled out to balance the classes"] = len(sampled_out)
         kept_by_config[config] = kept
     used = {e.triplet_id for kept in kept_by_config.values() for e in kept}
-    mapping = triplet_splits(used, seed)
+    mapping = stratified_splits(used, {e.triplet_id: "PS" for e in kept_by_config["PS"]}, seed)
     for config, kept in kept_by_config.items():
         release.splits[config] = {split: [] for split in SPLITS}
         for example in sorted(kept, key=_sort_key(seed)):

@@ -92,7 +92,8 @@ CONSTRUCTION = """- Each expert paraphrase (q1, q2) and Y/N label (Q3) is kept o
   once, page 1 first and a blank line between; the query is a kept q1 or q2 whose PS pair was not rejected (seeded
   choice) and the answer is p in its paragraph.
 - Splits are drawn once per triplet and shared by every config (no triplet is in two splits, in any config), in a
-  seeded order, 70/10/20; with three or more triplets each split gets at least one. Seed: {seed}."""
+  seeded order, 70/10/20 among the triplets with PS pairs and among the others, so PS's pairs are split 70/10/20
+  too; with three or more triplets in a group each split gets at least one. Seed: {seed}."""
 
 
 def loading_section(stats, split_sizes):
@@ -140,8 +141,15 @@ def left_out_section(left_out):
                      for reason, ids in left_out.items())
 
 
+def agreement_section(lines):
+    """The Agreement section: Krippendorff's α per round and question type, and the aggregate beside the keep rule."""
+    return ("How far the verifiers agreed, from the annotation ledger (`picforge annotate report` shows the same); "
+            "PiC's keep rule decides what is released, the aggregate is shown beside it:\n\n"
+            + "\n".join(f"- {line}" for line in lines))
+
+
 def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted, license_id=LICENSE,
-                provenance=((), ()), left_out=None):
+                provenance=((), ()), left_out=None, agreement=()):
     """The full README.md text of a release."""
     configs = markdown_table(["config", "task", *SPLITS],
                              [[c, CONFIGS[c].summary, *(split_sizes[c].get(s, (0,))[0] or "–" for s in SPLITS)]
@@ -154,6 +162,7 @@ def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, pl
         ("How the examples were built", construction_section(seed, fingerprints, skipped, rejected)),
         *([("Provenance", provenance_section(provenance))] if provenance[0] else []),
         *([("Annotations left out", left_out_section(left_out))] if left_out else []),
+        *([("Agreement", agreement_section(agreement))] if agreement else []),
         ("License", release_writer.license_section(license_id, INPUT_TERMS)),
     ]
     return release_writer.render_card(card_header(split_sizes, license_id), "PiC: Phrase-in-Context (picforge build)",

@@ -6,11 +6,42 @@ import string
 import numpy as np
 
 from picforge.progress import log as progress_log, tracked
+from picforge.release_writer import MIN_EVAL_ITEMS
 from picforge.sheets import read_json_lines
 from release import checks, tokens
 
 NGRAM_SIZES = (2, 3)
 TOP_K = (1, 3, 5)
+# Every score comes with a 95 % percentile bootstrap interval: the test items resampled with replacement this many
+# times, from a fixed seed, so the same release and model print the same interval.
+BOOTSTRAP_ROUNDS = 1000
+BOOTSTRAP_SEED = 0
+
+
+# --- how sure a score is ---------------------------------------------------------------------------------------
+
+def bootstrap_interval(per_item, rounds=BOOTSTRAP_ROUNDS, seed=BOOTSTRAP_SEED):
+    """[low, high] (%) of the 95 % percentile bootstrap interval of the mean of per-item scores in [0, 1]."""
+    values = np.asarray(per_item, dtype=float)
+    if not len(values):
+        return [0.0, 0.0]
+    means = values[np.random.default_rng(seed).integers(0, len(values), (rounds, len(values)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return [round(100 * float(low), 2), round(100 * float(high), 2)]
+
+
+def scored(per_item):
+    """A score (%) of per-item values in [0, 1], with its 95 % bootstrap interval and the item count."""
+    return {"score": round(100 * float(np.mean(per_item)), 2) if len(per_item) else 0.0,
+            "ci95": bootstrap_interval(per_item), "items": len(per_item)}
+
+
+def size_warning(what, items):
+    """The line `evaluate` prints under a table whose split has fewer than MIN_EVAL_ITEMS items, else ''."""
+    if items >= MIN_EVAL_ITEMS:
+        return ""
+    return (f"warning: {what} has {items} item{'s' * (items != 1)}, under {MIN_EVAL_ITEMS}: too few for these scores "
+            "to mean anything (see the intervals); build a release with a larger test split before comparing models")
 
 
 # --- metrics -------------------------------------------------------------------------------------------------
@@ -31,9 +62,14 @@ def best_threshold(scores, labels):
     return float((lower + upper) / 2), float(correct[cut] / n)
 
 
+def correct(scores, labels, threshold):
+    """Per example, 1.0 where `score >= threshold` agrees with the label, else 0.0."""
+    return ((np.asarray(scores) >= threshold) == np.asarray(labels, dtype=bool)).astype(float)
+
+
 def accuracy(scores, labels, threshold):
     """Share of examples where `score >= threshold` agrees with the label."""
-    return float(np.mean((np.asarray(scores) >= threshold) == np.asarray(labels, dtype=bool)))
+    return float(np.mean(correct(scores, labels, threshold)))
 
 
 def gold_rank(scores, gold):
@@ -42,14 +78,24 @@ def gold_rank(scores, gold):
     return int(np.sum(scores > scores[gold])) + 1
 
 
+def in_top_k(ranks, k):
+    """Per example, 1.0 where the gold candidate ranks within the top k."""
+    return [float(rank <= k) for rank in ranks]
+
+
+def reciprocal_ranks(ranks, k):
+    """Per example, 1/rank, or 0 beyond rank k."""
+    return [1.0 / rank if rank <= k else 0.0 for rank in ranks]
+
+
 def top_k_accuracy(ranks, k):
     """Share of examples whose gold candidate ranks within the top k."""
-    return float(np.mean([rank <= k for rank in ranks])) if ranks else 0.0
+    return float(np.mean(in_top_k(ranks, k))) if ranks else 0.0
 
 
 def mrr_at_k(ranks, k):
     """Mean reciprocal rank, counting ranks beyond k as 0."""
-    return float(np.mean([1.0 / rank if rank <= k else 0.0 for rank in ranks])) if ranks else 0.0
+    return float(np.mean(reciprocal_ranks(ranks, k))) if ranks else 0.0
 
 
 def normalize_answer(text):
@@ -107,16 +153,17 @@ def ps_similarities(encoder, records, with_context):
 
 
 def ps_baseline(encoder, train, test):
-    """PS Approach 1 with and without context: threshold tuned on train, accuracy on test."""
+    """PS Approach 1 with and without context: threshold tuned on train, accuracy on test with its 95 % bootstrap
+    interval."""
     results = {"train_pairs": len(train), "test_pairs": len(test)}
     for setting, with_context in (("phrase", False), ("phrase+context", True)):
         progress_log.info("PS (%s): encoding %s train and %s test pairs", setting, f"{len(train):,}", f"{len(test):,}")
         threshold, train_accuracy = best_threshold(ps_similarities(encoder, train, with_context),
                                                    [r["label"] for r in train])
-        test_scores = ps_similarities(encoder, test, with_context)
+        test_correct = correct(ps_similarities(encoder, test, with_context), [r["label"] for r in test], threshold)
+        on_test = scored(test_correct)
         results[setting] = {"threshold": round(threshold, 6), "train_accuracy": round(100 * train_accuracy, 2),
-                            "test_accuracy": round(100 * accuracy(test_scores, [r["label"] for r in test],
-                                                                  threshold), 2)}
+                            "test_accuracy": on_test["score"], "ci95": {"test_accuracy": on_test["ci95"]}}
     return results
 
 
@@ -160,8 +207,8 @@ def rank_example(encoder, record, candidates, with_context, phrase_vectors):
 
 
 def pr_baseline(encoder, records, config="PR"):
-    """Top-1/3/5 accuracy and MRR@5 of ranking n-gram candidates, with and without context (`config` names the
-    progress lines)."""
+    """Top-1/3/5 accuracy and MRR@5 of ranking n-gram candidates, with and without context, each with its 95 %
+    bootstrap interval (`config` names the progress lines)."""
     candidates = [example_candidates(r) for r in records]
     phrases = {r["query"] for r in records}
     for record, (spans, _) in zip(records, candidates):
@@ -174,8 +221,10 @@ def pr_baseline(encoder, records, config="PR"):
         ranks = [rank_example(encoder, r, c, with_context, phrase_vectors)
                  for r, c in tracked(zip(records, candidates), len(records), f"{config} ranking ({setting})",
                                      "examples")]
-        results[setting] = {**{f"top{k}": round(100 * top_k_accuracy(ranks, k), 2) for k in TOP_K},
-                            "mrr@5": round(100 * mrr_at_k(ranks, 5), 2)}
+        per_metric = {**{f"top{k}": scored(in_top_k(ranks, k)) for k in TOP_K},
+                      "mrr@5": scored(reciprocal_ranks(ranks, 5))}
+        results[setting] = {**{name: s["score"] for name, s in per_metric.items()},
+                            "ci95": {name: s["ci95"] for name, s in per_metric.items()}}
     return results
 
 
@@ -189,50 +238,67 @@ def read_predictions(path):
 
 
 def score_predictions(records, predictions):
-    """EM, F1, EM+loc and F1+loc (%) of span predictions; a missing prediction scores 0."""
-    totals = collections.Counter()
+    """EM, F1, EM+loc and F1+loc (%) of span predictions, each with its 95 % bootstrap interval; a missing
+    prediction scores 0."""
+    per_item = collections.defaultdict(list)
     for record in records:
         text, start = predictions.get(record["id"], ("", None))
         answers = record["answers"]
         em, f1 = exact_match(text, answers["text"]), token_f1(text, answers["text"])
         on_place = located(text, start, answers)
-        totals.update({"EM": em, "F1": f1, "EM+loc": em * on_place, "F1+loc": f1 * on_place,
-                       "missing": record["id"] not in predictions})
-    n = max(len(records), 1)
-    scores = {k: round(100 * totals[k] / n, 2) for k in ("EM", "F1", "EM+loc", "F1+loc")}
-    return dict(scores, examples=len(records), missing=int(totals["missing"]),
+        for name, value in (("EM", em), ("F1", f1), ("EM+loc", em * on_place), ("F1+loc", f1 * on_place)):
+            per_item[name].append(value)
+    metrics = {name: scored(per_item[name]) for name in ("EM", "F1", "EM+loc", "F1+loc")}
+    return dict({name: m["score"] for name, m in metrics.items()},
+                ci95={name: m["ci95"] for name, m in metrics.items()}, examples=len(records), missing=sum(r["id"] not in predictions for r in records),
                 unknown_ids=len(set(predictions) - {r["id"] for r in records}))
 
 
 # --- tables ---------------------------------------------------------------------------------------------------
 
-def _delta(with_context, without):
-    return f"{with_context:.2f} ({with_context - without:+.2f})"
+def _cell(scores, name, without=None):
+    """A table cell: the score, its change from `without` (the phrase-only score) if given, and its 95 % interval."""
+    low, high = scores["ci95"][name]
+    delta = f" ({scores[name] - without:+.2f})" if without is not None else ""
+    return f"{scores[name]:.2f}{delta} [{low:.2f}, {high:.2f}]"
+
+
+def with_warning(lines, warning):
+    """A table's lines joined, with the warning line under it when there is one."""
+    return "\n".join(lines + ([warning] if warning else []))
+
+
+INTERVAL_NOTE = (f"[low, high]: 95 % bootstrap interval ({BOOTSTRAP_ROUNDS:,} resamples of the test items, "
+                 f"seed {BOOTSTRAP_SEED})")
 
 
 def results_table(model, results):
-    """Markdown tables shaped like PiC Table 3 (PS), Table 5 (PR ranking) and Table 6 (span scores)."""
+    """Markdown tables shaped like PiC Table 3 (PS), Table 5 (PR ranking) and Table 6 (span scores), each score with
+    its 95 % bootstrap interval and a warning under a table whose split is too small to mean anything."""
     parts = []
     if "PS" in results:
         ps = results["PS"]
-        parts.append("\n".join([
+        plain, ctx = ps["phrase"], ps["phrase+context"]
+        parts.append(with_warning([
             f"PS test accuracy (%) on {ps['test_pairs']:,} test pairs, Approach 1: cosine similarity, threshold "
-            f"tuned on {ps['train_pairs']:,} train pairs",
+            f"tuned on {ps['train_pairs']:,} train pairs; {INTERVAL_NOTE}",
             "", "| Model | Phrase | Phrase + Ctx |", "|---|---|---|",
-            f"| {model} | {ps['phrase']['test_accuracy']:.2f} | "
-            f"{_delta(ps['phrase+context']['test_accuracy'], ps['phrase']['test_accuracy'])} |"]))
+            f"| {model} | {_cell(plain, 'test_accuracy')} | {_cell(ctx, 'test_accuracy', plain['test_accuracy'])} |",
+        ], size_warning("the PS test split", ps["test_pairs"])))
     for config, pr in results.get("ranking", {}).items():
         plain, ctx = pr["phrase"], pr["phrase+context"]
-        parts.append("\n".join([
+        parts.append(with_warning([
             f"{config} test ranking accuracy (%) on {pr['examples']:,} examples, candidates: NLTK 2/3-grams + gold "
-            "phrase", "",
+            f"phrase; {INTERVAL_NOTE}", "",
             "| Model | Top-1 | Top-3 | Top-5 | MRR@5 | Top-1 (+ctx) | Top-3 (+ctx) | Top-5 (+ctx) | MRR@5 (+ctx) |",
             "|---|---|---|---|---|---|---|---|---|",
-            f"| {model} | {plain['top1']:.2f} | {plain['top3']:.2f} | {plain['top5']:.2f} | {plain['mrr@5']:.2f} | "
-            f"{_delta(ctx['top1'], plain['top1'])} | {ctx['top3']:.2f} | {ctx['top5']:.2f} | {ctx['mrr@5']:.2f} |"]))
+            f"| {model} | {' | '.join(_cell(plain, m) for m in ('top1', 'top3', 'top5', 'mrr@5'))} | "
+            f"{_cell(ctx, 'top1', plain['top1'])} | {' | '.join(_cell(ctx, m) for m in ('top3', 'top5', 'mrr@5'))} |",
+        ], size_warning(f"the {config} test split", pr["examples"])))
     for name, scores in results.get("predictions", {}).items():
-        parts.append("\n".join([
-            f"Span predictions {name}: {scores['examples']} examples, {scores['missing']} without a prediction",
-            "", "| EM | F1 | EM+loc | F1+loc |", "|---|---|---|---|",
-            f"| {scores['EM']:.2f} | {scores['F1']:.2f} | {scores['EM+loc']:.2f} | {scores['F1+loc']:.2f} |"]))
+        parts.append(with_warning([
+            f"Span predictions {name}: {scores['examples']} examples, {scores['missing']} without a prediction; "
+            f"{INTERVAL_NOTE}", "", "| EM | F1 | EM+loc | F1+loc |", "|---|---|---|---|",
+            f"| {' | '.join(_cell(scores, m) for m in ('EM', 'F1', 'EM+loc', 'F1+loc'))} |",
+        ], size_warning(f"the {name} split", scores["examples"])))
     return "\n\n".join(parts)

@@ -1,6 +1,7 @@
 """Where a PiC release came from, read off its run's stage manifests, and how its procedure departs from PiC's."""
 import os
 
+from annotation.agreement import agreement_lines
 from picforge.croissant import dump_names, dump_used
 from picforge.encoders import BUNDLED_MODEL
 from picforge.rundir import RunDir
@@ -99,6 +100,7 @@ def annotation_rai(final):
                 f"kappa {agreement['kappa']}"]
     analysis += [f"review rejected {row['round1_rejected']} {group} in round 1 and dropped {row['dropped']} after "
                  "round 2" for group, row in funnel.items()]
+    analysis += agreement_analysis(summary)
     per_hit = ", ".join(str(n) for n in summary["assignments_per_hit"]) or "none (no MTurk batch)"
     return {"dataAnnotationProtocol": protocol, "dataAnnotationPlatform": platforms,
             "annotationsPerItem": f"one expert annotation per triplet; MTurk assignments per round-1 item: {per_hit}; "
@@ -110,6 +112,15 @@ def run_left_out(root):
     """{reason: [item id]} of the annotated items the run's release leaves out, as `annotate export final` stored them
     (empty when the stage holds no ledger summary)."""
     return ((RunDir(root).read_manifest("final_annotations") or {}).get("annotation") or {}).get("left_out", {})
+def agreement_analysis(summary):
+    """The agreement lines (Krippendorff's α per round and question type, the Dawid–Skene aggregate beside the keep
+    rule) of a ledger summary; [] for a summary without them."""
+    return agreement_lines(summary["agreement"]) if "agreement" in summary else []
+
+
+def run_agreement(root):
+    """The agreement lines of the ledger summary `annotate export final` stored in the run's final_annotations."""
+    return agreement_analysis((RunDir(root).read_manifest("final_annotations") or {}).get("annotation", {}))
 
 
 def run_description(root):

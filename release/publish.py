@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
-from picforge.paths import plain_file, plain_tree, refuse_overlap, refuse_replacing, relative_entry
-from picforge.release_writer import MANIFEST, read_manifest, replace_directory, sha256_file
+from picforge.paths import plain_file, plain_tree, refuse_overlap, refuse_replacing
+from picforge.release_check import verify_release
+from picforge.release_writer import MANIFEST, replace_directory, sha256_file
 
 CHUNK = 1 << 20
 
@@ -43,25 +44,16 @@ def _target(dest, relative):
 
 
 def plan_upload(release_dir, dest, *, force=False):
-    """The uploads of every file listed in MANIFEST.json, after checking each still has its recorded sha256.
+    """The uploads of every file listed in MANIFEST.json, once the release passes verify_release.
 
     Data files come first and MANIFEST.json last, so a destination holding the manifest holds everything. A local
     `dest` holding anything but a release picforge published is refused unless `force`.
     """
-    manifest = read_manifest(plain_tree(release_dir))
-    if manifest is None:
-        raise InputError(f"{os.path.join(release_dir, MANIFEST)}: not found; build the release with "
-                         "`picforge build` first")
+    manifest = verify_release(plain_tree(release_dir))
     refuse_overlap(dest, {"release": release_dir}, option="--to")
     refuse_replacing(dest, "--to", force=force)
-    uploads = []
-    for relative, meta in manifest["files"].items():
-        source = os.path.join(release_dir, relative_entry(relative, os.path.join(release_dir, MANIFEST)))
-        plain_file(source, release_dir)
-        if sha256_file(source) != meta["sha256"]:
-            raise InputError(f"{source}: missing or changed since the build (sha256 differs from {MANIFEST}); "
-                             "rebuild with `picforge build --force` instead of editing a release")
-        uploads.append(Upload(source, relative, _target(dest, relative), meta["sha256"], meta["bytes"]))
+    uploads = [Upload(os.path.join(release_dir, relative), relative, _target(dest, relative), meta["sha256"],
+                      meta["bytes"]) for relative, meta in manifest["files"].items()]
     manifest_path = os.path.join(release_dir, MANIFEST)
     plain_file(manifest_path, release_dir)
     uploads.append(Upload(manifest_path, MANIFEST, _target(dest, MANIFEST), sha256_file(manifest_path),

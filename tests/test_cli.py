@@ -42,10 +42,22 @@ def test_verbs_that_read_a_run_take_run_and_still_accept_the_former_out(tmp_path
     assert old.splitlines()[1] == new.strip()
 
 
+def a_release(folder):
+    """A small release the core writer wrote (the plug-in companion's, one row): what --release accepts once it
+    matches its MANIFEST.json, so a verb gets past that check to the one a test is about."""
+    from picforge import release_writer
+    from tests.plugin_companion.release import contents
+
+    rows = [{"word": "cat", "count": 2}]
+    release_writer.write_release(str(folder), lambda staging: contents(staging, rows, {"fingerprint": "f"}, "w",
+                                                                        "other"))
+    return folder
+
+
 def test_evaluate_takes_run_for_its_contexts_and_still_accepts_the_former_contexts(tmp_path, capsys):
-    empty = tmp_path / "no-release"
-    empty.mkdir()
-    assert main(["mcphrasy", "evaluate", "--release", str(empty), "--contexts", str(tmp_path), "--device", "cpu"]) == 2
+    release = a_release(tmp_path / "not-mcphrasy")
+    assert main(["mcphrasy", "evaluate", "--release", str(release), "--contexts", str(tmp_path), "--device",
+                 "cpu"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"picforge: --contexts here is deprecated (removed in 0.2.0): use --run (--run names an "
                           f"existing run a verb reads); reading {tmp_path} as --run\n")
@@ -74,7 +86,10 @@ torch = pytest.importorskip("torch")
                                   ["mcphrasy", "groups", "--run", "{run}", "--out", "{out}"],
                                   ["mcphrasy", "evaluate", "--release", "{run}"]])
 def test_encoding_verbs_take_device_cpu_and_refuse_cuda_without_a_gpu_in_one_line(tmp_path, capsys, verb):
-    (tmp_path / "run").mkdir()  # an empty run (or release): the device is checked before its stages are read
+    if "--release" in verb:  # a release that passes the MANIFEST check, which every release reader runs first
+        a_release(tmp_path / "run")
+    else:
+        (tmp_path / "run").mkdir()  # an empty run: the device is checked before its stages are read
     argv = [arg.format(run=tmp_path / "run", out=tmp_path / "out") for arg in verb]
     assert main([*argv, "--device", "cuda"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

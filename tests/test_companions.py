@@ -69,6 +69,8 @@ def test_a_plugin_companion_registers_writes_its_stage_and_its_release(plugin_en
     assert release_writer.read_jsonl(str(out / "data" / "test.jsonl")) == rows
     card = (out / "README.md").read_text(encoding="utf-8")
     assert card.startswith("---\n") and "license: other" in card and f"num_examples: {len(expected)}" in card
+    assert len(expected) < 30 and f"warning: default test has {len(expected)} items, under 30" in released.stdout
+    assert f"| default | test | {len(expected)} | **too small to evaluate on** (under 30 items) |" in card
     manifest = json.loads((out / "MANIFEST.json").read_text(encoding="utf-8"))
     assert manifest["counts"] == {"test": len(expected)} and manifest["producer"] == "picforge"
     written = release_writer.file_checksums(str(out))

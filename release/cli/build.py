@@ -25,24 +25,27 @@ def register(subparsers):
 def run(args):
     from release.build import build_release
     from release.inputs import load_run, stage_fingerprints
-    from picforge.release_writer import read_manifest
+    from picforge.release_writer import intact_release, read_manifest, size_warnings
     from picforge.release_writer import SPLITS
-    from release.provenance import run_description, run_left_out, run_provenance
+    from release.provenance import run_agreement, run_description, run_left_out, run_provenance
     from release.write import release_fingerprint, write_release
     refuse_overlap(args.out, {"run": args.run})
     wanted = release_fingerprint(stage_fingerprints(args.run), args.seed, args.license)
     existing = read_manifest(args.out)
-    if existing and existing.get("fingerprint") == wanted and not args.force:
-        print(f"{args.out}: up to date (same run stages, seed and licence); --force rebuilds it")
+    if existing and existing.get("fingerprint") == wanted and not args.force and intact_release(args.out):
+        print("\n".join([f"{args.out}: up to date (same run stages, seed and licence); --force rebuilds it",
+                         *size_warnings(existing)]))
         return 0
     if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
-        held = "a release built from other inputs, seed or licence" if existing else "files that are not a picforge release"
+        held = ("a release built from other inputs, seed or licence, or changed since its build" if existing
+                else "files that are not a picforge release")
         raise InputError(f"{args.out}: holds {held}; pass --force to replace it or choose another --out")
     inputs = load_run(args.run)
     release = build_release(inputs.triplets, args.seed)
     release.provenance = run_provenance(args.run)
     release.facts = run_description(args.run)
     release.left_out = run_left_out(args.run)
+    release.agreement = tuple(run_agreement(args.run))
     manifest = write_release(release, args.out, seed=args.seed, stage_fingerprints=inputs.fingerprints,
                              license_id=args.license)
     for config, key, reason in release.rejected:
@@ -55,7 +58,7 @@ def run(args):
         print(f"{config}: not written: {', '.join(splits)} (no example; see the card)")
     for reason, ids in release.left_out.items():
         print(f"annotations left out: {len(ids)} {reason} (listed in the card)")
-    print(f"wrote {args.out} ({len(release.rejected)} records rejected)")
+    print("\n".join([f"wrote {args.out} ({len(release.rejected)} records rejected)", *size_warnings(manifest)]))
     return 0
 
 

@@ -148,6 +148,7 @@ def test_card_states_the_license_and_why_and_build_takes_license(release_dir, pi
             assert entry == read_manifest(release_dir)["files"][name]  # only the card and croissant.json differ
     capsys.readouterr()
     assert picforge("build", "--run", run_dir, "--out", out) == 2
-    assert "holds a release built from other inputs, seed or licence; pass --force" in capsys.readouterr().err
+    assert "holds a release built from other inputs, seed or licence, or changed since its build; pass --force" in \
+        capsys.readouterr().err
     assert picforge("build", "--run", run_dir, "--out", out, "--license", "cc-by-sa-4.0") == 0
     assert "up to date (same run stages, seed and licence)" in capsys.readouterr().out

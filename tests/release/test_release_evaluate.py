@@ -45,8 +45,22 @@ def test_em_plus_loc_needs_the_right_occurrence():
                {"id": "c-1", "context": context, "answers": {"text": ["old mill"], "answer_start": [10]}}]
     predictions = {"a-1": ("old mill", 10), "b-2": ("old mill", 10), "zz-9": ("x", 0)}
     scores = evaluate.score_predictions(records, predictions)
+    intervals = scores.pop("ci95")
     assert scores == {"EM": 66.67, "F1": 66.67, "EM+loc": 33.33, "F1+loc": 33.33,  # percentages, 2 decimals
                       "examples": 3, "missing": 1, "unknown_ids": 1}
+    assert intervals["EM"] == evaluate.bootstrap_interval([1, 1, 0]) and intervals["EM+loc"][0] == 0.0
+
+
+def test_bootstrap_interval_is_seeded_and_narrows_with_more_items():
+    few, many = [1, 0] * 5, [1, 0] * 500
+    assert evaluate.bootstrap_interval(few) == evaluate.bootstrap_interval(few)  # seeded: the same every run
+    low, high = evaluate.bootstrap_interval(few)
+    assert low < 50 < high and high - low > 40  # 10 items: an accuracy of 50 could be anything from ~20 to ~80
+    low, high = evaluate.bootstrap_interval(many)
+    assert 45 < low < 50 < high < 55
+    assert evaluate.bootstrap_interval([1]) == [100.0, 100.0]  # one item: no spread to resample, hence the warning
+    assert evaluate.size_warning("the PS test split", 29).startswith("warning: the PS test split has 29 items, under 30")
+    assert evaluate.size_warning("the PS test split", 30) == ""
 
 
 def test_candidates_are_sentence_ngrams_plus_the_gold_phrase():
@@ -109,16 +123,23 @@ def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release
     assert f"PS (phrase+context): encoding {ps_train:,} train and {ps_test:,} test pairs" in progress
     for setting in ("phrase", "phrase+context"):  # not on a terminal: a line when the ranking loop ends
         assert any(line.startswith(f"PR-pass ranking ({setting}): {ranked:,} examples in ") for line in progress)
-    assert "| 100.00 | 100.00 | 100.00 | 100.00 |" in printed
+    assert "| 100.00 [100.00, 100.00] | 100.00 [100.00, 100.00] | 100.00 [100.00, 100.00] | 100.00 [100.00, 100.00] |" in printed
+    assert "[low, high]: 95 % bootstrap interval (1,000 resamples of the test items, seed 0)\n\n| Model |" in printed
+    # the fixture release is small: every table says its split is too small to mean anything
+    assert f"warning: the PS test split has {ps_test} item" in printed and "under 30: too few" in printed
+    assert f"warning: the PR-pass test split has {ranked} item" in printed
     results = json.loads(out.read_text())
     for setting in ("phrase", "phrase+context"):
         assert 0 <= results["PS"][setting]["test_accuracy"] <= 100
+        low, high = results["PS"][setting]["ci95"]["test_accuracy"]
+        assert low <= results["PS"][setting]["test_accuracy"] <= high
         assert results["PS"][setting]["train_accuracy"] >= 50  # a tuned threshold beats always-one-class
         ranking = results["ranking"]["PR-pass"][setting]
         assert ranking["top1"] <= ranking["top3"] <= ranking["top5"] and ranking["mrr@5"] <= ranking["top5"]
     assert picforge("evaluate", "--release", release_dir, "--predictions", other) == 0
     printed = capsys.readouterr().out
-    assert "| 100.00 | 100.00 | 0.00 | 0.00 |" in printed and "Phrase + Ctx" not in printed
+    assert "| 100.00 [100.00, 100.00] | 100.00 [100.00, 100.00] | 0.00 [0.00, 0.00] | 0.00 [0.00, 0.00] |" in printed
+    assert "Phrase + Ctx" not in printed
 
 
 def test_default_baselines_skip_the_splits_a_release_left_out(picforge, tmp_path, capsys):

@@ -89,6 +89,15 @@ def test_triplet_splits_follow_the_ratios_and_give_every_split_a_triplet():
     assert set(build.triplet_splits(["a", "b"], seed=0).values()) == {"train"}
 
 
+def test_stratified_splits_cut_the_ps_triplets_70_10_20_among_themselves():
+    ps = {f"p{i:02d}": "PS" for i in range(10)}
+    everyone = [f"t{i:02d}" for i in range(40)] + list(ps)
+    mapping = build.stratified_splits(everyone, ps, seed=3)
+    assert Counter(mapping[tid] for tid in ps) == {"train": 7, "validation": 1, "test": 2}
+    assert Counter(mapping[f"t{i:02d}"] for i in range(40)) == {"train": 28, "validation": 4, "test": 8}
+    assert build.stratified_splits(everyone, ps, seed=3) == mapping
+
+
 def test_balance_classes_samples_the_larger_class_down():
     examples = [example(f"p{i}", 1) for i in range(7)] + [example(f"n{i}", 0) for i in range(3)]
     kept, sampled_out = build.balance_classes(examples, seed=0)

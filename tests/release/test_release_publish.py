@@ -36,7 +36,7 @@ def test_a_file_changed_after_the_build_is_refused(picforge, release_dir, tmp_pa
         fh.write("\n")
     assert picforge("publish", "--release", copy, "--to", "s3://bucket/pic") == 2
     err = capsys.readouterr().err
-    assert "PS/test.json: missing or changed since the build" in err and "picforge build --force" in err
+    assert "PS/test.json: changed since the build" in err and "picforge build --force" in err
     with pytest.raises(InputError, match="MANIFEST.json: not found"):
         plan_upload(str(tmp_path), "s3://bucket/pic")
 

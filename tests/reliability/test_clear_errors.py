@@ -144,7 +144,7 @@ def test_damaged_json_and_parquet_are_named_with_file_and_line(annotated_103, re
     lines = data.read_text().splitlines(keepends=True)
     data.write_text("".join(lines[:2] + [lines[2][:25] + "\n"] + lines[3:]))
     code, _, err = picforge_in_child("evaluate", "--release", release, "--baseline", "PSD")
-    assert code == 2 and f"{data}: line 3: not valid JSON" in err and "Traceback" not in err
+    assert code == 2 and f"{data}: changed since the build" in err and "Traceback" not in err
 
     run = tmp_path / "run"
     shutil.copytree(annotated_103, run)

@@ -25,9 +25,10 @@ SOME_FILE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "data" / 
 NOT_PATHS = {"batch": "b1", "annotators": "a1", "release_id": "1-1", "experts": "a1,a2", "tiebreak": "a3"}
 
 
-def argv_writing(words, parser, output, run, value):
+def argv_writing(words, parser, output, run, value, release):
     """The command line of verb `words` with `output` set to `value`, every other required output to a new path
-    beside `run` and every other required argument (the first of each required group) to `run`."""
+    beside `run`, a required --release to `release` (a release matching its MANIFEST.json, which every release reader
+    checks first) and every other required argument (the first of each required group) to `run`."""
     argv = list(words)
     first_of_groups = [group._group_actions[0] for group in parser._mutually_exclusive_groups if group.required]
     for action in parser._actions:
@@ -36,7 +37,8 @@ def argv_writing(words, parser, output, run, value):
         if action is output or not required or isinstance(action, argparse._HelpAction):
             continue
         existing = getattr(action.type, "existing", None)  # picforge.options.existing_path: a real file or folder
-        filler = NOT_PATHS.get(action.dest) or (str(SOME_FILE) if existing == "file" else str(run) if existing else
+        filler = NOT_PATHS.get(action.dest) or (str(SOME_FILE) if existing == "file" else str(release)
+                                                if existing == "release" else str(run) if existing else
                                                 "1" if action.type not in (None, str) else
                                                 str(run.parent / f"fresh-{action.dest}") if declared_output(action)
                                                 else str(run))
@@ -44,7 +46,7 @@ def argv_writing(words, parser, output, run, value):
     return argv + ([output.option_strings[0], value] if output.option_strings else [value])
 
 
-def test_every_output_of_every_verb_is_declared_and_guarded(mined_103, capsys):
+def test_every_output_of_every_verb_is_declared_and_guarded(mined_103, release_103, capsys):
     before = tree_digest(mined_103)
     registered = verbs()
     assert len(registered) >= 48
@@ -57,7 +59,8 @@ def test_every_output_of_every_verb_is_declared_and_guarded(mined_103, capsys):
             if not declared_output(action):
                 continue
             # Inside a stage folder of the run the verb reads: inside an input, and inside a run it does not own.
-            argv = argv_writing(words, parser, action, mined_103, str(mined_103 / "select" / "written-here"))
+            argv = argv_writing(words, parser, action, mined_103, str(mined_103 / "select" / "written-here"),
+                                release_103)
             assert cli.main(argv) == 2, argv
             err = capsys.readouterr().err
             assert "sits inside" in err and "nothing was written" in err, (argv, err)

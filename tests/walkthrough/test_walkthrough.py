@@ -193,6 +193,11 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
             card = open(f"{RELEASE}/README.md", encoding="utf-8").read()
             assert "annotations left out: " in out and "## Annotations left out" in card
             assert "rejected in round 1 and in round 2" in card
+        elif line.startswith("picforge evaluate"):
+            # every score with its interval, and the sample's small test splits said to be too small
+            assert "[low, high]: 95 % bootstrap interval (1,000 resamples of the test items, seed 0)" in out
+            assert re.search(r"^\| all-MiniLM-L6-v2 \| \d+\.\d\d \[\d+\.\d\d, \d+\.\d\d\] \|", out, re.M)
+            assert "warning: the PS test split has 4 items, under 30: too few" in out
         elif "publish" in line and "--live" in line:
             published = {os.path.relpath(os.path.join(d, f), "published/pic")
                          for d, _, fs in os.walk("published/pic") for f in fs}
@@ -263,7 +268,16 @@ def check_release():
             ps += rows if config == "PS" else []
         loaded = load_dataset(RELEASE, config)
         assert {s: loaded[s].num_rows for s in loaded} == counts
+    # PS's triplets are split 70/10/20 among themselves: a test split with both classes, flagged as small
+    assert manifest["counts"]["PS"] == {"train": 10, "validation": 2, "test": 4}
+    with open(f"{RELEASE}/PS/test.json", encoding="utf-8") as fh:
+        assert {json.loads(line)["label"] for line in fh} == {0, 1}
+    card = open(f"{RELEASE}/README.md", encoding="utf-8").read()
+    assert "| PS | test | 4 | **too small to evaluate on** (under 30 items) |" in card
+    assert "## Agreement" in card and "- Krippendorff's α, PS verification (experts), PS pair: " in card
     metadata = check_croissant(RELEASE, "croissant-cache")  # RAI fields from the ledger the walkthrough filled
+    assert any(line.startswith("Krippendorff's α, round 1 (MTurk), paraphrase (q1, q2): n/a, no item was rated by two")
+               for line in metadata["rai:dataAnnotationAnalysis"])
     assert metadata["rai:dataAnnotationAnalysis"][0].startswith("gold check questions in round 1: ")
     assert any(p.startswith("Amazon Mechanical Turk: ") for p in metadata["rai:dataAnnotationPlatform"])
     final = list(RunDir(RUN).iter_records("final_annotations"))
