@@ -121,14 +121,17 @@ def balanced_order(records, rng):
     return order
 
 
-def split_gold(bank, settings, batch_id):
+def split_gold(bank, settings, batch_id, left_out=None):
     """Disjoint gold ids for the qualification test, the practice questions and the in-HIT checks, each part
-    balanced between yes and no answers (a worker answering yes, or no, to everything fails the checks)."""
+    balanced between yes and no answers (a worker answering yes, or no, to everything fails the checks).
+    `left_out` ({reason: count}) names the bank's questions this batch cannot use, for the error."""
     need = settings.qualification_questions + settings.practice + (2 if settings.gold_per_hit else 0)
     if len(bank) < need:
-        raise InputError(f"the gold bank has {len(bank)} questions but this batch needs at least {need} "
-                         f"({settings.qualification_questions} for the qualification test, {settings.practice} "
-                         "for practice and 2+ for checks); add verified questions to the gold file")
+        why = "".join(f", {n} left out ({reason})" for reason, n in sorted((left_out or {}).items()))
+        raise InputError(f"the gold bank has {len(bank)} questions this batch can use{why}, but it needs at least "
+                         f"{need} ({settings.qualification_questions} for the qualification test, {settings.practice} "
+                         "for practice and 2+ for checks); add settled questions from other triplets "
+                         "(`picforge annotate mturk gold --from-release`) or verify fewer triplets (--limit)")
     answers = {record["answer"] for record in bank}
     if settings.gold_per_hit and answers != {True, False}:
         missing = "no" if True in answers else "yes"
@@ -220,7 +223,9 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     if not annotations:
         raise NothingToDo("no accepted expert annotation is waiting for MTurk verification; run "
                          "`picforge annotate ingest expert` first (or every one is already in a batch)")
-    gold = split_gold(list(bank.values()), settings, batch_id)
+    from annotation.gold import gold_for_batch
+    usable, left_out = gold_for_batch(bank.values(), {a["triplet_id"]: a for a in annotations})
+    gold = split_gold(usable, settings, batch_id, left_out)
     used = gold["qualification"] + gold["practice"] + gold["checks"]
     item_ids = [item_id(a["triplet_id"], kind_) for a in annotations for kind_ in ITEM_KINDS]
     plan = {**extra_meta, "kind": kind, "settings": dataclasses.asdict(settings),
