@@ -65,7 +65,17 @@ def run(args):
     decided = round1.record_decisions(ledger, args.batch, plan, final=args.final)
     print(f"round 1: {decided['accepted']} item(s) accepted, {decided['rejected']} rejected (go to round 2), "
           f"{decided['undecided']} waiting for assignments")
+    print_copy_suspects(ledger)
     return 0
+
+
+def print_copy_suspects(ledger):
+    """Print the pairs of workers the copying rule reports for review (annotation.copying), over the whole run."""
+    from annotation import copying
+    with ledger.read() as q:
+        suspects = copying.run_copy_suspects(q)
+    for suspect in suspects:
+        print(suspect.line())
 
 
 def block_workers(args, ledger, plan):
