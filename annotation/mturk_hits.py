@@ -189,8 +189,9 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
 def create_round1_batch(ledger, run_dir, batch_id, gold_path, settings, hit_type, *, live, max_spend, limit=None,
                         profile=None, say=print):
     """Plan a round-1 batch, announce its cost (refused above `max_spend`), then create its HITs."""
-    plan, _ = round1.plan_batch(ledger, batch_id, round1.API_BATCH, gold_path, settings,
-                                {"environment": environment(live), "hit_type": hit_type.as_meta()}, limit=limit)
+    plan, new = round1.plan_batch(ledger, batch_id, round1.API_BATCH, gold_path, settings,
+                                  {"environment": environment(live), "hit_type": hit_type.as_meta()}, limit=limit)
+    say(round1.judging_line(plan, new))
     announce_cost(batch_id, plan, f"{len(plan['items'])} questions", live, max_spend, say=say)
     questions = question_xmls(plan, round1.hit_pages_of(run_dir, plan))
     create_planned_hits(mturk_client.mturk_client(live, profile), ledger, batch_id, plan, questions, live, say=say)

@@ -65,13 +65,14 @@ def create_qualification_command(plan, test_path, key_path):
 
 
 def _manual_plans(q):
-    """{row_key: (batch_id, slots)} over every requester-UI batch in the ledger, and the cancelled ones' ids."""
+    """{row_key: (batch_id, slots, settings)} over every requester-UI batch in the ledger, and the cancelled ones'
+    ids."""
     keys, cancelled = {}, set()
     for batch in q.batches(kind=round1.MANUAL_BATCH):
         if batch["status"] == CANCELLED:
             cancelled.add(batch["batch_id"])
         for hit in batch["meta"].get("hits", []):
-            keys[hit["token"]] = (batch["batch_id"], hit["slots"])
+            keys[hit["token"]] = (batch["batch_id"], hit["slots"], round1.settings_of(batch["meta"]))
     return keys, cancelled
 
 
@@ -85,7 +86,7 @@ def ingest_results(ledger, paths):
     for path, rows in sheets:
         with ledger.transaction() as tx:
             (plans, cancelled), hits_by_token = _manual_plans(tx), {}
-            for batch_id in {b for b, _ in plans.values()}:
+            for batch_id in {b for b, _, _ in plans.values()}:
                 hits_by_token.update({hit["request_token"]: hit["hit_id"] for hit in tx.hits(batch_id)})
             for number, row in rows:
                 batch_id = _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled)
@@ -117,6 +118,17 @@ def refuse_repeated_assignments(sheets):
                                  "keep one of the two rows")
 
 
+def refuse_beyond_max(tx, where, batch_id, hit_id, assignment_id, settings):
+    """InputError when a new assignment would give HIT `hit_id` more than its MaxAssignments (MTurk gives no more)."""
+    hit = next((h for h in tx.hits(batch_id) if h["hit_id"] == hit_id), {"meta": {}})
+    taken = [a["assignment_id"] for a in tx.assignments(batch_id=batch_id) if a["hit_id"] == hit_id]
+    capacity = round1.hit_capacity(hit, settings)
+    if assignment_id not in taken and len(taken) >= capacity:
+        raise InputError(f"{where}, column AssignmentId: HIT {hit_id} already has its {capacity} assignment(s) "
+                         f"({', '.join(taken)}), its MaxAssignments; MTurk gives a HIT no more, so this row is not "
+                         "from the uploaded batch: leave it out")
+
+
 def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
     where = f"{path}: row {number}"
     key = (row.get("Input." + ROW_KEY) or "").strip()
@@ -132,11 +144,12 @@ def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
     status = row["AssignmentStatus"].strip()
     if status not in ASSIGNMENT_STATUSES:
         raise InputError(f"{where}, column AssignmentStatus: {status!r} is not one of {', '.join(ASSIGNMENT_STATUSES)}")
-    batch_id, slots = plans[key]
+    batch_id, slots, settings = plans[key]
     hit_id = row["HITId"].strip()
     if hits_by_token.setdefault(key, hit_id) != hit_id:
         raise InputError(f"{where}, column HITId: row key {key} already belongs to HIT {hits_by_token[key]}; "
                          "was the batch CSV uploaded twice? Ingest only one of the two batches")
+    refuse_beyond_max(tx, where, batch_id, hit_id, row["AssignmentId"].strip(), settings)
     fields = {name[len("Answer."):]: value for name, value in row.items() if name and name.startswith("Answer.")}
     try:
         answers = round1.answers_by_field(fields, slots)

@@ -86,13 +86,8 @@ def ps_summary(q):
 def gold_accuracy(q):
     """(right, scored) of the MTurk workers' first answers to the gold check questions, over every round-1 batch."""
     right = scored = 0
-    for kind in (round1.API_BATCH, round1.MANUAL_BATCH):
-        for batch in q.batches(kind=kind):
-            slots = {hit["hit_id"]: hit["meta"].get("slots", ()) for hit in q.hits(batch["batch_id"])}
-            answers = round1.answers_by_assignment(q, batch["batch_id"])
-            for worker_right, worker_scored in round1.worker_gold_scores(
-                    q.assignments(batch_id=batch["batch_id"]), answers, slots, batch["meta"].get("gold", {})).values():
-                right, scored = right + worker_right, scored + worker_scored
+    for worker_right, worker_scored in round1.worker_gold_scores(round1.run_gold_records(q)).values():
+        right, scored = right + worker_right, scored + worker_scored
     return {"right": right, "scored": scored, "accuracy": _rate(right, scored)}
 
 

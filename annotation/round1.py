@@ -17,7 +17,7 @@ import random
 
 from annotation import hit_pages, rules, text
 from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
-from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id
+from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id, now
 from picforge import schemas
 from picforge.errors import InputError, NothingToDo
 
@@ -27,6 +27,8 @@ GOLD_PREFIX = "gold:"
 # What a plan keeps of each expert annotation: its HITs and decisions use this copy, so a corrected
 # sheet ingested later cannot change what workers were shown or what their answers mean.
 ANNOTATION_FIELDS = ("annotator", "q1", "q2", "same_meaning")
+# Default gold checks: one per this many questions of a HIT (4 of PiC's 30, so one HIT judges a worker).
+GOLD_SHARE = 7
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,10 +37,11 @@ class Round1Settings:
 
     Defaults follow PiC, Appendix J: workers get "5 practice samples", pass "an evaluation checkpoint
     including 6 questions" from the verified bank, then work "with sets of 30 questions". The pass mark,
-    gold checks per HIT and assignments per HIT are not given there and stay options.
+    gold checks per HIT and assignments per HIT are not given there and stay options. Gold checks per HIT default
+    to one per GOLD_SHARE questions, at most --min-worker-gold: on a 30-question page a worker is judged after one HIT.
     """
     questions_per_hit: int = 30
-    gold_per_hit: int = 1
+    gold_per_hit: int = None
     practice: int = 5
     qualification_questions: int = 6
     qualification_pass: int = 5
@@ -48,6 +51,9 @@ class Round1Settings:
     min_worker_gold_accuracy: float = 0.8
 
     def __post_init__(self):
+        if self.gold_per_hit is None:
+            default = max(1, min(self.min_worker_gold, self.questions_per_hit // GOLD_SHARE))
+            object.__setattr__(self, "gold_per_hit", min(default, self.questions_per_hit - 1))
         if not 0 <= self.gold_per_hit < self.questions_per_hit:
             raise InputError(f"--gold-per-hit {self.gold_per_hit} must be at least 0 and below "
                              f"--questions-per-hit {self.questions_per_hit}")
@@ -235,6 +241,52 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     return plan, True
 
 
+def judging_capacity(hits, settings, checks):
+    """(HITs a worker must complete to be judged, workers the batch can judge) for `hits` HITs drawing on `checks`
+    distinct gold checks; (0, None) when the plan has no gold checks (nobody is judged, nobody held)."""
+    if not settings.gold_per_hit:
+        return 0, None
+    need = -(-settings.min_worker_gold // settings.gold_per_hit)
+    if need > hits or min(checks, hits * settings.gold_per_hit) < settings.min_worker_gold:
+        return need, 0
+    return need, hits * settings.assignments // need
+
+
+def settings_that_judge(items, settings, checks):
+    """Option changes (text) with which a batch of `items` real questions and `checks` gold checks judges workers:
+    the nearest --gold-per-hit, --min-worker-gold and --questions-per-hit that do, else a bigger gold bank."""
+    def judges(changed):
+        try:
+            tried = dataclasses.replace(settings, **changed)
+        except InputError:
+            return False
+        hits = -(-items // (tried.questions_per_hit - tried.gold_per_hit))
+        return bool(judging_capacity(hits, tried, checks)[1])
+    candidates = [("gold_per_hit", range(settings.gold_per_hit + 1, settings.questions_per_hit)),
+                  ("min_worker_gold", range(settings.min_worker_gold - 1, 0, -1)),
+                  ("questions_per_hit", range(settings.questions_per_hit - 1, settings.gold_per_hit, -1))]
+    fixes = [f"--{name.replace('_', '-')} {next(v for v in values if judges({name: v}))}"
+             for name, values in candidates if any(judges({name: v}) for v in values)]
+    return fixes or [f"a gold bank with {settings.min_worker_gold - checks} more question(s) for the checks"]
+
+
+def judging_line(plan, new):
+    """What a plan's judging looks like (printed before anything is written); InputError for a new plan that can
+    judge no worker, naming settings that would."""
+    settings, hits, checks = settings_of(plan), len(plan["hits"]), len(plan["checks"])
+    need, judged = judging_capacity(hits, settings, checks)
+    if judged is None:
+        return "no gold checks (--gold-per-hit 0): no worker is judged or held; every complete assignment counts"
+    line = (f"judging: a worker is judged after {settings.min_worker_gold} distinct gold checks, i.e. {need} HIT(s) at "
+            f"{settings.gold_per_hit} per HIT (their record spans every batch of the run); these {hits} HIT(s) x "
+            f"{settings.assignments} assignment(s) can judge up to {judged} worker(s)")
+    if judged == 0 and new:
+        real = len(plan["items"])
+        raise InputError(f"{line}: nobody could be judged, so every assignment would stay held; use "
+                         f"{' or '.join(settings_that_judge(real, settings, checks))}")
+    return line
+
+
 def record_plan(tx, batch_id, plan):
     """Record a new MTurk batch, its plan and (round 1) its items in the ledger transaction `tx`."""
     round_ = ROUND_MTURK if plan["kind"] in (API_BATCH, MANUAL_BATCH) else None
@@ -391,7 +443,7 @@ def decide(votes):
     return decision, f"{agree} of {len(votes)} valid assignment(s) agree with the expert"
 
 
-REJECTED_ASSIGNMENT = "Rejected"
+SUBMITTED_ASSIGNMENT, REJECTED_ASSIGNMENT = "Submitted", "Rejected"
 
 
 def answers_by_assignment(q, batch_id):
@@ -401,11 +453,27 @@ def answers_by_assignment(q, batch_id):
     return found
 
 
-def worker_gold_scores(assignments, answers, slots, gold):
-    """{worker: (right, scored)} over the distinct gold questions each worker answered: a gold question counts
-    once per worker, the first time (in submission order), so one seen again cannot be learnt and repeated."""
-    scored = {}
-    for assignment in sorted(assignments, key=lambda a: (a["submitted_at"] or "", a["assignment_id"])):
+def run_gold_records(q):
+    """[(assignments, answers by assignment, slots by HIT, gold)] of every round-1 batch of the run not cancelled."""
+    records = []
+    for batch in (b for kind in (API_BATCH, MANUAL_BATCH) for b in q.batches(kind=kind)):
+        if batch["status"] == CANCELLED:
+            continue
+        slots = {hit["hit_id"]: hit["meta"].get("slots", ()) for hit in q.hits(batch["batch_id"])}
+        records.append((q.assignments(batch_id=batch["batch_id"]), answers_by_assignment(q, batch["batch_id"]), slots,
+                        batch["meta"].get("gold", {})))
+    return records
+
+
+def worker_gold_scores(records):
+    """{worker: (right, scored)} over the distinct gold questions each worker answered in every batch of `records`
+    (`run_gold_records`): a gold question counts once per worker, the first time (in submission order), so one seen
+    again cannot be learnt and repeated."""
+    scored, ordered = {}, []
+    for assignments, answers, slots, gold in records:
+        ordered += [(a, answers, slots, gold) for a in assignments]
+    for assignment, answers, slots, gold in sorted(ordered, key=lambda r: (r[0]["submitted_at"] or "",
+                                                                           r[0]["assignment_id"])):
         given = answers.get(assignment["assignment_id"], {})
         seen = scored.setdefault(assignment["worker_id"], {})
         for n, slot in enumerate(slots.get(assignment["hit_id"], ()), start=1):
@@ -436,13 +504,14 @@ def worker_failure(score, settings):
 
 def assignment_verdicts(ledger, batch_id, plan):
     """Every saved assignment of the batch with `valid` and `reason` from `check_assignment`, and from the
-    worker's gold record over all their assignments (an all-yes, all-no or random worker fails it)."""
+    worker's gold record over all their assignments in every batch of the run (an all-yes, all-no or random worker
+    fails it)."""
     settings = settings_of(plan)
     with ledger.read() as q:
         slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch_id)}
         answers = answers_by_assignment(q, batch_id)
         assignments = q.assignments(batch_id=batch_id)
-    scores = worker_gold_scores(assignments, answers, slots, plan["gold"])
+        scores = worker_gold_scores(run_gold_records(q))
     failures = {worker: worker_failure(score, settings) for worker, score in scores.items()}
     verdicts = []
     for assignment in assignments:
@@ -475,39 +544,71 @@ def record_review(ledger, verdict, status, decided=None):
                                    "decided": decided or status})
 
 
-def record_decisions(ledger, batch_id, plan, final=False):
-    """Write the round-1 decision of every item whose HIT has all its assignments (or any, with `final`).
+def hit_capacity(hit, settings):
+    """MaxAssignments of a round-1 HIT: the planned assignments plus those asked again (`ask_again`)."""
+    return settings.assignments + hit["meta"].get("additional_assignments", 0)
 
-    Only valid assignments vote (all questions answered, gold checks passed, not rejected). Returns
-    {accepted, rejected, undecided}; undecided items wait for more (valid) assignments.
+
+def counted_verdicts(verdicts, hits, settings):
+    """{hit_id: verdicts} keeping each HIT's first MaxAssignments (by submit time): a HIT takes no more."""
+    by_hit = {}
+    for verdict in sorted(verdicts, key=lambda v: (v["submitted_at"] or "", v["assignment_id"])):
+        found = by_hit.setdefault(verdict["hit_id"], [])
+        if len(found) < hit_capacity(hits[verdict["hit_id"]], settings):
+            found.append(verdict)
+    return by_hit
+
+
+def record_decisions(ledger, batch_id, plan, final=False, redecide_by=None):
+    """Write the round-1 decision of every item whose HIT has all its assignments, none held (or any, with `final`).
+
+    Only valid assignments vote (all questions answered, gold checks passed, not rejected). An item decided before
+    keeps its decision: assignments that arrived since are counted as `late` and change nothing, unless
+    `redecide_by` (who asked) is given, which decides again and records who, when and the previous decision.
+    Returns {accepted, rejected, undecided, late}; undecided items wait for more (valid) assignments.
     """
     settings = settings_of(plan)
     verdicts = assignment_verdicts(ledger, batch_id, plan)
     annotations = plan["annotations"]
     with ledger.read() as q:
-        item_ids = [item["item_id"] for item in q.items(batch_id=batch_id)]
-    by_hit = {}
-    for verdict in verdicts:
-        by_hit.setdefault(verdict["hit_id"], []).append(verdict)
+        released = {r["item_id"] for r in q.releases(batch_id)}
+        item_ids = [item["item_id"] for item in q.items(batch_id=batch_id) if item["item_id"] not in released]
+        decided = {iid: d for iid, d in q.decision_map(ROUND_MTURK).items() if iid in set(item_ids)}
+        hits = {hit["hit_id"]: hit for hit in q.hits(batch_id)}
     votes = {}
-    for hit_verdicts in by_hit.values():
-        if len(hit_verdicts) < settings.assignments and not final:
+    for hit_id, hit_verdicts in counted_verdicts(verdicts, hits, settings).items():
+        complete = len(hit_verdicts) >= hit_capacity(hits[hit_id], settings) and not any(
+            v["held"] and v["status"] == SUBMITTED_ASSIGNMENT for v in hit_verdicts)
+        if not complete and not final:
             continue
         for verdict in hit_verdicts:
             if not verdict["valid"] or verdict["status"] == REJECTED_ASSIGNMENT:
                 continue
             for field, (iid, value) in sorted(verdict["answers"].items()):
-                if iid is None or field == hit_pages.COMMENTS_FIELD:
+                if iid is None or field == hit_pages.COMMENTS_FIELD or iid in released:
                     continue
                 triplet_id, kind = iid.rsplit("/", 1)
                 votes.setdefault(iid, []).append({
                     "worker": verdict["worker_id"], "assignment": verdict["assignment_id"], "answer": value,
                     "agrees": rules.endorses(kind, text.yes_no(value), annotations[triplet_id]["same_meaning"])})
-    counts = {ACCEPTED: 0, REJECTED: 0, "undecided": len(set(item_ids) - set(votes))}
+    counts = {ACCEPTED: 0, REJECTED: 0, "undecided": len(set(item_ids) - set(votes) - set(decided)), "late": set()}
     with ledger.transaction() as tx:
         for iid, item_votes in sorted(votes.items()):
             decision, reason = decide([vote["agrees"] for vote in item_votes])
-            tx.record_decision(iid, ROUND_MTURK, decision, reason=reason, decided_by=f"mturk:{batch_id}",
-                               detail={"votes": item_votes})
+            found, detail = decided.get(iid), {"votes": item_votes}
+            if found is not None and found["detail"].get("votes") != item_votes:
+                if redecide_by is None:
+                    known = {vote["assignment"] for vote in found["detail"].get("votes", [])}
+                    counts["late"] |= {vote["assignment"] for vote in item_votes} - known
+                    counts[found["decision"]] += 1
+                    continue
+                detail["redecided"] = {"by": redecide_by, "at": now(), "previous": found["decision"],
+                                       "previous_reason": found["reason"]}
+            elif found is not None:
+                detail = found["detail"]
+            tx.record_decision(iid, ROUND_MTURK, decision, reason=reason, decided_by=f"mturk:{batch_id}", detail=detail)
             counts[decision] += 1
+        for iid in set(decided) - set(votes):
+            counts[decided[iid]["decision"]] += 1
+    counts["late"] = len(counts["late"])
     return counts

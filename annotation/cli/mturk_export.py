@@ -23,6 +23,7 @@ def run(args):
     ledger = open_ledger(args)
     plan, new = round1.plan_batch(ledger, args.batch, round1.MANUAL_BATCH, args.gold,
                                   mturk_options.round1_settings(args), {}, limit=args.limit)
+    print(round1.judging_line(plan, new))
     if new:
         round1.hit_pages_of(args.run, plan)  # every passage resolves before the plan is kept
         round1.store_plan(ledger, args.batch, plan)

@@ -40,8 +40,10 @@ def add_plan_options(parser):
     plan.add_argument("--limit", type=positive_int, metavar="N", help="verify at most N expert annotations in this batch")
     plan.add_argument("--questions-per-hit", type=positive_int, default=DEFAULT_ROUND1.questions_per_hit, metavar="N",
                       help="questions on one HIT page, gold checks included (default %(default)s)")
-    plan.add_argument("--gold-per-hit", type=non_negative_int, default=DEFAULT_ROUND1.gold_per_hit, metavar="N",
-                      help="gold check questions mixed into each HIT (default %(default)s)")
+    plan.add_argument("--gold-per-hit", type=non_negative_int, metavar="N",
+                      help=f"gold check questions mixed into each HIT (default: one per {round1.GOLD_SHARE} questions, "
+                           f"at most --min-worker-gold: {DEFAULT_ROUND1.gold_per_hit} on a page of "
+                           f"{DEFAULT_ROUND1.questions_per_hit})")
     plan.add_argument("--practice", type=non_negative_int, default=DEFAULT_ROUND1.practice, metavar="N",
                       help="practice questions with feedback shown above the questions (default %(default)s)")
     plan.add_argument("--qualification-pass", type=non_negative_int, default=DEFAULT_ROUND1.qualification_pass, metavar="N",

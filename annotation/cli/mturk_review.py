@@ -1,5 +1,7 @@
 """`annotate mturk review`: approve/reject assignments (round 1: by their gold checks, then round-1
 decisions; question-file batches: by --approve-all and a --reject list)."""
+import getpass
+
 from annotation.cli import mturk_options, open_ledger
 from picforge.errors import InputError
 from picforge.paths import add_output
@@ -22,6 +24,9 @@ def register(subparsers):
                         help="question-file batches: assignments to reject, columns assignment_id,feedback")
     parser.add_argument("--final", action="store_true",
                         help="decide items even when their HIT has fewer assignments than planned (after expire)")
+    parser.add_argument("--redecide", action="store_true",
+                        help="round 1: decide again the items whose decision assignments that arrived later would "
+                             "change (recorded in the ledger with who and when); without it a decision stands")
     parser.add_argument("--block", action="store_true",
                         help="round 1: also block each worker whose gold record failed (an all-yes, all-no or random "
                              "worker) from your HITs: by the API, or for requester-UI batches the AWS CLI commands "
@@ -62,9 +67,13 @@ def run(args):
         return 0
     if args.block:
         block_workers(args, ledger, plan)
-    decided = round1.record_decisions(ledger, args.batch, plan, final=args.final)
+    decided = round1.record_decisions(ledger, args.batch, plan, final=args.final,
+                                      redecide_by=getpass.getuser() if args.redecide else None)
     print(f"round 1: {decided['accepted']} item(s) accepted, {decided['rejected']} rejected (go to round 2), "
           f"{decided['undecided']} waiting for assignments")
+    if decided["late"]:
+        print(f"{decided['late']} late assignment(s) arrived after their items were decided: recorded, but they change "
+              "no decision (`--redecide` decides those items again, recorded with who and when)")
     print_copy_suspects(ledger)
     return 0
 

@@ -405,7 +405,7 @@ def _manual_export_takes_every_item(env, capsys):
     """The requester-UI path plans a batch of all 9 items (3 annotations x q1, q2, q3)."""
     capsys.readouterr()
     assert env["cli"](["annotate", "mturk", "export", "--run", env["run"], "--batch", "m1", "--gold", env["gold"],
-                       "--questions-per-hit", "4"]) == 0
+                       "--questions-per-hit", "4", "--min-worker-gold", "3"]) == 0
     assert "batch m1: 3 HIT row(s), 9 questions" in capsys.readouterr().out
 
 
@@ -443,7 +443,7 @@ def test_a_create_without_credentials_leaves_the_items_to_the_manual_path(tmp_pa
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     assert annotate("mturk", "create", "--run", run_dir, "--batch", BATCH, "--gold", gold,
-                    "--questions-per-hit", "4") == 1
+                    "--questions-per-hit", "4", "--min-worker-gold", "3") == 1
     assert "no AWS credentials found" in capsys.readouterr().err
     with ledger.read() as q:
         assert q.batch(BATCH) is None

@@ -139,7 +139,7 @@ def test_a_cancelled_batch_frees_its_items_and_its_results_are_refused(manual, c
     assert cli(["annotate", "mturk", "ingest", "--run", run, results]) == 2
     assert f"{results}: row 2, column Input.row_key: batch m1 was cancelled" in capsys.readouterr().err
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold", str(tmp / "gold.jsonl"),
-                "--questions-per-hit", "4"]) == 0
+                "--questions-per-hit", "4", *JUDGE_EVERY_HIT]) == 0
     assert "batch m2: 3 HIT row(s), 9 questions" in capsys.readouterr().out
     with manual["ledger"].read() as q:
         assert q.assignments() == [] and sorted(q.memberships("mturk-manual")) == sorted(plan["items"])
