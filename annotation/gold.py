@@ -65,6 +65,8 @@ def refuse_telltale_gold(gold_questions, real_questions, source):
 ROUND2_UNANIMOUS = "round 2: every expert verifier agreed"
 PREVIOUS_RELEASE = "a previous run's release"
 RELEASE_CONFIG = "PR-pass"  # every paraphrase a release kept, in its passage (query = paraphrase, answer = phrase)
+RELEASE_SENSES = "PSD"      # a phrase in two paragraphs where it means different things (kept Q3 = No)
+PSD_JOINT = "\n\n"          # release.build.psd_examples joins its two paragraphs with this
 
 
 def round2_settled(q, run_dir):
@@ -105,25 +107,55 @@ def paraphrase_record(gold_id, triplet_id, phrase, passage, paraphrase, answer, 
 
 
 def release_settled(release_dir):
-    """Gold records (answer yes) of every paraphrase a previous run's release kept: its PR-pass examples."""
-    folder = os.path.join(release_dir, RELEASE_CONFIG)
-    paths = sorted(glob.glob(os.path.join(folder, "*.json")))
-    if not paths:
-        raise InputError(f"{release_dir}: no {RELEASE_CONFIG}/*.json in it; give the folder `picforge build` wrote "
-                         "for a previous run (it holds MANIFEST.json and PR-pass/)")
+    """Gold records of what a previous run's release kept: each PR-pass paraphrase in its passage (yes), and each PSD
+    example's phrase in its two paragraphs (PSD holds only kept Q3 = No: different meanings, answer no)."""
     records = []
-    for path in paths:
-        with open(path, encoding="utf-8") as fh:
-            for line_no, line in enumerate(fh, start=1):
-                try:
-                    row = json.loads(line)
-                    tid, phrase = row["id"].rsplit("-", 1)[0], row["answers"]["text"][0]
-                    records.append(paraphrase_record(f"release:{row['id']}", tid, phrase, row["context"],
-                                                     row["query"], True, f"{PREVIOUS_RELEASE} ({release_dir})"))
-                except (json.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError):
-                    raise InputError(f"{path}: line {line_no}: not a PR-pass example (id, context, query, answers); "
-                                     "give an unmodified release") from None
+    for config, make in ((RELEASE_CONFIG, release_paraphrase), (RELEASE_SENSES, release_senses)):
+        paths = sorted(glob.glob(os.path.join(release_dir, config, "*.json")))
+        if not paths and config == RELEASE_CONFIG:
+            raise InputError(f"{release_dir}: no {config}/*.json in it; give the folder `picforge build` wrote for a "
+                             "previous run (it holds MANIFEST.json and PR-pass/)")
+        for path in paths:
+            with open(path, encoding="utf-8") as fh:
+                for line_no, line in enumerate(fh, start=1):
+                    try:
+                        row = json.loads(line)
+                        records.append(make(row, f"{PREVIOUS_RELEASE} ({release_dir}, {config})"))
+                    except (json.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError, ValueError):
+                        raise InputError(f"{path}: line {line_no}: not a {config} example (id, context, query, "
+                                         "answers) as `picforge build` writes it; give an unmodified release") from None
     return records
+
+
+def release_paraphrase(row, source):
+    """The paraphrase gold record (yes) of a PR-pass example."""
+    start, phrase = row["answers"]["answer_start"][0], row["answers"]["text"][0]
+    return paraphrase_record(f"release:{row['id']}", row["id"].rsplit("-", 1)[0], phrase,
+                             release_passage(row["context"], start), row["query"], True, source)
+
+
+def release_senses(row, source):
+    """The same-meaning gold record (no) of a PSD example: its two paragraphs, each holding the phrase once."""
+    phrase = row["answers"]["text"][0]
+    first, second = row["context"].split(PSD_JOINT, 1)
+    passages = [release_passage(text, text.lower().index(phrase.lower())) for text in (first, second)]
+    return {"gold_id": f"release:psd:{row['id']}", "kind": SAME_MEANING, "phrase": phrase, "passage1": passages[0],
+            "passage2": passages[1], "answer": False, "triplet_id": row["id"].rsplit("-", 1)[0], "source": source,
+            "explanation": f"'{phrase}' means different things in these two passages."}
+
+
+def release_passage(context, start):
+    """The 5-sentence passage around character `start` of a released context, cut as stage select cuts a triplet's
+    passages (so a gold question is as long as a real one)."""
+    from pipeline.stages.select import passage_window   # Beam and Punkt: only when a release is read
+    from pipeline.stages.sentences import split_sentences
+    sentences, offset, holder = split_sentences(context), 0, 0
+    for number, sentence in enumerate(sentences):
+        found = context.find(sentence, offset)
+        if 0 <= found <= start:
+            holder, offset = number, found + len(sentence)
+    first, last = passage_window(holder, len(sentences))
+    return " ".join(sentences[first:last])
 
 
 def with_constructed_nos(records):
@@ -190,3 +222,16 @@ def gold_for_batch(bank, annotations):
             if paraphrase is not None:
                 shown.setdefault(paraphrase, set()).add(record["phrase"].lower())
     return usable, dict(left_out)
+
+
+def largest_limit(bank, annotations, need):
+    """The most of `annotations` (from the first) one batch can verify while at least `need` questions of the bank,
+    yes and no answers among them, stay usable (`gold_for_batch`); 0 when not even one can."""
+    def enough(count):
+        usable, _ = gold_for_batch(bank, {a["triplet_id"]: a for a in annotations[:count]})
+        return len(usable) >= need and len({r["answer"] for r in usable}) == 2
+    low, high = 0, len(annotations)
+    while low < high:   # usable questions only shrink as the batch grows: the last count that is enough
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if enough(middle) else (low, middle - 1)
+    return low

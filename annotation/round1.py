@@ -127,17 +127,26 @@ def balanced_order(records, rng):
     return order
 
 
-def split_gold(bank, settings, batch_id, left_out=None):
+def gold_needed(settings, judging=False):
+    """Gold questions a batch needs: the qualification test, practice and 2 checks (with `judging`, enough distinct
+    checks to judge a worker: --min-worker-gold)."""
+    checks = (max(2, settings.min_worker_gold) if judging else 2) if settings.gold_per_hit else 0
+    return settings.qualification_questions + settings.practice + checks
+
+
+def split_gold(bank, settings, batch_id, left_out=None, limit=None):
     """Disjoint gold ids for the qualification test, the practice questions and the in-HIT checks, each part
     balanced between yes and no answers (a worker answering yes, or no, to everything fails the checks).
-    `left_out` ({reason: count}) names the bank's questions this batch cannot use, for the error."""
-    need = settings.qualification_questions + settings.practice + (2 if settings.gold_per_hit else 0)
+    `left_out` ({reason: count}) names the bank's questions this batch cannot use and `limit` the most triplets a
+    batch could verify with this bank, for the error."""
+    need = gold_needed(settings)
     if len(bank) < need:
         why = "".join(f", {n} left out ({reason})" for reason, n in sorted((left_out or {}).items()))
+        fewer = (f"--limit {limit} (verify {limit} triplets now; a next batch can draw gold from them)" if limit
+                 else "settled questions of other triplets (`picforge annotate mturk gold --from-release`)")
         raise InputError(f"the gold bank has {len(bank)} questions this batch can use{why}, but it needs at least "
                          f"{need} ({settings.qualification_questions} for the qualification test, {settings.practice} "
-                         "for practice and 2+ for checks); add settled questions from other triplets "
-                         "(`picforge annotate mturk gold --from-release`) or verify fewer triplets (--limit)")
+                         f"for practice and 2+ for checks); use {fewer}")
     answers = {record["answer"] for record in bank}
     if settings.gold_per_hit and answers != {True, False}:
         missing = "no" if True in answers else "yes"
@@ -229,9 +238,11 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     if not annotations:
         raise NothingToDo("no accepted expert annotation is waiting for MTurk verification; run "
                          "`picforge annotate ingest expert` first (or every one is already in a batch)")
-    from annotation.gold import gold_for_batch
+    from annotation.gold import gold_for_batch, largest_limit
     usable, left_out = gold_for_batch(bank.values(), {a["triplet_id"]: a for a in annotations})
-    gold = split_gold(usable, settings, batch_id, left_out)
+    need = gold_needed(settings, judging=True)
+    limit = largest_limit(bank.values(), annotations, need) if len(usable) < need and left_out else None
+    gold = split_gold(usable, settings, batch_id, left_out, limit)
     used = gold["qualification"] + gold["practice"] + gold["checks"]
     item_ids = [item_id(a["triplet_id"], kind_) for a in annotations for kind_ in ITEM_KINDS]
     plan = {**extra_meta, "kind": kind, "settings": dataclasses.asdict(settings),

@@ -260,3 +260,62 @@ def fill_ps_tiebreak(run, returned):
         row["endorse_correction_A1"] = "Y" if row["correction_A1"] else ""
         row["endorse_correction_A2"] = "Y" if row["correction_A2"] else ""
     return [write_csv(os.path.join(returned, os.path.basename(sheet)), rows)]
+
+
+# -- the scripted crowd of issue 42's "Done when": two honest workers, an all-yes worker, a worker who never reads
+# the passages and a copier, answering a requester-site batch (the rows `mturk rehearse` writes for it).
+HONEST, ALL_YES, NEVER_READER, COPIER = "AHONEST1", "AALLYES", "ANEVERREADS", "ACOPIER"
+HONEST2 = "AHONEST2"
+
+
+def shown_paraphrases(run, plan):
+    """(pages {token: [PageQuestion]}, {paraphrase: {phrases it is shown with}}) of everything a batch shows: its HIT
+    pages, practice questions and qualification test."""
+    pages = round1.hit_pages_of(run, plan)
+    shown = {}
+    extra = [round1.gold_question(plan["gold"][g]) for g in plan["practice"] + plan["qualification"]]
+    for question in [q for page in pages.values() for q in page] + extra:
+        if question.kind == "paraphrase":
+            shown.setdefault(question.paraphrase.lower(), set()).add(question.phrase.lower())
+    return pages, shown
+
+
+def never_reader_fields(questions, shown):
+    """A worker who reads no passage: no where the paraphrase is shown with another phrase in the batch, else yes."""
+    return {f"answer_{n}": "no" if q.kind == "paraphrase" and len(shown[q.paraphrase.lower()]) > 1 else "yes"
+            for n, q in enumerate(questions, start=1)}
+
+
+def crowd_results(run, batch, blank, out, workers):
+    """Fill the blank results file of `mturk rehearse` as the crowd answers: HIT n (in the file's order) is done by
+    workers[n] (one of the names above; HITs beyond the list by the honest workers in turn). The copier hands in
+    the answers the first honest worker gave, slot by slot, of that worker's first HIT. Returns {HITId: worker}."""
+    plan, annotations = _plan(run, batch)
+    gold = {gold_id: record["answer"] for gold_id, record in plan["gold"].items()}
+    hits = {hit["token"]: hit for hit in plan["hits"]}
+    pages, shown = shown_paraphrases(run, plan)
+    with open(blank, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        columns, rows = reader.fieldnames, list(reader)
+    done, copied = {}, None
+    for n, row in enumerate(rows):
+        worker = workers[n] if n < len(workers) else (HONEST, HONEST2)[n % 2]
+        hit = hits[row["Input.row_key"]]
+        honest = worker_fields(plan, annotations, hit, gold)
+        if worker in (HONEST, HONEST2):
+            fields = honest
+            copied = copied or (fields if worker == HONEST else None)
+        elif worker == ALL_YES:
+            fields = {k: "yes" for k in honest}
+        elif worker == NEVER_READER:
+            fields = never_reader_fields(pages[hit["token"]], shown)
+        else:
+            assert copied, "the copier needs an honest worker's HIT before its own"
+            fields = {k: copied.get(k, "yes") for k in honest}
+        row.update({"WorkerId": worker, **{f"Answer.{k}": v for k, v in fields.items()}})
+        done[row["HITId"]] = worker
+    with open(out, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    return done
