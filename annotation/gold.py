@@ -203,9 +203,9 @@ def build_gold_bank(ledger, run_dir, out, release_dirs=()):
 def gold_for_batch(bank, annotations):
     """(usable records, {reason: count} left out) of a gold bank for a batch verifying `annotations` ({triplet_id:
     expert annotation with its phrase}). Left out: a question of a triplet the batch verifies (its `triplet_id`, which
-    `mturk gold` writes), which would be one of its real questions; and a paraphrase the batch
-    already shows with another phrase (a real question or an earlier gold question), so no paraphrase is shown with
-    two phrases (the cue that gave a constructed no away to a worker who never reads the passages)."""
+    `mturk gold` writes), which would be one of its real questions; and a paraphrase the batch already shows with
+    another phrase (a real question or an earlier gold question), so no paraphrase is shown with two phrases (the cue
+    that gave a constructed no away to a worker who never reads the passages)."""
     shown = {}
     for annotation in annotations.values():
         for kind in ("q1", "q2"):
