@@ -76,12 +76,51 @@ def _manual_plans(q):
     return keys, cancelled
 
 
-def ingest_results(ledger, paths):
-    """Ingest requester-UI results files; each file is one transaction, and rows already in the ledger
-    change nothing but a status moving forward (an older file never undoes a review). Returns
-    {batch_id: assignments in the files}."""
+def answer_columns(slot_counts):
+    """The Answer.* columns of a results download for HITs of `slot_counts` questions (the comments box optional)."""
+    return [f"Answer.{hit_pages.ANSWER_FIELD.format(slot=n)}" for n in range(1, max(slot_counts, default=0) + 1)]
+
+
+def check_results_file(run_dir, ledger, path, sheet):
+    """InputError naming the first difference between a results file and the batches it answers: no result rows, a
+    planned Input.* or Answer.* column missing, or an Input.* cell other than the exported batch CSV's."""
+    if not sheet.rows:
+        raise InputError(f"{path}: no result rows (empty or header only); download the batch's results again")
+    with ledger.read() as q:
+        plans, _ = _manual_plans(q)
+    keys = {(row.get("Input." + ROW_KEY) or "").strip() for _, row in sheet.rows} & set(plans)
+    header = {c.casefold() for c in sheet.columns}
+    exported = {}
+    for batch_id in sorted({plans[key][0] for key in keys}):
+        with ledger.read() as q:
+            plan = q.batch(batch_id)["meta"]
+        columns, rows = input_rows(run_dir, plan)
+        exported.update({row[ROW_KEY]: (batch_id, row) for row in rows})
+        wanted = [f"Input.{c}" for c in columns] + answer_columns(len(h["slots"]) for h in plan["hits"]
+                                                                  if h["token"] in keys)
+        missing = next((c for c in wanted if c.casefold() not in header), None)
+        if missing:
+            raise InputError(f"{path}: row 1: column {missing} of batch {batch_id} is missing; ingest the results "
+                             "file as downloaded from the requester site")
+    for number, row in sheet.rows:
+        batch_id, echoed = exported.get((row.get("Input." + ROW_KEY) or "").strip(), (None, {}))
+        for column, value in echoed.items():
+            if (row.get(f"Input.{column}") or "").strip() != value.strip():
+                raise InputError(f"{path}: row {number}, column Input.{column}: differs from what batch {batch_id} "
+                                 "exported; results of an edited input are not the questions the workers answered: "
+                                 "ingest the file as downloaded")
+
+
+def ingest_results(ledger, paths, run_dir):
+    """Ingest requester-UI results files, each checked as a whole first (`check_results_file`); each file is one
+    transaction, and rows already in the ledger change nothing but a status moving forward (an older file never
+    undoes a review). Returns {batch_id: assignments in the files}."""
     seen = {}
-    sheets = [(path, read_sheet(path, RESULT_COLUMNS).rows) for path in paths]
+    sheets = []
+    for path in paths:
+        sheet = read_sheet(path, RESULT_COLUMNS)
+        check_results_file(run_dir, ledger, path, sheet)
+        sheets.append((path, sheet.rows))
     refuse_repeated_assignments(sheets)
     for path, rows in sheets:
         with ledger.transaction() as tx:

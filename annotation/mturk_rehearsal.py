@@ -22,8 +22,7 @@ def results_rows(run_dir, batch_id, plan):
     """(columns, rows): one row per assignment the batch asks for (its HITs × --assignments), each with the site's
     columns, the batch input CSV's row echoed as Input.*, and empty Answer.* cells (one per question of the HIT)."""
     input_columns, inputs = mturk_manual.input_rows(run_dir, plan)
-    answer_columns = [f"Answer.{hit_pages.ANSWER_FIELD.format(slot=n)}"
-                      for n in range(1, max(len(hit["slots"]) for hit in plan["hits"]) + 1)]
+    answer_columns = mturk_manual.answer_columns(len(hit["slots"]) for hit in plan["hits"])
     answer_columns.append(f"Answer.{hit_pages.COMMENTS_FIELD}")
     columns = list(SITE_COLUMNS) + [f"Input.{c}" for c in input_columns] + answer_columns + ["Approve", "Reject"]
     assignments = round1.settings_of(plan).assignments

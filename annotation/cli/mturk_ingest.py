@@ -18,7 +18,7 @@ def register(subparsers):
 def run(args):
     from annotation import mturk_manual
     ledger = open_ledger(args)
-    seen = mturk_manual.ingest_results(ledger, args.results)
+    seen = mturk_manual.ingest_results(ledger, args.results, args.run)
     for batch_id, count in sorted(seen.items()):
         with ledger.read() as q:
             stored = len(q.assignments(batch_id=batch_id))

@@ -230,7 +230,7 @@ def test_requester_ui_template_posts_what_mturk_ingest_parses(browser, server, b
                          "SubmitTime": "Fri May 01 10:09:00 PDT 2026",
                          **{f"Input.{k}": v for k, v in row.items()},
                          **{f"Answer.{k}": v for k, v in posted.items()}})
-    assert mturk_manual.ingest_results(batch["ledger"], [str(results)]) == {"b1": 1}
+    assert mturk_manual.ingest_results(batch["ledger"], [str(results)], batch["run"]) == {"b1": 1}
     with batch["ledger"].read() as q:
         saved = {a["field"]: (a["item_id"], a["value"]) for a in q.answers(assignment_id="AM1")}
         first = q.dump()
@@ -238,6 +238,7 @@ def test_requester_ui_template_posts_what_mturk_ingest_parses(browser, server, b
                 for n, s in enumerate(slots, start=1)}
     assert saved == {**expected, "comments": (None, "Passage B had <b>odd</b> text")}
     shutil.copy(results, batch["tmp"] / "again.csv")
-    mturk_manual.ingest_results(batch["ledger"], [str(results), str(batch["tmp"] / "again.csv")])
+    mturk_manual.ingest_results(batch["ledger"], [str(results), str(batch["tmp"] / "again.csv")],
+                                batch["run"])
     with batch["ledger"].read() as q:
         assert q.dump() == first

@@ -14,13 +14,23 @@ from tests.annotation.conftest import ledger_option
 from mturk_support import gold_bank, make_run, write_gold
 
 RESULT_HEADER = ["HITId", "HITTypeId", "AssignmentId", "WorkerId", "AssignmentStatus", "SubmitTime",
-                 "Input.row_key", "Answer.answer_1", "Answer.answer_2", "Answer.answer_3", "Answer.answer_4",
+                 "Input.row_key", *[f"Input.question_{n}" for n in range(1, 5)], "Answer.answer_1", "Answer.answer_2", "Answer.answer_3", "Answer.answer_4",
                  "Answer.comments", "Approve", "Reject"]
 
 
 # The 3 HITs of this batch show 3 distinct gold checks: judge a worker's record on them (4 by default, so a worker of
 # these 3 HITs would be held).
 JUDGE_EVERY_HIT = ("--min-worker-gold", "3")
+
+
+# Rows of the exported batch CSVs by row key: a results row echoes its HIT's row as Input.* (`remember_export`).
+EXPORTED = {}
+
+
+def remember_export(run_dir, batch):
+    """Keep the batch input CSV `mturk export` wrote, so results rows echo it as the requester site does."""
+    with open(f"{run_dir}/mturk/{batch}/{batch}_input.csv", encoding="utf-8", newline="") as fh:
+        EXPORTED.update({row["row_key"]: row for row in csv.DictReader(fh)})
 
 
 @pytest.fixture
@@ -30,6 +40,7 @@ def manual(tmp_path, annotate, ledger_url):
     cli = lambda argv: annotate(*argv[1:])  # noqa: E731
     assert cli(["annotate", "mturk", "export", "--run", run_dir, "--batch", "m1", "--gold", gold,
                 "--questions-per-hit", "4", "--assignments", "2", *JUDGE_EVERY_HIT]) == 0
+    remember_export(run_dir, "m1")
     with ledger.read() as q:
         plan = q.batch("m1")["meta"]
     yield {"run": run_dir, "ledger": ledger, "plan": plan, "tmp": tmp_path, "cli": cli}
@@ -42,7 +53,8 @@ def _row(plan, n, assignment, worker, wrong_gold=False, status="Submitted", **ov
     bank = {g["gold_id"]: g for g in gold_bank()}
     row = {"HITId": f"3MAN{n}", "HITTypeId": "TYPE", "AssignmentId": assignment, "WorkerId": worker,
            "AssignmentStatus": status, "SubmitTime": "Fri May 01 10:09:00 PDT 2026", "Input.row_key": hit["token"],
-           "Answer.comments": "", "Approve": "", "Reject": ""}
+           "Answer.comments": "", "Approve": "", "Reject": "",
+           **{f"Input.{k}": v for k, v in EXPORTED[hit["token"]].items() if k != "row_key"}}
     for slot_no, slot in enumerate(hit["slots"], start=1):
         if slot.startswith(round1.GOLD_PREFIX):
             yes = bank[slot[len(round1.GOLD_PREFIX):]]["answer"] != wrong_gold
@@ -161,6 +173,12 @@ def test_a_cancelled_batch_frees_its_items_and_its_results_are_refused(manual, c
                          RESULT_HEADER, ","),
      "row 3: submitted_at 'Friday, 1 May 2026, 10:09:00 Pacific Day…' is 50 characters long; "
      "the ledger's assignments.submitted_at holds at most 40"),
+    (lambda rows, plan: (rows, [h for h in RESULT_HEADER if h != "Answer.answer_2"], ","),
+     "row 1: column Answer.answer_2 of batch m1 is missing"),
+    (lambda rows, plan: ([rows[0], {**rows[1], "Input.question_2": rows[1]["Input.question_2"].replace("the", "a")}],
+                         RESULT_HEADER, ","),
+     "row 3, column Input.question_2: differs from what batch m1 exported"),
+    (lambda rows, plan: ([], RESULT_HEADER, ","), "no result rows (empty or header only)"),
 ])
 def test_bad_results_files_name_file_row_and_column_and_change_nothing(manual, capsys, change, message):
     plan = manual["plan"]
@@ -292,6 +310,7 @@ def test_review_rejects_all_yes_all_no_and_random_workers_and_passes_careful_one
     gold = write_gold(tmp_path / "gold.jsonl")
     assert annotate("mturk", "export", "--run", run_dir, "--batch", "sim", "--gold", gold, "--questions-per-hit", "2",
                     "--assignments", "4", "--min-worker-gold", "3") == 0
+    remember_export(run_dir, "sim")
     with ledger.read() as q:
         plan = q.batch("sim")["meta"]
     checks = [slot for hit in plan["hits"] for slot in hit["slots"] if slot.startswith(round1.GOLD_PREFIX)]

@@ -13,7 +13,8 @@ from picforge.options import RenamedOption
 from picforge.paths import declared_output
 from tests.cli_helpers import picforge_in_child, verbs
 from tests.reliability.test_destructive_paths import tree_digest
-from tests.reliability.test_worker_quality import GOLD, expert_annotated, results_rows, write_results
+from tests.reliability.test_worker_quality import (GOLD, expert_annotated, exported_inputs, results_rows,
+                                                   write_results)
 
 pytestmark = pytest.mark.slow
 # Option names that always name something a verb writes (a RenamedOption --out is --run's former spelling).
@@ -102,7 +103,8 @@ def test_review_cannot_overwrite_the_results_file_it_ingested(mined_103, tmp_pat
         plan = q.batch("sim")["meta"]
     ledger.dispose()
     results = tmp_path / "Batch_1_batch_results.csv"
-    write_results(results, results_rows(plan, truths, "careful", lambda truth: truth))
+    write_results(results, results_rows(plan, truths, "careful", lambda truth: truth,
+                                        exported_inputs(str(run), "sim")))
     assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, results)[0] == 0
     downloaded = results.read_bytes()
     code, _, err = picforge_in_child("annotate", "mturk", "review", "--run", run, "--batch", "sim", "--out", results)

@@ -12,7 +12,7 @@ from annotation.gold import length_separation, question_words
 from annotation.ledger import Ledger
 from tests.cli_helpers import picforge_in_child
 from tests.reliability.test_bounds_and_exits import exported_expert_sheet
-from tests.reliability.test_worker_quality import expert_annotated, write_results
+from tests.reliability.test_worker_quality import expert_annotated, exported_inputs, write_results
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +69,7 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
     ledger.dispose()
 
     code, _, err = picforge_in_child("annotate", "mturk", "export", "--run", run, "--batch", "sim", "--gold", bank,
-                                     "--questions-per-hit", "10", "--assignments", "2")
+                                     "--questions-per-hit", "10", "--assignments", "3")
     assert code == 0, err
     plan = _plan(run, "sim")
     pages = round1.hit_pages_of(str(run), plan)
@@ -80,7 +80,7 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
 
     # 14 random workers do 2 HITs each (one gold check a HIT); a careful worker does every HIT.
     gold = {g["gold_id"]: g["answer"] for g in records}
-    hits, coin, rows = plan["hits"], random.Random(7), []
+    hits, coin, rows, inputs = plan["hits"], random.Random(7), [], exported_inputs(str(run), "sim")
     doing = {f"rand{w:02d}": [hits[(2 * w) % len(hits)], hits[(2 * w + 1) % len(hits)]] for w in range(14)}
     doing["careful"] = hits
     for worker, done in doing.items():
@@ -88,7 +88,7 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
         for n, hit in enumerate(done):
             rows.append({"HITId": f"3H{hits.index(hit):024d}", "AssignmentId": f"3{worker.upper()}{n:018d}",
                          "WorkerId": worker, "AssignmentStatus": "Submitted", "HITTypeId": "3SIMTYPE",
-                         "SubmitTime": f"Fri May 01 10:{n:02d}:00 PDT 2026", "Input.row_key": hit["token"],
+                         "SubmitTime": f"Fri May 01 10:{n:02d}:00 PDT 2026", **inputs[hit["token"]],
                          "Answer.comments": "", **_answers(plan, gold, truths, hit, answer)})
     results = tmp_path / "Batch_1_batch_results.csv"
     write_results(results, rows)

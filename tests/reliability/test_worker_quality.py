@@ -38,14 +38,21 @@ def expert_annotated(mined_103, root):
     return run, truths
 
 
-def results_rows(plan, truths, worker, answer):
-    """The requester site's results rows of `worker` for every HIT, each question answered by answer(truth)."""
+def exported_inputs(run, batch):
+    """{row_key: Input.* cells} of the batch input CSV `mturk export` wrote (a results row echoes its HIT's row)."""
+    with open(os.path.join(run, "mturk", batch, f"{batch}_input.csv"), encoding="utf-8", newline="") as fh:
+        return {row["row_key"]: {f"Input.{k}": v for k, v in row.items()} for row in csv.DictReader(fh)}
+
+
+def results_rows(plan, truths, worker, answer, inputs):
+    """The requester site's results rows of `worker` for every HIT (echoing `inputs`, `exported_inputs`), each
+    question answered by answer(truth)."""
     gold = {g["gold_id"]: g["answer"] for g in map(json.loads, open(GOLD, encoding="utf-8"))}
     rows = []
     for n, hit in enumerate(plan["hits"]):
         row = {"HITId": f"3SIMHIT{n:023d}", "HITTypeId": "3SIMTYPE", "AssignmentId": f"3{worker.upper()}{n:020d}",
                "WorkerId": worker, "AssignmentStatus": "Submitted", "SubmitTime": f"Fri May 01 10:{n:02d}:00 PDT 2026",
-               "Input.row_key": hit["token"], "Answer.comments": ""}
+               **inputs[hit["token"]], "Answer.comments": ""}
         for slot_no, slot in enumerate(hit["slots"], start=1):
             if slot.startswith(round1.GOLD_PREFIX):
                 truth = gold[slot[len(round1.GOLD_PREFIX):]]
@@ -83,7 +90,9 @@ def test_review_rejects_and_blocks_spammers_and_the_report_counts_the_verdicts(m
     workers = {"careful": lambda truth: truth, "allyes": lambda truth: True, "allno": lambda truth: False,
                "random": lambda truth: coin.random() < 0.5}
     results = tmp_path / "Batch_1_batch_results.csv"
-    write_results(results, [row for name, answer in workers.items() for row in results_rows(plan, truths, name, answer)])
+    inputs = exported_inputs(str(run), "sim")
+    write_results(results, [row for name, answer in workers.items()
+                            for row in results_rows(plan, truths, name, answer, inputs)])
     assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, results)[0] == 0
 
     upload = tmp_path / "review.csv"
