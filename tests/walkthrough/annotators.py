@@ -286,36 +286,57 @@ def never_reader_fields(questions, shown):
             for n, q in enumerate(questions, start=1)}
 
 
-def crowd_results(run, batch, blank, out, workers):
-    """Fill the blank results file of `mturk rehearse` as the crowd answers: HIT n (in the file's order) is done by
-    workers[n] (one of the names above; HITs beyond the list by the honest workers in turn). The copier hands in
-    the answers the first honest worker gave, slot by slot, of that worker's first HIT. Returns {HITId: worker}."""
+def crowd_fields(run, batch, token, worker, copied):
+    """The form `worker` (one of the names above) posts for the HIT with `token`: the honest workers answer as
+    worker_fields does, the all-yes worker yes, the never-reader by never_reader_fields, and the copier hands in the
+    first honest worker's answers slot by slot (`copied`: a dict the first honest worker's first form is kept in)."""
     plan, annotations = _plan(run, batch)
     gold = {gold_id: record["answer"] for gold_id, record in plan["gold"].items()}
-    hits = {hit["token"]: hit for hit in plan["hits"]}
-    pages, shown = shown_paraphrases(run, plan)
+    hit = next(h for h in plan["hits"] if h["token"] == token)
+    honest = worker_fields(plan, annotations, hit, gold)
+    if worker in (HONEST, HONEST2):
+        if worker == HONEST and not copied:
+            copied.update(honest)
+        return honest
+    if worker == ALL_YES:
+        return {k: "yes" for k in honest}
+    if worker == NEVER_READER:
+        pages, shown = shown_paraphrases(run, plan)
+        return never_reader_fields(pages[token], shown)
+    assert copied, "the copier needs an honest worker's HIT before its own"
+    return {k: copied.get(k, "yes") for k in honest}
+
+
+def crowd_worker(workers):
+    """workers[n]: who takes the n-th HIT (0-based, in the order the HITs come); later HITs go to the honest workers
+    in turn."""
+    return lambda n: workers[n] if n < len(workers) else (HONEST, HONEST2)[n % 2]
+
+
+def crowd_results(run, batch, blank, out, workers, copied):
+    """Fill the blank results file of `mturk rehearse` as the crowd answers it, HIT n (in the file's order) done by
+    crowd_worker(workers)(n). Returns {HITId: worker}."""
     with open(blank, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         columns, rows = reader.fieldnames, list(reader)
-    done, copied = {}, None
+    done, who = {}, crowd_worker(workers)
     for n, row in enumerate(rows):
-        worker = workers[n] if n < len(workers) else (HONEST, HONEST2)[n % 2]
-        hit = hits[row["Input.row_key"]]
-        honest = worker_fields(plan, annotations, hit, gold)
-        if worker in (HONEST, HONEST2):
-            fields = honest
-            copied = copied or (fields if worker == HONEST else None)
-        elif worker == ALL_YES:
-            fields = {k: "yes" for k in honest}
-        elif worker == NEVER_READER:
-            fields = never_reader_fields(pages[hit["token"]], shown)
-        else:
-            assert copied, "the copier needs an honest worker's HIT before its own"
-            fields = {k: copied.get(k, "yes") for k in honest}
-        row.update({"WorkerId": worker, **{f"Answer.{k}": v for k, v in fields.items()}})
-        done[row["HITId"]] = worker
+        fields = crowd_fields(run, batch, row["Input.row_key"], who(n), copied)
+        row.update({"WorkerId": who(n), **{f"Answer.{k}": v for k, v in fields.items()}})
+        done[row["HITId"]] = who(n)
     with open(out, "w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
     return done
+
+
+def crowd_sandbox(run, batches, workers):
+    """The stand-in sandbox's worker pool (SandboxMTurk): the n-th HIT created (1-based, over every batch of
+    `batches`, a list the test appends each batch name to before creating it) is done by crowd_worker(workers)."""
+    copied, who = {}, crowd_worker(workers)
+
+    def work(token, number):
+        return [(who(number - 1), {**crowd_fields(run, batches[-1], token, who(number - 1), copied),
+                                   "comments": ""})]
+    return work

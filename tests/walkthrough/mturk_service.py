@@ -26,6 +26,7 @@ class SandboxMTurk:
     def __init__(self, worker):
         self.worker = worker
         self.hits, self.assignments, self.qualification_types, self.hit_types = {}, {}, {}, {}
+        self.blocks = {}    # worker id -> reason: a blocked worker takes none of the requester's HITs
         self.unseen = []    # HITs created but not yet taken by the workers
         self.calls = []
         self._ids = itertools.count(1)
@@ -64,6 +65,10 @@ class SandboxMTurk:
         return {"QualificationType": qualification}
 
     def CreateHITType(self, params):
+        """As MTurk: registering a HIT type with the values of an existing one returns that type's id."""
+        same = next((type_id for type_id, known in self.hit_types.items() if known == params), None)
+        if same:
+            return {"HITTypeId": same}
         hit_type_id = self._id("3HT")
         self.hit_types[hit_type_id] = params
         return {"HITTypeId": hit_type_id}
@@ -90,7 +95,8 @@ class SandboxMTurk:
 
     def _work(self, hit, number):
         """One HIT's workers submit their forms."""
-        for worker_id, fields in self.worker(hit["RequesterAnnotation"], number)[:hit["MaxAssignments"]]:
+        workers = [(w, f) for w, f in self.worker(hit["RequesterAnnotation"], number) if w not in self.blocks]
+        for worker_id, fields in workers[:hit["MaxAssignments"]]:
             answer = "".join(f"<Answer><QuestionIdentifier>{name}</QuestionIdentifier><FreeText>{value}</FreeText>"
                              "</Answer>" for name, value in fields.items())
             assignment = {"AssignmentId": self._id("3AS"), "WorkerId": worker_id, "HITId": hit["HITId"],
@@ -133,6 +139,10 @@ class SandboxMTurk:
 
     def UpdateExpirationForHIT(self, params):
         self.hits[params["HITId"]]["HITStatus"] = "Reviewable"
+        return {}
+
+    def CreateWorkerBlock(self, params):
+        self.blocks[params["WorkerId"]] = params["Reason"]
         return {}
 
     def DeleteHIT(self, params):
