@@ -24,7 +24,10 @@ RUN, RETURNED, GOLD = "run", "returned", "gold.jsonl"
 CROWDS = [(annotators.HONEST, annotators.ALL_YES, annotators.NEVER_READER, annotators.COPIER),
           (annotators.HONEST2, annotators.HONEST)]
 HONEST_WORKERS = {annotators.HONEST, annotators.HONEST2}
-ALPHA_IN_REPORT = False   # set True when branch `figures` (Krippendorff's alpha in `annotate report`) is merged
+# The lead sets these once the branches are merged: `round` (issue 42 item 3: the items of rejected assignments are
+# asked again, so the rounds end decided) and `figures` (item 7: Krippendorff's alpha in `annotate report`).
+REASKING_MERGED = False
+ALPHA_IN_REPORT = False
 
 
 class Shell:
@@ -108,9 +111,9 @@ def round1_batch(sh, batch, crowd, export_line, copied):
     return read_csv(f"{RETURNED}/{batch}-review.csv"), out
 
 
-def prepared(tmp_path, monkeypatch, mined):
-    """The run with every expert annotation ingested and the gold bank the tool's hints lead to (a previous
-    release's), in `tmp_path`; returns the Shell."""
+def prepared(tmp_path, monkeypatch, mined, release):
+    """The run with every expert annotation ingested and the gold bank the tool's hints lead to (`release`, a previous
+    run's), in `tmp_path`; returns the Shell."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PICFORGE_LEDGER", raising=False)
     shutil.copytree(mined, RUN)
@@ -119,6 +122,7 @@ def prepared(tmp_path, monkeypatch, mined):
     annotators.fill_expert_sheets(RUN, RETURNED, draft=False)
     sh(f"picforge annotate ingest expert --run {RUN} --sheets {' '.join(sorted(glob.glob(f'{RETURNED}/expert-*.csv')))} "
        "--no-grammar")
+    gold_from_release(sh, release)
     return sh
 
 
@@ -137,11 +141,8 @@ def gold_from_release(sh, release):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="needs issue 42 item 3 (branch `round`): the items of "
-                   "the rejected workers' HITs are asked again by the next `mturk export`; remove once merged")
 def test_a_scripted_crowd_round_on_default_settings_ends_decided(tmp_path, monkeypatch, mined_103, release_103):
-    sh = prepared(tmp_path, monkeypatch, mined_103)
-    gold_from_release(sh, release_103)
+    sh = prepared(tmp_path, monkeypatch, mined_103, release_103)
 
     refused = sh(f"picforge annotate mturk export --run {RUN} --batch r1 --gold {GOLD}", expect=2)
     limit = int(re.search(r"--limit (\d+)", refused).group(1))
@@ -195,18 +196,18 @@ def round_two_and_the_end(sh, kind):
     ledger.dispose()
     assert annotated <= asked, f"{len(annotated - asked)} item(s) never asked"
     report = sh(f"picforge annotate report --run {RUN}")
-    undecided = sorted(annotated - set(decided))
-    assert all(i in report for i in undecided), f"{len(undecided)} item(s) neither decided nor listed: {undecided[:5]}"
-    if ALPHA_IN_REPORT:   # issue 42 item 7 (branch `figures`): the lead sets ALPHA_IN_REPORT once it is merged
+    if ALPHA_IN_REPORT:
         assert "Krippendorff" in report
+    undecided = sorted(i for i in annotated - set(decided) if i not in report)
+    if undecided and not REASKING_MERGED:
+        pytest.xfail(f"{len(undecided)} item(s) of rejected assignments wait: issue 42 item 3 (branch `round`) asks "
+                     "them again")
+    assert not undecided, f"{len(undecided)} item(s) neither decided nor listed: {undecided[:5]}"
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="needs issue 42 item 3 (branch `round`): the items of "
-                   "the rejected workers' HITs are asked again (CreateAdditionalAssignmentsForHIT); remove once merged")
 def test_the_same_crowd_through_the_api_against_the_stand_in(tmp_path, monkeypatch, mined_103, release_103):
-    sh = prepared(tmp_path, monkeypatch, mined_103)
-    gold_from_release(sh, release_103)
+    sh = prepared(tmp_path, monkeypatch, mined_103, release_103)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "sandbox-crowd")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "sandbox-crowd")
     batches = []
