@@ -4,7 +4,8 @@ import hashlib
 import json
 
 from annotation.ledger import ACCEPTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
-from annotation.rules import ANNOTATION_KINDS, item_outcome, kept_outcomes
+from annotation.rules import (ANNOTATION_KINDS, DROPPED, KEPT, PENDING, UNVERIFIED, item_outcome,
+                              kept_outcomes)
 from annotation.triplets import SELECT_STAGE, require_select
 from picforge.rundir import fingerprint
 
@@ -31,6 +32,26 @@ def annotation_outcomes(q):
 def kept_annotations(q):
     """[(ExpertAnnotation row, {kind: rule})] of the annotations with at least one kept q1, q2 or q3."""
     return [(a, kept) for a, per_kind in annotation_outcomes(q) if (kept := kept_outcomes(per_kind))]
+
+
+# Why an annotated item is not in the release, by its outcome (annotation.rules) or the triplet's state.
+LEFT_OUT_REASONS = {UNVERIFIED: "waiting for round 1 (MTurk), or asked again", PENDING: "rejected in round 1, "
+                    "waiting for round 2", DROPPED: "rejected in round 1 and in round 2"}
+STALE_REASON = "stale: a later `picforge mine` dropped or changed its triplet"
+
+
+def left_out(q):
+    """{reason: [item id]} of every item of an accepted expert annotation that the release leaves out (q1, q2, q3
+    not kept, and every item of a triplet marked stale); each item under exactly one reason."""
+    found = {}
+    for annotation, per_kind in annotation_outcomes(q):
+        for kind, outcome in per_kind.items():
+            if outcome not in KEPT:
+                found.setdefault(LEFT_OUT_REASONS[outcome], []).append(item_id(annotation["triplet_id"], kind))
+    stale = q.stale()
+    found[STALE_REASON] = [item_id(a["triplet_id"], kind) for a in q.expert_annotations()
+                           if a["triplet_id"] in stale for kind in ANNOTATION_KINDS]
+    return {reason: sorted(ids) for reason, ids in found.items() if ids}
 
 
 def final_record(annotation, kept, ps):

@@ -452,9 +452,12 @@ class LedgerSession:
             self.insert_or_ignore(hit_items, {"hit_id": hit_id, "item_id": iid}, {"position": position})
         return new
 
-    def update_hit(self, hit_id, status):
-        """Record a HIT's latest status; True when it changed."""
-        return self.upsert(hits, {"hit_id": hit_id}, {"status": status})
+    def update_hit(self, hit_id, status=None, meta=None):
+        """Record a HIT's latest status and/or merge keys into its meta; True when anything changed."""
+        values = {} if status is None else {"status": status}
+        if meta:
+            values["meta"] = _json({**json.loads(self.get(hits, {"hit_id": hit_id})["meta"]), **meta})
+        return self.upsert(hits, {"hit_id": hit_id}, values)
 
     def record_assignment(self, assignment_id, batch_id, worker_id, status, hit_id=None, submitted_at=None,
                           meta=None, source="mturk"):

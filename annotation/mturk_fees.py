@@ -49,11 +49,14 @@ def check_budget(cost, max_spend, live):
                          "raise the cap, or plan fewer HITs or assignments")
 
 
-def announce_cost(batch_id, plan, what, live, max_spend, say=print):
-    """Say the batch's full cost, then refuse it above `max_spend` (or `live` without a cap), before any call."""
+def announce_cost(batch_id, plan, what, live, max_spend, say=print, asked_again=0):
+    """Say the batch's full cost (with `asked_again` HITs' worth of additional assignments, asked before or now),
+    then refuse it above `max_spend` (or `live` without a cap), before any call."""
     reward, assignments, hits = plan["hit_type"]["reward"], assignments_per_hit(plan), len(plan["hits"])
-    cost = batch_cost(reward, assignments, hits)
-    say(f"batch {batch_id} [{environment(live)}]: {what} in " + describe_cost(cost, hits, assignments, reward))
+    cost = batch_cost(reward, assignments, hits + asked_again)
+    again = f" (of which {asked_again} asked again)" if asked_again else ""
+    say(f"batch {batch_id} [{environment(live)}]: {what} in "
+        + describe_cost(cost, hits + asked_again, assignments, reward).replace(" HIT(s)", f" HIT(s){again}", 1))
     check_budget(cost, max_spend, live)
 
 

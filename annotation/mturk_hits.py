@@ -192,9 +192,38 @@ def create_round1_batch(ledger, run_dir, batch_id, gold_path, settings, hit_type
     plan, new = round1.plan_batch(ledger, batch_id, round1.API_BATCH, gold_path, settings,
                                   {"environment": environment(live), "hit_type": hit_type.as_meta()}, limit=limit)
     say(round1.judging_line(plan, new))
-    announce_cost(batch_id, plan, f"{len(plan['items'])} questions", live, max_spend, say=say)
+    with ledger.read() as q:
+        stranded = {} if new else round1.stranded_hits(q, batch_id, plan)
+        asked = sum(hit["meta"].get("additional_assignments", 0) for hit in q.hits(batch_id))
+    assignments = round1.settings_of(plan).assignments
+    announce_cost(batch_id, plan, f"{len(plan['items'])} questions", live, max_spend, say=say,
+                  asked_again=asked // assignments + len(stranded))
     questions = question_xmls(plan, round1.hit_pages_of(run_dir, plan))
-    create_planned_hits(mturk_client.mturk_client(live, profile), ledger, batch_id, plan, questions, live, say=say)
+    client = mturk_client.mturk_client(live, profile)
+    create_planned_hits(client, ledger, batch_id, plan, questions, live, say=say)
+    for hit_id in stranded:
+        ask_again(client, ledger, hit_id, assignments)
+    if stranded:
+        say(f"asked {len(stranded)} HIT(s) again ({assignments} more assignment(s) each): their items had no valid "
+            "answer")
+
+
+def ask_again(client, ledger, hit_id, assignments):
+    """Add `assignments` assignments to a HIT whose every assignment was rejected (CreateAdditionalAssignmentsForHIT,
+    with a request token per round of asking, so a retry never asks twice) and record them in the HIT's meta."""
+    with ledger.read() as q:
+        hit = next(h for h in q.hits() if h["hit_id"] == hit_id)
+    added = hit["meta"].get("additional_assignments", 0)
+    token = f"{hit['request_token'][:50]}-again{added // assignments + 1}"
+    try:
+        client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=assignments,
+                                                     UniqueRequestToken=token)
+    except ClientError as err:
+        if not token_already_used(err):
+            raise MTurkFailure(f"asking HIT {hit_id} again failed ({error_text(err)}); run the same command again "
+                               "(request tokens make retries safe)") from None
+    with ledger.transaction() as tx:
+        tx.update_hit(hit_id, meta={"additional_assignments": added + assignments})
 
 
 def create_planned_hits(client, ledger, batch_id, plan, questions, live, say=print):

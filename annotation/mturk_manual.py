@@ -200,6 +200,8 @@ def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
         tx.record_assignment(row["AssignmentId"].strip(), batch_id, row["WorkerId"].strip(), status, hit_id=hit_id,
                              submitted_at=(row.get("SubmitTime") or "").strip() or None,
                              meta={"accept_time": (row.get("AcceptTime") or "").strip(),
+                                   **({"AutoApprovalTime": row["AutoApprovalTime"].strip()}
+                                      if (row.get("AutoApprovalTime") or "").strip() else {}),
                                    "row": f"{os.path.basename(path)}: row {number}"})
         tx.record_answers(row["AssignmentId"].strip(), answers, row=where)
     except ValueError as err:
@@ -217,7 +219,7 @@ def write_review_file(ledger, batch_id, plan, path, approve_all=False):
 
     rows = []
     for verdict in verdicts:
-        approve = verdict["valid"] or approve_all
+        approve = verdict["valid"] or approve_all or verdict.get("pay_unjudged", False)
         counts["approved" if approve else "rejected"] += 1
         rows.append({"HITId": verdict["hit_id"], "AssignmentId": verdict["assignment_id"],
                      "WorkerId": verdict["worker_id"], "Approve": "x" if approve else "",

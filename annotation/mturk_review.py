@@ -107,7 +107,7 @@ def review_assignments(client, ledger, verdicts, approve_all=False):
         if verdict.get("held") and not approve_all:
             counts[HELD] += 1
             continue
-        approve = verdict["valid"] or approve_all
+        approve = verdict["valid"] or approve_all or verdict.get("pay_unjudged", False)
         try:
             if approve:
                 client.approve_assignment(AssignmentId=verdict["assignment_id"],

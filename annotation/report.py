@@ -3,7 +3,7 @@ import collections
 import dataclasses
 
 from annotation import copying, expert, ps_verify, round1
-from annotation.final import annotation_outcomes, grammar_coverage
+from annotation.final import annotation_outcomes, grammar_coverage, left_out
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
 from annotation.next_step import pending_steps
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
@@ -32,6 +32,7 @@ def funnel(outcomes):
             "round2_verified": decided2, "round2_endorsed": states[ROUND2],
             "round2_endorse_rate": _rate(states[ROUND2], decided2), "awaiting_round2": states[PENDING],
             "kept": states[ROUND1] + states[ROUND2], "dropped": states[DROPPED],
+            "awaiting_round1": states[UNVERIFIED],
         }
     return rows
 
@@ -104,6 +105,7 @@ def annotation_summary(q):
         "funnel": funnel(annotation_outcomes(q)),
         "gold": gold_accuracy(q),
         "ps_verification": ps_summary(q),
+        "left_out": left_out(q),
     }
 
 
@@ -197,7 +199,8 @@ def render_markdown(report):
              ("Round 2: verified by experts", "round2_verified", None),
              ("Round 2: endorsed", "round2_endorsed", "round2_endorse_rate"),
              ("Awaiting round 2", "awaiting_round2", None), ("Dropped (round 2 agrees with round 1)", "dropped", None),
-             ("Kept (round 1 or round 2)", "kept", None)]
+             ("Kept (round 1 or round 2)", "kept", None),
+             ("Waiting for round 1 (not yet asked, or asked again)", "awaiting_round1", None)]
     for title, key, rate in steps:
         lines.append(f"| {title} | {_cell(para[key], para[rate] if rate else None)} | "
                      f"{_cell(label[key], label[rate] if rate else None)} |")

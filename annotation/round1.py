@@ -11,6 +11,7 @@ first HIT MTurk accepted (a batch MTurk refused leaves nothing). Every later ste
 and a retry drafts the same plan again (it is a pure function of the batch name, options and ledger).
 """
 import dataclasses
+import datetime
 import hashlib
 import json
 import random
@@ -210,11 +211,15 @@ def layout_hits(batch_id, item_ids, check_ids, settings):
 
 
 def unverified_annotations(q, limit=None):
-    """Accepted expert annotations of triplets not marked stale whose items are in no round-1 batch yet, or were
-    released from it by `annotate cancel-batch` (in triplet id order)."""
+    """[(annotation, kinds)] of the accepted expert annotations of triplets not marked stale whose items `kinds` (of
+    q1, q2, q3) are in no round-1 batch: never asked, released by `annotate cancel-batch`, or asked again after every
+    assignment was rejected (`release_stranded`); in triplet id order."""
     taken, stale = {iid for kind in (API_BATCH, MANUAL_BATCH) for iid in q.memberships(kind)}, q.stale()
-    chosen = [annotation for annotation in q.expert_annotations() if annotation["triplet_id"] not in stale
-              and not any(item_id(annotation["triplet_id"], kind) in taken for kind in ITEM_KINDS)]
+    chosen = []
+    for annotation in q.expert_annotations():
+        kinds = [k for k in ITEM_KINDS if item_id(annotation["triplet_id"], k) not in taken]
+        if kinds and annotation["triplet_id"] not in stale:
+            chosen.append((annotation, kinds))
     return chosen if limit is None else chosen[:limit]
 
 
@@ -244,10 +249,10 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     limit = largest_limit(bank.values(), annotations, need) if len(usable) < need and left_out else None
     gold = split_gold(usable, settings, batch_id, left_out, limit)
     used = gold["qualification"] + gold["practice"] + gold["checks"]
-    item_ids = [item_id(a["triplet_id"], kind_) for a in annotations for kind_ in ITEM_KINDS]
+    item_ids = [item_id(a["triplet_id"], kind_) for a, kinds in annotations for kind_ in kinds]
     plan = {**extra_meta, "kind": kind, "settings": dataclasses.asdict(settings),
             "gold": {gold_id: bank[gold_id] for gold_id in used}, **gold, "items": item_ids,
-            "annotations": {a["triplet_id"]: {k: a[k] for k in ANNOTATION_FIELDS} for a in annotations},
+            "annotations": {a["triplet_id"]: {k: a[k] for k in ANNOTATION_FIELDS} for a, _ in annotations},
             "hits": layout_hits(batch_id, item_ids, gold["checks"], settings)}
     return plan, True
 
@@ -513,29 +518,97 @@ def worker_failure(score, settings):
             f"right, below the {settings.min_worker_gold_accuracy:.0%} this batch requires.")
 
 
-def assignment_verdicts(ledger, batch_id, plan):
+# Held has an end: review decides a held assignment from one day before MTurk auto-approves it (its AutoApprovalTime,
+# else its submit time plus the HIT's AutoApprovalDelay: the plan's for API batches, the requester site's default of
+# 3 days for uploaded ones). See docs/annotation.md, "Held has an end".
+DECIDE_BEFORE_AUTO_APPROVAL = datetime.timedelta(days=1)
+REQUESTER_SITE_AUTO_APPROVAL = datetime.timedelta(days=3)
+# Time zones the requester site writes in its results files (e.g. "Fri May 01 10:09:00 PDT 2026").
+SITE_ZONES = {"UTC": 0, "GMT": 0, "PST": -8, "PDT": -7}
+
+
+def mturk_time(text):
+    """An aware datetime of an MTurk timestamp (ISO 8601 from the API, or the requester site's results format), or
+    None when it is neither."""
+    if not text:
+        return None
+    try:
+        found = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        parts = text.split()
+        if len(parts) != 6 or parts[4] not in SITE_ZONES:
+            return None
+        try:
+            found = datetime.datetime.strptime(" ".join(parts[:4] + parts[5:]), "%a %b %d %H:%M:%S %Y")
+        except ValueError:
+            return None
+        return found.replace(tzinfo=datetime.timezone(datetime.timedelta(hours=SITE_ZONES[parts[4]])))
+    return found if found.tzinfo else found.replace(tzinfo=datetime.timezone.utc)
+
+
+def auto_approval_at(assignment, plan):
+    """When MTurk approves a submitted assignment nobody reviewed (None when neither time is known)."""
+    recorded = mturk_time(assignment["meta"].get("AutoApprovalTime"))
+    if recorded is not None:
+        return recorded
+    submitted = mturk_time(assignment["submitted_at"])
+    delay = (datetime.timedelta(seconds=plan["hit_type"]["auto_approval_delay"]) if "hit_type" in plan
+             else REQUESTER_SITE_AUTO_APPROVAL)
+    return submitted + delay if submitted else None
+
+
+def held_deadline(verdict, plan, score, settings, clock):
+    """A held verdict with its auto-approval and decide-by dates; from the decide-by date (`clock` is now) decided on
+    the worker's record so far: rejected when under --min-worker-gold-accuracy of the checks answered, else paid
+    (MTurk would pay it anyway) with `valid` False, so its answers never vote and its items are asked again."""
+    approves = auto_approval_at(verdict, plan)
+    if approves is None:
+        return verdict
+    decide_by = approves - DECIDE_BEFORE_AUTO_APPROVAL
+    verdict = {**verdict, "auto_approval": approves.isoformat(), "decide_by": decide_by.isoformat()}
+    if clock < decide_by:
+        return verdict
+    right, scored = score
+    if scored and right < settings.min_worker_gold_accuracy * scored:
+        return {**verdict, "held": False, "reason": f"Your assignments could not be judged before MTurk's approval "
+                f"date and you answered {right} of {scored} check questions right, below the "
+                f"{settings.min_worker_gold_accuracy:.0%} this batch requires."}
+    return {**verdict, "held": False, "pay_unjudged": True,
+            "reason": "Thank you: paid at MTurk's approval date; too few check questions to count these answers."}
+
+
+def assignment_verdicts(ledger, batch_id, plan, clock=None):
+    """`verdicts_in` over a read of the ledger."""
+    with ledger.read() as q:
+        return verdicts_in(q, batch_id, plan, clock)
+
+
+def verdicts_in(q, batch_id, plan, clock=None):
     """Every saved assignment of the batch with `valid` and `reason` from `check_assignment`, and from the
     worker's gold record over all their assignments in every batch of the run (an all-yes, all-no or random worker
-    fails it)."""
-    settings = settings_of(plan)
-    with ledger.read() as q:
-        slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch_id)}
-        answers = answers_by_assignment(q, batch_id)
-        assignments = q.assignments(batch_id=batch_id)
-        scores = worker_gold_scores(run_gold_records(q))
+    fails it); held ones carry their dates and are decided from their decide-by date (`held_deadline`)."""
+    settings, clock = settings_of(plan), clock or datetime.datetime.now(datetime.timezone.utc)
+    slots = {hit["hit_id"]: hit["meta"]["slots"] for hit in q.hits(batch_id)}
+    answers = answers_by_assignment(q, batch_id)
+    assignments = q.assignments(batch_id=batch_id)
+    scores = worker_gold_scores(run_gold_records(q))
     failures = {worker: worker_failure(score, settings) for worker, score in scores.items()}
     verdicts = []
     for assignment in assignments:
         given = {field: value for field, (_, value) in answers.get(assignment["assignment_id"], {}).items()}
         valid, reason = check_assignment(given, slots[assignment["hit_id"]], plan["gold"], settings)
-        held = valid and settings.gold_per_hit and worker_held(scores.get(assignment["worker_id"], (0, 0)), settings)
+        score = scores.get(assignment["worker_id"], (0, 0))
+        held = valid and settings.gold_per_hit and worker_held(score, settings)
         if valid and failures.get(assignment["worker_id"]):  # an assignment failing its own checks says why
             valid, reason = False, failures[assignment["worker_id"]]
         elif held:
             valid, reason = False, held
-        verdicts.append({**assignment, "valid": valid, "reason": reason, "held": bool(held),
-                         "gold_record_failed": failures.get(assignment["worker_id"], ""),
-                         "answers": answers.get(assignment["assignment_id"], {})})
+        verdict = {**assignment, "valid": valid, "reason": reason, "held": bool(held),
+                   "gold_record_failed": failures.get(assignment["worker_id"], ""),
+                   "answers": answers.get(assignment["assignment_id"], {})}
+        if held and assignment["status"] == SUBMITTED_ASSIGNMENT:
+            verdict = held_deadline(verdict, plan, score, settings, clock)
+        verdicts.append(verdict)
     return verdicts
 
 
@@ -568,6 +641,34 @@ def counted_verdicts(verdicts, hits, settings):
         if len(found) < hit_capacity(hits[verdict["hit_id"]], settings):
             found.append(verdict)
     return by_hit
+
+
+def stranded_hits(q, batch_id, plan):
+    """{hit_id: item ids} of the batch's HITs that have all their assignments, each reviewed and none valid, whose
+    items no decision or release settled: nobody will answer them unless they are asked again."""
+    settings = settings_of(plan)
+    decided, released = q.decision_map(ROUND_MTURK), {r["item_id"] for r in q.releases(batch_id)}
+    by_hit = {}
+    for assignment in q.assignments(batch_id=batch_id):
+        by_hit.setdefault(assignment["hit_id"], []).append(assignment)
+    stranded = {}
+    for hit in q.hits(batch_id):
+        done = by_hit.get(hit["hit_id"], [])
+        reviewed = all(a["status"] != SUBMITTED_ASSIGNMENT or "decided" in a["meta"] for a in done)
+        if len(done) < hit_capacity(hit, settings) or not reviewed or any(a["meta"].get("valid") for a in done):
+            continue
+        items = [i for i in q.hit_items(hit["hit_id"]) if i not in decided and i not in released]
+        if items:
+            stranded[hit["hit_id"]] = items
+    return stranded
+
+
+def release_stranded(ledger, batch_id, plan):
+    """Hand the items of a requester-UI batch's stranded HITs back, so the next `mturk export` asks them again;
+    returns how many were released now."""
+    with ledger.transaction() as tx:
+        return sum(tx.release_items(batch_id, items, f"asked again: no assignment of HIT {hit_id} could count")
+                   for hit_id, items in stranded_hits(tx, batch_id, plan).items())
 
 
 def record_decisions(ledger, batch_id, plan, final=False, redecide_by=None):

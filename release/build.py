@@ -34,6 +34,7 @@ class Release:
     scores: list = field(default_factory=list)
     provenance: tuple = ((), ())  # ([(what, value)], [departure from PiC]) for the card
     facts: tuple = ((), {}, "")  # (inputs, RAI fields, runner) of the run for croissant.json (run_description)
+    left_out: dict = field(default_factory=dict)  # {reason: [item id]}: annotated items not released (run_left_out)
 
 
 def ps_record(sentence, start, end, paraphrase, label):

@@ -134,8 +134,14 @@ def provenance_section(provenance):
             f"Departures from the PiC procedure (Appendix C):\n\n{listed}")
 
 
+def left_out_section(left_out):
+    """The card's list of the annotated items this release leaves out, by reason ({reason: [item id]})."""
+    return "\n".join(f"- {reason}: {len(ids)} ({', '.join(ids[:20])}{', …' if len(ids) > 20 else ''})"
+                     for reason, ids in left_out.items())
+
+
 def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted, license_id=LICENSE,
-                provenance=((), ())):
+                provenance=((), ()), left_out=None):
     """The full README.md text of a release."""
     configs = markdown_table(["config", "task", *SPLITS],
                              [[c, CONFIGS[c].summary, *(split_sizes[c].get(s, (0,))[0] or "–" for s in SPLITS)]
@@ -147,6 +153,7 @@ def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, pl
         ("Statistics", "\n\n".join([STATISTICS_NOTE, _statistics_tables(stats), images])),
         ("How the examples were built", construction_section(seed, fingerprints, skipped, rejected)),
         *([("Provenance", provenance_section(provenance))] if provenance[0] else []),
+        *([("Annotations left out", left_out_section(left_out))] if left_out else []),
         ("License", release_writer.license_section(license_id, INPUT_TERMS)),
     ]
     return release_writer.render_card(card_header(split_sizes, license_id), "PiC: Phrase-in-Context (picforge build)",

@@ -106,6 +106,12 @@ def annotation_rai(final):
             "dataAnnotationAnalysis": analysis}
 
 
+def run_left_out(root):
+    """{reason: [item id]} of the annotated items the run's release leaves out, as `annotate export final` stored them
+    (empty when the stage holds no ledger summary)."""
+    return ((RunDir(root).read_manifest("final_annotations") or {}).get("annotation") or {}).get("left_out", {})
+
+
 def run_description(root):
     """The facts croissant.json states about a PiC run: its inputs (dump files and dates, WiC), RAI fields and the
     runner, from the stage manifests (and the ledger summary kept in final_annotations)."""

@@ -53,7 +53,7 @@ def _write_contents(root, release, seed, stage_fingerprints, license_id):
     omitted = omitted_splits(release)
     card = render_card(all_stats, split_sizes, seed=seed, fingerprints=stage_fingerprints,
                        skipped=release.skipped, rejected=rejected, plots=plot_files, omitted=omitted,
-                       provenance=release.provenance, license_id=license_id)
+                       provenance=release.provenance, license_id=license_id, left_out=release.left_out)
     wanted = release_fingerprint(stage_fingerprints, seed, license_id)
     inputs, rai, runner = release.facts
     description = Description(

@@ -62,13 +62,14 @@ def print_next_steps(args):
     companion's, get no hint)."""
     from annotation import expert
     from annotation.next_step import hint
-    if args.verb in ("report", "trace") or getattr(args, "target", None) == "create-questions":
+    if args.verb == "trace" or args.verb == "report" and not args.out or getattr(args, "target", None) == \
+            "create-questions":
         return
     ledger = open_ledger(args)
     with ledger.read() as q:
         if not q.batches(kind=expert.KIND):
             return
-    print(hint(ledger, args.run))
+    print(hint(ledger, args.run, args.ledger))
 
 
 def add_ledger_options(parser):

@@ -43,6 +43,8 @@ def run(args):
     if args.reject and plan["kind"] != mturk_questions.KIND:
         raise InputError(f"--reject is for batches of prepared question files; round-1 batch {args.batch!r} is "
                          "reviewed by its gold checks")
+    if plan["kind"] != mturk_questions.KIND:
+        print_held(round1.assignment_verdicts(ledger, args.batch, plan))
     if plan["kind"] == round1.MANUAL_BATCH:
         if not args.out:
             raise InputError(f"batch {args.batch!r} was uploaded by hand: pass --out FILE.csv for the "
@@ -67,6 +69,7 @@ def run(args):
         return 0
     if args.block:
         block_workers(args, ledger, plan)
+    stranded(ledger, args, plan)
     decided = round1.record_decisions(ledger, args.batch, plan, final=args.final,
                                       redecide_by=getpass.getuser() if args.redecide else None)
     print(f"round 1: {decided['accepted']} item(s) accepted, {decided['rejected']} rejected (go to round 2), "
@@ -105,3 +108,35 @@ def block_workers(args, ledger, plan):
             print(f"blocked {worker} (their gold record failed)")
     if not to_block:
         print("no worker to block: every worker's gold record holds (or they are blocked already)")
+
+
+def stranded(ledger, args, plan):
+    """Say which items no valid assignment answered and how they are asked again: a requester-UI batch hands them back
+    for the next `mturk export`; an API batch's HITs get more assignments from `mturk create` (within --max-spend)."""
+    from annotation import round1
+    if plan["kind"] == round1.MANUAL_BATCH:
+        released = round1.release_stranded(ledger, args.batch, plan)
+        if released:
+            print(f"{released} item(s) whose every assignment was rejected or could not be judged went back to waiting: the next "
+                  "`mturk export` asks them again")
+        return
+    with ledger.read() as q:
+        hits = round1.stranded_hits(q, args.batch, plan)
+    if hits:
+        print(f"{sum(map(len, hits.values()))} item(s) on {len(hits)} HIT(s) whose every assignment was rejected or could not be judged: "
+              f"`mturk create --batch {args.batch}` asks them again (CreateAdditionalAssignmentsForHIT, within "
+              "--max-spend)")
+
+
+def print_held(verdicts):
+    """One line per held worker: when MTurk auto-approves their assignments and from when review decides them."""
+    held = {}
+    for verdict in verdicts:
+        if verdict.get("held") and verdict["status"] == "Submitted":
+            held.setdefault(verdict["worker_id"], []).append(verdict)
+    for worker, found in sorted(held.items()):
+        dated = [v for v in found if "decide_by" in v]
+        dates = (f"MTurk auto-approves them from {min(v['auto_approval'] for v in dated)}; review decides them from "
+                 f"{min(v['decide_by'] for v in dated)} on the record so far (docs/annotation.md, \"Held has an "
+                 "end\")") if dated else "no submit or auto-approval time known"
+        print(f"held: {worker}, {len(found)} assignment(s): {found[0]['reason']}; {dates}")

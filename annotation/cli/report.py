@@ -1,5 +1,6 @@
 """`picforge annotate report`: funnel through every round, acceptance rates, PS agreement, workers."""
 import json
+import sys
 
 from annotation.cli import add_ledger_options, open_ledger
 from picforge.paths import add_output
@@ -27,4 +28,7 @@ def run(args):
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=2, sort_keys=True)
+    written = [path for path in (args.out, args.json) if path]
+    if args.out or args.json:
+        print(f"wrote {' and '.join(written)}", file=sys.stdout if args.out else sys.stderr)
     return 0

@@ -27,7 +27,7 @@ def run(args):
     from release.inputs import load_run, stage_fingerprints
     from picforge.release_writer import read_manifest
     from picforge.release_writer import SPLITS
-    from release.provenance import run_description, run_provenance
+    from release.provenance import run_description, run_left_out, run_provenance
     from release.write import release_fingerprint, write_release
     refuse_overlap(args.out, {"run": args.run})
     wanted = release_fingerprint(stage_fingerprints(args.run), args.seed, args.license)
@@ -42,6 +42,7 @@ def run(args):
     release = build_release(inputs.triplets, args.seed)
     release.provenance = run_provenance(args.run)
     release.facts = run_description(args.run)
+    release.left_out = run_left_out(args.run)
     manifest = write_release(release, args.out, seed=args.seed, stage_fingerprints=inputs.fingerprints,
                              license_id=args.license)
     for config, key, reason in release.rejected:
@@ -52,6 +53,8 @@ def run(args):
               + (f" (left out: {skipped})" if skipped else ""))
     for config, splits in manifest["omitted_splits"].items():
         print(f"{config}: not written: {', '.join(splits)} (no example; see the card)")
+    for reason, ids in release.left_out.items():
+        print(f"annotations left out: {len(ids)} {reason} (listed in the card)")
     print(f"wrote {args.out} ({len(release.rejected)} records rejected)")
     return 0
 

@@ -1,6 +1,5 @@
 """`annotate mturk create|status|save|review|expire|delete` against botocore's Stubber on a real MTurk
 client: every request is validated against the MTurk API model, and none leaves the machine."""
-import datetime
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -217,7 +216,7 @@ def _answers(slots, wrong_gold=False, disagree_on=()):
 
 def _assignment(aid, worker, hit, fields, status="Submitted"):
     return {"AssignmentId": aid, "WorkerId": worker, "HITId": hit, "AssignmentStatus": status,
-            "AcceptTime": NOW, "SubmitTime": NOW, "AutoApprovalTime": NOW + datetime.timedelta(days=3),
+            "AcceptTime": NOW, "SubmitTime": NOW, "AutoApprovalTime": NOW.replace(year=2099),  # far off: held work stays held
             "Answer": answer_xml(fields)}
 
 

@@ -53,12 +53,7 @@ def big_gold(path, count=40):
 
 
 def plan_of(run_dir, batch):
-    ledger = Ledger.for_run(run_dir)
-    try:
-        with ledger.read() as q:
-            return q.batch(batch)["meta"]
-    finally:
-        ledger.dispose()
+    return plan_of_ledger(run_dir, None, batch)
 
 
 def honest(slot, gold):
@@ -72,10 +67,11 @@ def all_yes(slot, gold):
     return True
 
 
-def results_file(path, run_dir, batch, work, gold, status="Submitted"):
+def results_file(path, run_dir, batch, work, gold, status="Submitted", approves="Mon May 04 10:00:00 PDT 2099",
+                 ledger_url=None):
     """The requester site's results download for `work` = [(hit number, worker, answer function)], built from the
-    batch's rehearsal file (every Input.* column echoed as exported)."""
-    plan = plan_of(run_dir, batch)
+    batch's rehearsal file (every Input.* column echoed as exported), MTurk auto-approving at `approves`."""
+    plan = plan_of_ledger(run_dir, ledger_url, batch)
     columns, blank = mturk_rehearsal.results_rows(run_dir, batch, plan)
     per_hit = len(blank) // len(plan["hits"])
     rows = []
@@ -84,7 +80,7 @@ def results_file(path, run_dir, batch, work, gold, status="Submitted"):
         row.update({"HITId": f"3{batch.upper()}HIT{number:03d}", "AssignmentId": f"3{batch.upper()}{worker}{number:03d}",
                     "WorkerId": worker, "AssignmentStatus": status,
                     "SubmitTime": f"Fri May 01 10:{number:02d}:00 PDT 2026",
-                    "AutoApprovalTime": "Mon May 04 10:00:00 PDT 2026"})
+                    "AutoApprovalTime": approves})
         for slot_no, slot in enumerate(plan["hits"][number]["slots"], start=1):
             row[f"Answer.answer_{slot_no}"] = "yes" if answer(slot, gold) else "no"
         rows.append(row)
@@ -234,3 +230,169 @@ def test_a_late_assignment_is_recorded_but_changes_no_decision_unless_redecided(
     assert all(r["at"] for r in redecided)
     assert picforge.cli.main(review) == 0
     assert "late assignment" not in capsys.readouterr().out and decisions(run_dir) == after
+
+
+# -- 3. nothing stranded -------------------------------------------------------------------------------------------
+
+def test_items_whose_every_assignment_was_rejected_go_into_the_next_export(tmp_path, capsys):
+    import picforge.cli
+    run_dir, gold = small_batch(tmp_path, "--min-worker-gold", "1")
+    plan = plan_of(run_dir, "b1")
+    spammed = next(n for n, hit in enumerate(plan["hits"]) for s in hit["slots"]   # a HIT whose check says no
+                   if s.startswith(round1.GOLD_PREFIX) and not gold[s[len(round1.GOLD_PREFIX):]])
+    results = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1",
+                           [(n, "SPAM" if n == spammed else "W1", all_yes if n == spammed else honest)
+                            for n in range(3)], gold)
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, results]) == 0
+    review = ["annotate", "mturk", "review", "--run", run_dir, "--batch", "b1", "--out", str(tmp_path / "r.csv")]
+    for _ in range(2):
+        assert picforge.cli.main(review) == 0
+        out = capsys.readouterr().out
+        assert "round 1: 6 item(s) accepted, 0 rejected (go to round 2), 0 waiting" in out
+    stranded = [s for s in plan["hits"][spammed]["slots"] if not s.startswith(round1.GOLD_PREFIX)]
+    assert "next: picforge annotate mturk create" in out and "(or `mturk export` for the requester site;" in out
+    assert picforge.cli.main(["annotate", "mturk", "export", "--run", run_dir, "--batch", "b2", "--gold",
+                              str(tmp_path / "gold.jsonl"), "--questions-per-hit", "4", "--gold-per-hit", "1",
+                              "--min-worker-gold", "1"]) == 0
+    assert "batch b2: 1 HIT row(s), 3 questions" in capsys.readouterr().out
+    assert sorted(plan_of(run_dir, "b2")["items"]) == sorted(stranded)
+
+
+def sandbox_answers(run_dir, gold, script):
+    """A SandboxMTurk worker function: each HIT is offered to the workers of `script` [(worker, answer)] in order,
+    each answering its questions from the batch's plan."""
+    def workers(token, number):
+        plan = plan_of(run_dir, "a1")
+        slots = next(hit["slots"] for hit in plan["hits"] if hit["token"] == token)
+        return [(worker, {f"answer_{n}": "yes" if answer(slot, gold) else "no"
+                          for n, slot in enumerate(slots, start=1)}) for worker, answer in script]
+    return workers
+
+
+def test_an_api_hit_whose_every_assignment_was_rejected_gets_more_assignments_within_the_cap(tmp_path, capsys,
+                                                                                          monkeypatch):
+    import picforge.cli
+    from annotation import mturk_client
+    from tests.walkthrough.mturk_service import SandboxMTurk
+    run_dir = big_run(tmp_path, copies=1)
+    gold_path, gold = big_gold(tmp_path / "gold.jsonl")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "sandbox-test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "sandbox-test")
+    sandbox = SandboxMTurk(sandbox_answers(run_dir, gold, [("SPAM", all_yes), ("W1", honest)]))
+    real_client = mturk_client.mturk_client
+    monkeypatch.setattr(mturk_client, "mturk_client", lambda live, profile=None: sandbox.attach(real_client(live)))
+    batch = ["--run", run_dir, "--batch", "a1"]
+    create = ["annotate", "mturk", "create", *batch, "--gold", gold_path, "--questions-per-hit", "4",
+              "--gold-per-hit", "1", "--min-worker-gold", "3"]
+    assert picforge.cli.main(create) == 0
+    assert "3 HIT(s) x 1 assignment(s) x $4.67 = $14.01 + MTurk fees $2.79 = $16.80" in capsys.readouterr().out
+    assert picforge.cli.main(["annotate", "mturk", "save", *batch]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "review", *batch]) == 0
+    out = capsys.readouterr().out
+    assert "approved 0, rejected 3 assignment(s)" in out
+    assert ("9 item(s) on 3 HIT(s) whose every assignment was rejected or could not be judged: `mturk create --batch "
+            "a1` asks them again"
+            in out)
+    assert f"next: picforge annotate mturk create --run {run_dir} --batch a1 --max-spend USD   (asks 3 HIT(s)" in out
+    assert picforge.cli.main(create + ["--max-spend", "20"]) == 2   # the cap counts what was asked before
+    assert "this batch costs $33.60, above --max-spend $20.00" in capsys.readouterr().err
+    assert not [c for c in sandbox.calls if c[0] == "CreateAdditionalAssignmentsForHIT"]
+    assert picforge.cli.main(create + ["--max-spend", "40"]) == 0
+    out = capsys.readouterr().out
+    assert "6 HIT(s) (of which 3 asked again) x 1 assignment(s) x $4.67 = $28.02 + MTurk fees $5.58 = $33.60" in out
+    asked = [c[1] for c in sandbox.calls if c[0] == "CreateAdditionalAssignmentsForHIT"]
+    assert len(asked) == 3 and {a["NumberOfAdditionalAssignments"] for a in asked} == {1}
+    assert picforge.cli.main(["annotate", "mturk", "save", *batch]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "review", *batch]) == 0
+    out = capsys.readouterr().out
+    assert "approved 3, rejected 0 assignment(s)" in out and "round 1: 9 item(s) accepted" in out
+    assert picforge.cli.main(create + ["--max-spend", "40"]) == 0   # nothing left to ask: asks nothing
+    assert len([c for c in sandbox.calls if c[0] == "CreateAdditionalAssignmentsForHIT"]) == 3
+
+
+# -- 2. held has an end --------------------------------------------------------------------------------------------
+
+def test_a_held_assignment_names_its_dates_and_is_decided_from_its_decide_by_date(tmp_path, capsys):
+    import picforge.cli
+    run_dir, gold = small_batch(tmp_path)                      # 3 checks needed: one HIT leaves its worker held
+    review = ["annotate", "mturk", "review", "--run", run_dir, "--batch", "b1", "--out", str(tmp_path / "r.csv")]
+    later = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1", [(0, "W1", honest)], gold)
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, later]) == 0
+    for _ in range(2):
+        assert picforge.cli.main(review) == 0
+        out = capsys.readouterr().out
+        assert ("held: W1, 1 assignment(s): held: 1 distinct check question(s) answered so far, 3 needed to judge the "
+                "worker's record; MTurk auto-approves them from 2099-05-04T10:00:00-07:00; review decides them from "
+                "2099-05-03T10:00:00-07:00 on the record so far") in out
+        assert "0 to approve, 0 to reject, 1 held" in out
+        hints = [line for line in out.splitlines() if line.startswith("next: ")]
+        assert f"next: picforge annotate mturk review --run {run_dir} --batch b1 --out FILE.csv   (from " \
+               "2099-05-03T10:00:00-07:00, when its 1 held assignment(s) are decided" in out
+        assert f"next: picforge annotate mturk review --run {run_dir} --batch b1 --out FILE.csv" not in hints
+
+    # Another run whose assignment's auto-approval is past: review pays it unjudged and asks its items again.
+    run_dir, gold = small_batch(tmp_path / "due")
+    due = results_file(tmp_path / "due.csv", run_dir, "b1", [(0, "W1", honest)], gold,
+                       approves="Mon May 04 10:00:00 PDT 2026")
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, due]) == 0
+    assert picforge.cli.main(review[:4] + [run_dir, "--batch", "b1", "--out", str(tmp_path / "due-r.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "1 to approve, 0 to reject, 0 held" in out and "held:" not in out
+    assert "3 item(s) whose every assignment was rejected or could not be judged went back to waiting" in out
+
+
+# -- 3. every item in exactly one state; 9. hints to the end -------------------------------------------------------
+
+def test_the_report_counts_every_item_in_one_state_says_what_it_wrote_and_hints_carry_the_ledger(tmp_path, capsys):
+    import picforge.cli
+    run_dir = big_run(tmp_path, copies=1)
+    gold_path, gold = big_gold(tmp_path / "gold.jsonl")
+    url = f"sqlite:///{tmp_path / 'elsewhere.sqlite'}"
+    ledger = Ledger.for_run(run_dir)
+    other = Ledger.for_run(run_dir, url)
+    with ledger.read() as q, other.transaction() as tx:     # the same expert round, kept in another ledger
+        for batch in q.batches(kind="expert"):
+            tx.add_batch(batch["batch_id"], "expert", round=L.ROUND_EXPERT, meta=batch["meta"])
+            for item in q.items(batch_id=batch["batch_id"]):
+                tx.add_items(batch["batch_id"], [(item["triplet_id"], "triplet")])
+                tx.record_decision(item["item_id"], L.ROUND_EXPERT, L.ACCEPTED, decided_by="ann")
+        for annotation in q.expert_annotations():
+            tx.record_expert_annotation(annotation, annotation["batch_id"], annotation["phrase"])
+    ledger.dispose()
+    other.dispose()
+    at = ["--run", run_dir, "--ledger", url]
+    assert picforge.cli.main(["annotate", "mturk", "export", *at, "--batch", "b1", "--gold", gold_path,
+                              "--questions-per-hit", "4", "--gold-per-hit", "1", "--min-worker-gold", "1"]) == 0
+    hints = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next: ")]
+    assert hints and all(f"--run {run_dir} --ledger {url} " in line for line in hints)
+    plan = plan_of_ledger(run_dir, url, "b1")
+    spammed = next(n for n, hit in enumerate(plan["hits"]) for s in hit["slots"]
+                   if s.startswith(round1.GOLD_PREFIX) and not gold[s[len(round1.GOLD_PREFIX):]])
+    results = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1",
+                           [(n, "SPAM" if n == spammed else "W1", all_yes if n == spammed else honest)
+                            for n in range(3)], gold, ledger_url=url)
+    assert picforge.cli.main(["annotate", "mturk", "ingest", *at, results]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "review", *at, "--batch", "b1", "--out",
+                              str(tmp_path / "r.csv")]) == 0
+    capsys.readouterr()
+    out_md, out_json = tmp_path / "report.md", tmp_path / "report.json"
+    assert picforge.cli.main(["annotate", "report", *at, "--out", str(out_md), "--json", str(out_json)]) == 0
+    printed = capsys.readouterr().out
+    assert f"wrote {out_md} and {out_json}" in printed and f"next: picforge annotate mturk create {' '.join(at)}" in printed
+    assert f"`picforge annotate mturk gold --run {run_dir} --ledger {url} --out GOLD.jsonl` builds the bank" in printed
+    report = json.loads(out_json.read_text(encoding="utf-8"))
+    for group, kinds in (("paraphrases", 2), ("labels", 1)):
+        row = report["funnel"][group]
+        states = ("round1_accepted", "round2_endorsed", "awaiting_round2", "dropped", "awaiting_round1")
+        assert row["annotated"] == 3 * kinds == sum(row[state] for state in states)
+    assert report["funnel"]["paraphrases"]["awaiting_round1"] + report["funnel"]["labels"]["awaiting_round1"] == 3
+    assert "| Waiting for round 1 (not yet asked, or asked again) | 2 | 1 |" in out_md.read_text(encoding="utf-8")
+
+
+def plan_of_ledger(run_dir, url, batch):
+    ledger = Ledger.for_run(run_dir, url)
+    try:
+        with ledger.read() as q:
+            return q.batch(batch)["meta"]
+    finally:
+        ledger.dispose()

@@ -90,6 +90,7 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
             rows.append({"HITId": f"3H{hits.index(hit):024d}", "AssignmentId": f"3{worker.upper()}{n:018d}",
                          "WorkerId": worker, "AssignmentStatus": "Submitted", "HITTypeId": "3SIMTYPE",
                          "SubmitTime": f"Fri May 01 10:{n:02d}:00 PDT 2026", **inputs[hit["token"]],
+                         "AutoApprovalTime": "Mon May 04 10:00:00 PDT 2099",   # far off: held work stays held
                          "Answer.comments": "", **_answers(plan, gold, truths, hit, answer)})
     results = tmp_path / "Batch_1_batch_results.csv"
     write_results(results, rows)

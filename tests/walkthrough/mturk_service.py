@@ -27,7 +27,8 @@ class SandboxMTurk:
         self.worker = worker
         self.hits, self.assignments, self.qualification_types, self.hit_types = {}, {}, {}, {}
         self.blocks = {}    # worker id -> reason: a blocked worker takes none of the requester's HITs
-        self.unseen = []    # HITs created but not yet taken by the workers
+        self.unseen = []    # HITs created (or given more assignments) but not yet taken by the workers
+        self.tokens = set()   # UniqueRequestTokens of CreateAdditionalAssignmentsForHIT seen
         self.calls = []
         self._ids = itertools.count(1)
 
@@ -94,9 +95,11 @@ class SandboxMTurk:
             self._work(*self.unseen.pop(0))
 
     def _work(self, hit, number):
-        """One HIT's workers submit their forms."""
-        workers = [(w, f) for w, f in self.worker(hit["RequesterAnnotation"], number) if w not in self.blocks]
-        for worker_id, fields in workers[:hit["MaxAssignments"]]:
+        """One HIT's workers submit their forms (a worker takes a HIT once, a blocked worker never; as many as it
+        has assignments left)."""
+        done = {a["WorkerId"] for a in self.assignments.values() if a["HITId"] == hit["HITId"]} | set(self.blocks)
+        arriving = [(w, f) for w, f in self.worker(hit["RequesterAnnotation"], number) if w not in done]
+        for worker_id, fields in arriving[:hit["NumberOfAssignmentsAvailable"]]:
             answer = "".join(f"<Answer><QuestionIdentifier>{name}</QuestionIdentifier><FreeText>{value}</FreeText>"
                              "</Answer>" for name, value in fields.items())
             assignment = {"AssignmentId": self._id("3AS"), "WorkerId": worker_id, "HITId": hit["HITId"],
@@ -109,6 +112,18 @@ class SandboxMTurk:
             hit["NumberOfAssignmentsCompleted"] += 1
         if not hit["NumberOfAssignmentsAvailable"]:
             hit["HITStatus"] = "Reviewable"
+
+    def CreateAdditionalAssignmentsForHIT(self, params):
+        hit = self.hits[params["HITId"]]
+        if params["UniqueRequestToken"] in self.tokens:
+            return {"__type": "ServiceFault", "Message": "The request has already been processed.",
+                    "TurkErrorCode": "AWS.MechanicalTurk.RequestAlreadyProcessed"}
+        self.tokens.add(params["UniqueRequestToken"])
+        hit["MaxAssignments"] += params["NumberOfAdditionalAssignments"]
+        hit["NumberOfAssignmentsAvailable"] += params["NumberOfAdditionalAssignments"]
+        hit["HITStatus"] = "Assignable"
+        self.unseen.append((hit, list(self.hits).index(hit["HITId"]) + 1))
+        return {}
 
     def GetHIT(self, params):
         return {"HIT": self.hits[params["HITId"]]}

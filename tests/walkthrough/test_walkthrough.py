@@ -169,6 +169,10 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
             annotators.fill_ps_first_pass(RUN, RETURNED)
 
     def after(line, nth, out):
+        if "annotate ingest ps-verify" in line and "-A3-" in line:
+            assert f"next: picforge annotate export final --run {RUN}" in out
+        elif "annotate export final" in line:
+            assert f"next: picforge build --run {RUN} --out RELEASE" in out
         if "annotate ingest expert" in line:
             # The first draft's mistakes (two refused rows, one LanguageTool remark) are on the fix-lists by file,
             # row and column; once the experts fixed them, none is left.
@@ -185,6 +189,10 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
             assert f"| Kept (round 1 or round 2) | {2 * len(phrases) - dropped} | {len(phrases)} |" in out
         elif line.startswith("picforge build"):
             check_release()
+            # What the rounds left out is listed by reason: printed, and in the card.
+            card = open(f"{RELEASE}/README.md", encoding="utf-8").read()
+            assert "annotations left out: " in out and "## Annotations left out" in card
+            assert "rejected in round 1 and in round 2" in card
         elif "publish" in line and "--live" in line:
             published = {os.path.relpath(os.path.join(d, f), "published/pic")
                          for d, _, fs in os.walk("published/pic") for f in fs}
@@ -209,6 +217,9 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
             before(line, nth + 1)
             code, out, err = session.run(line)
         assert code == 0, f"`{line}` exited {code}:\n{out}\n{err}"
+        # Every step ends with a `next:` (the report to standard output is the page itself, with its Next section).
+        if line.startswith("picforge") and not ("annotate report" in line and "--out" not in line):
+            assert re.search(r"^next: ", out + err, re.M), f"`{line}` printed no next: line"
         after(line, nth, out)
         hints_after[len(session.outputs)] = re.findall(r"^next: picforge (\w+(?: [\w-]+)?(?: [\w-]+)?)", out, re.M)
         session.outputs.append((line, out))
