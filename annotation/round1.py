@@ -244,9 +244,10 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
         raise NothingToDo("no accepted expert annotation is waiting for MTurk verification; run "
                          "`picforge annotate ingest expert` first (or every one is already in a batch)")
     from annotation.gold import gold_for_batch, largest_limit
-    usable, left_out = gold_for_batch(bank.values(), {a["triplet_id"]: a for a in annotations})
+    verified = [a for a, _ in annotations]
+    usable, left_out = gold_for_batch(bank.values(), {a["triplet_id"]: a for a in verified})
     need = gold_needed(settings, judging=True)
-    limit = largest_limit(bank.values(), annotations, need) if len(usable) < need and left_out else None
+    limit = largest_limit(bank.values(), verified, need) if len(usable) < need and left_out else None
     gold = split_gold(usable, settings, batch_id, left_out, limit)
     used = gold["qualification"] + gold["practice"] + gold["checks"]
     item_ids = [item_id(a["triplet_id"], kind_) for a, kinds in annotations for kind_ in kinds]

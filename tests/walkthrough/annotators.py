@@ -333,10 +333,12 @@ def crowd_results(run, batch, blank, out, workers, copied):
 
 def crowd_sandbox(run, batches, workers):
     """The stand-in sandbox's worker pool (SandboxMTurk): the n-th HIT created (1-based, over every batch of
-    `batches`, a list the test appends each batch name to before creating it) is done by crowd_worker(workers)."""
+    `batches`, a list the test appends each batch name to before creating it) is offered to crowd_worker(workers)
+    first, then to the honest workers (who take the assignments MTurk adds to a HIT later)."""
     copied, who = {}, crowd_worker(workers)
 
     def work(token, number):
-        return [(who(number - 1), {**crowd_fields(run, batches[-1], token, who(number - 1), copied),
-                                   "comments": ""})]
+        batch = next(b for b in reversed(batches) if any(h["token"] == token for h in _plan(run, b)[0]["hits"]))
+        offered = dict.fromkeys((who(number - 1), HONEST, HONEST2))
+        return [(worker, {**crowd_fields(run, batch, token, worker, copied), "comments": ""}) for worker in offered]
     return work
