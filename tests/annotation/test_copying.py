@@ -3,7 +3,7 @@ review by `mturk review` and `annotate report`; careful workers who agree on the
 import csv
 
 from annotation import copying, round1
-from tests.annotation.test_mturk_manual import RESULT_HEADER, _write
+from tests.reliability.test_worker_quality import exported_inputs, write_results
 
 from mturk_support import gold_bank, make_run, write_gold
 
@@ -29,6 +29,7 @@ def test_review_and_report_name_a_copier(tmp_path, annotate, ledger_url, capsys)
     with ledger.read() as q:
         plan = q.batch("m1")["meta"]
     bank = {g["gold_id"]: g["answer"] for g in gold_bank()}
+    inputs = exported_inputs(run, "m1")
     slips = {slot for hit in plan["hits"] for slot in hit["slots"] if slot.endswith("/q1")}   # 3 slips of 9 items
     rows = []
     for n, hit in enumerate(plan["hits"]):
@@ -42,9 +43,10 @@ def test_review_and_report_name_a_copier(tmp_path, annotate, ledger_url, capsys)
         for worker in ("WSLIP", "WCOPY"):                                   # the copier hands in the same answers
             rows.append({"HITId": f"3MAN{n}", "HITTypeId": "TYPE", "AssignmentId": f"A{n}{worker}", "WorkerId": worker,
                          "AssignmentStatus": "Submitted", "SubmitTime": "Fri May 01 10:09:00 PDT 2026",
-                         "Input.row_key": hit["token"], "Answer.comments": "", **answers})
-    results = _write(tmp_path / "Batch_1_batch_results.csv", rows, header=RESULT_HEADER)
-    assert annotate("mturk", "ingest", "--run", run, results) == 0
+                         **inputs[hit["token"]], "Answer.comments": "", **answers})
+    results = tmp_path / "Batch_1_batch_results.csv"
+    write_results(results, rows)
+    assert annotate("mturk", "ingest", "--run", run, str(results)) == 0
     capsys.readouterr()
     assert annotate("mturk", "review", "--run", run, "--batch", "m1", "--out", str(tmp_path / "review.csv")) == 0
     out = capsys.readouterr().out
