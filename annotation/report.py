@@ -1,7 +1,8 @@
 """`annotate report`: the funnel through every round (PiC Table A1, lower half), PS verification, workers."""
 import collections
+import dataclasses
 
-from annotation import expert, ps_verify, round1
+from annotation import copying, expert, ps_verify, round1
 from annotation.agreement import agreement_lines, agreement_summary
 from annotation.final import annotation_outcomes, grammar_coverage, left_out
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
@@ -128,6 +129,7 @@ def build_report(ledger, run_dir):
             "ps_verification": ps_summary(q),
             "agreement": agreement_summary(q),
             "workers": worker_stats(q),
+            "copying": [dataclasses.asdict(s) for s in copying.run_copy_suspects(q)],
             "grammar": dict(zip(("paraphrases", "not_checked"), grammar_coverage(q))),
             "stale": q.stale(),
             "unseen": unseen_triplets(q, run_dir),
@@ -174,6 +176,15 @@ def stale_lines(stale):
             "rounds and of the release:", "", *(f"- {tid}: {why}" for tid, why in stale.items()), ""]
 
 
+def copying_lines(suspects):
+    """What the report says of workers suspected of copying (annotation.copying's rule)."""
+    if not suspects:
+        return [f"Copying: no two workers agree beyond what their accuracy explains (rule: docs/annotation.md, "
+                "\"Copying\")."]
+    return ["Copying reported for review (rule: docs/annotation.md, \"Copying\"):", "",
+            *(f"- {copying.CopySuspicion(**{**s, 'workers': tuple(s['workers'])}).line()}" for s in suspects)]
+
+
 def render_markdown(report):
     """The report as Markdown tables."""
     expert, funnel_rows = report["expert"], report["funnel"]
@@ -216,5 +227,6 @@ def render_markdown(report):
         lines.append(f"| {worker} | {s['source']} | {s.get('assignments', 0)} | {s.get('approved', 0)} | "
                      f"{s.get('rejected', 0)} | {s.get('answers', 0)} | {s.get('rows_' + ACCEPTED, 0)} | "
                      f"{s.get('rows_' + REJECTED, 0)} | {'yes' if s['blocked'] else ''} |")
+    lines += ["", *copying_lines(report["copying"])]
     lines += ["", "## Next", "", *(f"- `{step}`" for step in report["next"] or ["nothing waits in the ledger"])]
     return "\n".join(lines) + "\n"

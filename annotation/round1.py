@@ -128,14 +128,26 @@ def balanced_order(records, rng):
     return order
 
 
-def split_gold(bank, settings, batch_id):
+def gold_needed(settings, judging=False):
+    """Gold questions a batch needs: the qualification test, practice and 2 checks (with `judging`, enough distinct
+    checks to judge a worker: --min-worker-gold)."""
+    checks = (max(2, settings.min_worker_gold) if judging else 2) if settings.gold_per_hit else 0
+    return settings.qualification_questions + settings.practice + checks
+
+
+def split_gold(bank, settings, batch_id, left_out=None, limit=None):
     """Disjoint gold ids for the qualification test, the practice questions and the in-HIT checks, each part
-    balanced between yes and no answers (a worker answering yes, or no, to everything fails the checks)."""
-    need = settings.qualification_questions + settings.practice + (2 if settings.gold_per_hit else 0)
+    balanced between yes and no answers (a worker answering yes, or no, to everything fails the checks).
+    `left_out` ({reason: count}) names the bank's questions this batch cannot use and `limit` the most triplets a
+    batch could verify with this bank, for the error."""
+    need = gold_needed(settings)
     if len(bank) < need:
-        raise InputError(f"the gold bank has {len(bank)} questions but this batch needs at least {need} "
-                         f"({settings.qualification_questions} for the qualification test, {settings.practice} "
-                         "for practice and 2+ for checks); add verified questions to the gold file")
+        why = "".join(f", {n} left out ({reason})" for reason, n in sorted((left_out or {}).items()))
+        fewer = (f"--limit {limit} (verify {limit} triplets now; a next batch can draw gold from them)" if limit
+                 else "settled questions of other triplets (`picforge annotate mturk gold --from-release`)")
+        raise InputError(f"the gold bank has {len(bank)} questions this batch can use{why}, but it needs at least "
+                         f"{need} ({settings.qualification_questions} for the qualification test, {settings.practice} "
+                         f"for practice and 2+ for checks); use {fewer}")
     answers = {record["answer"] for record in bank}
     if settings.gold_per_hit and answers != {True, False}:
         missing = "no" if True in answers else "yes"
@@ -231,7 +243,12 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     if not annotations:
         raise NothingToDo("no accepted expert annotation is waiting for MTurk verification; run "
                          "`picforge annotate ingest expert` first (or every one is already in a batch)")
-    gold = split_gold(list(bank.values()), settings, batch_id)
+    from annotation.gold import gold_for_batch, largest_limit
+    verified = [a for a, _ in annotations]
+    usable, left_out = gold_for_batch(bank.values(), {a["triplet_id"]: a for a in verified})
+    need = gold_needed(settings, judging=True)
+    limit = largest_limit(bank.values(), verified, need) if len(usable) < need and left_out else None
+    gold = split_gold(usable, settings, batch_id, left_out, limit)
     used = gold["qualification"] + gold["practice"] + gold["checks"]
     item_ids = [item_id(a["triplet_id"], kind_) for a, kinds in annotations for kind_ in kinds]
     plan = {**extra_meta, "kind": kind, "settings": dataclasses.asdict(settings),

@@ -1,4 +1,4 @@
-"""`annotate mturk gold`: a gold bank built from the run's own expert-answered items, shaped like its real questions."""
+"""`annotate mturk gold`: a gold bank of settled answers (round-2 verifiers unanimous, a previous run's release)."""
 from annotation.cli import add_ledger_options, open_ledger
 from picforge.paths import add_output
 
@@ -7,12 +7,17 @@ GROUP = "mturk"
 
 def register(subparsers):
     parser = subparsers.add_parser(
-        "gold", help="write a gold bank from the run's expert-answered items",
-        description="Write GOLD.jsonl for --gold: per accepted expert annotation (none that a verification round "
-                    "rejected), its q1 paraphrase (answer yes), its same-meaning question (the expert's answer) and a "
-                    "constructed no (its second passage with the paraphrase written for another phrase). The "
-                    "questions show the run's own passages, so no length or shape tells them from real ones.")
+        "gold", help="write a gold bank from settled answers (round 2, a previous release)",
+        description="Write GOLD.jsonl for --gold from answers a later step settled, never from answers a batch "
+                    "verifies: this run's round-2 items on which every expert verifier agreed (paraphrase fits or not, "
+                    "same meaning or not), and every paraphrase a previous run's release kept (--from-release). "
+                    "About a third of the fitting paraphrases become constructed nos (one phrase's paraphrase on "
+                    "another phrase's passage), each paraphrase shown once. A batch leaves out the bank's questions "
+                    "of triplets it verifies.")
     add_ledger_options(parser)
+    parser.add_argument("--from-release", action="append", default=[], metavar="RELEASE",
+                        help="a previous run's release folder (from `picforge build`): its PR-pass paraphrases are "
+                             "settled yes answers (repeat for several)")
     add_output(parser, "--out", kind="file", required=True, metavar="GOLD.jsonl",
                help="the gold bank to write (JSON Lines)")
     parser.set_defaults(func=run)
@@ -20,7 +25,7 @@ def register(subparsers):
 
 def run(args):
     from annotation.gold import build_gold_bank
-    records = build_gold_bank(open_ledger(args), args.run, args.out)
+    records = build_gold_bank(open_ledger(args), args.run, args.out, args.from_release)
     yes = sum(r["answer"] for r in records)
     print(f"wrote {args.out}: {len(records)} gold questions ({yes} answered yes, {len(records) - yes} no)")
     return 0

@@ -77,7 +77,17 @@ def run(args):
     if decided["late"]:
         print(f"{decided['late']} late assignment(s) arrived after their items were decided: recorded, but they change "
               "no decision (`--redecide` decides those items again, recorded with who and when)")
+    print_copy_suspects(ledger)
     return 0
+
+
+def print_copy_suspects(ledger):
+    """Print the pairs of workers the copying rule reports for review (annotation.copying), over the whole run."""
+    from annotation import copying
+    with ledger.read() as q:
+        suspects = copying.run_copy_suspects(q)
+    for suspect in suspects:
+        print(suspect.line())
 
 
 def block_workers(args, ledger, plan):

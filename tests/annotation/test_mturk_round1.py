@@ -31,7 +31,7 @@ def test_gold_split_is_disjoint_and_refuses_a_small_bank():
     for part in ("qualification", "practice", "checks"):  # each part holds both answers, about half each
         yes = sum(answers[g] for g in split[part])
         assert abs(2 * yes - len(split[part])) <= 1, part
-    with pytest.raises(InputError, match="the gold bank has 9 questions but this batch needs at least 13"):
+    with pytest.raises(InputError, match="the gold bank has 9 questions this batch can use, but it needs at least 13"):
         round1.split_gold(bank[:9], round1.Round1Settings(), "b1")
     only_yes = [g for g in bank if g["answer"]] + [dict(g, answer=True) for g in bank if not g["answer"]]
     with pytest.raises(InputError, match="no question whose answer is no: a worker answering yes to everything"):

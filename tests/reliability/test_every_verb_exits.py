@@ -70,7 +70,7 @@ def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, rel
         ["annotate", "export", "expert", "--run", run, "--annotators", "ann", "--per-annotator", "6"],
         lambda: ["annotate", "ingest", "expert", "--run", run, "--no-grammar",
                  "--sheets", *annotators.fill_expert_sheets(str(run), str(tmp_path / "returned"), draft=False)],
-        ["annotate", "mturk", "gold", "--run", run, "--out", tmp_path / "gold.jsonl"],
+        ["annotate", "mturk", "gold", "--run", run, "--from-release", release_103, "--out", tmp_path / "gold.jsonl"],
         ["annotate", "mturk", "export", "--run", run, "--batch", "b1", "--gold", tmp_path / "gold.jsonl",
          "--questions-per-hit", "10", "--gold-per-hit", "2"],   # 3 HITs: a worker of 2 is judged
         ["annotate", "report", "--run", run],

@@ -49,10 +49,11 @@ def _answers(plan, gold, truths, hit, answer):
     return fields
 
 
-def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved(mined_103, tmp_path):
+def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved(mined_103, release_103, tmp_path):
     run, truths = expert_annotated(mined_103, tmp_path)
-    bank = tmp_path / "gold.jsonl"
-    code, out, err = picforge_in_child("annotate", "mturk", "gold", "--run", run, "--out", bank)
+    bank = tmp_path / "gold.jsonl"   # settled answers: a previous run's release (its batches take other triplets)
+    code, out, err = picforge_in_child("annotate", "mturk", "gold", "--run", run, "--from-release", release_103,
+                                       "--out", bank)
     assert code == 0, err
     records = [json.loads(line) for line in bank.read_text(encoding="utf-8").splitlines()]
     assert {r["answer"] for r in records} == {True, False} and f"{len(records)} gold questions" in out
@@ -61,7 +62,7 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
     short = tmp_path / "short.jsonl"
     short.write_text("".join(json.dumps(_one_sentence(r)) + "\n" for r in records), encoding="utf-8")
     code, _, err = picforge_in_child("annotate", "mturk", "export", "--run", run, "--batch", "short", "--gold", short,
-                                     "--questions-per-hit", "10")
+                                     "--questions-per-hit", "10", "--limit", "20")
     assert code == 2 and "balanced accuracy 1.00" in err, err
     ledger = Ledger.for_run(str(run))
     with ledger.read() as q:
@@ -69,7 +70,7 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
     ledger.dispose()
 
     code, _, err = picforge_in_child("annotate", "mturk", "export", "--run", run, "--batch", "sim", "--gold", bank,
-                                     "--questions-per-hit", "10", "--assignments", "3")
+                                     "--questions-per-hit", "10", "--assignments", "3", "--limit", "20")
     assert code == 0, err
     plan = _plan(run, "sim")
     pages = round1.hit_pages_of(str(run), plan)
@@ -78,10 +79,10 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
     shown = [question_words(round1.gold_question(g)) for g in plan["gold"].values()]
     assert length_separation(shown, real) <= 0.65
 
-    # 14 random workers do 2 HITs each (one gold check a HIT); a careful worker does every HIT.
+    # One random worker per HIT, each doing 2 HITs (one gold check a HIT); a careful worker does every HIT.
     gold = {g["gold_id"]: g["answer"] for g in records}
     hits, coin, rows, inputs = plan["hits"], random.Random(7), [], exported_inputs(str(run), "sim")
-    doing = {f"rand{w:02d}": [hits[(2 * w) % len(hits)], hits[(2 * w + 1) % len(hits)]] for w in range(14)}
+    doing = {f"rand{w:02d}": [hits[(2 * w) % len(hits)], hits[(2 * w + 1) % len(hits)]] for w in range(len(hits))}
     doing["careful"] = hits
     for worker, done in doing.items():
         answer = (lambda truth: truth) if worker == "careful" else (lambda truth: coin.random() < 0.5)

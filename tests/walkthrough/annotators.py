@@ -260,3 +260,85 @@ def fill_ps_tiebreak(run, returned):
         row["endorse_correction_A1"] = "Y" if row["correction_A1"] else ""
         row["endorse_correction_A2"] = "Y" if row["correction_A2"] else ""
     return [write_csv(os.path.join(returned, os.path.basename(sheet)), rows)]
+
+
+# -- the scripted crowd of issue 42's "Done when": two honest workers, an all-yes worker, a worker who never reads
+# the passages and a copier, answering a requester-site batch (the rows `mturk rehearse` writes for it).
+HONEST, ALL_YES, NEVER_READER, COPIER = "AHONEST1", "AALLYES", "ANEVERREADS", "ACOPIER"
+HONEST2 = "AHONEST2"
+
+
+def shown_paraphrases(run, plan):
+    """(pages {token: [PageQuestion]}, {paraphrase: {phrases it is shown with}}) of everything a batch shows: its HIT
+    pages, practice questions and qualification test."""
+    pages = round1.hit_pages_of(run, plan)
+    shown = {}
+    extra = [round1.gold_question(plan["gold"][g]) for g in plan["practice"] + plan["qualification"]]
+    for question in [q for page in pages.values() for q in page] + extra:
+        if question.kind == "paraphrase":
+            shown.setdefault(question.paraphrase.lower(), set()).add(question.phrase.lower())
+    return pages, shown
+
+
+def never_reader_fields(questions, shown):
+    """A worker who reads no passage: no where the paraphrase is shown with another phrase in the batch, else yes."""
+    return {f"answer_{n}": "no" if q.kind == "paraphrase" and len(shown[q.paraphrase.lower()]) > 1 else "yes"
+            for n, q in enumerate(questions, start=1)}
+
+
+def crowd_fields(run, batch, token, worker, copied):
+    """The form `worker` (one of the names above) posts for the HIT with `token`: the honest workers answer as
+    worker_fields does, the all-yes worker yes, the never-reader by never_reader_fields, and the copier hands in the
+    first honest worker's answers slot by slot (`copied`: a dict the first honest worker's first form is kept in)."""
+    plan, annotations = _plan(run, batch)
+    gold = {gold_id: record["answer"] for gold_id, record in plan["gold"].items()}
+    hit = next(h for h in plan["hits"] if h["token"] == token)
+    honest = worker_fields(plan, annotations, hit, gold)
+    if worker in (HONEST, HONEST2):
+        if worker == HONEST and not copied:
+            copied.update(honest)
+        return honest
+    if worker == ALL_YES:
+        return {k: "yes" for k in honest}
+    if worker == NEVER_READER:
+        pages, shown = shown_paraphrases(run, plan)
+        return never_reader_fields(pages[token], shown)
+    assert copied, "the copier needs an honest worker's HIT before its own"
+    return {k: copied.get(k, "yes") for k in honest}
+
+
+def crowd_worker(workers):
+    """workers[n]: who takes the n-th HIT (0-based, in the order the HITs come); later HITs go to the honest workers
+    in turn."""
+    return lambda n: workers[n] if n < len(workers) else (HONEST, HONEST2)[n % 2]
+
+
+def crowd_results(run, batch, blank, out, workers, copied):
+    """Fill the blank results file of `mturk rehearse` as the crowd answers it, HIT n (in the file's order) done by
+    crowd_worker(workers)(n). Returns {HITId: worker}."""
+    with open(blank, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        columns, rows = reader.fieldnames, list(reader)
+    done, who = {}, crowd_worker(workers)
+    for n, row in enumerate(rows):
+        fields = crowd_fields(run, batch, row["Input.row_key"], who(n), copied)
+        row.update({"WorkerId": who(n), **{f"Answer.{k}": v for k, v in fields.items()}})
+        done[row["HITId"]] = who(n)
+    with open(out, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    return done
+
+
+def crowd_sandbox(run, batches, workers):
+    """The stand-in sandbox's worker pool (SandboxMTurk): the n-th HIT created (1-based, over every batch of
+    `batches`, a list the test appends each batch name to before creating it) is offered to crowd_worker(workers)
+    first, then to the honest workers (who take the assignments MTurk adds to a HIT later)."""
+    copied, who = {}, crowd_worker(workers)
+
+    def work(token, number):
+        batch = next(b for b in reversed(batches) if any(h["token"] == token for h in _plan(run, b)[0]["hits"]))
+        offered = dict.fromkeys((who(number - 1), HONEST, HONEST2))
+        return [(worker, {**crowd_fields(run, batch, token, worker, copied), "comments": ""}) for worker in offered]
+    return work

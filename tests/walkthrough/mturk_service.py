@@ -26,6 +26,7 @@ class SandboxMTurk:
     def __init__(self, worker):
         self.worker = worker
         self.hits, self.assignments, self.qualification_types, self.hit_types = {}, {}, {}, {}
+        self.blocks = {}    # worker id -> reason: a blocked worker takes none of the requester's HITs
         self.unseen = []    # HITs created (or given more assignments) but not yet taken by the workers
         self.tokens = set()   # UniqueRequestTokens of CreateAdditionalAssignmentsForHIT seen
         self.calls = []
@@ -65,6 +66,10 @@ class SandboxMTurk:
         return {"QualificationType": qualification}
 
     def CreateHITType(self, params):
+        """As MTurk: registering a HIT type with the values of an existing one returns that type's id."""
+        same = next((type_id for type_id, known in self.hit_types.items() if known == params), None)
+        if same:
+            return {"HITTypeId": same}
         hit_type_id = self._id("3HT")
         self.hit_types[hit_type_id] = params
         return {"HITTypeId": hit_type_id}
@@ -90,8 +95,9 @@ class SandboxMTurk:
             self._work(*self.unseen.pop(0))
 
     def _work(self, hit, number):
-        """One HIT's workers submit their forms (a worker takes a HIT once; as many as it has assignments left)."""
-        done = {a["WorkerId"] for a in self.assignments.values() if a["HITId"] == hit["HITId"]}
+        """One HIT's workers submit their forms (a worker takes a HIT once, a blocked worker never; as many as it
+        has assignments left)."""
+        done = {a["WorkerId"] for a in self.assignments.values() if a["HITId"] == hit["HITId"]} | set(self.blocks)
         arriving = [(w, f) for w, f in self.worker(hit["RequesterAnnotation"], number) if w not in done]
         for worker_id, fields in arriving[:hit["NumberOfAssignmentsAvailable"]]:
             answer = "".join(f"<Answer><QuestionIdentifier>{name}</QuestionIdentifier><FreeText>{value}</FreeText>"
@@ -148,6 +154,10 @@ class SandboxMTurk:
 
     def UpdateExpirationForHIT(self, params):
         self.hits[params["HITId"]]["HITStatus"] = "Reviewable"
+        return {}
+
+    def CreateWorkerBlock(self, params):
+        self.blocks[params["WorkerId"]] = params["Reason"]
         return {}
 
     def DeleteHIT(self, params):
