@@ -130,7 +130,7 @@ def main():
     parser.add_argument("--keep", metavar="DIR", help="write the builds under DIR (kept) instead of a temporary folder")
     args, build_args = parser.parse_known_args()
     run_dir = args.run or mined_sample(args.max_sentences)
-    articles = len({r["page_id"] for r in records_in(run_dir, "page_id")})
+    articles = len(set(records_in(run_dir, "page_id")))
     sentences = len(records_in(run_dir, "sentence_id"))
     work = args.keep or tempfile.mkdtemp(prefix="pearl-bench-")
     print(f"input: {run_dir} ({articles} articles, {sentences:,} sentences)  cores: {os.cpu_count()}  "
