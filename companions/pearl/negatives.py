@@ -29,6 +29,15 @@ def blocking_keys(phrase):
     return sorted({t for t in tokens(phrase) if t not in stopwords()})
 
 
+def split_members(members, split):
+    """(phrase, is_anchor) for the (phrase, split or None) `members` of a block that `split`'s phrases may take as
+    negatives: its own phrases (the anchors) and the rare ones (None) unless, case-folded, a phrase of another split
+    ("The war" seen once, "the war" a test phrase, is no negative for a train phrase)."""
+    elsewhere = {phrase.lower() for phrase, member_split in members if member_split not in (split, None)}
+    return [(phrase, member_split == split) for phrase, member_split in members
+            if member_split == split or member_split is None and phrase.lower() not in elsewhere]
+
+
 def block_windows(members, size):
     """`members` ((phrase, anything) pairs) sorted by length then text, cut into windows of `size` that overlap by
     half, so phrases of similar length meet and the pairs compared grow linearly with the block."""
@@ -61,6 +70,20 @@ def within_budget(found, budget):
     for similarity, other in found:
         best[other] = max(similarity, best.get(other, similarity))
     return [(similarity, other) for other, similarity in sorted(best.items(), key=lambda item: (-item[1], item[0]))[:budget]]
+
+
+def fewest_shared_words(phrase, candidates, keep):
+    """The `keep` of `candidates` ((edit similarity, other), most alike first) sharing the smallest share of their
+    words with `phrase` (Jaccard of the lower-case tokens; ties: the more alike in form, then by text): the ones
+    likely to mean something else, so only they are encoded."""
+    own = set(tokens(phrase))
+
+    def shared(candidate):
+        similarity, other = candidate
+        theirs = set(tokens(other))
+        return len(own & theirs) / (len(own | theirs) or 1), -similarity, other
+
+    return sorted(candidates, key=shared)[:keep]
 
 
 def low_cosine(vector, candidates, max_cosine=0.6):

@@ -28,6 +28,7 @@ class PearlOptions:
     encoder: str = BUNDLED_MODEL
     negatives_k: int = 2
     negative_candidates: int = 20
+    negatives_encoded: int = 6
     min_edit_similarity: float = 0.5
     max_cosine: float = 0.6
     max_block: int = 1000

@@ -48,7 +48,8 @@ def release_statistics(splits, negative_counters=None):
     """Statistics of the released rows: sizes, lexical/entity/label shares, augmentation kinds, negatives (with
     the bins of their cosine and edit similarity from the build's `negative_counters`)."""
     rows = [row for split in SPLITS for row in splits[split]]
-    split_of_phrase = {row["phrase"]: split for split in SPLITS for row in splits[split]}
+    split_of_phrase = {row["phrase"].lower(): split for split in SPLITS for row in splits[split]}  # case-folded
+    kept = {row["phrase"] for row in rows}
     total = len(rows) or 1
     lexical = Counter(row["lexical_type"] for row in rows)
     entity = Counter(row["entity_type"] for row in rows)
@@ -70,9 +71,10 @@ def release_statistics(splits, negative_counters=None):
         "hard_negatives": sum(len(row["hard_negatives"]) for row in rows),
         "distinct_hard_negatives": len({n for row in rows for n in row["hard_negatives"]}),
         "hard_negatives_across_splits": sum(1 for split in SPLITS for row in splits[split]
-                                            for n in row["hard_negatives"] if split_of_phrase.get(n, split) != split),
+                                            for n in row["hard_negatives"]
+                                            if split_of_phrase.get(n.lower(), split) != split),
         "hard_negatives_of_rare_phrases": sum(1 for row in rows for n in row["hard_negatives"]
-                                              if n not in split_of_phrase),
+                                              if n not in kept),
         "hard_negative_coverage": {split: round(sum(1 for row in splits[split] if row["hard_negatives"])
                                                 / (len(splits[split]) or 1), 3) for split in SPLITS},
         "hard_negative_bins": negative_bins(negative_counters or {}),
@@ -185,8 +187,8 @@ def negatives_section(stats, options):
 {stats['with_hard_negatives']} phrases; {stats['hard_negatives_across_splits']} from another split, {stats['hard_negatives_of_rare_phrases']} of them phrases of the corpus
 seen fewer than {options['min_count']} times (in no split). Share of phrases with one: {coverage}. Candidates are phrases
 of the same split, or seen fewer than {options['min_count']} times, sharing a content word at edit similarity (1 - Levenshtein
-distance / longer length) >= {options['min_edit_similarity']}; the {options['negative_candidates']} most alike of each phrase are encoded
-and the {options['negatives_k']} of lowest encoder cosine (<= {options['max_cosine']}, `{options['encoder']}`) kept. Bins of the
+distance / longer length) >= {options['min_edit_similarity']}; of the {options['negative_candidates']} most alike of each phrase the {options.get('negatives_encoded', options['negative_candidates'])} sharing the fewest words are encoded
+and the {options['negatives_k']} of lowest encoder cosine (<= {options['max_cosine']}, `{options['encoder']}` in {options.get('precision', 'fp32')}) kept. Bins of the
 chosen ones (from the build's counters):
 
 {table}"""

@@ -52,6 +52,22 @@ def load_wordnet(root=DEBIAN_WORDNET):
 # spaCy (Penn) tags of the base forms a synonym can replace as is, and their WordNet part of speech; proper nouns,
 # plurals, tenses and comparatives would need the synonym inflected, so they get none
 WORDNET_POS = {"NN": "n", "VB": "v", "VBP": "v", "JJ": "a", "RB": "r"}
+# adjectives that measure their head rather than describe it: another one reads the head differently ("little
+# evidence" is not "small evidence", "a small number" not "a little number", "the entire war" not "total war")
+MEASURE_ADJECTIVES = frozenset({"little", "small", "large", "big", "great", "full", "entire", "whole", "total",
+                                "single", "individual", "several", "respective", "many", "much", "few"})
+
+
+def keeps_reading(word, replacement):
+    """False for a replacement that changes how the phrase reads: an -ing form in place of a word that is not one
+    ("award" → "awarding", "death" → "dying"), a word built on the replaced one or the reverse ("war" → "warfare",
+    "night" → "nighttime"), or a measuring adjective replaced or brought in (MEASURE_ADJECTIVES)."""
+    word, replacement = word.lower(), replacement.lower()
+    if replacement.endswith("ing") and not word.endswith("ing"):
+        return False
+    if replacement.startswith(word) or word.startswith(replacement):
+        return False
+    return word not in MEASURE_ADJECTIVES and replacement not in MEASURE_ADJECTIVES
 
 
 def wordnet_senses(wordnet, word, tag):
@@ -60,7 +76,7 @@ def wordnet_senses(wordnet, word, tag):
     sense over all its senses (add-one smoothed); the replacements are the sense's other single-word lemmas attested
     in that sense (a SemCor count of at least 1, so "tongue" never becomes "glossa") whose own most frequent sense
     it is (a reader takes "figure" as a shape, not as "number"), an -ly adverb's only -ly adverbs ("newly" not
-    "fresh"), most frequent first."""
+    "fresh"), that keep the phrase's reading (`keeps_reading`), most frequent first."""
     pos = WORDNET_POS.get(tag)
     if pos is None or not WORD.fullmatch(word):
         return []
@@ -71,7 +87,8 @@ def wordnet_senses(wordnet, word, tag):
         own = sum(lemma.count() for lemma in lemmas if lemma.name().lower() == lower)
         names = (lemma.name().lower() for lemma in lemmas if lemma.count() >= 1)
         replacements = [name for name in dict.fromkeys(names) if name != lower and WORD.fullmatch(name)
-                        and wordnet.synsets(name, pos)[0] == synset and name.endswith("ly") >= lower.endswith("ly")]
+                        and wordnet.synsets(name, pos)[0] == synset and name.endswith("ly") >= lower.endswith("ly")
+                        and keeps_reading(lower, name)]
         gloss = f"{', '.join(lemma.name().replace('_', ' ') for lemma in lemmas)}: {synset.definition()}"
         senses.append((gloss, own + 1, replacements))
     total = sum(count for _, count, _ in senses)
@@ -86,7 +103,7 @@ class SensesInContext:
     """WordNet synonyms of a word in the sense its phrase gives it: the sense of highest gloss–phrase cosine plus
     `prior` times its SemCor share (short phrases say little, so a frequent sense needs less), and of its lemmas
     only those whose replaced phrase keeps a cosine of at least `min_cosine` with the phrase. `embed(texts)`
-    returns unit vectors; glosses are embedded once per worker."""
+    returns unit vectors; glosses are embedded once per worker, and only for words of more than one sense."""
 
     def __init__(self, wordnet, embed, min_cosine=0.8, prior=SENSE_PRIOR):
         self.wordnet, self.embed, self.min_cosine, self.prior = wordnet, embed, min_cosine, prior
@@ -98,6 +115,14 @@ class SensesInContext:
         if missing:
             self.gloss_vectors.update(zip(missing, self.embed(missing)))
 
+    def _sense_in(self, context, found):
+        """Index of the sense of `found` whose gloss fits the `context` vector best (a lone sense without its gloss)."""
+        if len(found) == 1:
+            return 0
+        scores = [round(float(self.gloss_vectors[gloss] @ context) + self.prior * share, ROUNDING)
+                  for gloss, share, _ in found]
+        return scores.index(max(scores))
+
     def in_context(self, asked):
         """{(phrase, word, tag): replacements that keep the phrase's meaning} for each asked (phrase, word, tag),
         `word` a word of `phrase`; the phrases, glosses and replaced phrases are embedded in one batch each."""
@@ -108,14 +133,12 @@ class SensesInContext:
         phrases = list(dict.fromkeys(phrase for phrase, _, _ in asked))
         contexts = dict(zip(phrases, self.embed(phrases)))
         senses = {item: self.senses(item[1].lower(), item[2]) for item in asked}
-        self._embed_glosses([gloss for found in senses.values() for gloss, *_ in found])
+        self._embed_glosses([gloss for found in senses.values() if len(found) > 1 for gloss, *_ in found])
         replaced = {}
         for (phrase, word, tag), found in senses.items():
-            scores = [round(float(self.gloss_vectors[gloss] @ contexts[phrase]) + self.prior * share, ROUNDING)
-                      for gloss, share, _ in found]
             tokens = phrase.split(" ")
             at = tokens.index(word)
-            for name in found[scores.index(max(scores))][2]:
+            for name in found[self._sense_in(contexts[phrase], found)][2]:
                 replaced[(phrase, word, tag, name)] = " ".join(tokens[:at] + [name] + tokens[at + 1:])
         cosines = self.embed(list(replaced.values())) if replaced else []
         kept = {item: [] for item in asked}

@@ -83,3 +83,16 @@ def test_split_ignores_case_and_follows_the_ratios():
     shares = [sum(split_of(p, 3, (0.5, 0.25, 0.25)) == s for p in phrases) / 3000 for s in ("train", "validation", "test")]
     assert abs(shares[0] - 0.5) < 0.05 and abs(shares[1] - 0.25) < 0.05
     assert {split_of(p, 0, (0, 0, 1)) for p in phrases} == {"test"}
+
+
+def test_encoded_candidates_are_those_sharing_the_fewest_words():
+    budget = [(0.9, "the war years"), (0.8, "the wet year"), (0.7, "the wars"), (0.6, "The War, year")]
+    # shares of words: 1/4 "the wars", 2/4 "the war years" and "the wet year" (the more alike first), 3/3 last
+    assert negatives.fewest_shared_words("the war year", budget, 2) == [(0.7, "the wars"), (0.9, "the war years")]
+    assert negatives.fewest_shared_words("the war year", budget, 9)[2:] == [(0.8, "the wet year"), (0.6, "The War, year")]
+
+
+def test_a_rare_phrase_is_no_negative_where_its_case_folded_text_is_another_splits_phrase():
+    members = [("the war", "test"), ("The War", None), ("the wars", None), ("a war", "train"), ("war years", "train")]
+    assert negatives.split_members(members, "train") == [("the wars", False), ("a war", True), ("war years", True)]
+    assert negatives.split_members(members, "test") == [("the war", True), ("The War", False), ("the wars", False)]

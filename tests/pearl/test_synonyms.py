@@ -68,3 +68,13 @@ def test_user_word_vectors_in_word2vec_text_format(tmp_path):
         synonyms.load_word_vectors(str(bad))
     with pytest.raises(InputError, match="no such word-vector file"):
         synonyms.load_word_vectors(str(tmp_path / "missing.vec"))
+
+
+def test_replacements_that_change_the_reading_are_dropped(wordnet_root):
+    for word, replacement in (("award", "awarding"), ("death", "dying"), ("war", "warfare"), ("night", "nighttime"),
+                              ("little", "small"), ("small", "little"), ("full", "entire"), ("single", "individual")):
+        assert not synonyms.keeps_reading(word, replacement), (word, replacement)
+    assert synonyms.keeps_reading("car", "automobile") and synonyms.keeps_reading("building", "edifice")
+    wordnet = synonyms.load_wordnet(wordnet_root)
+    assert all("warfare" not in names for *_, names in senses_of(wordnet, "war", "NN"))
+    assert all("small" not in names for *_, names in senses_of(wordnet, "little", "JJ"))

@@ -59,6 +59,9 @@ def register(subparsers):
     option("--negative-candidates", type=positive_int,
            help="candidates per phrase (most alike in form) the encoder scores for hard negatives, the same budget "
                 "in every split (default %(default)s)")
+    option("--negatives-encoded", type=positive_int,
+           help="of those candidates, how many the encoder scores: the ones sharing the fewest words with the "
+                "phrase (default %(default)s)")
     option("--min-edit-similarity", type=finite_float,
            help="1 - Levenshtein distance / longer length a hard negative needs (default %(default)s)")
     option("--max-cosine", type=finite_float, help="encoder cosine a hard negative may not exceed (default %(default)s)")
