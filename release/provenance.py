@@ -110,7 +110,7 @@ def annotation_rai(final):
             "dataAnnotationAnalysis": ["not recorded in the run (no ledger record in final_annotations)"],
         }
     record, funnel, ps, gold = summary["record"], summary["funnel"], summary["ps_verification"], summary["gold"]
-    round1 = ", ".join(row["platform"].split(" (")[0] for row in record if row["round"] == 1) or "no answers"
+    round1 = ", ".join(row["platform"].split(" (")[0] for row in record if row["round"] == 1) or "no answers ingested"
     protocol = [f"expert paraphrase sheets (PiC round 0): {len(summary['experts'])} experts were sent sheets; they "
                 f"wrote q1, q2 and the Q3 label for {funnel['paraphrases']['annotated']} paraphrases and "
                 f"{funnel['labels']['annotated']} labels"]
