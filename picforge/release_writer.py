@@ -241,10 +241,12 @@ def write_release(out, fill):
     `fill(folder)` writes the data files and plots into a fresh folder and returns (card text, statistics,
     manifest fields, croissant Description); this writes stats.json, README.md, croissant.json (its FileObjects
     carrying the data files' sha256) and MANIFEST.json (the fields plus every file's sha256 and size), then renames
-    the folder to `out`, so readers see the old release or the whole new one.
+    the folder to `out`, so readers see the old release or the whole new one. Every release's licence is checked
+    here against the inputs it redistributes (picforge.licences.check_license, with the manifest's override).
     """
     def contents(folder):
         card, stats, fields, description = fill(folder)
+        check_license(description.license_id, description.inputs, fields.get("license_override"))
         with open(os.path.join(folder, STATS), "w", encoding="utf-8") as fh:
             json.dump(stats, fh, indent=2, sort_keys=True)
         with open(os.path.join(folder, CARD), "w", encoding="utf-8") as fh:
