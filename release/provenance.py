@@ -171,7 +171,6 @@ def run_description(root, sources=None):
     group = run.read_manifest("group") or {"inputs": {}}
     final = run.read_manifest("final_annotations") or {}
     select = run.read_manifest("select") or {}
-    names, _ = dump_names(dump)
     rows, departures = run_provenance(root)
     wic_files = [os.path.basename(entry["path"]) for entry in group["inputs"].get("wic_words", [])]
     wikipedia, wic = input_terms(sources)
