@@ -165,6 +165,14 @@ def test_card_attributes_every_page_revision_whose_text_it_holds(release_dir):
         assert revision_url == f"https://en.wikipedia.org/w/index.php?oldid={revision}"
         assert history == f"https://en.wikipedia.org/w/index.php?curid={page_id}&action=history"
         assert saved.startswith("2016-04-")
+    # the page fields are declared where the rows are described: the card's Fields section and croissant.json
+    _, body = card_header(release_dir)
+    assert "`url` (string): the page's address" in body and "`revision_id` (string): the page revision" in body
+    metadata = json.load(open(os.path.join(release_dir, "croissant.json"), encoding="utf-8"))
+    for record_set in metadata["recordSet"]:
+        if record_set["name"] != "PS":
+            declared = {f["name"]: f["dataType"] for f in record_set["field"] if "dataType" in f}
+            assert declared["title"] == declared["url"] == declared["revision_id"] == "sc:Text"
 
 
 def test_a_license_that_breaks_sharealike_is_refused_unless_overridden(release_dir, picforge, run_dir, tmp_path,
