@@ -213,7 +213,7 @@ def synonym_sources(options):
 
 
 def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE, paraphrased=None,
-                inputs=INPUT_TERMS, license_override=None):
+                terms=INPUT_TERMS, license_override=None):
     """The README.md of a release: header, fields, distributions (from the written files) and provenance."""
     lexical = markdown_table(["lexical type", "phrases", "%", "paper %"],
                      [[t, v["phrases"], v["pct"], v["paper_pct"]] for t, v in stats["lexical_types"].items()])
@@ -239,7 +239,7 @@ the phrase's own split or from phrases no split holds."""
         "![distributions](plots/distributions.png)"])
     sections = [("Fields", fields), ("Splits", f"{split_note}\n\n{sizes}"), ("Distributions", distributions_body),
                 ("Provenance", inputs),
-                ("License", release_writer.license_section(license_id, inputs, license_override))]
+                ("License", release_writer.license_section(license_id, terms, license_override))]
     return release_writer.render_card(card_header(split_bytes, license_id), "PEARL phrase corpus (picforge build)",
                                       [INTRO.format(version=__version__), LOADING], sections)
 
@@ -254,7 +254,7 @@ def _write_contents(root, splits, *, options, built, paraphrased, fingerprints, 
     stats = release_statistics(written, built["counters"])
     plot_distributions(stats, os.path.join(root, "plots", "distributions.png"), corpus_name)
     card = render_card(stats, split_bytes, options=options, fingerprints=fingerprints, license_id=license_id,
-                       paraphrased=paraphrased, inputs=input_terms(built), license_override=license_override)
+                       paraphrased=paraphrased, terms=input_terms(built), license_override=license_override)
     wanted = release_fingerprint(fingerprints, license_id, license_override)
     manifest = {"fingerprint": wanted,
                 "package_version": __version__, "seed": options["seed"], "ratios": list(options["ratios"]),
