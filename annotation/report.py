@@ -5,6 +5,7 @@ import dataclasses
 from annotation import copying, expert, ps_verify, round1
 from annotation.agreement import agreement_lines, agreement_summary
 from annotation.final import annotation_outcomes, grammar_coverage, left_out
+from annotation.record import annotation_record
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
 from annotation.next_step import pending_steps
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
@@ -99,6 +100,7 @@ def annotation_summary(q):
     mturk = [b for kind in (round1.API_BATCH, round1.MANUAL_BATCH) for b in q.batches(kind=kind)]
     return {
         "experts": sorted({b["meta"]["annotator"] for b in q.batches(kind="expert")}),
+        "record": annotation_record(q),
         "workers_by_source": dict(collections.Counter(w["source"] for w in q.workers())),
         "mturk_batches": len(mturk),
         "assignments_per_hit": sorted({b["meta"]["settings"]["assignments"] for b in mturk

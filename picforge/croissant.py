@@ -34,14 +34,16 @@ RAI_FIELDS = ("dataCollection", "dataCollectionType", "dataAnnotationProtocol", 
 
 
 class Input(NamedTuple):
-    """One input of a release: its licence (Hugging Face id), what that licence requires (the card's words), and
-    for the lineage its name, address and, where a run knows it, the exact files and dates used."""
+    """One input of a release: its licence (Hugging Face id), what that licence requires (the card's words), for
+    the lineage its name, address and, where a run knows it, the exact files and dates used, and whether the
+    release redistributes it (only then do its terms bind the release's licence)."""
 
     license_id: str
     terms: str
     name: str = ""
     url: str = ""
     used: str = ""
+    redistributed: bool = True
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,9 @@ def file_object(relative, checksum):
 def lineage(description, version):
     """PROV lineage: each input the release was derived from, and the picforge run that generated it."""
     derived = [{"@type": "prov:Entity", "name": i.name, "url": i.url, "license": license_url(i.license_id),
-                **({"description": i.used} if i.used else {})} for i in description.inputs if i.name]
+                "description": "; ".join(filter(None, (i.used, "redistributed in this release" if i.redistributed
+                                                       else "read only, not redistributed")))}
+               for i in description.inputs if i.name]
     generated = {"@type": "prov:Activity", "name": f"picforge {version}",
                  "prov:wasAssociatedWith": {"@type": "prov:SoftwareAgent", "name": "picforge", "version": version},
                  **{f"prov:{key}" if key in ("startedAtTime", "endedAtTime") else key: value

@@ -9,7 +9,10 @@ import tempfile
 import uuid
 
 from picforge import __version__, files, schemas
-from picforge.croissant import CROISSANT, Description, Input, croissant
+from picforge.croissant import CROISSANT, Description, Input, croissant, dump_names
+# The licence functions the areas' release modules reach through this writer.
+from picforge.licences import (check_license, default_license, license_section,  # noqa: F401
+                               wikipedia_license, wikipedia_license_of_dump)
 from picforge.files import pid_alive, pid_tag, remove_leftovers
 from picforge.options import add_run_option
 from picforge.release_check import CARD, SELF_DIGEST, intact_release, manifest_digest, sha256_file, verify_release
@@ -25,38 +28,21 @@ MIN_EVAL_ITEMS = 30
 
 # The terms of one input of a release (Input: Hugging Face licence id, what the card says it requires, and for
 # the lineage its name and address). Areas declare their other inputs (WiC, STS-B, SimLex-999) the same way.
-WIKIPEDIA_TERMS = ("the text is from English Wikipedia, offered under CC BY-SA 4.0 (older revisions under CC BY-SA "
-                   "3.0): reusing it requires attribution to its authors (a link to each page is enough) and keeping "
-                   "derived text under the same licence; {attribution}")
+WIKIPEDIA_TERMS = ("English Wikipedia text ({revisions}): reusing it requires attribution to its authors (a link to "
+                   "each page is enough) and keeping derived text under the same licence (ShareAlike); {attribution}")
 
 
-def wikipedia(attribution):
-    """The Wikipedia input of a release, saying where its rows point to their pages (`attribution`)."""
-    return Input("cc-by-sa-4.0", WIKIPEDIA_TERMS.format(attribution=attribution), "English Wikipedia",
+def wikipedia(attribution, revision_dates=(), dump_manifest=None):
+    """The Wikipedia input of a release whose text comes from revisions saved on `revision_dates`, or else from the
+    dump a stage manifest lists (its date bounds the revisions'; none known: taken as CC BY-SA 4.0), saying where
+    its rows point to their pages (`attribution`)."""
+    license_id, revisions = wikipedia_license(list(revision_dates)) if revision_dates else \
+        wikipedia_license_of_dump(dump_names(dump_manifest or {})[1])
+    return Input(license_id, WIKIPEDIA_TERMS.format(revisions=revisions, attribution=attribution), "English Wikipedia",
                  "https://dumps.wikimedia.org/enwiki/")
 
 
 WIKIPEDIA = wikipedia("the page each context came from is named in the run's dump and its pages' ids")
-# Where the inputs' licences differ, the most restrictive one the release can carry (a user may choose another
-# with --license after reading both terms): a non-commercial term or a source's own terms win over share-alike.
-RESTRICTIVENESS = ("cc-by-sa-4.0", "cc-by-nc-4.0", "other")
-
-
-def default_license(sources):
-    """(licence id, reason) of a release built from `sources`, each (licence id, its terms in words)."""
-    chosen = max((source[0] for source in sources), key=RESTRICTIVENESS.index)
-    reasons = "; ".join(source[1] for source in sources)
-    return chosen, f"{reasons[0].upper()}{reasons[1:]}."
-
-
-def license_section(license_id, sources):
-    """The card's License section: the licence and why (the inputs' terms, and whether it is their default);
-    `sources` as for default_license."""
-    default, reasons = default_license(sources)
-    rule = ", the most restrictive of their terms" if len(sources) > 1 else ""
-    chosen = f"the default for these inputs{rule}" if license_id == default else \
-        f"chosen with --license (the default for these inputs is `{default}`{rule})"
-    return f"`{license_id}`, {chosen}. {reasons}"
 
 
 def read_manifest(release_dir):
@@ -73,8 +59,21 @@ def add_release_options(parser, *, reads, default_license):
     add_run_option(parser, reads, former=None)
     add_output(parser, "--out", kind="release", required=True,
                help="release directory to write (local path, replaced whole)")
-    parser.add_argument("--license", help=f"licence id for the card (default {default_license})")
+    add_license_options(parser, default_license)
     parser.add_argument("--force", action="store_true", help="replace --out even if it holds something else")
+
+
+def add_license_options(parser, default_license):
+    """--license (refused when it conflicts with a redistributed input's terms) and --license-override REASON."""
+    parser.add_argument("--license", help=f"licence id for the card (default {default_license})")
+    parser.add_argument("--license-override", metavar="REASON",
+                        help="publish under a --license that conflicts with a redistributed input's terms, for this "
+                             "reason (stated on the card and in MANIFEST.json)")
+
+
+def license_fields(license_id, override=None):
+    """A release MANIFEST's licence fields: the id, and the reason a maintainer gave for an override."""
+    return {"license": license_id, **({"license_override": override} if override else {})}
 
 
 def release_summary(out, manifest, counted):
@@ -276,10 +275,12 @@ def write_release(out, fill):
     `fill(folder)` writes the data files and plots into a fresh folder and returns (card text, statistics,
     manifest fields, croissant Description); this writes stats.json, README.md, croissant.json (its FileObjects
     carrying the data files' sha256) and MANIFEST.json (the fields plus every file's sha256 and size), then renames
-    the folder to `out`, so readers see the old release or the whole new one.
+    the folder to `out`, so readers see the old release or the whole new one. Every release's licence is checked
+    here against the inputs it redistributes (picforge.licences.check_license, with the manifest's override).
     """
     def contents(folder):
         card, stats, fields, description = fill(folder)
+        check_license(description.license_id, description.inputs, fields.get("license_override"))
         card = with_split_sizes(card, description.configs)
         with open(os.path.join(folder, STATS), "w", encoding="utf-8") as fh:
             json.dump(stats, fh, indent=2, sort_keys=True)

@@ -46,6 +46,7 @@ def page_fields(page):
         "title": _child_text(page, "title") or "",
         "ns": dump_number(_child_text(page, "ns"), 0),
         "revision_id": dump_number(_child_text(revision, "id"), -1) if revision is not None else -1,
+        "revision_timestamp": (_child_text(revision, "timestamp") or "").strip() if revision is not None else "",
     }
     is_redirect = any(local_name(c.tag) == "redirect" for c in page)
     return fields, wikitext or "", is_redirect
@@ -81,6 +82,7 @@ def article_record(fields, wikitext):
         "title": fields["title"],
         "url": PAGE_URL.format(fields["page_id"]),
         "revision_id": fields["revision_id"],
+        "revision_timestamp": fields["revision_timestamp"],
         "wikitext_sha1": hashlib.sha1(encoded).hexdigest(),
         "wikitext_bytes": len(encoded),
         "wikitext": wikitext,

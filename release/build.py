@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from release import checks
 from picforge.release_writer import SPLITS
 from release.configs import SPLIT_RATIOS
-from release.inputs import curid_url
 
 PASSAGE_SENTENCES = 11
 
@@ -33,9 +32,11 @@ class Release:
     skipped: dict = field(default_factory=dict)
     scores: list = field(default_factory=list)
     provenance: tuple = ((), ())  # ([(what, value)], [departure from PiC]) for the card
+    sources: dict = field(default_factory=dict)  # {page_id: inputs.Source} of every page whose text is released
     facts: tuple = ((), {}, "")  # (inputs, RAI fields, runner) of the run for croissant.json (run_description)
     left_out: dict = field(default_factory=dict)  # {reason: [item id]}: annotated items not released (run_left_out)
     agreement: tuple = ()  # lines on the verifiers' agreement for the card (provenance.run_agreement)
+    rehearsal: str = ""  # the card's first line when the ledger holds rehearsed answers (provenance.rehearsal_note)
 
 
 def ps_record(sentence, start, end, paraphrase, label):
@@ -44,10 +45,18 @@ def ps_record(sentence, start, end, paraphrase, label):
             "sentence2": sentence[:start] + paraphrase + sentence[end:], "label": label, "idx": 0}
 
 
-def span_record(example_id, title, context, query, answer, answer_start):
-    """A PR/PSD record in the SQuAD-like layout of the PiC release."""
-    return {"id": example_id, "title": title, "context": context, "query": query,
-            "answers": {"text": [answer], "answer_start": [answer_start]}}
+# How a PSD record's page fields join its two pages (MediaWiki titles cannot hold "|").
+PAGES_JOINED = " | "
+
+
+def span_record(example_id, anchors, context, query, answer, answer_start):
+    """A PR/PSD record in the SQuAD-like layout of the PiC release, naming the page revisions of `anchors` (title,
+    url, revision_id; PSD's two pages joined by ` | `)."""
+    sources = [anchor.source for anchor in anchors]
+    return {"id": example_id, "title": PAGES_JOINED.join(s.title for s in sources), "context": context,
+            "query": query, "answers": {"text": [answer], "answer_start": [answer_start]},
+            "url": PAGES_JOINED.join(s.url for s in sources),
+            "revision_id": PAGES_JOINED.join(str(s.revision_id) for s in sources)}
 
 
 def window_starts(n_sentences, index, width):
@@ -153,7 +162,7 @@ def pr_pass_examples(triplet, seed):
         start, end = random_window(anchor, PASSAGE_SENTENCES, random.Random(f"{seed}:PR-pass:{key}"))
         context, answer_start = join_window(anchor, start, end)
         yield Example(key, triplet.triplet_id,
-                      span_record(key, curid_url(anchor.page_id), context, query, anchor.surface, answer_start))
+                      span_record(key, [anchor], context, query, anchor.surface, answer_start))
 
 
 def pr_page_examples(triplet):
@@ -169,7 +178,7 @@ def pr_page_examples(triplet):
         if query.strip() and checks.count_phrase(context, query.strip()):
             yield Example(key, triplet.triplet_id, skip="the page contains the query verbatim")
             continue
-        yield Example(key, triplet.triplet_id, span_record(key, curid_url(anchor.page_id), context, query,
+        yield Example(key, triplet.triplet_id, span_record(key, [anchor], context, query,
                                                            anchor.surface, offset + anchor.start))
 
 
@@ -199,8 +208,7 @@ def psd_examples(triplet, seed):
         paragraphs.append(join_window(anchor, *window))
     (text1, start1), (text2, start2) = paragraphs
     answer_start = start1 if side == 1 else len(text1) + 2 + start2
-    title = " ".join(curid_url(anchor.page_id) for anchor in triplet.anchors)
-    yield Example(key, triplet.triplet_id, span_record(key, title, f"{text1}\n\n{text2}", queries[side],
+    yield Example(key, triplet.triplet_id, span_record(key, triplet.anchors, f"{text1}\n\n{text2}", queries[side],
                                                        triplet.anchors[side - 1].surface, answer_start))
 
 
@@ -276,4 +284,19 @@ def build_release(triplets, seed):
         for idx, record in enumerate(records):
             record["idx"] = idx
     release.scores = [(t.semantic_score, t.domain_score) for t in triplets if t.triplet_id in used]
+    release.sources = released_sources(triplets, kept_by_config)
     return release
+
+
+def released_sources(triplets, kept_by_config):
+    """{page_id: Source} of the pages whose text the kept examples hold: PS the page-1 sentence, PR the query's
+    side, PSD both pages."""
+    by_id = {t.triplet_id: t for t in triplets}
+    sources = {}
+    for config, kept in kept_by_config.items():
+        for example in kept:
+            anchors = by_id[example.triplet_id].anchors
+            used = anchors[:1] if config == "PS" else anchors if config == "PSD" else \
+                anchors[int(example.key.rsplit("-", 1)[1]) - 1:][:1]
+            sources.update((a.page_id, a.source) for a in used if a.source is not None)
+    return dict(sorted(sources.items()))

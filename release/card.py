@@ -1,7 +1,8 @@
 """The PiC dataset card: its YAML header (configs, features, splits, license) and sections, rendered by the core."""
 from picforge import release_writer
 from picforge.release_writer import markdown_table, SPLITS
-from release.configs import CONFIGS, INPUT_TERMS, LICENSE, data_file, features
+from picforge.licences import license_section
+from release.configs import CONFIGS, data_file, features
 
 PS_ROWS = (("unique phrases", "unique_phrases"), ("lexical overlap (%)", "lexical_overlap_pct"))
 SPAN_ROWS = (("unique queries", "unique_queries"), ("unique answers", "unique_answers"))
@@ -44,9 +45,11 @@ FIELDS = {
           "sentence holding `phrase1`; `sentence2` (string): the same sentence with `phrase2` in its place; `label` "
           "(class label: 0 negative, 1 positive); `idx` (int32): position in the split.",
     "pr": "`id` (string): `<triplet>-<1|2>`, naming the paraphrase (q1 or q2) used as query; `title` (string): "
-          "`https://en.wikipedia.org/wiki?curid=<page_id>` of the context's page (PSD: both pages, space-separated); "
-          "`context` (string); `query` (string): the paraphrase; `answers` (`text`: list of string, "
-          "`answer_start`: list of int32): the phrase as written in the context and its character offset.",
+          "the Wikipedia title of the context's page (PSD: both pages, page 1 first, joined by ` | `); `context` "
+          "(string); `query` (string): the paraphrase; `answers` (`text`: list of string, `answer_start`: list of "
+          "int32): the phrase as written in the context and its character offset; `url` (string): the page's "
+          "address, `https://en.wikipedia.org/wiki?curid=<page_id>` (PSD: both, joined by ` | `); `revision_id` "
+          "(string): the page revision the context was taken from (PSD: both, joined by ` | `).",
 }
 
 
@@ -73,8 +76,9 @@ files (`<config>/<split>.json`) and the same rows as Parquet (`<config>/<split>.
 STATISTICS_NOTE = """Computed from the released files. Tokens are NLTK Treebank words; sentences are Punkt sentences. Lexical overlap is
 the share of PS pairs whose two phrases have a word in common."""
 
-CONSTRUCTION = """- Each expert paraphrase (q1, q2) and Y/N label (Q3) is kept on its own when an MTurk verifier (round 1) or an
-  expert verifier (round 2) endorsed it, as in PiC; a triplet may contribute one paraphrase and not the other.
+CONSTRUCTION = """- Each expert paraphrase (q1, q2) and Y/N label (Q3) is kept on its own when its round-1 verification (see
+  Annotation for who gave it) or an expert verifier (round 2) endorsed it, as in PiC; a triplet may contribute one
+  paraphrase and not the other.
 - **PS**: the pairs the three PS-verification experts endorsed (at least two of three), in the page-1 sentence:
   the phrase p against the kept q1 (positive) and, where a Q3 = No label is kept, against the kept q2 (negative),
   with an expert correction in place of the paraphrase where the experts endorsed one; unverified and rejected pairs
@@ -148,9 +152,38 @@ def agreement_section(lines):
             + "\n".join(f"- {line}" for line in lines))
 
 
-def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted, license_id=LICENSE,
-                provenance=((), ()), left_out=None, agreement=()):
-    """The full README.md text of a release."""
+HISTORY = "https://en.wikipedia.org/w/index.php?curid={page_id}&action=history"
+REVISION = "https://en.wikipedia.org/w/index.php?oldid={revision_id}"
+
+
+def attribution(sources):
+    """What the Wikipedia licence asks a reuser to credit: every page revision the release holds text of, with its
+    address, the revision's address and date, and its history (where the authors are named)."""
+    if not sources:
+        return "Attribution: no Wikipedia text is in this release."
+    rows = [[s.title, s.url, f"[{s.revision_id}]({REVISION.format(revision_id=s.revision_id)})",
+             s.revision_timestamp[:10] or "not recorded", HISTORY.format(page_id=s.page_id)]
+            for s in sources.values()]
+    return "\n\n".join([f"Attribution: the text comes from these {len(sources):,} English Wikipedia page revisions, "
+                         "written by the authors each page's history lists; reusers must credit them, link the "
+                         "licence and keep derived text under it.",
+                         markdown_table(["page", "url", "revision", "saved", "authors (history)"], rows)])
+
+
+def annotation_section(rai):
+    """Who annotated and which tools ran, in the words croissant.json states them (both from the ledger and the
+    stage manifests)."""
+    lines = ["Read off the ledger's record of every round (answers actually ingested) and the stage manifests:", ""]
+    lines += [f"- {line}" for line in rai.get("dataAnnotationPlatform", [])]
+    lines += ["", f"Answers per item: {rai.get('annotationsPerItem', 'not recorded')}.", "", "Tools that ran:", ""]
+    lines += [f"- {tool}" for tool in rai.get("machineAnnotationTools", [])]
+    return "\n".join(lines)
+
+
+def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, plots, omitted, license_id, inputs,
+                license_override=None, sources=None, rehearsal="", rai=None, provenance=((), ()), left_out=None,
+                agreement=()):
+    """The full README.md text of a release; a rehearsal build says so on its first line under the header."""
     configs = markdown_table(["config", "task", *SPLITS],
                              [[c, CONFIGS[c].summary, *(split_sizes[c].get(s, (0,))[0] or "–" for s in SPLITS)]
                               for c in stats])
@@ -160,10 +193,14 @@ def render_card(stats, split_sizes, *, seed, fingerprints, skipped, rejected, pl
         ("Fields", fields_section(stats)),
         ("Statistics", "\n\n".join([STATISTICS_NOTE, _statistics_tables(stats), images])),
         ("How the examples were built", construction_section(seed, fingerprints, skipped, rejected)),
+        *([("Annotation", annotation_section(rai))] if rai else []),
         *([("Provenance", provenance_section(provenance))] if provenance[0] else []),
         *([("Annotations left out", left_out_section(left_out))] if left_out else []),
         *([("Agreement", agreement_section(agreement))] if agreement else []),
-        ("License", release_writer.license_section(license_id, INPUT_TERMS)),
+        ("License", license_section(license_id, inputs, license_override, attribution(sources))),
     ]
-    return release_writer.render_card(card_header(split_sizes, license_id), "PiC: Phrase-in-Context (picforge build)",
-                                      [INTRO, configs, omitted_note(omitted)], sections)
+    title = "PiC: Phrase-in-Context (picforge build)" + (" — REHEARSAL BUILD, not crowd-annotated" if rehearsal
+                                                         else "")
+    return release_writer.render_card(card_header(split_sizes, license_id), title,
+                                      [*([f"**{rehearsal}**"] if rehearsal else []), INTRO, configs,
+                                       omitted_note(omitted)], sections)

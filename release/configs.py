@@ -2,21 +2,28 @@
 import os
 from dataclasses import dataclass
 
-from picforge.release_writer import Input, default_license, read_jsonl, schema_features, wikipedia
+from picforge.release_writer import Input, read_jsonl, schema_features, wikipedia
 from picforge.errors import InputError
 from picforge.paths import plain_file
 
 # Splits are drawn per triplet, once for all configs (leak-free), with PS's 70/10/20 (PiC Sec. 5.1); PR's
 # 20,147/3,000/5,000 is close to it, PSD's 1,438/500/3,000 cannot be kept without a triplet crossing splits.
 SPLIT_RATIOS = (0.7, 0.1, 0.2)
-# What a PiC release is built from, for its licence: Wikipedia contexts, phrases filtered by the WiC words.
-WIKIPEDIA = wikipedia("each row's `title` is the address of its page (`https://en.wikipedia.org/wiki?curid=<page_id>`, "
-                      "PSD: both pages), which is the attribution the licence asks for; keep it with the text")
-WIC = Input("cc-by-nc-4.0", "the candidate phrases were filtered with the WiC target words, released under CC BY-NC 4.0, "
-                            "which requires attribution (cite the WiC paper) and allows non-commercial use only",
-            "WiC: the Word-in-Context dataset", "https://pilehvar.github.io/wic/")
-INPUT_TERMS = (WIKIPEDIA, WIC)
-LICENSE = default_license(INPUT_TERMS)[0]
+# What a PiC release is built from, for its licence: Wikipedia contexts (redistributed), phrases filtered by the WiC
+# target words (read only).
+WIKIPEDIA_ATTRIBUTION = ("each PR-pass, PR-page and PSD row names its page (`title`, `url`) and the revision its text "
+                         "was taken from (`revision_id`); every page revision this release holds text of is listed "
+                         "below with its history, where its authors are named")
+WIC = Input("cc-by-nc-4.0", "the WiC target words (CC BY-NC 4.0; cite Pilehvar and Camacho-Collados, NAACL 2019) only "
+                            "chose which candidate phrases were mined; no WiC text is in the release",
+            "WiC: the Word-in-Context dataset", "https://pilehvar.github.io/wic/", redistributed=False)
+
+
+def input_terms(sources=None):
+    """The inputs of a PiC release whose text comes from the page revisions `sources` ({page_id: inputs.Source};
+    None: not known yet), for its licence and lineage."""
+    dates = [s.revision_timestamp for s in (sources or {}).values()]
+    return wikipedia(WIKIPEDIA_ATTRIBUTION, dates), WIC
 
 
 @dataclass(frozen=True)

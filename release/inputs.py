@@ -6,13 +6,19 @@ from picforge import schemas
 from picforge.errors import InputError
 from picforge.rundir import RunDir
 
-STAGES = ("clean", "sentences", "select", "final_annotations")
+STAGES = ("read-dump", "clean", "sentences", "select", "final_annotations")
 SIDES = ("page1", "page2")
 
 
-def curid_url(page_id):
-    """The stable Wikipedia address of a page, as PiC uses for titles."""
-    return f"https://en.wikipedia.org/wiki?curid={page_id}"
+@dataclass(frozen=True)
+class Source:
+    """The Wikipedia page revision a context comes from: what attribution names (title, address, revision)."""
+
+    page_id: int
+    title: str
+    url: str
+    revision_id: int
+    revision_timestamp: str = ""
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,7 @@ class Anchor:
     start: int
     end: int
     broken: frozenset = frozenset()
+    source: Source = None
 
     @property
     def surface(self):
@@ -62,7 +69,7 @@ class RunInputs:
     fingerprints: dict
 
 
-def locate(side, phrase, page, sentences):
+def locate(side, phrase, page, sentences, source=None):
     """Find a triplet side's sentence among its page's sentences; ValueError says what does not match."""
     texts = tuple(s["text"] for s in sentences)
     start, end = side["char_span"]
@@ -76,7 +83,7 @@ def locate(side, phrase, page, sentences):
                          f"of page {page['page_id']}")
     in_passage = [i for i in candidates if all(t in side["passage"] for t in texts[max(0, i - 2):i + 3])]
     broken = frozenset(i for i, s in enumerate(sentences) if s.get("broken"))
-    return Anchor(page["page_id"], page["text"], texts, (in_passage or candidates)[0], start, end, broken)
+    return Anchor(page["page_id"], page["text"], texts, (in_passage or candidates)[0], start, end, broken, source)
 
 
 def _annotations(run):
@@ -118,6 +125,21 @@ def stage_fingerprints(root):
     return {stage: run.require(stage)["fingerprint"] for stage in STAGES}
 
 
+def page_sources(run, pages):
+    """{page_id: Source} of `pages` (clean records), their revisions read off the read-dump stage; a page it does not
+    list is an error naming the fix."""
+    revisions = {a["page_id"]: a for a in run.iter_records("read-dump") if a["page_id"] in pages}
+    sources = {}
+    for page_id, page in pages.items():
+        if page_id not in revisions:
+            raise InputError(f"{run.stage_dir('read-dump')}: page {page_id} is missing, so its revision (which the "
+                             "licence's attribution names) is unknown; mine the run again from its dump")
+        article = revisions[page_id]
+        sources[page_id] = Source(page_id, page["title"], page["url"], article["revision_id"],
+                                  article.get("revision_timestamp") or "")
+    return sources
+
+
 def load_run(root):
     """Read and cross-check the clean, sentences, select and final_annotations stages of run `root`."""
     run = RunDir(root)
@@ -126,6 +148,7 @@ def load_run(root):
     triplets = _triplets(run, annotations)
     page_ids = {t[side]["page_id"] for t in triplets.values() for side in SIDES}
     pages = {p["page_id"]: p for p in run.iter_records("clean") if p["page_id"] in page_ids}
+    sources = page_sources(run, pages)
     sentences = {}
     for sentence in run.iter_records("sentences", columns=["page_id", "idx", "text", "broken"]):
         if sentence["page_id"] in page_ids:
@@ -145,7 +168,8 @@ def load_run(root):
                                  "re-run the sentences stage")
             page_sentences = sorted(sentences[page_id], key=lambda s: s["idx"])
             try:
-                anchors.append(locate(triplet[side], triplet["phrase"], pages[page_id], page_sentences))
+                anchors.append(locate(triplet[side], triplet["phrase"], pages[page_id], page_sentences,
+                                      sources[page_id]))
             except ValueError as err:
                 raise InputError(f"{run.stage_dir('select')}: triplet {triplet['triplet_id']} {side}: {err}; "
                                  "re-run select and the annotation export from the same run") from None

@@ -64,35 +64,65 @@ PIC_CITATION = ("Thang M. Pham, Seunghyun Yoon, Trung Bui and Anh Nguyen. PiC: A
 DEMOGRAPHICS = "not collected: the ledger holds annotator and worker ids and where they came from, nothing else"
 
 
+def round_line(row):
+    """What the ledger records of one round on one platform, in the card's and croissant.json's words."""
+    who = "rehearsal ids" if row["rehearsed"] else "people"
+    return (f"round {row['round']}, {row['task']}: {row['answers']:,} answers on {row['items']:,} items, "
+            f"{row['assignments']:,} assignments by {row['people']:,} {who}, in {row['batches']:,} batches; "
+            f"{row['platform']}")
+
+
+def rehearsed_answers(final):
+    """How many ingested answers of a run's ledger summary were rehearsed (0 when none, or no summary)."""
+    return sum(row["answers"] for row in (final.get("annotation") or {}).get("record", []) if row["rehearsed"])
+
+
+def rehearsal_note(final):
+    """The line a release with rehearsed answers opens its card and description with ('' when it has none)."""
+    rows = [row for row in (final.get("annotation") or {}).get("record", []) if row["rehearsed"]]
+    if not rows:
+        return ""
+    rounds = ", ".join(sorted({str(row["round"]) for row in rows}))
+    return (f"REHEARSAL BUILD: {sum(r['answers'] for r in rows):,} answers of round {rounds} were rehearsed "
+            "(`annotate mturk rehearse`, REHEARSAL worker ids in the ledger), scripted or filled by hand, not crowd "
+            "work; do not use these labels as crowd-verified.")
+
+
+def per_item(record):
+    """Answers per answered item in each round and platform, as the ledger counts them."""
+    return "; ".join(f"round {row['round']} ({row['platform'].split(' (')[0]}): "
+                     f"{row['answers'] / row['items']:.2f} answers per item over {row['items']:,} items"
+                     for row in record if row["items"]) or "no answers ingested"
+
+
 def annotation_rai(final):
     """The annotation RAI fields of croissant.json from the final_annotations manifest: the ledger's summary that
-    `annotate export final` stores there, or what the stage's counters say when it holds none."""
+    `annotate export final` stores there (what was ingested, per round and platform), or what the stage's counters
+    say when it holds none."""
     summary = final.get("annotation")
-    if summary is None:
+    if summary is None or "record" not in summary:
         kept = {name.split("/kept_", 1)[1]: n for name, n in final.get("counters", {}).items() if "/kept_" in name}
         noted = ", ".join(f"{rule} {n}" for rule, n in sorted(kept.items())) or "none recorded"
         return {
             "dataAnnotationProtocol": ["the final_annotations stage of this run was written without the ledger's "
-                                       f"summary; annotations kept by rule: {noted}"],
-            "dataAnnotationPlatform": ["not recorded in the run"],
+                                       f"record of each round; annotations kept by rule: {noted}"],
+            "dataAnnotationPlatform": ["not recorded in the run (export the final annotations again)"],
             "annotationsPerItem": "not recorded in the run",
-            "dataAnnotationAnalysis": ["not recorded in the run (no ledger summary in final_annotations)"],
+            "dataAnnotationAnalysis": ["not recorded in the run (no ledger record in final_annotations)"],
         }
-    funnel, ps, gold = summary["funnel"], summary["ps_verification"], summary["gold"]
-    protocol = [f"expert paraphrase sheets (PiC round 0): {len(summary['experts'])} experts wrote q1, q2 and the "
-                f"Q3 label for {funnel['paraphrases']['annotated']} paraphrases and {funnel['labels']['annotated']} "
-                "labels"]
+    record, funnel, ps, gold = summary["record"], summary["funnel"], summary["ps_verification"], summary["gold"]
+    round1 = ", ".join(row["platform"].split(" (")[0] for row in record if row["round"] == 1) or "no answers ingested"
+    protocol = [f"expert paraphrase sheets (PiC round 0): {len(summary['experts'])} experts were sent sheets; they "
+                f"wrote q1, q2 and the Q3 label for {funnel['paraphrases']['annotated']} paraphrases and "
+                f"{funnel['labels']['annotated']} labels"]
     for group, row in funnel.items():
-        protocol.append(f"{group}: round 1 (MTurk) verified {row['round1_verified']}, accepted {row['round1_accepted']}; "
-                        f"round 2 (experts) decided {row['round2_verified']}, endorsed {row['round2_endorsed']}; "
-                        f"kept {row['kept']}, dropped {row['dropped']}")
+        protocol.append(f"{group}: round 1 ({round1}) verified {row['round1_verified']}, accepted "
+                        f"{row['round1_accepted']}; round 2 (experts) decided {row['round2_verified']}, endorsed "
+                        f"{row['round2_endorsed']}; kept {row['kept']}, dropped {row['dropped']}")
     protocol += [f"PS verification ({label}): {row['accepted']} endorsed, {row['accepted_corrected']} endorsed with a "
                  f"correction, {row['rejected']} rejected of {row['exported']} exported"
                  for label, row in ps.items() if isinstance(row, dict) and "exported" in row]
-    platforms = [f"expert sheets (CSV/XLSX) exported and ingested by picforge: {', '.join(summary['experts'])}"]
-    if summary["mturk_batches"]:
-        platforms.append(f"Amazon Mechanical Turk: {summary['mturk_batches']} round-1 batches, workers by source "
-                         + ", ".join(f"{source} {n}" for source, n in summary["workers_by_source"].items()))
+    note = rehearsal_note(final)
     agreement = ps["agreement_A1_A2"]
     analysis = [f"gold check questions in round 1: {gold['right']} of {gold['scored']} answered right "
                 f"({gold['accuracy']}%)" if gold["scored"] else "round 1 asked no gold check question",
@@ -101,17 +131,17 @@ def annotation_rai(final):
     analysis += [f"review rejected {row['round1_rejected']} {group} in round 1 and dropped {row['dropped']} after "
                  "round 2" for group, row in funnel.items()]
     analysis += agreement_analysis(summary)
-    per_hit = ", ".join(str(n) for n in summary["assignments_per_hit"]) or "none (no MTurk batch)"
-    return {"dataAnnotationProtocol": protocol, "dataAnnotationPlatform": platforms,
-            "annotationsPerItem": f"one expert annotation per triplet; MTurk assignments per round-1 item: {per_hit}; "
-                                  "round 2: one expert verifier; PS verification: two experts and a third on ties",
-            "dataAnnotationAnalysis": analysis}
+    return {"dataAnnotationProtocol": ([note] if note else []) + protocol,
+            "dataAnnotationPlatform": [round_line(row) for row in record] or ["no answers ingested"],
+            "annotationsPerItem": per_item(record), "dataAnnotationAnalysis": analysis}
 
 
 def run_left_out(root):
     """{reason: [item id]} of the annotated items the run's release leaves out, as `annotate export final` stored them
     (empty when the stage holds no ledger summary)."""
     return ((RunDir(root).read_manifest("final_annotations") or {}).get("annotation") or {}).get("left_out", {})
+
+
 def agreement_analysis(summary):
     """The agreement lines (Krippendorff's α per round and question type, the Dawid–Skene aggregate beside the keep
     rule) of a ledger summary; [] for a summary without them."""
@@ -123,21 +153,48 @@ def run_agreement(root):
     return agreement_analysis((RunDir(root).read_manifest("final_annotations") or {}).get("annotation", {}))
 
 
-def run_description(root):
-    """The facts croissant.json states about a PiC run: its inputs (dump files and dates, WiC), RAI fields and the
-    runner, from the stage manifests (and the ledger summary kept in final_annotations)."""
-    from release.configs import WIC, WIKIPEDIA
+def machine_tools(run, final):
+    """The tools that ran on this run, each with what it ran on, from the stage manifests."""
+    phrases = run.read_manifest("phrases") or {}
+    pairs = run.read_manifest("pairs") or {}
+    domains = run.read_manifest("domains") or {}
+    tools = []
+    if phrases:
+        model = phrases.get("options", {}).get("model_name") or "the bundled en_core_web_sm"
+        tools.append(f"spaCy ({model}) noun chunks and PROPN tokens: parsed "
+                     f"{phrases.get('counters', {}).get('phrases/sentences-parsed', 'an unrecorded number of'):,} "
+                     f"sentences, {phrases.get('records', 0):,} phrase occurrences")
+    for stage, manifest, what in (("pairs", pairs, "sentence pairs scored"), ("domains", domains, "page pairs")):
+        if manifest:
+            options = manifest.get("options", {})
+            count = manifest.get("counters", {}).get(f"{stage}/pairs-scored" if stage == "pairs" else "domains/pairs")
+            tools.append(f"{options.get('embedding_model') or BUNDLED_MODEL} ({options.get('pooling', 'model')} "
+                         f"pooling), {stage} stage: {count if count is not None else 'an unrecorded number of'} "
+                         f"{what}")
+    counters = final.get("counters", {})
+    total = counters.get("final_annotations/paraphrases")
+    checked = (total or 0) - counters.get("final_annotations/paraphrases-grammar-not-checked", 0)
+    if checked > 0:
+        tools.append(f"LanguageTool (grammar check): {checked:,} of {total:,} kept paraphrases")
+    return tools or ["none recorded in the run"]
+
+
+def run_description(root, sources=None):
+    """The facts croissant.json states about a PiC run: its inputs (dump files and dates, the revisions of the pages
+    `sources` the release holds text of, WiC), RAI fields and the runner, from the stage manifests (and the ledger
+    summary kept in final_annotations)."""
+    from release.configs import input_terms
 
     run = RunDir(root)
     dump = run.read_manifest("read-dump") or {"inputs": {}}
     group = run.read_manifest("group") or {"inputs": {}}
     final = run.read_manifest("final_annotations") or {}
     select = run.read_manifest("select") or {}
-    names, _ = dump_names(dump)
     rows, departures = run_provenance(root)
     wic_files = [os.path.basename(entry["path"]) for entry in group["inputs"].get("wic_words", [])]
-    inputs = (WIKIPEDIA._replace(used=dump_used(dump)),
-              WIC._replace(used=f"target words of {', '.join(wic_files) or 'the WiC package'}"))
+    wikipedia, wic = input_terms(sources)
+    inputs = (wikipedia._replace(used=dump_used(dump) + f"; text of {len(sources or {}):,} page revisions"),
+              wic._replace(used=f"target words of {', '.join(wic_files) or 'the WiC package'}"))
     rai = {
         "dataCollection": "Mined by `picforge mine`: " + "; ".join(
             f"{what}: {value}" for what, value in rows) + f"; {select.get('records', 'an unrecorded number of')} "
@@ -145,8 +202,7 @@ def run_description(root):
         "dataCollectionType": ["Document Analysis", "Manual Human Curation"],
         **annotation_rai(final),
         "annotatorDemographics": [DEMOGRAPHICS],
-        "machineAnnotationTools": [value for what, value in rows if "encoder" in what]
-                                  + ["spaCy noun chunks and PROPN tokens (phrases)", "LanguageTool (grammar check)"],
+        "machineAnnotationTools": machine_tools(run, final),
         "dataLimitations": departures,
         "dataBiases": ["English Wikipedia only: its topics, registers and editors' choices",
                        "only phrases holding a WiC target word, on page pairs ranked by how dissimilar their "

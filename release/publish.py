@@ -43,13 +43,25 @@ def _target(dest, relative):
     return dest.rstrip("/") + "/" + relative
 
 
-def plan_upload(release_dir, dest, *, force=False):
+def refuse_rehearsal(manifest, release_dir, dest, allow_rehearsal):
+    """Refuse (InputError) to send a release built from rehearsed answers to the Hub, S3 or GCS (any remote
+    `dest`) unless `allow_rehearsal`: its card says so on its first line, but readers of a published dataset take
+    its labels as worked."""
+    if manifest.get("rehearsal") and "://" in dest and not allow_rehearsal:
+        raise InputError(f"{os.path.join(release_dir, MANIFEST)}: a rehearsal build ({manifest['rehearsal']}); "
+                         f"not published to {dest}. Ingest answers from real workers and build again, or pass "
+                         "--allow-rehearsal to publish it as a rehearsal (its card says so)")
+
+
+def plan_upload(release_dir, dest, *, force=False, allow_rehearsal=False):
     """The uploads of every file listed in MANIFEST.json, once the release passes verify_release.
 
     Data files come first and MANIFEST.json last, so a destination holding the manifest holds everything. A local
-    `dest` holding anything but a release picforge published is refused unless `force`.
+    `dest` holding anything but a release picforge published is refused unless `force`; a rehearsal build is
+    refused for a remote `dest` unless `allow_rehearsal`.
     """
     manifest = verify_release(plain_tree(release_dir))
+    refuse_rehearsal(manifest, release_dir, dest, allow_rehearsal)
     refuse_overlap(dest, {"release": release_dir}, option="--to")
     refuse_replacing(dest, "--to", force=force)
     uploads = [Upload(os.path.join(release_dir, relative), relative, _target(dest, relative), meta["sha256"],
@@ -190,10 +202,10 @@ def upload_hf(uploads, dest, api=None, private=False):
     return sent, deleted
 
 
-def publish(release_dir, dest, *, private=False, force=False):
-    """Upload a checked release to `dest` (replacing what a local `dest` holds only when `force`); returns the
-    uploads made."""
-    uploads = plan_upload(release_dir, dest, force=force)
+def publish(release_dir, dest, *, private=False, force=False, allow_rehearsal=False):
+    """Upload a checked release to `dest` (replacing what a local `dest` holds only when `force`; a rehearsal build
+    to a remote one only when `allow_rehearsal`); returns the uploads made."""
+    uploads = plan_upload(release_dir, dest, force=force, allow_rehearsal=allow_rehearsal)
     if dest.startswith("s3://"):
         upload_s3(uploads, dest)
     elif dest.startswith("hf://"):

@@ -5,25 +5,47 @@ import pytest
 
 from picforge import release_writer
 from picforge.croissant import RAI_FIELDS
-from picforge.release_writer import WIKIPEDIA, default_license, read_manifest, render_card, sha256_file
+from picforge.errors import InputError
+from picforge.release_writer import WIKIPEDIA, Input, default_license, read_manifest, render_card, sha256_file
 
-NON_COMMERCIAL = ("cc-by-nc-4.0", "the labels are non-commercial")
-OWN_TERMS = ("other", "the pairs keep their authors' terms")
-
-
-def test_default_license_is_the_most_restrictive_and_names_every_input():
-    assert default_license([WIKIPEDIA]) == ("cc-by-sa-4.0", WIKIPEDIA[1][0].upper() + WIKIPEDIA[1][1:] + ".")
-    license_id, reasons = default_license([WIKIPEDIA, NON_COMMERCIAL])
-    assert license_id == "cc-by-nc-4.0" and "CC BY-SA 4.0" in reasons and reasons.endswith("non-commercial.")
-    assert default_license([NON_COMMERCIAL, OWN_TERMS, WIKIPEDIA])[0] == "other"
+NON_COMMERCIAL = Input("cc-by-nc-4.0", "the labels are non-commercial", "Labels")
+OWN_TERMS = Input("other", "the pairs keep their authors' terms", "Pairs")
+WORD_FILTER = Input("cc-by-nc-4.0", "the words only filtered the candidates", "Word list", redistributed=False)
+BY_SA_3 = release_writer.wikipedia("each row names its page", ["2016-05-01T02:31:12Z", "2009-01-02T00:00:00Z"])
 
 
-def test_license_section_says_whether_the_licence_is_the_default():
-    assert release_writer.license_section("cc-by-sa-4.0", [WIKIPEDIA]).startswith(
-        "`cc-by-sa-4.0`, the default for these inputs. The text is from English Wikipedia, offered under CC BY-SA 4.0")
-    assert release_writer.license_section("mit", [WIKIPEDIA, NON_COMMERCIAL]).startswith(
-        "`mit`, chosen with --license (the default for these inputs is `cc-by-nc-4.0`, the most restrictive of "
-        "their terms).")
+def test_the_default_licence_is_one_every_redistributed_input_allows():
+    assert BY_SA_3.license_id == "cc-by-sa-3.0" and "2 revisions saved 2009-01-02 to 2016-05-01" in BY_SA_3.terms
+    assert default_license([BY_SA_3])[0] == "cc-by-sa-3.0"
+    assert default_license([BY_SA_3, WORD_FILTER]) == (
+        "cc-by-sa-3.0", f"It redistributes: {BY_SA_3.terms}. Not redistributed, so not binding the licence: the "
+                        "words only filtered the candidates.")
+    assert default_license([WIKIPEDIA])[0] == "cc-by-sa-4.0"  # no revision dates: BY-SA 4.0, which 3.0 text allows
+    assert default_license([BY_SA_3, NON_COMMERCIAL])[0] == "other"  # no one licence keeps both terms
+    assert default_license([NON_COMMERCIAL, OWN_TERMS])[1].endswith("so each part keeps its own (`other`).")
+
+
+def test_a_conflicting_licence_is_refused_unless_an_override_says_why():
+    assert release_writer.check_license(None, [BY_SA_3, WORD_FILTER]) == "cc-by-sa-3.0"
+    assert release_writer.check_license("cc-by-sa-4.0", [BY_SA_3]) == "cc-by-sa-4.0"  # 3.0's later-version clause
+    with pytest.raises(InputError, match=r"--license mit: conflicts with what the release redistributes: English "
+                                         r"Wikipedia is redistributed under `cc-by-sa-3.0`, which allows "
+                                         r"`cc-by-sa-3.0` or `cc-by-sa-4.0`; pass --license cc-by-sa-3.0"):
+        release_writer.check_license("mit", [BY_SA_3, WORD_FILTER])
+    with pytest.raises(InputError, match="--license-override"):
+        release_writer.check_license("mit", [BY_SA_3], override="  ")
+    assert release_writer.check_license("mit", [BY_SA_3], override="relicensed by the authors") == "mit"
+    section = release_writer.license_section("mit", [BY_SA_3], "relicensed by the authors", "Attribution: pages.")
+    assert section.startswith("`mit`, chosen with --license against the redistributed inputs' terms (English "
+                              "Wikipedia is redistributed under `cc-by-sa-3.0`")
+    assert 'the maintainer recorded this override: "relicensed by the authors"' in section
+    assert section.endswith("\n\nAttribution: pages.")
+
+
+def test_a_dump_older_than_june_2023_holds_cc_by_sa_3_text():
+    assert release_writer.wikipedia_license_of_dump(["20160501"])[0] == "cc-by-sa-3.0"
+    assert release_writer.wikipedia_license_of_dump(["20240101"])[0] == "cc-by-sa-4.0"
+    assert release_writer.wikipedia_license_of_dump([])[0] == "cc-by-sa-4.0"
 
 
 def test_schema_features_follow_the_json_schema_of_every_release():

@@ -20,9 +20,9 @@ SIMLEX = release_writer.Input(
     "other", "the word pairs are SimLex-999's, which its authors distribute for research with no stated licence: "
              "cite Hill, Reichart and Korhonen (2015) and ask them before other use", "SimLex-999",
     "https://fh295.github.io/simlex.html")
-WIKIPEDIA = release_writer.wikipedia(
-    "the rows do not carry page addresses: credit Wikipedia and name the dump this release names in croissant.json "
-    "(wasDerivedFrom) when reusing the contexts")
+WIKIPEDIA_ATTRIBUTION = ("the rows do not carry page addresses: credit Wikipedia and name the dump this release "
+                         "names in croissant.json (wasDerivedFrom) when reusing the contexts")
+WIKIPEDIA = release_writer.wikipedia(WIKIPEDIA_ATTRIBUTION)
 INPUT_TERMS = (WIKIPEDIA, SIMLEX)
 CITATION = ("Carlos S. Armendariz, Matthew Purver, Matej Ulčar, Senja Pollak, Nikola Ljubešić, Marko Robnik-Šikonja, "
             "Mark Granroth-Wilding and Kristiina Vaik. CoSimLex: A Resource for Evaluating Graded Word Similarity in "
@@ -88,7 +88,14 @@ def candidates_text(candidates):
             f"{options['max_contexts']} contexts scored per pair; {dump_used(candidates)}).")
 
 
-def render_card(stats, num_bytes, *, options, fingerprints, license_id, candidates=None):
+def input_terms(candidates):
+    """The inputs of a CoSimLex release: Wikipedia contexts from the dump the candidates stage read, and the
+    SimLex-999 pairs, both redistributed."""
+    wikipedia = release_writer.wikipedia(WIKIPEDIA_ATTRIBUTION, dump_manifest=candidates)
+    return wikipedia._replace(used=dump_used(candidates)), SIMLEX
+
+
+def render_card(stats, num_bytes, *, options, fingerprints, license_id, candidates=None, license_override=None):
     """The README.md of a CoSimLex release: header, fields, statistics, construction, provenance and licence."""
     header = release_writer.card_header(
         license_id=license_id, pretty_name="CoSimLex (picforge build)", task_categories=["sentence-similarity"],
@@ -119,7 +126,7 @@ def render_card(stats, num_bytes, *, options, fingerprints, license_id, candidat
         ("Statistics", f"Computed from the released file.\n\n{numbers}\n\n![similarities]({PLOT_FILE})"),
         ("How the rows were built", construction),
         ("Provenance", "\n".join(f"- `{stage}`: `{fp}`" for stage, fp in fingerprints.items())),
-        ("License", release_writer.license_section(license_id, INPUT_TERMS)),
+        ("License", release_writer.license_section(license_id, input_terms(candidates or {}), license_override)),
     ]
     return release_writer.render_card(header, "CoSimLex (picforge build)", [INTRO], sections)
 
@@ -165,25 +172,28 @@ def description(run, final, candidates, wanted, license_id, stats, num_bytes):
     }
     return release_writer.Description(
         name="CoSimLex (picforge build)", description=" ".join(INTRO.split()), cite_as=CITATION,
-        inputs=(WIKIPEDIA._replace(used=dump_used(candidates)), SIMLEX), rai=rai,
+        inputs=input_terms(candidates), rai=rai,
         generated_by={"identifier": wanted, "runner": candidates.get("runner", "not recorded in the run")},
         license_id=license_id,
         configs=release_configs(stats, num_bytes))
 
 
-def release_fingerprint(fingerprints, license_id):
-    """What a CoSimLex release depends on: the final stage and the licence."""
-    return rundir.fingerprint("cosimlex-release", fingerprints, {"license": license_id})
+def release_fingerprint(fingerprints, license_id, license_override=None):
+    """What a CoSimLex release depends on: the final stage, the licence and an override's reason."""
+    return rundir.fingerprint("cosimlex-release", fingerprints, release_writer.license_fields(license_id,
+                                                                                               license_override))
 
 
-def write_release(run_dir, out, *, license_id=None, force=False):
+def write_release(run_dir, out, *, license_id=None, force=False, license_override=None):
     """Write the release of a run's `cosimlex-final` stage into `out` (replaced whole) unless it is up to date;
-    returns its MANIFEST (with `skipped` when up to date). `license_id` None is the inputs' default licence."""
-    license_id = license_id or LICENSE
+    returns its MANIFEST (with `skipped` when up to date). `license_id` None is the inputs' default licence; one
+    that conflicts with a redistributed input's terms is refused unless `license_override` says why."""
     run = rundir.RunDir(run_dir)
     final = run.require(FINAL)
+    license_id = release_writer.check_license(license_id, input_terms(run.read_manifest(CANDIDATES) or {}),
+                                              license_override)
     fingerprints = {FINAL: final["fingerprint"]}
-    wanted = release_fingerprint(fingerprints, license_id)
+    wanted = release_fingerprint(fingerprints, license_id, license_override)
     existing = release_writer.current_release(out, wanted, force=force, kind="CoSimLex", run=run_dir)
     if existing:
         return dict(existing, skipped=True)
@@ -204,8 +214,9 @@ def write_release(run_dir, out, *, license_id=None, force=False):
              "change (sim2 - sim1)": [round(r["sim2"] - r["sim1"], 3) for r in written]},
             "CoSimLex: similarity in each context", os.path.join(root, PLOT_FILE))
         card = render_card(stats, num_bytes, options=final["options"], fingerprints=fingerprints,
-                           license_id=license_id, candidates=candidates)
-        return card, stats, {"fingerprint": wanted, "package_version": __version__, "license": license_id,
+                           license_id=license_id, candidates=candidates, license_override=license_override)
+        return card, stats, {"fingerprint": wanted, "package_version": __version__,
+                             **release_writer.license_fields(license_id, license_override),
                              "inputs": fingerprints, "counts": {"test": len(written)}}, \
             description(run, final, candidates, wanted, license_id, stats, num_bytes)
 

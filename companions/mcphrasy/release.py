@@ -21,9 +21,10 @@ from picforge.resources import stopwords
 SCHEMA = "mcphrasy_clustering"
 DATA_FILE = "data/test.json"
 PARQUET_FILE = "data/test.parquet"
-WIKIPEDIA = release_writer.wikipedia(
-    "the rows hold short noun phrases of the pages (2-3 words from their first 200 characters), not running text, "
-    "and no page address: credit Wikipedia and name the dump this release names in croissant.json (wasDerivedFrom)")
+WIKIPEDIA_ATTRIBUTION = ("the rows hold short noun phrases of the pages (2-3 words from their first 200 characters), "
+                         "not running text, and no page address: credit Wikipedia and name the dump this release "
+                         "names in croissant.json (wasDerivedFrom)")
+WIKIPEDIA = release_writer.wikipedia(WIKIPEDIA_ATTRIBUTION)
 REVIEWS = release_writer.Input(
     "other", "the phrases come from the Amazon review data of Ni, Li and McAuley (2019), shared by its authors for "
              "research", "Amazon Review Data (2018)", "https://nijianmo.github.io/amazon/")
@@ -146,7 +147,18 @@ def release_configs(records, num_bytes):
     return {"default": (schema_features(SCHEMA), {"test": (DATA_FILE, len(records), num_bytes)})}
 
 
-def render_card(records, num_bytes, table, baseline, model_name, license_id, agreement, groups, time, vectors):
+def input_terms(documents):
+    """The input a McPhraSy release redistributes phrases of: the review files or the Wikipedia dump (its licence
+    by the dump's date) its documents stage read."""
+    if documents.get("options", {}).get("source", "wikipedia") == "reviews":
+        files = [os.path.basename(entry["path"]) for entry in documents["inputs"]["reviews"]]
+        return (REVIEWS._replace(used=f"review files {', '.join(files)}"),)
+    wikipedia = release_writer.wikipedia(WIKIPEDIA_ATTRIBUTION, dump_manifest=documents)
+    return (wikipedia._replace(used=dump_used(documents)),)
+
+
+def render_card(records, num_bytes, table, baseline, model_name, license_id, agreement, groups, time, vectors,
+                inputs=INPUT_TERMS, license_override=None):
     """The dataset card: YAML header (config, features, split size), how the groups were made (with `vectors`, what
     built them), Table 1, agreement, annotation time and the baseline."""
     header = release_writer.card_header(
@@ -178,7 +190,7 @@ clustered by experts into clusters of phrases that are equivalent in meaning (`e
         ("Clustering baseline", f"""`{model_name}` phrase embeddings, agglomerative clustering with complete linkage on cosine distance into k clusters
 (`gold` = the group's own number of clusters), mean over groups:\n\n"""
          + (markdown_table(["k", "V", "ARI", "AMI"], baseline_rows) if baseline_rows else "no groups.")),
-        ("License", release_writer.license_section(license_id, INPUT_TERMS)),
+        ("License", release_writer.license_section(license_id, inputs, license_override)),
     ]
     return release_writer.render_card(header, "McPhraSy phrase clustering", intro, sections)
 
@@ -187,11 +199,7 @@ def description(run, manifest, groups_manifest, stats, records, num_bytes, model
     """What croissant.json says of a McPhraSy release: inputs, RAI fields from the run's stages, lineage."""
     documents = run.read_manifest(stages.DOCUMENTS) or {}
     source = documents.get("options", {}).get("source", "wikipedia")
-    if source == "reviews":
-        files = [os.path.basename(entry["path"]) for entry in documents["inputs"]["reviews"]]
-        inputs = (REVIEWS._replace(used=f"review files {', '.join(files)}"),)
-    else:
-        inputs = (WIKIPEDIA._replace(used=dump_used(documents)),)
+    inputs = input_terms(documents)
     counts = manifest.get("report", {}).get("counts", {})
     agreement, time, vectors = stats["agreement"], stats["time"], stats["groups"]["vectors"]
     average = agreement.get("average") or {}
@@ -232,22 +240,25 @@ def description(run, manifest, groups_manifest, stats, records, num_bytes, model
         license_id=license_id, configs=release_configs(records, num_bytes))
 
 
-def release_fingerprint(fingerprints, license_id, model_name, ks):
+def release_fingerprint(fingerprints, license_id, model_name, ks, license_override=None):
     """What a McPhraSy release depends on: the clusters stage, the baseline encoder and its ks, and the licence."""
-    return fingerprint("mcphrasy-release", fingerprints, {"model": model_name, "ks": list(ks), "license": license_id})
+    licence = release_writer.license_fields(license_id, license_override)
+    return fingerprint("mcphrasy-release", fingerprints, {"model": model_name, "ks": list(ks), **licence})
 
 
 def write_release(run_dir, out, *, license_id=None, force=False, model_name=BUNDLED_MODEL, ks=DEFAULT_KS,
-                  device="auto"):
+                  device="auto", license_override=None):
     """Write the release of a run's `mcphrasy-clusters` stage into `out` (replaced whole) unless it is up to date,
     the baseline encoder on `device`; returns its MANIFEST (with `skipped` when up to date) and its statistics.
-    `license_id` None is the inputs' default licence."""
-    license_id = license_id or LICENSE
+    `license_id` None is the inputs' default licence; one that conflicts with a redistributed input's terms is
+    refused unless `license_override` says why."""
     run = RunDir(run_dir)
+    inputs = input_terms(run.read_manifest(stages.DOCUMENTS) or {})
+    license_id = release_writer.check_license(license_id, inputs, license_override)
     manifest = run.require(CLUSTERS)
     groups_manifest = run.require(GROUPS)
     fingerprints = {CLUSTERS: manifest["fingerprint"]}
-    wanted = release_fingerprint(fingerprints, license_id, model_name, ks)
+    wanted = release_fingerprint(fingerprints, license_id, model_name, ks, license_override)
     existing = release_writer.current_release(out, wanted, force=force, kind="McPhraSy", run=run_dir)
     if existing:
         stats = files.read_json(plain_file(os.path.join(out, release_writer.STATS), out), "build the release again")
@@ -271,8 +282,9 @@ def write_release(run_dir, out, *, license_id=None, force=False, model_name=BUND
         made["stats"] = stats
         text = render_card(written, num_bytes, stats["table1"], stats["baseline"], model_name, license_id,
                            stats["agreement"], groups_text(stats["groups"], groups_manifest["options"]["max_groups"]),
-                           time_text(stats["time"]), stats["groups"]["vectors"])
-        fields = {"fingerprint": wanted, "package_version": __version__, "license": license_id, "inputs": fingerprints,
+                           time_text(stats["time"]), stats["groups"]["vectors"], inputs, license_override)
+        fields = {"fingerprint": wanted, "package_version": __version__,
+                  **release_writer.license_fields(license_id, license_override), "inputs": fingerprints,
                   "options": {"model": model_name, "ks": list(ks)}, "records": len(written),
                   "counts": {"test": len(written)}}
         return text, stats, fields, description(run, manifest, groups_manifest, stats, written, num_bytes,

@@ -15,9 +15,10 @@ from picforge.croissant import dump_used
 from picforge.release_writer import markdown_table, read_jsonl, schema_features, SPLITS
 
 SCHEMA = "pearl_phrase"
-WIKIPEDIA = release_writer.wikipedia(
-    "the rows hold phrases seen at least twice in the pages' sentences, not running text, and no page address: "
-    "credit Wikipedia and name the dump this release names in croissant.json (wasDerivedFrom)")
+WIKIPEDIA_ATTRIBUTION = ("the rows hold phrases seen at least twice in the pages' sentences, not running text, and no "
+                         "page address: credit Wikipedia and name the dump this release names in croissant.json "
+                         "(wasDerivedFrom)")
+WIKIPEDIA = release_writer.wikipedia(WIKIPEDIA_ATTRIBUTION)
 INPUT_TERMS = (WIKIPEDIA,)
 CITATION = ("Lihu Chen, Gaël Varoquaux and Fabian M. Suchanek. Learning High-Quality and General-Purpose Phrase "
             "Representations. EACL 2024.")
@@ -121,6 +122,12 @@ def release_configs(split_bytes):
     return {"default": (schema_features(SCHEMA), splits)}
 
 
+def input_terms(built):
+    """The input a PEARL release redistributes phrases of: the Wikipedia dump its corpus stage read (its licence
+    by the dump's date)."""
+    return (release_writer.wikipedia(WIKIPEDIA_ATTRIBUTION, dump_manifest=built)._replace(used=dump_used(built)),)
+
+
 def card_header(split_bytes, license_id):
     """The card's YAML header: one config with its JSON Lines files, features and split sizes."""
     return release_writer.card_header(license_id=license_id, pretty_name="PEARL phrase corpus (picforge build)",
@@ -170,7 +177,7 @@ def description(stats, split_bytes, *, options, built, paraphrased, wanted, lice
     }
     return release_writer.Description(
         name="PEARL phrase corpus (picforge build)", description=" ".join(INTRO.format(version=__version__).split()),
-        cite_as=CITATION, inputs=(WIKIPEDIA._replace(used=dump_used(built)),), rai=rai,
+        cite_as=CITATION, inputs=input_terms(built), rai=rai,
         generated_by={"identifier": wanted, "runner": built.get("runner", "not recorded in the run")},
         license_id=license_id, configs=release_configs(split_bytes))
 
@@ -207,7 +214,8 @@ def synonym_sources(options):
     return f"Synonym sources that ran: {wordnet}; {vectors}."
 
 
-def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE, paraphrased=None):
+def render_card(stats, split_bytes, *, options, fingerprints, license_id=LICENSE, paraphrased=None,
+                terms=INPUT_TERMS, license_override=None):
     """The README.md of a release: header, fields, distributions (from the written files) and provenance."""
     lexical = markdown_table(["lexical type", "phrases", "%", "paper %"],
                      [[t, v["phrases"], v["pct"], v["paper_pct"]] for t, v in stats["lexical_types"].items()])
@@ -232,12 +240,14 @@ the phrase's own split or from phrases no split holds."""
         negatives_section(stats, options),
         "![distributions](plots/distributions.png)"])
     sections = [("Fields", fields), ("Splits", f"{split_note}\n\n{sizes}"), ("Distributions", distributions_body),
-                ("Provenance", inputs), ("License", release_writer.license_section(license_id, INPUT_TERMS))]
+                ("Provenance", inputs),
+                ("License", release_writer.license_section(license_id, terms, license_override))]
     return release_writer.render_card(card_header(split_bytes, license_id), "PEARL phrase corpus (picforge build)",
                                       [INTRO.format(version=__version__), LOADING], sections)
 
 
-def _write_contents(root, splits, *, options, built, paraphrased, fingerprints, license_id, corpus_name):
+def _write_contents(root, splits, *, options, built, paraphrased, fingerprints, license_id, corpus_name,
+                    license_override=None):
     """The data and plot of a PEARL release, and its card, statistics and manifest fields (see write_release)."""
     os.makedirs(os.path.join(root, "plots"))
     split_bytes = {split: (len(splits[split]), release_writer.write_jsonl(
@@ -246,34 +256,36 @@ def _write_contents(root, splits, *, options, built, paraphrased, fingerprints, 
     stats = release_statistics(written, built["counters"])
     plot_distributions(stats, os.path.join(root, "plots", "distributions.png"), corpus_name)
     card = render_card(stats, split_bytes, options=options, fingerprints=fingerprints, license_id=license_id,
-                       paraphrased=paraphrased)
-    wanted = release_fingerprint(fingerprints, license_id)
+                       paraphrased=paraphrased, terms=input_terms(built), license_override=license_override)
+    wanted = release_fingerprint(fingerprints, license_id, license_override)
     manifest = {"fingerprint": wanted,
                 "package_version": __version__, "seed": options["seed"], "ratios": list(options["ratios"]),
-                "license": license_id,
+                **release_writer.license_fields(license_id, license_override),
                 "inputs": fingerprints, "counts": stats["split_sizes"]}
     return card, stats, manifest, description(stats, split_bytes, options=options, built=built,
                                               paraphrased=paraphrased, wanted=wanted, license_id=license_id)
 
 
-def release_fingerprint(fingerprints, license_id):
+def release_fingerprint(fingerprints, license_id, license_override=None):
     """What a PEARL release depends on: its input stages (whose options hold the split seed and ratios) and licence."""
-    return rundir.fingerprint("pearl-release", fingerprints, {"license": license_id})
+    return rundir.fingerprint("pearl-release", fingerprints, release_writer.license_fields(license_id,
+                                                                                            license_override))
 
 
-def write_release(run_dir, out, *, license_id=None, force=False):
+def write_release(run_dir, out, *, license_id=None, force=False, license_override=None):
     """Write the release of a PEARL run directory into `out` (replaced whole), split as the build chose, unless it
     is up to date; returns its MANIFEST. A non-empty `out` that is not this release is replaced only with `force`;
-    `license_id` None is the inputs' default licence."""
-    license_id = license_id or LICENSE
+    `license_id` None is the inputs' default licence; one that conflicts with the Wikipedia text's terms is refused
+    unless `license_override` says why."""
     run = rundir.RunDir(run_dir)
     built = run.require(corpus.STAGE)
+    license_id = release_writer.check_license(license_id, input_terms(built), license_override)
     options = dict(dataclasses.asdict(PearlOptions()), **built["options"])
     fingerprints = {corpus.STAGE: built["fingerprint"]}
     paraphrased = run.read_manifest(paraphrase.STAGE)
     if paraphrased is not None:
         fingerprints[paraphrase.STAGE] = paraphrased["fingerprint"]
-    wanted = release_fingerprint(fingerprints, license_id)
+    wanted = release_fingerprint(fingerprints, license_id, license_override)
     existing = release_writer.current_release(out, wanted, force=force, kind="PEARL", run=run_dir)
     if existing:
         return dict(existing, skipped=True)
@@ -284,5 +296,5 @@ def write_release(run_dir, out, *, license_id=None, force=False):
         splits[split_of(record["phrase"], options["seed"], options["ratios"])].append(record)
     return release_writer.write_release(out, lambda staging: _write_contents(
         staging, splits, options=options, built=built, paraphrased=paraphrased, fingerprints=fingerprints,
-        license_id=license_id,
+        license_id=license_id, license_override=license_override,
         corpus_name=f"of run {os.path.basename(run_dir.rstrip('/'))!r}"))

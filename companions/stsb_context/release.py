@@ -77,7 +77,7 @@ def current_comparison(run, stage_manifest):
     return {"rows": list(run.iter_records(COMPARISON)), "test": manifest["test"], "fingerprint": manifest["fingerprint"]}
 
 
-def render_card(stats, provenance, num_bytes, license_id=LICENSE, comparison=None):
+def render_card(stats, provenance, num_bytes, license_id=LICENSE, comparison=None, license_override=None):
     """The README.md of the release: YAML header, how it was built, fields, statistics and licence."""
     header = release_writer.card_header(
         license_id=license_id, pretty_name="STS-B-Context", task_categories=["sentence-similarity"],
@@ -108,7 +108,7 @@ def render_card(stats, provenance, num_bytes, license_id=LICENSE, comparison=Non
              f'"{DATA_FILE}")`.']
     sections = [("Construction", construction), ("Fields", fields), ("Statistics", f"{numbers}\n\n{genres}"),
                 ("Evaluation (SLICE Table 1)", evaluation_text(comparison)),
-                ("License", release_writer.license_section(license_id, INPUT_TERMS))]
+                ("License", release_writer.license_section(license_id, INPUT_TERMS, license_override))]
     return release_writer.render_card(header, "STS-B-Context", intro, sections)
 
 
@@ -148,20 +148,22 @@ def description(run, stage, stats, num_bytes, wanted, license_id):
         license_id=license_id, configs=release_configs(stats, num_bytes))
 
 
-def release_fingerprint(fingerprints, license_id):
+def release_fingerprint(fingerprints, license_id, license_override=None):
     """What an STS-B-Context release depends on: the `dataset` stage, the comparison made on it and the licence."""
-    return fingerprint("stsb-context-release", fingerprints, {"license": license_id})
+    return fingerprint("stsb-context-release", fingerprints, release_writer.license_fields(license_id,
+                                                                                            license_override))
 
 
-def write_release(run_dir, out, *, license_id=None, force=False):
+def write_release(run_dir, out, *, license_id=None, force=False, license_override=None):
     """Write the `dataset` stage of a run as a release folder in `out` (replaced whole) unless it is up to date;
-    returns its MANIFEST (with `skipped` when up to date). `license_id` None is the inputs' default licence."""
-    license_id = license_id or LICENSE
+    returns its MANIFEST (with `skipped` when up to date). `license_id` None is the inputs' default licence; one
+    that conflicts with the STS Benchmark's terms is refused unless `license_override` says why."""
+    license_id = release_writer.check_license(license_id, INPUT_TERMS, license_override)
     run = RunDir(run_dir)
     stage = run.require(STAGE)
     comparison = current_comparison(run, stage)
     fingerprints = {STAGE: stage["fingerprint"], COMPARISON: comparison and comparison["fingerprint"]}
-    wanted = release_fingerprint(fingerprints, license_id)
+    wanted = release_fingerprint(fingerprints, license_id, license_override)
     existing = release_writer.current_release(out, wanted, force=force, kind="STS-B-Context", run=run_dir)
     if existing:
         return dict(existing, skipped=True)
@@ -171,8 +173,9 @@ def write_release(run_dir, out, *, license_id=None, force=False):
         num_bytes = release_writer.write_jsonl(os.path.join(root, DATA_FILE), rows)
         release_writer.write_parquet(os.path.join(root, PARQUET_FILE), rows, schemas.arrow_schema(SCHEMA))
         stats = dataset_statistics(release_writer.read_jsonl(os.path.join(root, DATA_FILE)))
-        card = render_card(stats, stage["provenance"], num_bytes, license_id, comparison)
-        return card, stats, {"fingerprint": wanted, "package_version": __version__, "license": license_id,
+        card = render_card(stats, stage["provenance"], num_bytes, license_id, comparison, license_override)
+        return card, stats, {"fingerprint": wanted, "package_version": __version__,
+                             **release_writer.license_fields(license_id, license_override),
                              "inputs": fingerprints, "counts": {"test": stats["rows"]}}, \
             description(run, stage, stats, num_bytes, wanted, license_id)
 

@@ -5,7 +5,7 @@ import sys
 from picforge.errors import InputError
 from picforge.paths import add_output, refuse_overlap
 from picforge.options import add_run_option, non_negative_int
-from release.configs import LICENSE
+from picforge.release_writer import add_license_options
 
 
 def register(subparsers):
@@ -16,8 +16,8 @@ def register(subparsers):
     add_run_option(parser, "the mined and annotated stages (local, gs:// or s3://)", former=None)
     add_output(parser, "--out", kind="release", required=True, help="release directory to write (local path)")
     parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
-    parser.add_argument("--license", default=LICENSE,
-                        help=f"licence id for the card (default {LICENSE}: what the Wikipedia text and WiC words allow)")
+    add_license_options(parser, "what the redistributed Wikipedia revisions allow: cc-by-sa-3.0 when all predate "
+                                "June 2023, else cc-by-sa-4.0")
     parser.add_argument("--force", action="store_true", help="rebuild, replacing whatever --out holds")
     parser.set_defaults(func=run)
 
@@ -27,10 +27,11 @@ def run(args):
     from release.inputs import load_run, stage_fingerprints
     from picforge.release_writer import intact_release, read_manifest, size_warnings
     from picforge.release_writer import SPLITS
-    from release.provenance import run_agreement, run_description, run_left_out, run_provenance
+    from picforge.rundir import RunDir
+    from release.provenance import rehearsal_note, run_agreement, run_description, run_left_out, run_provenance
     from release.write import release_fingerprint, write_release
     refuse_overlap(args.out, {"run": args.run})
-    wanted = release_fingerprint(stage_fingerprints(args.run), args.seed, args.license)
+    wanted = release_fingerprint(stage_fingerprints(args.run), args.seed, args.license, args.license_override)
     existing = read_manifest(args.out)
     if existing and existing.get("fingerprint") == wanted and not args.force and intact_release(args.out):
         print("\n".join([f"{args.out}: up to date (same run stages, seed and licence); --force rebuilds it",
@@ -43,11 +44,12 @@ def run(args):
     inputs = load_run(args.run)
     release = build_release(inputs.triplets, args.seed)
     release.provenance = run_provenance(args.run)
-    release.facts = run_description(args.run)
+    release.facts = run_description(args.run, release.sources)
     release.left_out = run_left_out(args.run)
     release.agreement = tuple(run_agreement(args.run))
+    release.rehearsal = rehearsal_note(RunDir(args.run).read_manifest("final_annotations") or {})
     manifest = write_release(release, args.out, seed=args.seed, stage_fingerprints=inputs.fingerprints,
-                             license_id=args.license)
+                             license_id=args.license, license_override=args.license_override)
     for config, key, reason in release.rejected:
         print(f"rejected {config} {key}: {reason}", file=sys.stderr)
     for config, counts in manifest["counts"].items():
@@ -58,7 +60,10 @@ def run(args):
         print(f"{config}: not written: {', '.join(splits)} (no example; see the card)")
     for reason, ids in release.left_out.items():
         print(f"annotations left out: {len(ids)} {reason} (listed in the card)")
-    print("\n".join([f"wrote {args.out} ({len(release.rejected)} records rejected)", *size_warnings(manifest)]))
+    if release.rehearsal:
+        print(f"{args.out}: {release.rehearsal}", file=sys.stderr)
+    print("\n".join([f"wrote {args.out} ({len(release.rejected)} records rejected, license {manifest['license']})",
+                      *size_warnings(manifest)]))
     return 0
 
 

@@ -19,16 +19,25 @@ def register(subparsers):
     parser.add_argument("--private", action="store_true", help="create the Hugging Face repository as private")
     parser.add_argument("--force", action="store_true",
                         help="replace a local --to folder even if it holds something else than a published release")
+    parser.add_argument("--allow-rehearsal", action="store_true",
+                        help="publish a release built from rehearsed answers (`annotate mturk rehearse`) to the Hub, "
+                             "S3 or GCS anyway; its card says it is a rehearsal on its first line")
     parser.set_defaults(func=run)
 
 
 def run(args):
+    from picforge.release_writer import read_manifest
     from release.publish import describe_plan, plan_upload, publish
-    print("\n".join(describe_plan(plan_upload(args.release, args.dest, force=args.force), args.dest)))
+    print("\n".join(describe_plan(plan_upload(args.release, args.dest, force=args.force,
+                                              allow_rehearsal=args.allow_rehearsal), args.dest)))
+    rehearsal = (read_manifest(args.release) or {}).get("rehearsal")
+    if rehearsal:
+        print(f"a rehearsal build, published as one (its card's first line says so): {rehearsal}")
     if not args.live:
         print("dry run: nothing uploaded; pass --live to upload")
         return 0
-    uploads = publish(args.release, args.dest, private=args.private, force=args.force)
+    uploads = publish(args.release, args.dest, private=args.private, force=args.force,
+                      allow_rehearsal=args.allow_rehearsal)
     print(f"uploaded {len(uploads)} files to {args.dest}")
     return 0
 

@@ -103,8 +103,11 @@ def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, cap
     # the ledger's summary kept for the release's croissant.json: the same funnel as the report, and the RAI text
     assert manifest["annotation"]["funnel"] == report["funnel"] and "alice" in manifest["annotation"]["experts"]
     rai = annotation_rai(manifest)
-    assert ("paraphrases: round 1 (MTurk) verified 12, accepted 8; round 2 (experts) decided 3, endorsed 2; kept 10, "
-            "dropped 1") in rai["dataAnnotationProtocol"]
+    # round 1's decisions were written through the ledger API, with no answers ingested: the record says so
+    assert ("paraphrases: round 1 (no answers ingested) verified 12, accepted 8; round 2 (experts) decided 3, "
+            "endorsed 2; kept 10, dropped 1") in rai["dataAnnotationProtocol"]
+    assert [row["platform"] for row in manifest["annotation"]["record"]] == [
+        "expert sheets (CSV/XLSX) ingested by picforge"] * 2  # round 0 (alice, bob) and round 2 (vera, victor)
     assert "review rejected 4 paraphrases in round 1 and dropped 1 after round 2" in rai["dataAnnotationAnalysis"]
     gold = manifest["annotation"]["gold"]
     assert rai["dataAnnotationAnalysis"][0] == (f"gold check questions in round 1: {gold['right']} of {gold['scored']} "

@@ -172,7 +172,8 @@ def check_release(run_copy, final, tmp_path, capsys):
     assert stats["pairs"] == len(final) and stats["mean_abs_change"] == round(sum(changes) / len(changes), 3)
     card = (release / "README.md").read_text()
     assert "\nlicense: other\n" in card and f"| pairs | {len(final)} |" in card
-    assert "SimLex-999's" in card and "CC BY-SA 4.0" in card and "the default for these inputs" in card
+    assert "SimLex-999's" in card and "CC BY-SA" in card and "worked out from what this release redistributes" in card
+    assert "No one licence meets all of these terms, so each part keeps its own (`other`)." in card
     candidates = RunDir(str(run_copy)).read_manifest(CANDIDATES)["options"]
     assert f"scored by `{BUNDLED_MODEL}` token vectors, the tok2vec layer of `{candidates['spacy_model']}`" in card
     metadata = check_croissant(release, tmp_path / "croissant-cache")
@@ -186,10 +187,15 @@ def check_release(run_copy, final, tmp_path, capsys):
 
     assert cli("release", "--run", run_copy, "--out", release) == 0
     assert "up to date, skipped" in capsys.readouterr().out
-    assert cli("release", "--run", run_copy, "--out", release, "--license", "cc-by-sa-4.0") == 0
+    # CC BY-SA would relicense SimLex-999's pairs, which carry their authors' terms: refused unless overridden
+    assert cli("release", "--run", run_copy, "--out", release, "--license", "cc-by-sa-4.0") == 2
+    assert "SimLex-999 is redistributed under `other`, which allows `other`" in capsys.readouterr().err
+    assert cli("release", "--run", run_copy, "--out", release, "--license", "cc-by-sa-4.0", "--license-override",
+               "the SimLex-999 authors agreed to CC BY-SA") == 0
     assert "license cc-by-sa-4.0" in capsys.readouterr().out
     card = (release / "README.md").read_text()
-    assert "\nlicense: cc-by-sa-4.0\n" in card and "chosen with --license" in card
+    assert "\nlicense: cc-by-sa-4.0\n" in card and "chosen with --license against the redistributed" in card
+    assert 'recorded this override: "the SimLex-999 authors agreed to CC BY-SA"' in card
     assert json.loads((release / "MANIFEST.json").read_text())["fingerprint"] != manifest["fingerprint"]
 
     notes = tmp_path / "notes" / "keep.txt"

@@ -277,13 +277,18 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     wikipedia = metadata["prov:wasDerivedFrom"][0]
     assert wikipedia["name"] == "English Wikipedia" and "enwiki-sample-103pages.xml.bz2" in wikipedia["description"]
     assert metadata["rai:annotationsPerItem"] == "6 groups clustered by one annotator, 2 by several"
-    assert "\nlicense: cc-by-sa-4.0\n" in card and "## License\n\n`cc-by-sa-4.0`, the default for these inputs." in card
+    assert "\nlicense: cc-by-sa-4.0\n" in card and \
+        "## License\n\n`cc-by-sa-4.0`, worked out from what this release redistributes." in card
     other = tmp_path / "release-nc"
     other.mkdir()
     (other / "NOTES.md").write_text("mine")
-    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0") == 2
-    assert "pass --force to replace it anyway" in capsys.readouterr().err and (other / "NOTES.md").exists()
     assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0",
+                    "--device", "cpu", "--force") == 2  # NC breaks the Wikipedia text's ShareAlike
+    assert "English Wikipedia is redistributed under `cc-by-sa-4.0`" in capsys.readouterr().err
+    override = ("--license-override", "a non-commercial mirror the authors asked for")
+    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0", *override) == 2
+    assert "pass --force to replace it anyway" in capsys.readouterr().err and (other / "NOTES.md").exists()
+    assert picforge("mcphrasy", "release", "--run", out, "--out", other, "--license", "cc-by-nc-4.0", *override,
                     "--device", "cpu", "--force") == 0
     capsys.readouterr()
     assert not (other / "NOTES.md").exists()

@@ -163,13 +163,19 @@ def test_release_splits_by_phrase_and_card_from_written_files(pearl_103, records
     assert metadata["rai:annotatorDemographics"] == ["not applicable: no human annotator"]
     assert picforge("pearl", "release", "--run", pearl_103, "--out", out) == 0
     assert "up to date, skipped" in capsys.readouterr().out
-    assert "\nlicense: cc-by-sa-4.0\n" in card and "## License\n\n`cc-by-sa-4.0`, the default for these inputs." in card
-    assert picforge("pearl", "release", "--run", pearl_103, "--out", out, "--license", "cc-by-nc-4.0") == 0
+    # the sample's file name has no dump date, so its revisions' dates are unknown: CC BY-SA 4.0 holds for either
+    assert "\nlicense: cc-by-sa-4.0\n" in card and ("## License\n\n`cc-by-sa-4.0`, worked out from what this release "
+                                                    "redistributes. It redistributes: English Wikipedia text") in card
+    assert picforge("pearl", "release", "--run", pearl_103, "--out", out, "--license", "cc-by-nc-4.0") == 2
+    assert "English Wikipedia is redistributed under `cc-by-sa-4.0`" in capsys.readouterr().err
+    assert picforge("pearl", "release", "--run", pearl_103, "--out", out, "--license", "cc-by-nc-4.0",
+                    "--license-override", "phrases of two or three words carry no copyright") == 0
     assert "up to date" not in capsys.readouterr().out
     card = (out / "README.md").read_text()
-    assert "\nlicense: cc-by-nc-4.0\n" in card and "chosen with --license (the default for these inputs is " \
-                                                   "`cc-by-sa-4.0`)" in card
-    assert json.loads((out / "MANIFEST.json").read_text())["license"] == "cc-by-nc-4.0"
+    assert "\nlicense: cc-by-nc-4.0\n" in card and "chosen with --license against the redistributed" in card
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    assert manifest["license"] == "cc-by-nc-4.0"
+    assert manifest["license_override"] == "phrases of two or three words carry no copyright"
 
 
 @pytest.fixture(scope="session")

@@ -9,13 +9,13 @@ import pytest  # noqa: E402
 
 from picforge import cli  # noqa: E402
 from release.cli import build  # noqa: E402
-from release.configs import LICENSE  # noqa: E402
 from tests.release.fixture_run import make_run  # noqa: E402
 
 
-def build_args(run, out, seed=42, force=False, license_id=LICENSE):
+def build_args(run, out, seed=42, force=False, license_id=None, license_override=None):
     """The parsed arguments of `picforge build`."""
-    return argparse.Namespace(run=str(run), out=str(out), seed=seed, force=force, license=license_id)
+    return argparse.Namespace(run=str(run), out=str(out), seed=seed, force=force, license=license_id,
+                              license_override=license_override)
 
 
 @pytest.fixture(autouse=True)

@@ -167,6 +167,15 @@ def page_records():
     return records
 
 
+def article_records():
+    """Article records (schema article, stage read-dump) of the fixture pages: revisions of 2016, before English
+    Wikipedia's text moved to CC BY-SA 4.0."""
+    return [{"page_id": page_id, "title": title, "url": "https://en.wikipedia.org/wiki/" + title.replace(" ", "_"),
+             "revision_id": 700000000 + page_id, "revision_timestamp": f"2016-04-{page_id - 100:02d}T12:00:00Z",
+             "wikitext_sha1": hashlib.sha1(title.encode()).hexdigest(), "wikitext_bytes": 1000}
+            for page_id, (title, _, _) in PAGES.items()]
+
+
 def sentence_records():
     """Sentence records (schema sentence) in page order."""
     records = []
@@ -213,7 +222,8 @@ def annotation_records():
             for n, (tid, phrase, _, _, q1, q2, same, ps1, ps2) in enumerate(ANNOTATIONS)]
 
 
-STAGES = {"clean": ("page", page_records), "sentences": ("sentence", sentence_records),
+STAGES = {"read-dump": ("article", article_records), "clean": ("page", page_records),
+          "sentences": ("sentence", sentence_records),
           "select": ("triplet", triplet_records), "final_annotations": ("final_annotation", annotation_records)}
 
 

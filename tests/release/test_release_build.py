@@ -56,7 +56,9 @@ def test_pr_pass_holds_both_paraphrases_in_eleven_sentence_passages(release_dir)
         phrase, p1, p2, q1, q2, *_ = ANNOTATED[tid]
         page = (p1, p2)[int(side) - 1]
         assert r["query"] == (q1, q2)[int(side) - 1]
-        assert r["title"] == f"https://en.wikipedia.org/wiki?curid={page}"
+        assert r["title"] == PAGES[page][0]  # the page title, as PiC has it; the address has its own field
+        assert r["url"] == "https://en.wikipedia.org/wiki/" + PAGES[page][0].replace(" ", "_")
+        assert r["revision_id"] == str(700000000 + page)
         sentences = page_sentences(page)
         assert r["context"] in " ".join(sentences)
         assert sum(r["context"].count(s) for s in sentences) == min(11, len(sentences))
@@ -91,7 +93,8 @@ def test_psd_holds_the_phrase_twice_and_answers_in_the_query_sense_paragraph(rel
         start = r["answers"]["answer_start"][0]
         in_first = start < len(first)
         assert in_first == (side == "1")
-        assert r["title"].split() == [f"https://en.wikipedia.org/wiki?curid={p}" for p in (p1, p2)]
+        assert r["title"].split(" | ") == [PAGES[p][0] for p in (p1, p2)]
+        assert r["revision_id"].split(" | ") == [str(700000000 + p) for p in (p1, p2)]
         assert len([s for s in page_sentences(p1) if s in first]) <= 11
     # "stable location" is written twice, three sentences apart, on the Kestrel Fault Zone page (t03 page 2).
     second = rows["t03-1" if "t03-1" in rows else "t03-2"]["context"].split("\n\n")[1]
@@ -116,7 +119,7 @@ def test_manifest_lists_every_file_with_its_checksum(release_dir):
     assert set(manifest["files"]) == on_disk - {"MANIFEST.json"}
     assert sum(manifest["counts"]["PSD"].values()) == 10 and manifest["omitted_splits"] == {}
     assert manifest["rejected"] == [] and manifest["seed"] == 42
-    assert set(manifest["inputs"]) == {"clean", "sentences", "select", "final_annotations"}
+    assert set(manifest["inputs"]) == {"read-dump", "clean", "sentences", "select", "final_annotations"}
 
 
 def test_rebuild_is_skipped_then_forced_identically_and_another_seed_differs(run_dir, release_dir, tmp_path,

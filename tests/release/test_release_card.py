@@ -1,6 +1,7 @@
 """The release loads with the real `datasets` library (offline), and its card describes what the files hold."""
 import json
 import os
+import re
 
 import pyarrow.parquet as pq
 import pytest
@@ -10,7 +11,7 @@ from datasets import ClassLabel, load_dataset
 from picforge.release_writer import read_manifest, SPLITS
 from release import stats
 from release.configs import CONFIGS, read_split
-from tests.release.fixture_run import annotation_records, make_run
+from tests.release.fixture_run import PAGES, annotation_records, article_records, make_run
 
 CONFIG_NAMES = list(CONFIGS)
 
@@ -79,7 +80,7 @@ def card_header(release_dir):
 
 def test_card_header_declares_configs_features_splits_and_license(release_dir):
     header, _ = card_header(release_dir)
-    assert header["license"] == "cc-by-nc-4.0"
+    assert header["license"] == "cc-by-sa-3.0"  # the fixture's pages are 2016 revisions
     assert {c["config_name"] for c in header["configs"]} == set(CONFIGS)
     infos = {info["config_name"]: info for info in header["dataset_info"]}
     for config in CONFIGS:
@@ -128,27 +129,93 @@ def test_lexical_overlap_and_document_lengths():
     assert (sentences, per_sentence) == (2, [4, 7]) and total == 11
 
 
-def test_card_states_the_license_and_why_and_build_takes_license(release_dir, picforge, run_dir, tmp_path, capsys):
-    _, body = card_header(release_dir)
-    license_text = body.split("## License\n\n", 1)[1]
-    assert license_text.startswith("`cc-by-nc-4.0`, the default for these inputs, the most restrictive of their terms.")
-    assert "English Wikipedia, offered under CC BY-SA 4.0" in license_text and "WiC target words" in license_text
-    assert "requires attribution to its authors" in license_text and "each row's `title` is the address" in license_text
-    assert "allows non-commercial use only" in license_text
-    assert read_manifest(release_dir)["license"] == "cc-by-nc-4.0"
+def license_paragraph(release_dir):
+    """The card's License section, and the `license:` of its header."""
+    header, body = card_header(release_dir)
+    return body.split("## License\n\n", 1)[1].split("\n## ", 1)[0], header["license"]
 
-    out = tmp_path / "sa"
-    assert picforge("build", "--run", run_dir, "--out", out, "--license", "cc-by-sa-4.0") == 0
-    header, body = card_header(out)
-    assert header["license"] == "cc-by-sa-4.0" and read_manifest(out)["license"] == "cc-by-sa-4.0"
-    assert "`cc-by-sa-4.0`, chosen with --license (the default for these inputs is `cc-by-nc-4.0`, the most " \
-           "restrictive of their terms)." in body
-    for name, entry in read_manifest(out)["files"].items():
+
+def test_card_states_the_license_worked_out_from_what_it_redistributes(release_dir):
+    text, license_id = license_paragraph(release_dir)
+    assert license_id == read_manifest(release_dir)["license"] == "cc-by-sa-3.0"
+    assert text.startswith("`cc-by-sa-3.0`, worked out from what this release redistributes. It redistributes: "
+                           "English Wikipedia text (8 revisions saved 2016-04-01 to 2016-04-08, before English "
+                           "Wikipedia moved to CC BY-SA 4.0 (June 2023), so under CC BY-SA 3.0)")
+    assert "keeping derived text under the same licence (ShareAlike)" in text
+    assert "Not redistributed, so not binding the licence: the WiC target words (CC BY-NC 4.0" in text
+    assert "cc-by-nc" not in text.split("Not redistributed")[0]
+    metadata = json.load(open(os.path.join(release_dir, "croissant.json"), encoding="utf-8"))
+    assert metadata["license"] == "https://creativecommons.org/licenses/by-sa/3.0/"
+    lineage = {entity["name"]: entity for entity in metadata["prov:wasDerivedFrom"]}
+    assert lineage["English Wikipedia"]["license"] == "https://creativecommons.org/licenses/by-sa/3.0/"
+    assert lineage["WiC: the Word-in-Context dataset"]["description"].endswith("read only, not redistributed")
+
+
+def test_card_attributes_every_page_revision_whose_text_it_holds(release_dir):
+    """Attribution as CC BY-SA asks: each page, the revision used, its address and its history (the authors)."""
+    text, _ = license_paragraph(release_dir)
+    attributed = re.findall(r"^\| (.+?) \| (\S+) \| \[(\d+)\]\((\S+)\) \| (\S+) \| (\S+) \|$", text, re.M)
+    rows = [r for config in CONFIGS if CONFIGS[config].schema == "pr" for split in SPLITS
+            for r in read_split(release_dir, config, split)]
+    named = {(t, u, int(v)) for r in rows
+             for t, u, v in zip(*(r[field].split(" | ") for field in ("title", "url", "revision_id")))}
+    assert {(title, url, int(revision)) for title, url, revision, *_ in attributed} == named
+    for title, url, revision, revision_url, saved, history in attributed:
+        page_id = next(p for p, (t, *_) in PAGES.items() if t == title)
+        assert revision_url == f"https://en.wikipedia.org/w/index.php?oldid={revision}"
+        assert history == f"https://en.wikipedia.org/w/index.php?curid={page_id}&action=history"
+        assert saved.startswith("2016-04-")
+    # the page fields are declared where the rows are described: the card's Fields section and croissant.json
+    _, body = card_header(release_dir)
+    assert "`url` (string): the page's address" in body and "`revision_id` (string): the page revision" in body
+    metadata = json.load(open(os.path.join(release_dir, "croissant.json"), encoding="utf-8"))
+    for record_set in metadata["recordSet"]:
+        if record_set["name"] != "PS":
+            declared = {f["name"]: f["dataType"] for f in record_set["field"] if "dataType" in f}
+            assert declared["title"] == declared["url"] == declared["revision_id"] == "sc:Text"
+
+
+def test_a_license_that_breaks_sharealike_is_refused_unless_overridden(release_dir, picforge, run_dir, tmp_path,
+                                                                        capsys):
+    out = tmp_path / "nc"
+    capsys.readouterr()
+    assert picforge("build", "--run", run_dir, "--out", out, "--license", "cc-by-nc-4.0") == 2
+    err = capsys.readouterr().err
+    assert "--license cc-by-nc-4.0: conflicts with what the release redistributes: English Wikipedia is " \
+           "redistributed under `cc-by-sa-3.0`, which allows `cc-by-sa-3.0` or `cc-by-sa-4.0`" in err
+    assert "--license-override" in err and not out.exists()
+
+    assert picforge("build", "--run", run_dir, "--out", out, "--license", "cc-by-nc-4.0",
+                    "--license-override", "counsel cleared a non-commercial relicence") == 0
+    text, license_id = license_paragraph(out)
+    assert license_id == read_manifest(out)["license"] == "cc-by-nc-4.0"
+    assert read_manifest(out)["license_override"] == "counsel cleared a non-commercial relicence"
+    assert text.startswith("`cc-by-nc-4.0`, chosen with --license against the redistributed inputs' terms")
+    assert 'the maintainer recorded this override: "counsel cleared a non-commercial relicence"' in text
+
+    later = tmp_path / "sa4"
+    assert picforge("build", "--run", run_dir, "--out", later, "--license", "cc-by-sa-4.0") == 0
+    text, license_id = license_paragraph(later)
+    assert license_id == "cc-by-sa-4.0" and "license_override" not in read_manifest(later)
+    assert text.startswith("`cc-by-sa-4.0`, chosen with --license; the redistributed inputs allow it (the default is "
+                           "`cc-by-sa-3.0`).")
+    for name, entry in read_manifest(later)["files"].items():
         if name not in ("README.md", "croissant.json"):
             assert entry == read_manifest(release_dir)["files"][name]  # only the card and croissant.json differ
     capsys.readouterr()
-    assert picforge("build", "--run", run_dir, "--out", out) == 2
+    assert picforge("build", "--run", run_dir, "--out", later) == 2
     assert "holds a release built from other inputs, seed or licence, or changed since its build; pass --force" in \
         capsys.readouterr().err
-    assert picforge("build", "--run", run_dir, "--out", out, "--license", "cc-by-sa-4.0") == 0
+    assert picforge("build", "--run", run_dir, "--out", later, "--license", "cc-by-sa-4.0") == 0
     assert "up to date (same run stages, seed and licence)" in capsys.readouterr().out
+
+
+def test_revisions_after_june_2023_are_cc_by_sa_4(picforge, tmp_path):
+    articles = [dict(a, revision_timestamp="2024-01-02T03:04:05Z") if a["page_id"] == 103 else a
+                for a in article_records()]
+    out = tmp_path / "release"
+    assert picforge("build", "--run", make_run(tmp_path / "run", **{"read-dump": articles}), "--out", out) == 0
+    text, license_id = license_paragraph(out)
+    assert license_id == "cc-by-sa-4.0"
+    assert "some after English Wikipedia moved to CC BY-SA 4.0 (June 2023)" in text
+    assert picforge("build", "--run", tmp_path / "run", "--out", tmp_path / "v3", "--license", "cc-by-sa-3.0") == 2

@@ -106,8 +106,9 @@ def test_balance_classes_samples_the_larger_class_down():
     assert build.balance_classes(examples, seed=0) == (kept, sampled_out)
 
 
-GOOD_PR = {"id": "t7-2", "title": "https://en.wikipedia.org/wiki?curid=7", "context": "Go to the old mill now.",
-           "query": "ancient factory", "answers": {"text": ["old mill"], "answer_start": [10]}}
+GOOD_PR = {"id": "t7-2", "title": "Old Mill", "context": "Go to the old mill now.",
+           "query": "ancient factory", "answers": {"text": ["old mill"], "answer_start": [10]},
+           "url": "https://en.wikipedia.org/wiki?curid=7", "revision_id": "123"}
 
 
 def test_a_good_record_passes_every_check():
@@ -147,6 +148,7 @@ def test_features_match_the_public_pic_release():
     ps, pr = features("PS"), features("PR-pass")
     assert list(ps) == ["phrase1", "phrase2", "sentence1", "sentence2", "label", "idx"]
     assert ps["label"].names == ["negative", "positive"] and ps["idx"].dtype == "int32"
-    assert list(pr) == ["id", "title", "context", "query", "answers"]
+    assert list(pr)[:5] == ["id", "title", "context", "query", "answers"]  # PiC's fields, then the page's own
+    assert list(pr)[5:] == ["url", "revision_id"]
     assert str(pr.arrow_schema.field("answers").type) == \
         "struct<text: list<item: string>, answer_start: list<item: int32>>"

@@ -111,7 +111,8 @@ def check_release(run, released, picforge, tmp_path, capsys):
     assert card.startswith("---\n") and "\npretty_name: STS-B-Context\n" in card
     assert "  - split: test\n    path: data/test.jsonl\n" in card and "    num_examples: 11\n" in card
     assert "| rows | 11 |" in card and "7.1% dropped" in card and "Cohen's kappa -0.083" in card
-    assert "\nlicense: other\n" in card and "## License\n\n`other`, the default for these inputs" in card
+    assert "\nlicense: other\n" in card
+    assert "## License\n\n`other`, worked out from what this release redistributes" in card
     assert "## Evaluation (SLICE Table 1)\n\nNot evaluated in the run this release was made from." in card
     from datasets import load_dataset
     loaded = load_dataset(str(out), cache_dir=str(tmp_path / "cache"))
@@ -123,10 +124,15 @@ def check_release(run, released, picforge, tmp_path, capsys):
 
     assert picforge("stsb-context", "release", "--run", run, "--out", out) == 0
     assert "up to date, skipped" in capsys.readouterr().out
-    assert picforge("stsb-context", "release", "--run", run, "--out", out, "--license", "cc-by-sa-4.0") == 0
+    # the STS-B pairs keep their sources' terms: another licence is refused unless an override says why
+    assert picforge("stsb-context", "release", "--run", run, "--out", out, "--license", "cc-by-sa-4.0") == 2
+    assert "STS Benchmark is redistributed under `other`, which allows `other`" in capsys.readouterr().err
+    assert picforge("stsb-context", "release", "--run", run, "--out", out, "--license", "cc-by-sa-4.0",
+                    "--license-override", "only the CC BY-SA captions part is used") == 0
     card = (out / "README.md").read_text()
-    assert "\nlicense: cc-by-sa-4.0\n" in card and "chosen with --license (the default for these inputs is " \
-                                                   "`other`)" in card
+    assert "\nlicense: cc-by-sa-4.0\n" in card and "chosen with --license against the redistributed inputs' " \
+                                                   "terms" in card
+    assert 'recorded this override: "only the CC BY-SA captions part is used"' in card
 
 
 @pytest.mark.parametrize("edit, message", [

@@ -279,7 +279,16 @@ def check_release():
     assert any(line.startswith("Krippendorff's α, round 1 (MTurk), paraphrase (q1, q2): n/a, no item was rated by two")
                for line in metadata["rai:dataAnnotationAnalysis"])
     assert metadata["rai:dataAnnotationAnalysis"][0].startswith("gold check questions in round 1: ")
-    assert any(p.startswith("Amazon Mechanical Turk: ") for p in metadata["rai:dataAnnotationPlatform"])
+    # Round 1 ran on the MTurk sandbox (r1-api) and as a rehearsal (r1-ui): the release credits neither to a crowd,
+    # and says it is a rehearsal build first.
+    round1 = [p for p in metadata["rai:dataAnnotationPlatform"] if p.startswith("round 1, ")]
+    assert sorted(p.rsplit("; ", 1)[1] for p in round1) == [
+        "Amazon Mechanical Turk sandbox (test workers, not the paid crowd)",
+        "rehearsal (`annotate mturk rehearse`: a scripted or hand-filled results file, not crowd work)"]
+    card = open(f"{RELEASE}/README.md", encoding="utf-8").read().split("---\n", 2)[2].lstrip("\n")
+    assert card.startswith("# PiC: Phrase-in-Context (picforge build) — REHEARSAL BUILD, not crowd-annotated\n\n"
+                           f"**{manifest['rehearsal']}**")
+    assert any(t.startswith("LanguageTool (grammar check): ") for t in metadata["rai:machineAnnotationTools"])
     final = list(RunDir(RUN).iter_records("final_annotations"))
     corrected = {r["triplet_id"]: r["ps_q1_phrase"] for r in final
                  if r["ps_q1_phrase"] and r["ps_q1_phrase"] != r["q1"]}  # A1's correction, endorsed by A3

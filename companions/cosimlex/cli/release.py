@@ -13,7 +13,8 @@ def register(verbs):
 
 def run(args):
     from companions.cosimlex.release import write_release
-    manifest = write_release(args.run, args.out, license_id=args.license, force=args.force)
+    manifest = write_release(args.run, args.out, license_id=args.license,
+                             license_override=args.license_override, force=args.force)
     print(release_summary(args.out, manifest, "pairs"))
     return 0
 

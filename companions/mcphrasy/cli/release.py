@@ -16,7 +16,8 @@ def register(verbs):
 
 def run(args):
     check_device(args.device)
-    manifest = write_release(args.run, args.out, license_id=args.license, force=args.force, model_name=args.encoder,
+    manifest = write_release(args.run, args.out, license_id=args.license,
+                             license_override=args.license_override, force=args.force, model_name=args.encoder,
                              device=args.device)
     table = manifest["stats"]["table1"]["with_singletons"]
     print(f"{manifest['records']} groups in {args.out}; {table['clusters_per_group']} clusters per group; "

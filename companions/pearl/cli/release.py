@@ -14,7 +14,8 @@ def register(subparsers):
 
 def run(args):
     from companions.pearl.release import write_release
-    manifest = write_release(args.run, args.out, license_id=args.license, force=args.force)
+    manifest = write_release(args.run, args.out, license_id=args.license,
+                             license_override=args.license_override, force=args.force)
     print(release_summary(args.out, manifest, "phrases"))
     return 0
 

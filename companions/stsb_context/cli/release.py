@@ -14,7 +14,8 @@ def register(verbs):
 
 def run(args):
     from companions.stsb_context.release import write_release
-    manifest = write_release(args.run, args.out, license_id=args.license, force=args.force)
+    manifest = write_release(args.run, args.out, license_id=args.license,
+                             license_override=args.license_override, force=args.force)
     print(release_summary(args.out, manifest, "rows"))
     return 0
 
