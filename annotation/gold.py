@@ -147,8 +147,7 @@ def release_senses(row, source):
 def release_passage(context, start):
     """The 5-sentence passage around character `start` of a released context, cut as stage select cuts a triplet's
     passages (so a gold question is as long as a real one)."""
-    from pipeline.stages.select import passage_window   # Beam and Punkt: only when a release is read
-    from pipeline.stages.sentences import split_sentences
+    from picforge.sentence_split import passage_window, split_sentences   # Punkt: only when a release is read
     sentences, offset, holder = split_sentences(context), 0, 0
     for number, sentence in enumerate(sentences):
         found = context.find(sentence, offset)

@@ -125,7 +125,8 @@ def original_steps_1_to_4(dump, max_pages, nlp, wic_words, seed, steps):
     from mine_throughput import original_phrases
     from picforge.resources import stopwords
     from pipeline.stages.group import group_phrase
-    from pipeline.stages.sentences import broken_reason, split_sentences
+    from picforge.sentence_split import split_sentences
+    from pipeline.stages.sentences import broken_reason
 
     stop = stopwords()
     sentences, pages, occurrences = {}, {}, collections.defaultdict(list)

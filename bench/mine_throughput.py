@@ -146,7 +146,7 @@ def original_side(pages, watch, occurrences, model_name, batch_size, wic_words):
 
     from picforge.resources import stopwords
     from picforge.spacy_models import default_spacy_model
-    from pipeline.stages.sentences import split_sentences
+    from picforge.sentence_split import split_sentences
 
     nlp = spacy.load(model_name or default_spacy_model())
     nlp.add_pipe("merge_noun_chunks")

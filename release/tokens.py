@@ -2,16 +2,8 @@
 import functools
 
 from nltk.tokenize import TreebankWordTokenizer
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
-from picforge.resources import abbreviations
-
-
-@functools.lru_cache(maxsize=None)
-def _sentence_tokenizer():
-    params = PunktParameters()
-    params.abbrev_types = set(abbreviations())
-    return PunktSentenceTokenizer(params)
+from picforge.sentence_split import punkt
 
 
 @functools.lru_cache(maxsize=None)
@@ -21,7 +13,7 @@ def _word_tokenizer():
 
 def sentence_spans(text):
     """[start, end) of each sentence of `text`: Punkt rules and the abbreviations the sentences stage uses."""
-    return list(_sentence_tokenizer().span_tokenize(text))
+    return list(punkt().span_tokenize(text))
 
 
 def word_spans(text):

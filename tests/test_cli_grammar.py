@@ -11,6 +11,7 @@ from picforge import cli
 from picforge.options import RenamedOption
 from picforge.paths import declared_output
 from tests.cli_helpers import verbs
+from tests.test_cli import a_release
 
 # Options naming the model a verb encodes with (`--model` also names the chat model of the LLM verbs: not an encoder).
 ENCODER_OPTIONS = ("--embedding-model", "--encoder", "--encoders", "--model")
@@ -76,7 +77,8 @@ def test_every_hidden_spelling_is_deprecated_with_a_warning():
 ])
 def test_a_former_spelling_parses_as_the_current_one_and_warns(former, current, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    for name in ("REL", "RUN", "W"):
+    a_release(tmp_path / "REL")  # every release reader checks the release against its MANIFEST.json first
+    for name in ("RUN", "W"):
         (tmp_path / name).mkdir()
     (tmp_path / "W").rmdir()
     (tmp_path / "W").write_text("")

@@ -9,7 +9,7 @@ from apache_beam.metrics import Metrics
 from companions.mcphrasy import corpus, grouping, match, nps, triplets
 from picforge.encoders import encode, load_sentence_model
 from picforge.progress import Progress
-from pipeline.stages.sentences import split_sentences
+from picforge.sentence_split import split_sentences
 
 DOCUMENTS = "mcphrasy-documents"
 CONTEXTS = "mcphrasy-contexts"

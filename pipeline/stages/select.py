@@ -7,11 +7,11 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from picforge import shuffle
+from picforge.sentence_split import PASSAGE_SENTENCES, passage_window
 from picforge.sheets import csv_text
 from pipeline.stages.domains import page_of
 
 STAGE = "select"
-PASSAGE_SENTENCES = 5
 CSV_COLUMNS = ("rank", "triplet_id", "phrase", "wic_words", "page1_title", "page1_url", "passage1", "sentence1",
                "page2_title", "page2_url", "passage2", "sentence2", "semantic_score", "domain_score")
 
@@ -32,14 +32,6 @@ def rank_key(pair):
 def triplet_rank(triplet):
     """Rank order of selected triplets (all have a domain score): the same order as rank_key."""
     return triplet["domain_score"], triplet["semantic_score"], triplet["phrase"], triplet["triplet_id"]
-
-
-def passage_window(idx, n_sentences, size=PASSAGE_SENTENCES):
-    """[start, end) of a `size`-sentence window centred on sentence idx (two before, two after),
-    shifted inside the page when idx is near its start or end."""
-    half = size // 2
-    start = max(0, min(idx - half, n_sentences - size))
-    return start, min(n_sentences, start + size)
 
 
 def clean_passage(idx, n_sentences, broken, size=PASSAGE_SENTENCES):

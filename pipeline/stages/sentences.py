@@ -1,16 +1,15 @@
 """Stage `sentences`: NLTK Punkt sentence split per paragraph, with a shipped abbreviation list; each sentence
 says whether it is broken (words went missing in cleaning, or it shows debris of removed markup)."""
 import bisect
-import functools
 import re
 from collections import Counter
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
 from picforge.progress import Progress
-from picforge.resources import abbreviations, cut_words
+from picforge.resources import cut_words
+from picforge.sentence_split import punkt
 from pipeline.stages.clean import RESIDUE
 
 STAGE = "sentences"
@@ -48,17 +47,6 @@ POINTER = re.compile(
 # The first sentence of a paragraph that starts in lower case goes on from a removed formula or list ("where K0 = 1").
 CUT_START = re.compile(r"^[\"“(]?[a-z]")
 
-
-@functools.lru_cache(maxsize=None)
-def _tokenizer():
-    params = PunktParameters()
-    params.abbrev_types = set(abbreviations())
-    return PunktSentenceTokenizer(params)
-
-
-def split_sentences(paragraph):
-    """Punkt sentences of one paragraph (no downloaded model: Punkt rules + shipped abbreviations)."""
-    return [s.strip() for s in _tokenizer().tokenize(paragraph) if s.strip()]
 
 
 CUT_INSIDE = re.compile(r"\b([A-Za-z]+)\.\s+[a-z]")
@@ -124,7 +112,7 @@ def sentence_spans(paragraph):
     """[start, end, Punkt sentences in it] of the paragraph's sentences: Punkt's, with a quotation that runs over
     several of them kept as one unit, so no passage starts or ends inside it (one never closed runs to the
     paragraph's end)."""
-    spans = [[start, end, 1] for start, end in _tokenizer().span_tokenize(paragraph)]
+    spans = [[start, end, 1] for start, end in punkt().span_tokenize(paragraph)]
     if len(spans) < 2 or not QUOTE_MARKS.search(paragraph):
         return spans
     units, is_open = [], False

@@ -223,10 +223,12 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
                     for f in (v_measure_score, adjusted_rand_score, adjusted_mutual_info_score)]
         assert f"{pair[0]} / {pair[1]}: V {expected[0]:.2f}  ARI {expected[1]:.2f}  AMI {expected[2]:.2f}" in printed
     assert "ann / cy: V 1.00  ARI 1.00  AMI 1.00" in printed
-    # $PICFORGE_LEDGER names the ledger when --ledger does not, as for `picforge annotate`: an empty one has no labels
-    monkeypatch.setenv("PICFORGE_LEDGER", f"sqlite:///{tmp_path / 'other-ledger.sqlite'}")
-    assert picforge("mcphrasy", "agreement", "--run", out) == 0
-    assert capsys.readouterr().out.startswith("0 groups clustered by several annotators")
+    # $PICFORGE_LEDGER names the ledger when --ledger does not, as for `picforge annotate`; a read-only verb given
+    # a ledger that is not there says so and creates none
+    other = tmp_path / "other-ledger.sqlite"
+    monkeypatch.setenv("PICFORGE_LEDGER", f"sqlite:///{other}")
+    assert picforge("mcphrasy", "agreement", "--run", out) == 2
+    assert f"{other}: no ledger there" in capsys.readouterr().err and not other.exists()
     monkeypatch.delenv("PICFORGE_LEDGER")
 
     assert picforge("mcphrasy", "reconcile", "--run", out) == 0

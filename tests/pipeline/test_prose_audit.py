@@ -12,7 +12,8 @@ from pipeline.stages.clean import iter_clean_pages
 from pipeline.dump_input import read_pages
 from pipeline.dump_pages import classify_page
 from pipeline.stages.select import clean_passage
-from pipeline.stages.sentences import page_sentences, split_sentences
+from picforge.sentence_split import split_sentences
+from pipeline.stages.sentences import page_sentences
 from release.build import page_without_broken, random_window
 from release.inputs import Anchor
 

@@ -10,7 +10,8 @@ from pipeline.stages.phrases import chunk_phrase, extract_phrases, load_spacy, n
 from pipeline.dump_input import iter_pages
 from pipeline.dump_pages import classify_page
 from pipeline.stages.select import passage_window
-from pipeline.stages.sentences import page_sentences, split_sentences
+from picforge.sentence_split import split_sentences
+from pipeline.stages.sentences import page_sentences
 
 RESIDUE_MARKERS = ("[[", "]]", "{{", "}}", "&amp;", "&quot;", "&nbsp;", "<ref", "Category:", ". .")
 

@@ -9,7 +9,7 @@ import pytest
 from annotation import round1
 from annotation.ledger import Ledger
 from picforge.release_writer import read_manifest
-from tests.release.fixture_run import make_run
+from tests.release.fixture_run import make_run, triplet_records
 from tests.walkthrough.annotators import fill_expert_sheets, fill_rehearsal, requester_ui_results
 
 REHEARSAL_PLATFORM = "rehearsal (`annotate mturk rehearse`: a scripted or hand-filled results file, not crowd work)"
@@ -22,6 +22,24 @@ def ledger_of_the_run(monkeypatch):
     monkeypatch.delenv("PICFORGE_LEDGER", raising=False)
 
 
+def settled_gold_bank(path, count=16):
+    """A gold bank of known answers on the fixture's passages, as a previous release would settle them (other
+    paraphrases than the experts', the two passages in the other order), so none is a question of the batch."""
+    triplets = triplet_records()
+    bank = []
+    for n in range(count):
+        record = triplets[n % len(triplets)]
+        first, second = record["page1"]["passage"], record["page2"]["passage"]
+        if n % 2:
+            bank.append({"gold_id": f"g{n:03d}", "kind": "paraphrase", "phrase": record["phrase"], "passage1": first,
+                         "paraphrase": f"version {n}", "answer": n % 4 == 1})
+        else:
+            bank.append({"gold_id": f"g{n:03d}", "kind": "same_meaning", "phrase": record["phrase"],
+                         "passage1": second, "passage2": first, "answer": n % 4 == 2})
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(record) + "\n" for record in bank)
+
+
 def annotated_run(tmp_path, picforge, rehearsed):
     """The fixture run's triplets through expert sheets (no grammar check) and round 1 on the requester-site path,
     its results file rehearsed (`mturk rehearse`, filled by script) or downloaded from the site, then reviewed and
@@ -32,7 +50,7 @@ def annotated_run(tmp_path, picforge, rehearsed):
                     "--per-annotator", "7") == 0
     sheets = fill_expert_sheets(run, str(returned), draft=False)
     assert picforge("annotate", "ingest", "expert", "--run", run, "--no-grammar", "--sheets", *sheets) == 0
-    assert picforge("annotate", "mturk", "gold", "--run", run, "--out", gold) == 0
+    settled_gold_bank(gold)
     assert picforge("annotate", "mturk", "export", "--run", run, "--batch", "r1", "--gold", gold,
                     "--min-worker-gold", "1") == 0
     if rehearsed:

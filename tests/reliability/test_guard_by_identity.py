@@ -16,6 +16,7 @@ from tests.cli_helpers import ROOT, picforge_in_child, verbs
 from tests.reliability.test_destructive_paths import tree_digest
 from tests.reliability.test_output_guard import argv_writing
 from tests.stsb_context.openai_server import FakeOpenAI
+from tests.test_cli import a_release
 
 STSB_KEY = "sk-test-guard-key"
 
@@ -83,6 +84,7 @@ def test_every_declared_file_output_refuses_a_hard_link_and_a_file_of_its_run_it
     run = ledger_run(tmp_path / "run")
     link = tmp_path / "link.out"
     os.link(run / "ledger.sqlite", link)
+    release = a_release(tmp_path / "rel")
     before = tree_digest(run)
     checked = []
     for words, parser in verbs():
@@ -97,7 +99,7 @@ def test_every_declared_file_output_refuses_a_hard_link_and_a_file_of_its_run_it
                 planted.write_text("someone else's\n")
                 places.append(str(planted))
             for place in places:
-                argv = argv_writing(words, parser, action, run, place)
+                argv = argv_writing(words, parser, action, run, place, release)
                 assert cli.main(argv) == 2, argv
                 err = capsys.readouterr().err
                 assert "nothing was written" in err and "Traceback" not in err, (argv, err)

@@ -19,6 +19,7 @@ from tests.pipeline.test_download import DumpServer, serve
 from tests.reliability.test_destructive_paths import tree_digest
 from tests.reliability.test_guard_by_identity import ledger_run
 from tests.reliability.test_output_guard import argv_writing
+from tests.test_cli import a_release
 
 HANG_S = 60  # a reader still blocked on the FIFO after this long gets an end of file, and the test fails
 
@@ -87,6 +88,7 @@ def one_line(argv, capsys):
 
 def test_a_fifo_as_any_input_of_any_verb_is_refused_at_once(tmp_path, fifo, capsys):
     run = ledger_run(tmp_path / "run")
+    release = a_release(tmp_path / "rel")
     refused = []
     for words, parser in verbs():
         for action in parser._actions:
@@ -94,7 +96,7 @@ def test_a_fifo_as_any_input_of_any_verb_is_refused_at_once(tmp_path, fifo, caps
                 action.type in (None, str) or getattr(action.type, "existing", None))
             if not takes_path or declared_output(action) or isinstance(action, argparse._HelpAction):
                 continue
-            argv = argv_writing(words, parser, action, run, str(fifo))
+            argv = argv_writing(words, parser, action, run, str(fifo), release)
             try:
                 code = cli.main(argv)
             except SystemExit as exit_:  # argparse refused another argument of the line
@@ -171,7 +173,7 @@ def test_unsupported_url_schemes_are_refused_as_the_options_are_parsed(tmp_path,
     sheet = tmp_path / "sheet.csv"
     sheet.write_text("batch_id,triplet_id,Q1,Q2,Q3\n")
     for argv, option in (
-            (["publish", "--release", run, "--to", f"file://{tmp_path}/pub", "--live"], "--to"),
+            (["publish", "--release", a_release(tmp_path / "rel"), "--to", f"file://{tmp_path}/pub", "--live"], "--to"),
             (["annotate", "ingest", "expert", "--run", run, "--sheets", sheet, "--languagetool", "file:///etc/passwd"],
              "--languagetool"),
             (["mine", "--input", enwiki_sample, "--wic", wic_zip, "--out", tmp_path / "mined", "--categories-from-api",

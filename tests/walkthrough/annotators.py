@@ -57,7 +57,7 @@ EXPERT_ANSWERS = {
 }
 # Mistakes in the first return of the sheets: (phrase, column, wrong value); the fix is EXPERT_ANSWERS.
 FIRST_DRAFT = {
-    "one way": ("Q1", "method"),                        # one word: refused, fixed from the fix-list
+    "first use": ("Q1", "application"),                 # one word: refused, fixed from the fix-list
     "first time": ("Q3", "maybe"),                      # not Y/N: refused
     "wide variety": ("Q1", "extensive array"),          # "a extensive array": LanguageTool's EN_A_VS_AN
 }
@@ -105,7 +105,7 @@ PS_CORRECTIONS = {
     "wide range": "great diversity", "wide variety": "rich assortment", "first time": "first occasion",
     "great deal": "large amount", "major part": "bulk", "one end": "one tip", "similar way": "like manner",
     "major role": "large part", "west coast": "Pacific coast", "dominant class": "ruling class",
-    "one way": "one method", "economic growth": "growth of the economy",
+    "first use": "earliest use", "economic growth": "growth of the economy",
 }
 
 
