@@ -190,14 +190,22 @@ def fill_rehearsal(run, batch, gold_path, path):
     worker_fields answers its HIT (found by Input.row_key); returns the filled rows."""
     plan, annotations = _plan(run, batch)
     gold, hits = _gold_answers(gold_path), {hit["token"]: hit for hit in plan["hits"]}
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        columns, rows = reader.fieldnames, list(reader)
-    for row in rows:
+    def fill(_, row):
         answers = worker_fields(plan, annotations, hits[row["Input.row_key"]], gold)
         assert all(not row[f"Answer.{k}"] for k in answers), "the rehearsal file comes with empty answers"
         row.update({f"Answer.{k}": v for k, v in answers.items()})
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+    return rewrite_results(path, path, fill)
+
+
+def rewrite_results(source, out, edit):
+    """Read the results file `source`, call edit(n, row) on each row in order, write the rows to `out` with the same
+    columns; returns the rows."""
+    with open(source, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        columns, rows = reader.fieldnames, list(reader)
+    for n, row in enumerate(rows):
+        edit(n, row)
+    with open(out, "w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
@@ -316,18 +324,13 @@ def crowd_worker(workers):
 def crowd_results(run, batch, blank, out, workers, copied):
     """Fill the blank results file of `mturk rehearse` as the crowd answers it, HIT n (in the file's order) done by
     crowd_worker(workers)(n). Returns {HITId: worker}."""
-    with open(blank, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        columns, rows = reader.fieldnames, list(reader)
     done, who = {}, crowd_worker(workers)
-    for n, row in enumerate(rows):
+
+    def answer(n, row):
         fields = crowd_fields(run, batch, row["Input.row_key"], who(n), copied)
         row.update({"WorkerId": who(n), **{f"Answer.{k}": v for k, v in fields.items()}})
         done[row["HITId"]] = who(n)
-    with open(out, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
+    rewrite_results(blank, out, answer)
     return done
 
 
