@@ -3,7 +3,8 @@
 import os
 import shlex
 
-from annotation import expert, final, ps_verify, round1, verify2
+from annotation import expert, final, ps_verify, verify2
+from annotation.mturk import round1
 from annotation.languagetool import URL_ENV
 from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
 

@@ -2,9 +2,10 @@
 actually ingested, rehearsed ones (`annotate mturk rehearse`, REHEARSAL ids) counted apart, people as they were."""
 import collections
 
-from annotation import expert, ps_verify, round1, verify2
-from annotation.mturk_client import LIVE
-from annotation.mturk_rehearsal import PREFIX
+from annotation import expert, ps_verify, verify2
+from annotation.mturk import round1
+from annotation.mturk.client import LIVE
+from annotation.mturk.rehearsal import PREFIX
 
 # Batch kinds of each round, in round order: (round, what the round does).
 ROUNDS = {expert.KIND: (0, "expert paraphrase sheets (q1, q2, Q3)"),

@@ -2,7 +2,8 @@
 import collections
 import dataclasses
 
-from annotation import copying, expert, ps_verify, round1
+from annotation import expert, ps_verify
+from annotation.mturk import copying, round1
 from annotation.agreement import agreement_lines, agreement_summary
 from annotation.final import annotation_outcomes, grammar_coverage, left_out
 from annotation.record import annotation_record
@@ -179,7 +180,7 @@ def stale_lines(stale):
 
 
 def copying_lines(suspects):
-    """What the report says of workers suspected of copying (annotation.copying's rule)."""
+    """What the report says of workers suspected of copying (annotation.mturk.copying's rule)."""
     if not suspects:
         return [f"Copying: no two workers agree beyond what their accuracy explains (rule: docs/annotation.md, "
                 "\"Copying\")."]

@@ -20,7 +20,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk_hits
+    from annotation.mturk import hits as mturk_hits
     mturk_hits.create_round1_batch(open_ledger(args), args.run, args.batch, args.gold,
                                    mturk_options.round1_settings(args), mturk_options.hit_type_settings(args),
                                    live=args.live, max_spend=args.max_spend, limit=args.limit, profile=args.profile)

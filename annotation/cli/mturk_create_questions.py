@@ -23,7 +23,8 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk_client, mturk_fees, mturk_hits, mturk_questions
+    from annotation.mturk import (client as mturk_client, fees as mturk_fees, hits as mturk_hits,
+                                  questions as mturk_questions)
     hit_type = mturk_options.hit_type_settings(args)
     ledger = open_ledger(args)
     plan, questions, _ = mturk_questions.plan_batch(

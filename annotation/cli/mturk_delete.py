@@ -12,7 +12,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk_hits
+    from annotation.mturk import hits as mturk_hits
     ledger, _, client = mturk_options.api_batch(args)
     outcomes = mturk_hits.delete_hits(client, ledger, args.batch)
     for hit_id, outcome in outcomes.items():

@@ -12,7 +12,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk_hits
+    from annotation.mturk import hits as mturk_hits
     ledger, _, client = mturk_options.api_batch(args)
     print(f"batch {args.batch}: {mturk_hits.expire_hits(client, ledger, args.batch)} HIT(s) expired")
     return 0

@@ -19,7 +19,7 @@ def register(subparsers):
 
 
 def run(args):
-    from annotation import mturk_manual, round1
+    from annotation.mturk import manual as mturk_manual, round1
     ledger = open_ledger(args)
     plan, new = round1.plan_batch(ledger, args.batch, round1.MANUAL_BATCH, args.gold,
                                   mturk_options.round1_settings(args), {}, limit=args.limit)

@@ -24,7 +24,7 @@ def register(subparsers):
 
 
 def run(args):
-    from annotation.gold import build_gold_bank
+    from annotation.mturk.gold import build_gold_bank
     records = build_gold_bank(open_ledger(args), args.run, args.out, args.from_release)
     yes = sum(r["answer"] for r in records)
     print(f"wrote {args.out}: {len(records)} gold questions ({yes} answered yes, {len(records) - yes} no)")

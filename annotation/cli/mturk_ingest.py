@@ -16,7 +16,7 @@ def register(subparsers):
 
 
 def run(args):
-    from annotation import mturk_manual
+    from annotation.mturk import manual as mturk_manual
     ledger = open_ledger(args)
     seen = mturk_manual.ingest_results(ledger, args.results, args.run)
     for batch_id, count in sorted(seen.items()):

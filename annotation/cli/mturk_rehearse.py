@@ -24,7 +24,7 @@ def register(subparsers):
 
 
 def run(args):
-    from annotation import mturk_rehearsal, round1
+    from annotation.mturk import rehearsal as mturk_rehearsal, round1
     plan = round1.stored_plan(open_ledger(args), args.batch, (round1.MANUAL_BATCH,))
     out = args.out or os.path.join(args.run, "mturk", args.batch, f"Batch_{args.batch}_rehearsal_results.csv")
     rows, cells, written = mturk_rehearsal.write_results(args.run, args.batch, plan, out)

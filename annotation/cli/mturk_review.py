@@ -37,7 +37,8 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk_client, mturk_manual, mturk_questions, mturk_review, round1
+    from annotation.mturk import (client as mturk_client, manual as mturk_manual, questions as mturk_questions,
+                                  review as mturk_review, round1)
     ledger = open_ledger(args)
     plan = round1.stored_plan(ledger, args.batch, kinds=(*mturk_options.API_KINDS, round1.MANUAL_BATCH))
     if args.reject and plan["kind"] != mturk_questions.KIND:
@@ -82,8 +83,8 @@ def run(args):
 
 
 def print_copy_suspects(ledger):
-    """Print the pairs of workers the copying rule reports for review (annotation.copying), over the whole run."""
-    from annotation import copying
+    """Print the pairs of workers the copying rule reports for review (annotation.mturk.copying), over the whole run."""
+    from annotation.mturk import copying
     with ledger.read() as q:
         suspects = copying.run_copy_suspects(q)
     for suspect in suspects:
@@ -93,7 +94,7 @@ def print_copy_suspects(ledger):
 def block_workers(args, ledger, plan):
     """Block the batch's workers whose gold record failed (by the API, or print the commands for a requester-UI
     batch), once each."""
-    from annotation import mturk_review, round1
+    from annotation.mturk import review as mturk_review, round1
     with ledger.read() as q:
         done = {b["worker_id"] for b in q.worker_blocks()}
     to_block = {w: r for w, r in round1.workers_to_block(round1.assignment_verdicts(ledger, args.batch, plan)).items()
@@ -113,7 +114,7 @@ def block_workers(args, ledger, plan):
 def stranded(ledger, args, plan):
     """Say which items no valid assignment answered and how they are asked again: a requester-UI batch hands them back
     for the next `mturk export`; an API batch's HITs get more assignments from `mturk create` (within --max-spend)."""
-    from annotation import round1
+    from annotation.mturk import round1
     if plan["kind"] == round1.MANUAL_BATCH:
         released = round1.release_stranded(ledger, args.batch, plan)
         if released:

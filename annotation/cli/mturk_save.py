@@ -19,7 +19,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk_review
+    from annotation.mturk import review as mturk_review
     ledger, _, client = mturk_options.api_batch(args)
     seen = mturk_review.save_assignments(client, ledger, args.batch)
     with ledger.read() as q:

@@ -11,7 +11,7 @@ def register(subparsers):
 
 @mturk_options.reports_mturk_errors
 def run(args):
-    from annotation import mturk_hits
+    from annotation.mturk import hits as mturk_hits
     ledger, plan, client = mturk_options.api_batch(args)
     rows = mturk_hits.hit_statuses(client, ledger, args.batch)
     totals = {"available": 0, "pending": 0, "completed": 0}

@@ -8,7 +8,7 @@ import pytest
 
 from annotation.agreement import alpha
 from annotation.ledger import ROUND_MTURK
-from annotation.round1 import decide
+from annotation.mturk.round1 import decide
 from picforge.rundir import RunDir
 from release.card import agreement_section
 from release.provenance import annotation_rai, run_agreement

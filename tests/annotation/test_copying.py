@@ -2,7 +2,7 @@
 review by `mturk review` and `annotate report`; careful workers who agree on the truth are not."""
 import csv
 
-from annotation import copying, round1
+from annotation.mturk import copying, round1
 from tests.reliability.test_worker_quality import exported_inputs, write_results
 
 from mturk_support import gold_bank, make_run, write_gold

@@ -4,10 +4,10 @@ phrases, and a worker who never reads the passages fails the checks."""
 import json
 import os
 
-from annotation import gold as G
+from annotation.mturk import gold as G
 from annotation import ledger as L
-from annotation import round1
-from annotation.hit_pages import PARAPHRASE
+from annotation.mturk import round1
+from annotation.mturk.hit_pages import PARAPHRASE
 from annotation.rules import verify2_decision
 from tests.annotation.conftest import triplet_records
 

@@ -12,7 +12,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from annotation import hit_pages, mturk_hits, mturk_manual, mturk_review, mturk_xml, round1
+from annotation.mturk import (hit_pages, hits as mturk_hits, manual as mturk_manual, review as mturk_review,
+                              question_xml as mturk_xml, round1)
 
 from mturk_support import SCRIPT, answer_xml, gold_bank, make_run, real_client, write_gold
 from tests.http_helpers import QuietHandler

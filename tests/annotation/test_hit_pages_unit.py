@@ -3,8 +3,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from annotation import hit_pages
-from annotation.hit_pages import PARAPHRASE, SAME_MEANING, PageQuestion, Passage
+from annotation.mturk import hit_pages
+from annotation.mturk.hit_pages import PARAPHRASE, SAME_MEANING, PageQuestion, Passage
 
 SCRIPT = "<script>alert(1)</script>"
 

@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from annotation import hit_pages, mturk_client, mturk_fees, mturk_hits, round1
+from annotation.mturk import hit_pages, client as mturk_client, fees as mturk_fees, hits as mturk_hits, round1
 from annotation import ledger as L
 
 from mturk_support import (NOW, SCRIPT, answer_xml, gold_bank, hit_id, hit_record, make_run, real_client,

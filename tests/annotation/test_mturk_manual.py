@@ -6,7 +6,7 @@ import json
 import pytest
 
 from annotation import ledger as L
-from annotation import mturk_manual, round1
+from annotation.mturk import manual as mturk_manual, round1
 import picforge.cli
 from picforge.errors import InputError
 from tests.annotation.conftest import ledger_option

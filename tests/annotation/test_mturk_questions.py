@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from annotation import mturk_hits, mturk_questions, mturk_xml, round1
-from annotation.hit_pages import HTML_QUESTION_LIMIT, HTML_QUESTION_NS
+from annotation.mturk import hits as mturk_hits, questions as mturk_questions, question_xml as mturk_xml, round1
+from annotation.mturk.hit_pages import HTML_QUESTION_LIMIT, HTML_QUESTION_NS
 from annotation.ledger import Ledger
 from picforge.errors import InputError
 

@@ -1,7 +1,7 @@
 """Round-1 logic as pure functions: HIT layout, request tokens, gold split, checks and the decision rule."""
 import pytest
 
-from annotation import mturk_fees, mturk_hits, round1
+from annotation.mturk import fees as mturk_fees, hits as mturk_hits, round1
 from annotation.ledger import ACCEPTED, REJECTED
 from picforge.errors import InputError
 

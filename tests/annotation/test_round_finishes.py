@@ -4,7 +4,7 @@ import csv
 import json
 
 from annotation import ledger as L
-from annotation import mturk_rehearsal, round1
+from annotation.mturk import rehearsal as mturk_rehearsal, round1
 from annotation.ledger import Ledger
 from picforge.rundir import RunDir
 
@@ -272,7 +272,7 @@ def sandbox_answers(run_dir, gold, script):
 def test_an_api_hit_whose_every_assignment_was_rejected_gets_more_assignments_within_the_cap(tmp_path, capsys,
                                                                                           monkeypatch):
     import picforge.cli
-    from annotation import mturk_client
+    from annotation.mturk import client as mturk_client
     from tests.walkthrough.mturk_service import SandboxMTurk
     run_dir = big_run(tmp_path, copies=1)
     gold_path, gold = big_gold(tmp_path / "gold.jsonl")

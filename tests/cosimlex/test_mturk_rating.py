@@ -1,6 +1,6 @@
 """CoSimLex rating forms posted as MTurk HITs with `annotate mturk create-questions`, saved with
 `mturk save --out` and read by `cosimlex ingest-rating`. MTurk is botocore's Stubber on the real client
-that `annotation.mturk_client.mturk_client` builds, so every request is checked against the MTurk API model."""
+that `annotation.mturk.client.mturk_client` builds, so every request is checked against the MTurk API model."""
 import datetime
 import html.parser
 import json
@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from annotation import mturk_client, mturk_hits
+from annotation.mturk import client as mturk_client, hits as mturk_hits
 from annotation.ledger import Ledger
 from companions.cosimlex import RATINGS, SELECTION
 from picforge.cli import main
@@ -47,7 +47,7 @@ def rating_run(tmp_path):
 
 
 class StubbedMTurk:
-    """Stands in for annotation.mturk_client.mturk_client: builds the real client, then serves the expected
+    """Stands in for annotation.mturk.client.mturk_client: builds the real client, then serves the expected
     responses through a Stubber on it and records the endpoint and every request."""
 
     def __init__(self, build):

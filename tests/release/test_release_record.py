@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from annotation import round1
+from annotation.mturk import round1
 from annotation.ledger import Ledger
 from picforge.release_writer import read_manifest
 from tests.release.fixture_run import make_run, triplet_records

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from annotation import round1
-from annotation.gold import length_separation, question_words
+from annotation.mturk import round1
+from annotation.mturk.gold import length_separation, question_words
 from annotation.ledger import Ledger
 from tests.cli_helpers import picforge_in_child
 from tests.reliability.test_bounds_and_exits import exported_expert_sheet

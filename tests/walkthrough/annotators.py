@@ -5,7 +5,7 @@ import glob
 import json
 import os
 
-from annotation import round1
+from annotation.mturk import round1
 from annotation.ledger import Ledger
 from tests.annotation.conftest import read_csv, write_csv
 

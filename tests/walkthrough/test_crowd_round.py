@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from annotation import mturk_client, round1
+from annotation.mturk import client as mturk_client, round1
 from annotation.ledger import ROUND_MTURK, Ledger
 from picforge import cli
 from tests.annotation.conftest import read_csv

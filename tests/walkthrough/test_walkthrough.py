@@ -25,7 +25,7 @@ from collections import Counter
 
 import pytest
 
-from annotation import mturk_client
+from annotation.mturk import client as mturk_client
 from picforge import cli
 from pipeline.mine import mine
 from picforge.rundir import RunDir

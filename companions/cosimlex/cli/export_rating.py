@@ -30,7 +30,7 @@ def _write_text(path, text):
 
 
 def run(args):
-    from annotation.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
+    from annotation.mturk.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
     from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
     from companions.cosimlex.candidate_pipeline import CANDIDATES
     from companions.cosimlex import EXPORTS, FORMS, SELECTION

@@ -7,10 +7,10 @@ import re
 
 from botocore.exceptions import ClientError
 
-from annotation import mturk_client, round1
-from annotation.mturk_client import QUESTIONS_BATCH, MTurkFailure, environment, error_text
-from annotation.mturk_fees import amount_problem, announce_cost, assignments_per_hit, check_balance
-from annotation.mturk_xml import question_xmls
+from annotation.mturk import client as mturk_client, round1
+from annotation.mturk.client import QUESTIONS_BATCH, MTurkFailure, environment, error_text
+from annotation.mturk.fees import amount_problem, announce_cost, assignments_per_hit, check_balance
+from annotation.mturk.question_xml import question_xmls
 from picforge.errors import InputError
 
 log = logging.getLogger(__name__)

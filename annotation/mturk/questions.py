@@ -13,8 +13,8 @@ import json
 import os
 import xml.etree.ElementTree as ET
 
-from annotation import mturk_client, round1
-from annotation.hit_pages import HTML_QUESTION_LIMIT
+from annotation.mturk import client as mturk_client, round1
+from annotation.mturk.hit_pages import HTML_QUESTION_LIMIT
 from picforge.bounded_read import MAX_TEXT_BYTES, read_bounded
 from picforge.errors import InputError
 from picforge.files import open_input

@@ -2,7 +2,7 @@
 every column present and the workers' `Answer.*` cells empty, for a person or a script to fill and ingest."""
 import os
 
-from annotation import hit_pages, mturk_manual, round1
+from annotation.mturk import hit_pages, manual as mturk_manual, round1
 from picforge.errors import InputError
 from picforge.files import open_input, write_atomically
 from picforge.sheets import csv_text

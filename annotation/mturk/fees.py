@@ -2,7 +2,7 @@
 the --max-spend cap, the account balance."""
 from decimal import ROUND_HALF_UP, Decimal
 
-from annotation.mturk_client import QUESTIONS_BATCH, environment
+from annotation.mturk.client import QUESTIONS_BATCH, environment
 from picforge.errors import InputError
 
 # MTurk's commission: 20% of the reward (at least $0.01) per assignment, 40% for HITs with 10+ assignments.

@@ -5,7 +5,7 @@ Approve/Reject file it uploads after review. Same plan, checks and ledger as the
 import os
 import shlex
 
-from annotation import hit_pages, round1
+from annotation.mturk import hit_pages, round1
 from annotation.ledger import CANCELLED
 from picforge.errors import InputError
 from picforge.files import write_atomically

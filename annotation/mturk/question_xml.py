@@ -1,7 +1,7 @@
 """MTurk's XML: the HTMLQuestion of each round-1 HIT, and the QuestionFormAnswers document of posted fields."""
 import xml.etree.ElementTree as ET
 
-from annotation import hit_pages, round1
+from annotation.mturk import hit_pages, round1
 from picforge.errors import InputError
 
 ANSWER_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"

@@ -1,7 +1,7 @@
 """MTurk round 1 (PiC Section 3.3, Appendix J): questions, HIT layout, gold checks and the decision rule.
 
-Shared by the API path (`annotation.mturk_hits`, `annotation.mturk_review`) and the requester-UI path
-(`annotation.mturk_manual`).
+Shared by the API path (`annotation.mturk.hits`, `annotation.mturk.review`) and the requester-UI path
+(`annotation.mturk.manual`).
 Each accepted `ExpertAnnotation` gives three ledger items verified by workers who never see the
 expert's answers: `q1`/`q2` (type 1: can the expert's paraphrase replace p in passage 1/2?) and `q3`
 (type 2: does p mean the same in both passages? — agreeing means answering as the expert did).
@@ -16,8 +16,9 @@ import hashlib
 import json
 import random
 
-from annotation import hit_pages, rules, text
-from annotation.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
+from annotation import rules, text
+from annotation.mturk import hit_pages
+from annotation.mturk.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
 from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id, now
 from picforge import schemas
 from picforge.errors import InputError, NothingToDo
@@ -243,7 +244,7 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     if not annotations:
         raise NothingToDo("no accepted expert annotation is waiting for MTurk verification; run "
                          "`picforge annotate ingest expert` first (or every one is already in a batch)")
-    from annotation.gold import gold_for_batch, largest_limit
+    from annotation.mturk.gold import gold_for_batch, largest_limit
     verified = [a for a, _ in annotations]
     usable, left_out = gold_for_batch(bank.values(), {a["triplet_id"]: a for a in verified})
     need = gold_needed(settings, judging=True)
@@ -375,7 +376,7 @@ def qualification_test(plan):
 def hit_pages_of(run_dir, plan):
     """{token: [PageQuestion per slot]} for every HIT of the plan (no expert answer in them); refused when the
     plan's gold questions differ in length from its real ones (`gold.refuse_telltale_gold`)."""
-    from annotation.gold import refuse_telltale_gold
+    from annotation.mturk.gold import refuse_telltale_gold
     from annotation.triplets import load_triplets  # Beam's FileSystems: imported only when pages are made
     annotations = plan["annotations"]
     slot_ids = {slot for hit in plan["hits"] for slot in hit["slots"] if not slot.startswith(GOLD_PREFIX)}

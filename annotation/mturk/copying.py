@@ -13,8 +13,9 @@ the same wrong expert answers can be, which is why this is a flag for a person t
 import dataclasses
 import itertools
 
-from annotation import hit_pages, rules, text
-from annotation.round1 import API_BATCH, GOLD_PREFIX, MANUAL_BATCH
+from annotation import rules, text
+from annotation.mturk import hit_pages
+from annotation.mturk.round1 import API_BATCH, GOLD_PREFIX, MANUAL_BATCH
 
 MIN_SHARED = 10
 MIN_SAME_ERRORS = 2

@@ -10,7 +10,8 @@ import os
 import random
 from collections import Counter
 
-from annotation import hit_pages, rules
+from annotation import rules
+from annotation.mturk import hit_pages
 from annotation.ledger import ROUND_VERIFY2
 from annotation.triplets import load_triplets
 from picforge.errors import InputError

@@ -1,0 +1,1 @@
+"""MTurk round-1 verification: HIT files, the API path, review and gold."""
