@@ -26,8 +26,8 @@ def main(argv=None):
     parser.add_argument("--input", default=DEFAULT_INPUT, help="pages-articles dump (default: the shared enwiki sample)")
     parser.add_argument("--runs", type=int, default=7, help="runs of each side, alternating which goes first")
     args = parser.parse_args(argv)
-    from pipeline.dump_input import read_pages
-    from pipeline.dump_pages import classify_page
+    from pipeline.dump.pages import classify_page
+    from pipeline.dump.reader import read_pages
     from pipeline.stages import clean
 
     sides = {"before": load_module("clean_before", args.baseline), "now": clean}

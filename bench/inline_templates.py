@@ -10,8 +10,8 @@ import re
 import mwparserfromhell
 
 from pipeline.stages import clean
-from pipeline.dump_input import read_pages
-from pipeline.dump_pages import classify_page
+from pipeline.dump.pages import classify_page
+from pipeline.dump.reader import read_pages
 
 MARK = "\ue002{}\ue003"
 MARKED = re.compile("\ue002(\\d+)\ue003")

@@ -61,8 +61,8 @@ RESIDUE_KINDS = {
 
 def dump_articles(dump, max_pages=None):
     """(fields, wikitext) of the dump's articles as `read-dump` keeps them, at most max_pages."""
-    from pipeline.dump_input import read_pages
-    from pipeline.dump_pages import classify_page
+    from pipeline.dump.pages import classify_page
+    from pipeline.dump.reader import read_pages
 
     kept = 0
     for fields, wikitext, is_redirect in read_pages(dump):

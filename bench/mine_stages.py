@@ -35,7 +35,7 @@ from pipeline.stages.phrases import load_spacy
 t = time.process_time(); load_spacy(); spacy = time.process_time() - t
 from picforge.encoders import load_sentence_model
 t = time.process_time(); load_sentence_model(device="cpu"); encoder = time.process_time() - t
-from pipeline.dump_input import read_pages
+from pipeline.dump.reader import read_pages
 t = time.process_time(); pages = sum(1 for _ in read_pages(sys.argv[1])); read = time.process_time() - t
 print(json.dumps({"imports": imports, "spacy": spacy, "encoder": encoder, "read_pages": pages,
                   "read_seconds_per_mb": read / (os.path.getsize(sys.argv[1]) / 1e6)}))

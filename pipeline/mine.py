@@ -13,7 +13,7 @@ from picforge.options import check_device, pipeline_options
 from picforge.paths import refuse_overlap
 from picforge.resources import read_wic_words
 from picforge.stage_jobs import Step
-from pipeline.download import fetch
+from pipeline.dump.download import fetch
 from pipeline.mine_options import MineOptions
 from pipeline.stages import select as select_stage
 from pipeline.stages.clean import CleanPages
@@ -21,7 +21,7 @@ from pipeline.stages.domains import ApiCategoryTexts, PageCategoryTexts, ScoreDo
 from pipeline.stages.group import GroupPhrases
 from pipeline.stages.pairs import PairContexts
 from pipeline.stages.phrases import ExtractPhrases
-from pipeline.dump_pages import article_fields
+from pipeline.dump.pages import article_fields
 from pipeline.stages.read_dump import ReadDump
 from pipeline.stages.select import SelectTriplets
 from pipeline.stages.sentences import SplitSentences

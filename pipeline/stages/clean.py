@@ -756,8 +756,8 @@ def _clean_article(article, progress):
 def iter_clean_pages(path, max_pages=None):
     """{page_id, paragraphs, missing_words, template_words_lost} of one dump file's kept articles with prose, streamed without Beam
     (for benches and checks); at most `max_pages` of them."""
-    from pipeline.dump_input import read_pages
-    from pipeline.dump_pages import classify_page
+    from pipeline.dump.pages import classify_page
+    from pipeline.dump.reader import read_pages
 
     kept = 0
     for fields, wikitext, is_redirect in read_pages(path):

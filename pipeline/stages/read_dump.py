@@ -1,5 +1,5 @@
 """Stage `read-dump`: stream namespace-0 articles out of pages-articles XML dumps (files or multistream streams
-read in parallel; reading in `pipeline.dump_input`, parts in `pipeline.dump_index`, pages in `pipeline.dump_pages`)."""
+read in parallel; reading in `pipeline.dump.reader`, parts in `pipeline.dump.index`, pages in `pipeline.dump.pages`)."""
 import logging
 
 import apache_beam as beam
@@ -8,9 +8,9 @@ from apache_beam.metrics import Metrics
 from picforge.embedded_runner import Spread
 from picforge.errors import InputError
 from picforge.progress import Progress
-from pipeline.dump_index import dump_parts
-from pipeline.dump_input import DumpFileError, expand_inputs, located_pages
-from pipeline.dump_pages import DEFAULT_MAX_PAGE_BYTES, SeenIds, article_record, classify_page
+from pipeline.dump.index import dump_parts
+from pipeline.dump.pages import DEFAULT_MAX_PAGE_BYTES, SeenIds, article_record, classify_page
+from pipeline.dump.reader import DumpFileError, expand_inputs, located_pages
 
 STAGE = "read-dump"
 log = logging.getLogger(__name__)

@@ -13,9 +13,9 @@ from apache_beam.testing.util import assert_that, equal_to
 from picforge import progress
 from picforge.errors import InputError
 from picforge.rundir import RunDir
-from pipeline.dump_index import dump_parts, stream_offsets, stream_ranges
-from pipeline.dump_input import expand_inputs, read_pages
-from pipeline.dump_pages import article_record, classify_page
+from pipeline.dump.index import dump_parts, stream_offsets, stream_ranges
+from pipeline.dump.pages import article_record, classify_page
+from pipeline.dump.reader import expand_inputs, read_pages
 from pipeline.stages.read_dump import ReadDump
 from tests.cli_helpers import picforge_in_child
 from tests.pipeline.dump_factory import write_multistream

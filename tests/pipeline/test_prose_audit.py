@@ -9,8 +9,8 @@ import re
 import pytest
 
 from pipeline.stages.clean import iter_clean_pages
-from pipeline.dump_input import read_pages
-from pipeline.dump_pages import classify_page
+from pipeline.dump.pages import classify_page
+from pipeline.dump.reader import read_pages
 from pipeline.stages.select import clean_passage
 from picforge.sentence_split import split_sentences
 from pipeline.stages.sentences import page_sentences

@@ -6,8 +6,8 @@ import pytest
 
 from pipeline.stages import clean
 from pipeline.stages.clean import strip_refs
-from pipeline.dump_input import read_pages
-from pipeline.dump_pages import classify_page
+from pipeline.dump.pages import classify_page
+from pipeline.dump.reader import read_pages
 
 REF_OPENING = re.compile(r"<ref[\s>/]", re.IGNORECASE)
 

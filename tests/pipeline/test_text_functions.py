@@ -7,8 +7,8 @@ import pytest
 from picforge.resources import read_wic_words, stopwords
 from pipeline.stages.clean import clean_wikitext, dropped_counter, has_residue, iter_clean_pages, tidy
 from pipeline.stages.phrases import chunk_phrase, extract_phrases, load_spacy, normalise_phrase, trim_words
-from pipeline.dump_input import iter_pages
-from pipeline.dump_pages import classify_page
+from pipeline.dump.pages import classify_page
+from pipeline.dump.reader import iter_pages
 from pipeline.stages.select import passage_window
 from picforge.sentence_split import split_sentences
 from pipeline.stages.sentences import page_sentences

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from picforge.rundir import RunDir
-from pipeline.dump_input import iter_pages
-from pipeline.dump_pages import classify_page
+from pipeline.dump.pages import classify_page
+from pipeline.dump.reader import iter_pages
 from tests.cli_helpers import picforge_in_child
 
 SAMPLE_IDS = [217916, 3277686, 316, 9391, 4702]  # the 5-page sample's articles, in file order

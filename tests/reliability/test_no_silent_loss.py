@@ -15,8 +15,8 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.mine import CANDIDATES_CSV, mine
 from picforge.rundir import RunDir
-from pipeline.dump_input import DumpFileError, iter_pages
-from pipeline.dump_pages import classify_page
+from pipeline.dump.pages import classify_page
+from pipeline.dump.reader import DumpFileError, iter_pages
 from pipeline.stages.read_dump import ReadDump
 from tests.pipeline.dump_factory import planted_pages, write_dump
 

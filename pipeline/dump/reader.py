@@ -10,7 +10,7 @@ import zlib
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
-from pipeline.dump_pages import DEFAULT_MAX_PAGE_BYTES, page_fields
+from pipeline.dump.pages import DEFAULT_MAX_PAGE_BYTES, page_fields
 
 RAW_READ_BYTES = 64 * 1024  # compressed bytes fed at once: a damaged block loses only what follows it
 DECODED_CHUNK_BYTES = 256 * 1024  # decoded bytes handed on at once, so none wait behind a damaged block
