@@ -1,5 +1,5 @@
 """Which inline templates a dump's article prose uses (a template between words of a line), by name, and how
-many of them the cleaner renders: the measurement behind clean.RENDERED_TEMPLATES.
+many of them the cleaner renders: the measurement behind pipeline.inline_templates.RENDERED_TEMPLATES.
 
     python bench/inline_templates.py [DUMP] [--top 40]
 """
