@@ -1,5 +1,5 @@
-"""The final rule over the ledger and the `final_annotations` stage that `picforge build` reads."""
-import collections
+"""The final rule over the ledger, and what stage `final_annotations` (which `picforge build` reads) is made from;
+annotation.final_stage writes it."""
 import hashlib
 import json
 
@@ -101,31 +101,3 @@ def is_current(q, run_dir):
     """Whether stage final_annotations holds what the ledger keeps now."""
     run = require_select(run_dir)
     return run.up_to_date(STAGE, fingerprint(STAGE, stage_inputs(run, final_records(q)), {})) is not None
-
-
-def export_final(ledger, run_dir, force=False):
-    """Write the kept annotations as stage `final_annotations` (Parquet + manifest); skip when unchanged.
-
-    Returns the stage manifest (with `skipped: True` when the output was already up to date).
-    """
-    run = require_select(run_dir)
-    from annotation.report import annotation_summary
-
-    with ledger.read() as q:
-        records = final_records(q)
-        paraphrases, unchecked = grammar_coverage(q, {r["triplet_id"] for r in records})
-        summary = annotation_summary(q)
-    inputs, options = stage_inputs(run, records), {}
-    done = None if force else run.up_to_date(STAGE, fingerprint(STAGE, inputs, options))
-    if done is not None:
-        return dict(done, skipped=True)
-    rules = collections.Counter(f"{kind}_{r[f'{kind}_rule']}" for r in records for kind in ANNOTATION_KINDS
-                                if r[f"{kind}_rule"])
-    counters = {f"{STAGE}/kept_{rule}": n for rule, n in sorted(rules.items())}
-    for _, flag in PS_PAIRS:
-        counters[f"{STAGE}/{flag}_endorsed"] = sum(r[flag] is True for r in records)
-        counters[f"{STAGE}/{flag}_rejected"] = sum(r[flag] is False for r in records)
-    counters[f"{STAGE}/paraphrases"] = paraphrases
-    counters[f"{STAGE}/paraphrases-grammar-not-checked"] = unchecked
-    return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters,
-                           annotation=summary)

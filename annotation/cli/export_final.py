@@ -13,7 +13,8 @@ def register(subparsers):
 
 
 def run(args):
-    from annotation.final import STAGE, export_final
+    from annotation.final import STAGE
+    from annotation.final_stage import export_final
     manifest = export_final(open_ledger(args), args.run, args.force)
     state = "up to date" if manifest.get("skipped") else "written"
     counts = ", ".join(f"{k.split('/', 1)[1]} {v}" for k, v in manifest["counters"].items())
