@@ -1,12 +1,7 @@
 """CoSimLex: graded word similarity in context, built from SimLex-999 pairs and Wikipedia contexts."""
+from companions.cosimlex.stage_names import FINAL, FORMS, RATINGS, SELECTION
 from picforge.companions import Companion
 
-# Stages written by the CLI steps after `candidates` (survey and rating round-trips), replaced whole per step.
-SELECTION = "cosimlex-selection"
-FORMS = "cosimlex-rating-forms"
-RATINGS = "cosimlex-ratings"
-FINAL = "cosimlex-final"
-EXPORTS = "cosimlex-exports"
 COMPANION = Companion(
     name="cosimlex",
     help="build CoSimLex: contexts, expert selection, rating task, post-processing, metrics",

@@ -3,9 +3,9 @@ import os
 import statistics
 from collections import Counter
 
-from companions.cosimlex import FINAL, RATINGS, SELECTION
 from companions.cosimlex.candidate_pipeline import CANDIDATES
 from companions.cosimlex.encoders import MINILM, TOK2VEC
+from companions.cosimlex.stage_names import FINAL, RATINGS, SELECTION
 from picforge import __version__, release_writer, rundir, schemas
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL

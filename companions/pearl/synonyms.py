@@ -14,7 +14,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 def _shipped_lexnames():
-    return resources.files("companions.pearl").joinpath("data", "lexnames")
+    return resources.files(__package__).joinpath("data", "lexnames")
 
 
 def load_wordnet(root=DEBIAN_WORDNET):

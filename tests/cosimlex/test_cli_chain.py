@@ -7,7 +7,7 @@ import pathlib
 import openpyxl
 import pytest
 
-from companions.cosimlex import FINAL, FORMS, RATINGS, SELECTION
+from companions.cosimlex.stage_names import FINAL, FORMS, RATINGS, SELECTION
 from companions.cosimlex.candidate_pipeline import CANDIDATES
 from picforge import schemas
 from picforge.cli import main

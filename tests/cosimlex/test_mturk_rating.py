@@ -12,7 +12,7 @@ from botocore.stub import ANY, Stubber
 
 from annotation.mturk import client as mturk_client, hits as mturk_hits
 from annotation.ledger import Ledger
-from companions.cosimlex import RATINGS, SELECTION
+from companions.cosimlex.stage_names import RATINGS, SELECTION
 from picforge.cli import main
 from picforge.rundir import RunDir
 from tests.annotation.mturk_support import NOW, answer_xml, hit_id, hit_record

@@ -53,7 +53,7 @@ def read_gold(args):
 
     from picforge.release_writer import read_jsonl
     from picforge.sheets import read_rows
-    from companions.cosimlex import FINAL
+    from companions.cosimlex.stage_names import FINAL
     from companions.cosimlex.release import DATA_FILE
     from picforge.rundir import RunDir
     if args.release:

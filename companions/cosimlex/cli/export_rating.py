@@ -33,7 +33,7 @@ def run(args):
     from annotation.mturk.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
     from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
     from companions.cosimlex.candidate_pipeline import CANDIDATES
-    from companions.cosimlex import EXPORTS, FORMS, SELECTION
+    from companions.cosimlex.stage_names import EXPORTS, FORMS, SELECTION
     from picforge.rundir import RunDir, upstream
     run_dir = RunDir(args.run)
     forms = rating_forms(run_dir.require_records(SELECTION), args.pairs_per_form, args.seed)

@@ -15,7 +15,7 @@ def run(args):
     from picforge.files import write_atomically
     from picforge.sheets import write_sheet
     from companions.cosimlex.candidate_pipeline import CANDIDATES
-    from companions.cosimlex import EXPORTS
+    from companions.cosimlex.stage_names import EXPORTS
     from companions.cosimlex.survey import GUIDELINES, SHEET_COLUMNS, sheet_rows
     from picforge.rundir import RunDir
     run_dir = RunDir(args.run)

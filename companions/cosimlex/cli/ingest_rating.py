@@ -17,7 +17,7 @@ def register(verbs):
 def run(args):
     from companions.cosimlex.answers import mark_repeat_pairs, merge_ratings, read_submissions, status_counts, submission_ratings
     from picforge.sheets import read_bytes
-    from companions.cosimlex import FORMS, RATINGS
+    from companions.cosimlex.stage_names import FORMS, RATINGS
     from picforge.rundir import RunDir, input_identity
     run_dir = RunDir(args.run)
     known_items = {item["item_id"] for form in run_dir.require_records(FORMS)

@@ -17,7 +17,7 @@ def register(verbs):
 def run(args):
     from picforge.sheets import read_sheet
     from companions.cosimlex.candidate_pipeline import CANDIDATES
-    from companions.cosimlex import SELECTION
+    from companions.cosimlex.stage_names import SELECTION
     from companions.cosimlex.survey import SHEET_COLUMNS, merge_selections, read_selection
     from picforge.rundir import RunDir, input_identity
     run_dir = RunDir(args.run)

@@ -24,7 +24,7 @@ def register(verbs):
 
 
 def run(args):
-    from companions.cosimlex import FINAL, RATINGS, SELECTION
+    from companions.cosimlex.stage_names import FINAL, RATINGS, SELECTION
     from picforge.rundir import RunDir, upstream
     run_dir = RunDir(args.run)
     ratings = run_dir.require_records(RATINGS)
