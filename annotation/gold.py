@@ -11,7 +11,7 @@ import random
 from collections import Counter
 
 from annotation import hit_pages, rules
-from annotation.ledger import ROUND_VERIFY2
+from annotation.ledger import ROUND_MTURK, ROUND_VERIFY2
 from annotation.triplets import load_triplets
 from picforge.errors import InputError
 from picforge.files import write_atomically
@@ -63,6 +63,7 @@ def refuse_telltale_gold(gold_questions, real_questions, source):
 
 # Where a gold answer may come from: a step after the one being checked settled it (never an answer a batch verifies).
 ROUND2_UNANIMOUS = "round 2: every expert verifier agreed"
+PILOT_UNANIMOUS = "expert pilot before round 1 (`export verify2 --pilot`): every expert verifier agreed"
 PREVIOUS_RELEASE = "a previous run's release"
 RELEASE_CONFIG = "PR-pass"  # every paraphrase a release kept, in its passage (query = paraphrase, answer = phrase)
 RELEASE_SENSES = "PSD"      # a phrase in two paragraphs where it means different things (kept Q3 = No)
@@ -70,9 +71,10 @@ PSD_JOINT = "\n\n"          # release.build.psd_examples joins its two paragraph
 
 
 def round2_settled(q, run_dir):
-    """Gold records of this run's items whose round-2 expert verifiers all gave the same answer (endorsing the expert's
+    """Gold records of this run's items whose round-2 (or pilot) expert verifiers all gave the same answer (endorsing the expert's
     annotation or not): a paraphrase that fits (yes) or does not (no), a same-meaning answer, each with its source."""
-    annotations, stale = {a["triplet_id"]: a for a in q.expert_annotations()}, q.stale()
+    annotations, stale, round1 = {a["triplet_id"]: a for a in q.expert_annotations()}, q.stale(), \
+        q.decision_map(ROUND_MTURK)
     decisions = [d for d in q.decisions(round=ROUND_VERIFY2) if d["triplet_id"] in annotations
                  and d["triplet_id"] not in stale]
     triplets = load_triplets(run_dir, {d["triplet_id"] for d in decisions}) if decisions else {}
@@ -83,7 +85,7 @@ def round2_settled(q, run_dir):
         if len(endorsed) != 1:
             continue
         endorsed, triplet = endorsed.pop(), triplets[tid]
-        source = f"{ROUND2_UNANIMOUS} ({d['reason']})"
+        source = f"{ROUND2_UNANIMOUS if d['item_id'] in round1 else PILOT_UNANIMOUS} ({d['reason']})"
         if kind == "q3":
             same = annotation["same_meaning"] == endorsed
             records.append({"gold_id": f"{tid}-q3", "kind": SAME_MEANING, "phrase": triplet["phrase"],
@@ -187,10 +189,12 @@ def build_gold_bank(ledger, run_dir, out, release_dirs=()):
     for release_dir in release_dirs:
         records += release_settled(release_dir)
     if not records:
-        raise InputError("no settled answer to build gold questions from: this run has no round-2 item on which every "
-                         "expert verifier agreed, and no --from-release was given (answers a batch still verifies are "
-                         f"never gold); next: picforge annotate mturk gold --run {run_dir} --from-release "
-                         f"PREVIOUS_RELEASE --out {out}, with the folder `picforge build` wrote for an earlier run")
+        raise InputError("no settled answer to build gold questions from: this run has no round-2 or pilot item on "
+                         "which every expert verifier agreed, and no --from-release was given (answers a batch still "
+                         f"verifies are never gold); next: picforge annotate export verify2 --run {run_dir} "
+                         "--verifiers V1,V2 --pilot N (experts settle N triplets before round 1), or picforge "
+                         f"annotate mturk gold --run {run_dir} --from-release PREVIOUS_RELEASE --out {out}, with the "
+                         "folder `picforge build` wrote for an earlier run")
     records = with_constructed_nos(records)
     if len({r["answer"] for r in records}) < 2:
         raise InputError(f"the {len(records)} settled gold questions all have the same answer; add settled items "

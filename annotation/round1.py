@@ -23,6 +23,9 @@ from picforge import schemas
 from picforge.errors import InputError, NothingToDo
 
 API_BATCH, MANUAL_BATCH = "mturk", "mturk-manual"
+# annotation.verify2's batch kind: expert verification (round 2, and the pilot before round 1, whose items round 1
+# never asks)
+VERIFY2_KIND = "verify2"
 ITEM_KINDS = ("q1", "q2", "q3")
 GOLD_PREFIX = "gold:"
 # What a plan keeps of each expert annotation: its HITs and decisions use this copy, so a corrected
@@ -212,9 +215,11 @@ def layout_hits(batch_id, item_ids, check_ids, settings):
 
 def unverified_annotations(q, limit=None):
     """[(annotation, kinds)] of the accepted expert annotations of triplets not marked stale whose items `kinds` (of
-    q1, q2, q3) are in no round-1 batch: never asked, released by `annotate cancel-batch`, or asked again after every
-    assignment was rejected (`release_stranded`); in triplet id order."""
-    taken, stale = {iid for kind in (API_BATCH, MANUAL_BATCH) for iid in q.memberships(kind)}, q.stale()
+    q1, q2, q3) are in no round-1 batch and no expert pilot (`export verify2 --pilot`): never asked, released by
+    `annotate cancel-batch`, or asked again after every assignment was rejected (`release_stranded`); in triplet id
+    order."""
+    taken = {iid for kind in (API_BATCH, MANUAL_BATCH, VERIFY2_KIND) for iid in q.memberships(kind)}
+    stale = q.stale()
     chosen = []
     for annotation in q.expert_annotations():
         kinds = [k for k in ITEM_KINDS if item_id(annotation["triplet_id"], k) not in taken]
