@@ -160,24 +160,29 @@ def release_passage(context, start):
 
 
 def with_constructed_nos(records):
-    """The records with about as many no answers as yes. Of every three settled paraphrases that fit (a seeded
-    order), the first stays a yes and the other two make one constructed no: the second's paraphrase on the third's
-    phrase and passage, both of their yes records left out, so no paraphrase and no phrase-in-passage of the bank is
-    shown twice (a recurring paraphrase, shown with two phrases, would give the no away)."""
+    """The records with as many no answers as yes, as near as the settled paraphrases allow. Settled paraphrases that
+    fit (a seeded order) are taken two by two: the first's paraphrase on the second's phrase and passage makes one
+    constructed no, both of their yes records left out, so no paraphrase and no phrase-in-passage of the bank is
+    shown twice (a recurring paraphrase, shown with two phrases, would give the no away). Each pair turns two yes
+    answers into one no, so (yes - no) / 3 pairs balance the bank; the other paraphrases stay yes."""
     yes = sorted((r for r in records if r["kind"] == PARAPHRASE and r["answer"]), key=lambda r: r["gold_id"])
     random.Random("constructed-no").shuffle(yes)
     kept = [r for r in records if not (r["kind"] == PARAPHRASE and r["answer"])]
+    answers = Counter(r["answer"] for r in records)
+    wanted = round((answers[True] - answers[False]) / 3)
     repeated = {p for p, n in Counter(r["paraphrase"].lower() for r in yes).items() if n > 1}
-    for start in range(0, len(yes), 3):
-        group = yes[start:start + 3]
-        if len(group) < 3 or group[1]["phrase"].lower() == group[2]["phrase"].lower() \
-                or group[1]["paraphrase"].lower() in repeated:
-            kept += group
+    made, index = 0, 0
+    while index < len(yes):
+        donor, host = yes[index], yes[index + 1] if index + 1 < len(yes) else None
+        if made >= wanted or host is None or donor["phrase"].lower() == host["phrase"].lower() \
+                or donor["paraphrase"].lower() in repeated:
+            kept.append(donor)
+            index += 1
             continue
-        donor, host = group[1], group[2]
-        kept += [group[0], paraphrase_record(
+        kept.append(paraphrase_record(
             f"{host['gold_id']}-x", host["triplet_id"], host["phrase"], host["passage1"], donor["paraphrase"], False,
-            f"constructed: '{donor['paraphrase']}' fits '{donor['phrase']}', another phrase ({donor['source']})")]
+            f"constructed: '{donor['paraphrase']}' fits '{donor['phrase']}', another phrase ({donor['source']})"))
+        made, index = made + 1, index + 2
     return sorted(kept, key=lambda r: r["gold_id"])
 
 

@@ -28,10 +28,15 @@ def _open_items(q, kind, round_):
     return found
 
 
+def run_options(run, ledger_url=None):
+    """`--run RUN` and the user's `--ledger URL`, as every annotate hint carries them."""
+    return f"--run {run}" + (f" --ledger {shlex.quote(ledger_url)}" if ledger_url else "")
+
+
 def pending_steps(q, run, ledger_url=None):
     """The commands of every step with work waiting, in the order of the rounds (empty when none is left); annotate
     commands carry the user's --ledger."""
-    at = f"--run {run}" + (f" --ledger {shlex.quote(ledger_url)}" if ledger_url else "")
+    at = run_options(run, ledger_url)
     steps = []
     experts = _open_items(q, expert.KIND, ROUND_EXPERT)
     if not q.batches(kind=expert.KIND):
