@@ -34,20 +34,28 @@ def kept_annotations(q):
     return [(a, kept) for a, per_kind in annotation_outcomes(q) if (kept := kept_outcomes(per_kind))]
 
 
+def pilot_items(q):
+    """Item ids the expert pilot settled (`export verify2 --pilot`): a round-2 decision and none of round 1."""
+    round1 = q.decision_map(ROUND_MTURK)
+    return {iid for iid in q.decision_map(ROUND_VERIFY2) if iid not in round1}
+
+
 # Why an annotated item is not in the release, by its outcome (annotation.rules) or the triplet's state.
 LEFT_OUT_REASONS = {UNVERIFIED: "waiting for round 1 (MTurk), or asked again", PENDING: "rejected in round 1, "
                     "waiting for round 2", DROPPED: "rejected in round 1 and in round 2"}
+PILOT_DROPPED = "not endorsed by any expert of the pilot"
 STALE_REASON = "stale: a later `picforge mine` dropped or changed its triplet"
 
 
 def left_out(q):
     """{reason: [item id]} of every item of an accepted expert annotation that the release leaves out (q1, q2, q3
     not kept, and every item of a triplet marked stale); each item under exactly one reason."""
-    found = {}
+    found, pilot = {}, pilot_items(q)
     for annotation, per_kind in annotation_outcomes(q):
         for kind, outcome in per_kind.items():
             if outcome not in KEPT:
-                found.setdefault(LEFT_OUT_REASONS[outcome], []).append(item_id(annotation["triplet_id"], kind))
+                iid = item_id(annotation["triplet_id"], kind)
+                found.setdefault(PILOT_DROPPED if iid in pilot else LEFT_OUT_REASONS[outcome], []).append(iid)
     stale = q.stale()
     found[STALE_REASON] = [item_id(a["triplet_id"], kind) for a in q.expert_annotations()
                            if a["triplet_id"] in stale for kind in ANNOTATION_KINDS]

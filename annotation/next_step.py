@@ -29,10 +29,15 @@ def _open_items(q, kind, round_):
     return found
 
 
+def run_options(run, ledger_url=None):
+    """`--run RUN` and the user's `--ledger URL`, as every annotate hint carries them."""
+    return f"--run {run}" + (f" --ledger {shlex.quote(ledger_url)}" if ledger_url else "")
+
+
 def pending_steps(q, run, ledger_url=None):
     """The commands of every step with work waiting, in the order of the rounds (empty when none is left); annotate
     commands carry the user's --ledger."""
-    at = f"--run {run}" + (f" --ledger {shlex.quote(ledger_url)}" if ledger_url else "")
+    at = run_options(run, ledger_url)
     steps = []
     experts = _open_items(q, expert.KIND, ROUND_EXPERT)
     if not q.batches(kind=expert.KIND):
@@ -43,8 +48,13 @@ def pending_steps(q, run, ledger_url=None):
         steps.append(f"picforge annotate ingest expert {at} --sheets SHEET…{grammar[0]}   "
                      f"(rows open in {', '.join(experts)}{grammar[1]})")
     if round1.unverified_annotations(q):
+        settled = bool(q.decisions(round=ROUND_VERIFY2))
+        source = ("from the items experts settled" if settled else
+                  f"once experts settled a pilot (`picforge annotate export verify2 {at} --verifiers V1,V2 --pilot N`)"
+                  " or from a previous run's release (`--from-release RELEASE`)")
         steps.append(f"picforge annotate mturk create {at} --batch NAME --gold GOLD.jsonl   (or `mturk export` "
-                     f"for the requester site; `picforge annotate mturk gold {at} --out GOLD.jsonl` builds the bank)")
+                     f"for the requester site; `picforge annotate mturk gold {at} --out GOLD.jsonl` builds the bank "
+                     f"{source})")
     for batch in (b for kind in MTURK_KINDS for b in q.batches(kind=kind)):
         if batch["status"] == "cancelled" or batch["batch_id"] not in _open_items(q, batch["kind"], ROUND_MTURK):
             continue

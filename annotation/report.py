@@ -5,9 +5,9 @@ import dataclasses
 from annotation import expert, ps_verify
 from annotation.mturk import copying, round1
 from annotation.agreement import agreement_lines, agreement_summary
-from annotation.final import annotation_outcomes, grammar_coverage, left_out
+from annotation.final import annotation_outcomes, grammar_coverage, left_out, pilot_items
 from annotation.record import annotation_record
-from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS
+from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS, item_id
 from annotation.next_step import pending_steps
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
 from annotation.triplets import SELECT_STAGE, iter_triplets
@@ -20,22 +20,26 @@ def _rate(part, whole):
     return round(100.0 * part / whole, 2) if whole else None
 
 
-def funnel(outcomes):
-    """Counts per group (paraphrases, Y/N labels) through rounds 1 and 2, from per-kind outcomes."""
+def funnel(outcomes, pilot=frozenset()):
+    """Counts per group (paraphrases, Y/N labels) through the expert pilot (item ids `pilot`) and rounds 1 and 2,
+    from per-kind outcomes."""
     rows = {}
     for group, kinds in GROUPS.items():
-        states = collections.Counter(per_kind[k] for _, per_kind in outcomes for k in kinds)
+        states = collections.Counter((per_kind[k], item_id(a["triplet_id"], k) in pilot)
+                                     for a, per_kind in outcomes for k in kinds)
         annotated = sum(states.values())
-        verified1 = annotated - states[UNVERIFIED]
-        rejected1 = verified1 - states[ROUND1]
-        decided2 = states[ROUND2] + states[DROPPED]
+        piloted, pilot_kept = sum(n for (_, p), n in states.items() if p), states[(ROUND2, True)]
+        verified1 = annotated - piloted - states[(UNVERIFIED, False)]
+        rejected1 = verified1 - states[(ROUND1, False)]
+        endorsed2, dropped2 = states[(ROUND2, False)], states[(DROPPED, False)]
         rows[group] = {
-            "annotated": annotated, "round1_verified": verified1, "round1_accepted": states[ROUND1],
-            "round1_accept_rate": _rate(states[ROUND1], verified1), "round1_rejected": rejected1,
-            "round2_verified": decided2, "round2_endorsed": states[ROUND2],
-            "round2_endorse_rate": _rate(states[ROUND2], decided2), "awaiting_round2": states[PENDING],
-            "kept": states[ROUND1] + states[ROUND2], "dropped": states[DROPPED],
-            "awaiting_round1": states[UNVERIFIED],
+            "annotated": annotated, "pilot_verified": piloted, "pilot_kept": pilot_kept,
+            "round1_verified": verified1, "round1_accepted": states[(ROUND1, False)],
+            "round1_accept_rate": _rate(states[(ROUND1, False)], verified1), "round1_rejected": rejected1,
+            "round2_verified": endorsed2 + dropped2, "round2_endorsed": endorsed2,
+            "round2_endorse_rate": _rate(endorsed2, endorsed2 + dropped2), "awaiting_round2": states[(PENDING, False)],
+            "kept": states[(ROUND1, False)] + endorsed2 + pilot_kept, "dropped": dropped2 + states[(DROPPED, True)],
+            "awaiting_round1": states[(UNVERIFIED, False)],
         }
     return rows
 
@@ -106,7 +110,7 @@ def annotation_summary(q):
         "mturk_batches": len(mturk),
         "assignments_per_hit": sorted({b["meta"]["settings"]["assignments"] for b in mturk
                                        if "settings" in b["meta"]}),
-        "funnel": funnel(annotation_outcomes(q)),
+        "funnel": funnel(annotation_outcomes(q), pilot_items(q)),
         "gold": gold_accuracy(q),
         "ps_verification": ps_summary(q),
         "left_out": left_out(q),
@@ -126,7 +130,7 @@ def build_report(ledger, run_dir):
             "expert": {"batches": len(q.batches(kind="expert")), "triplets_sent": len(q.items(kind="triplet")),
                        "rows_accepted": round0[ACCEPTED], "rows_to_fix": round0[REJECTED],
                        "annotations": len(outcomes)},
-            "funnel": funnel(outcomes),
+            "funnel": funnel(outcomes, pilot_items(q)),
             "final_rule": kept_per_triplet(outcomes),
             "final_triplets": sum(any(o in KEPT for o in per_kind.values()) for _, per_kind in outcomes),
             "ps_verification": ps_summary(q),
@@ -200,12 +204,14 @@ def render_markdown(report):
              *stale_lines(report["stale"]),
              "## Funnel (PiC Table A1, lower half)", "",
              "| step | paraphrases (p, d, q) | Y/N labels (p, d1, d2, l) |", "| --- | --- | --- |"]
-    steps = [("Expert annotation", "annotated", None), ("Round 1: verified by MTurk", "round1_verified", None),
+    steps = [("Expert annotation", "annotated", None),
+             ("Pilot: verified by experts before round 1", "pilot_verified", None),
+             ("Pilot: endorsed", "pilot_kept", None), ("Round 1: verified by MTurk", "round1_verified", None),
              ("Round 1: accepted", "round1_accepted", "round1_accept_rate"),
              ("Round 2: verified by experts", "round2_verified", None),
              ("Round 2: endorsed", "round2_endorsed", "round2_endorse_rate"),
-             ("Awaiting round 2", "awaiting_round2", None), ("Dropped (round 2 agrees with round 1)", "dropped", None),
-             ("Kept (round 1 or round 2)", "kept", None),
+             ("Awaiting round 2", "awaiting_round2", None), ("Dropped (round 2 agrees with round 1, or the pilot)", "dropped", None),
+             ("Kept (round 1 or round 2, or the pilot)", "kept", None),
              ("Waiting for round 1 (not yet asked, or asked again)", "awaiting_round1", None)]
     for title, key, rate in steps:
         lines.append(f"| {title} | {_cell(para[key], para[rate] if rate else None)} | "

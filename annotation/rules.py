@@ -30,10 +30,11 @@ def verify2_decision(kind, same_meaning, answers):
 
 
 def item_outcome(round1, round2):
-    """PiC's final rule for one annotation: kept if round 1 accepted it or a round-2 expert endorsed it."""
+    """PiC's final rule for one annotation: kept if round 1 accepted it or a round-2 expert endorsed it (an item of
+    the expert pilot has a round-2 decision and none of round 1)."""
     if round1 == ACCEPTED:
         return ROUND1
-    if round1 is None:
+    if round1 is None and round2 is None:
         return UNVERIFIED
     if round2 == ACCEPTED:
         return ROUND2

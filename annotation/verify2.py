@@ -1,15 +1,17 @@
-"""Round 2 (PiC Appendix J.2): annotations rejected by MTurk verifiers go to expert verifiers."""
+"""Round 2 (PiC Appendix J.2): annotations rejected by MTurk verifiers go to expert verifiers; a pilot sends a few
+triplets' annotations to every expert verifier before round 1, settling them (and the run's gold bank) by experts."""
 import itertools
 
 from annotation.guidelines import write_guidelines
 from annotation.ledger import REJECTED, ROUND_MTURK, ROUND_VERIFY2
+from annotation.mturk.round1 import VERIFY2_KIND, unverified_annotations
 from annotation.roundtrip import raise_errors, record_sheet, resolve_rows, write_batches
 from annotation.rules import ANNOTATION_KINDS, verify2_decision
 from annotation.text import highlight, locate_phrase, yes_no
 from annotation.triplets import load_triplets
-from picforge.errors import NothingToDo
+from picforge.errors import InputError, NothingToDo
 
-KIND = "verify2"
+KIND = VERIFY2_KIND
 SHEET_COLUMNS = ["batch_id", "item_id", "question", "phrase", "paraphrase", "passage", "other_passage", "answer"]
 ANSWER_COLUMNS = ("answer",)
 REQUIRED_COLUMNS = ["batch_id", "item_id", *ANSWER_COLUMNS]
@@ -33,27 +35,38 @@ def verify2_row(kind, annotation, triplet):
             "other_passage": ""}
 
 
-def export_verify2(ledger, run_dir, out_dir, verifiers, per_verifier=None):
+def export_verify2(ledger, run_dir, out_dir, verifiers, per_verifier=None, pilot=None):
     """Deal the round-1 rejections not yet sent to round 2 to `verifiers` in turn (at most `per_verifier`
-    each). Returns [(verifier, batch_id, n_items, csv_path, xlsx_path)]."""
+    each); with `pilot`, send every item (q1, q2, q3) of the first `pilot` triplets no round-1 batch holds to every
+    verifier instead. Returns [(verifier, batch_id, n_items, csv_path, xlsx_path)]."""
+    if pilot is not None and len(verifiers) < 2:
+        raise InputError(f"--pilot needs two verifiers or more (got {', '.join(verifiers)}): a pilot item is gold only "
+                         "where its author and every verifier agree; pass --verifiers V1,V2")
     with ledger.read() as q:
         annotations = {a["triplet_id"]: a for a in q.expert_annotations()}
         sent = q.memberships(KIND)
         stale = q.stale()
-        todo = [d for d in q.decisions(round=ROUND_MTURK, decision=REJECTED)
-                if d["kind"] in ANNOTATION_KINDS and d["item_id"] not in sent and d["triplet_id"] in annotations
-                and d["triplet_id"] not in stale]
-    if per_verifier is not None:
+        if pilot is not None:
+            todo = [(a["triplet_id"], kind) for a, kinds in unverified_annotations(q, pilot) for kind in kinds]
+        else:
+            todo = [(d["triplet_id"], d["kind"]) for d in q.decisions(round=ROUND_MTURK, decision=REJECTED)
+                    if d["kind"] in ANNOTATION_KINDS and d["item_id"] not in sent and d["triplet_id"] in annotations
+                    and d["triplet_id"] not in stale]
+    if per_verifier is not None and pilot is None:
         todo = todo[:per_verifier * len(verifiers)]
     if not todo:
-        raise NothingToDo("no round-1 rejections left to verify: record MTurk decisions first "
-                         "(`picforge annotate mturk review`) or all were already exported")
-    triplets = load_triplets(run_dir, {d["triplet_id"] for d in todo})
+        raise NothingToDo("no expert annotation waits for round 1 to pilot: ingest expert sheets first "
+                          "(`picforge annotate ingest expert`)" if pilot is not None else
+                          "no round-1 rejections left to verify: record MTurk decisions first "
+                          "(`picforge annotate mturk review`) or all were already exported")
+    triplets = load_triplets(run_dir, {tid for tid, _ in todo})
+    rows = [((tid, kind), verify2_row(kind, annotations[tid], triplets[tid])) for tid, kind in todo]
     shares = {name: [] for name in verifiers}
-    for name, decision in zip(itertools.cycle(verifiers), todo):
-        key = (decision["triplet_id"], decision["kind"])
-        shares[name].append((key, verify2_row(decision["kind"], annotations[decision["triplet_id"]],
-                                              triplets[decision["triplet_id"]])))
+    if pilot is not None:   # every verifier judges every pilot item: the gold bank needs experts who agree
+        shares = {name: list(rows) for name in verifiers}
+    else:
+        for name, entry in zip(itertools.cycle(verifiers), rows):
+            shares[name].append(entry)
     write_guidelines("verify2_guidelines", out_dir)
     return write_batches(ledger, KIND, ROUND_VERIFY2, out_dir, SHEET_COLUMNS,
                          [(name, {"verifier": name}, entries) for name, entries in shares.items() if entries])

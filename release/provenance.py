@@ -116,7 +116,9 @@ def annotation_rai(final):
                 f"wrote q1, q2 and the Q3 label for {funnel['paraphrases']['annotated']} paraphrases and "
                 f"{funnel['labels']['annotated']} labels"]
     for group, row in funnel.items():
-        protocol.append(f"{group}: round 1 ({round1}) verified {row['round1_verified']}, accepted "
+        pilot = (f"an expert pilot before round 1 verified {row['pilot_verified']}, endorsed {row['pilot_kept']}; "
+                 if row.get("pilot_verified") else "")
+        protocol.append(f"{group}: {pilot}round 1 ({round1}) verified {row['round1_verified']}, accepted "
                         f"{row['round1_accepted']}; round 2 (experts) decided {row['round2_verified']}, endorsed "
                         f"{row['round2_endorsed']}; kept {row['kept']}, dropped {row['dropped']}")
     protocol += [f"PS verification ({label}): {row['accepted']} endorsed, {row['accepted_corrected']} endorsed with a "

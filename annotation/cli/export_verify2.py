@@ -14,6 +14,11 @@ def register(subparsers):
     parser.add_argument("--verifiers", required=True, type=annotator_names, metavar="V1,V2,…",
                         help="expert verifiers; items are dealt to them in turn")
     parser.add_argument("--per-verifier", type=positive_int, metavar="N", help="at most N items each (default: all)")
+    parser.add_argument("--pilot", type=positive_int, metavar="N",
+                        help="before round 1: send every item of the first N triplets no MTurk batch holds to every "
+                             "verifier; they are settled by the experts (kept when one endorses it, as in round 2), "
+                             "never asked in round 1, and where every verifier agrees they make the gold bank "
+                             "(`picforge annotate mturk gold`)")
     add_output(parser, "--out", kind="folder", owns=("annotation/verify2",), metavar="DIR",
                help="folder for the sheets (default RUN_DIR/annotation/verify2)")
     parser.set_defaults(func=run)
@@ -22,6 +27,7 @@ def register(subparsers):
 def run(args):
     from annotation.verify2 import export_verify2
     out_dir = args.out or os.path.join(args.run, "annotation", "verify2")
-    print_batches(export_verify2(open_ledger(args), args.run, out_dir, args.verifiers, args.per_verifier), "items")
+    print_batches(export_verify2(open_ledger(args), args.run, out_dir, args.verifiers, args.per_verifier,
+                                 args.pilot), "items")
     print(f"guidelines → {os.path.join(out_dir, 'verify2_guidelines.md')} (.html)")
     return 0

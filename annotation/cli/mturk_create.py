@@ -21,7 +21,9 @@ def register(subparsers):
 @mturk_options.reports_mturk_errors
 def run(args):
     from annotation.mturk import hits as mturk_hits
+    from annotation.next_step import run_options
     mturk_hits.create_round1_batch(open_ledger(args), args.run, args.batch, args.gold,
                                    mturk_options.round1_settings(args), mturk_options.hit_type_settings(args),
-                                   live=args.live, max_spend=args.max_spend, limit=args.limit, profile=args.profile)
+                                   live=args.live, max_spend=args.max_spend, limit=args.limit, profile=args.profile,
+                                   at=run_options(args.run, args.ledger))
     return 0

@@ -20,9 +20,11 @@ def register(subparsers):
 
 def run(args):
     from annotation.mturk import manual as mturk_manual, round1
+    from annotation.next_step import run_options
     ledger = open_ledger(args)
     plan, new = round1.plan_batch(ledger, args.batch, round1.MANUAL_BATCH, args.gold,
-                                  mturk_options.round1_settings(args), {}, limit=args.limit)
+                                  mturk_options.round1_settings(args), {}, limit=args.limit,
+                                  at=run_options(args.run, args.ledger))
     print(round1.judging_line(plan, new))
     if new:
         round1.hit_pages_of(args.run, plan)  # every passage resolves before the plan is kept

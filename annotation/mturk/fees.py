@@ -24,11 +24,26 @@ def amount_problem(text, whole_cents=False):
     return ""
 
 
+def fee_rate(max_assignments):
+    """MTurk's commission on a HIT created with `max_assignments`: 20 %, or 40 % from 10 assignments on (a HIT
+    created below 10 never reaches 10: `check_can_ask_again`)."""
+    return LARGE_HIT_FEE_RATE if max_assignments >= LARGE_HIT_ASSIGNMENTS else FEE_RATE
+
+
+def check_can_ask_again(hit_id, created, total, more):
+    """Refuse (InputError) adding `more` assignments to a HIT created with `created` that has `total` now, where MTurk
+    would refuse it (InvalidMaximumAssignmentsIncrease: a HIT created below 10 assignments cannot reach 10)."""
+    if created < LARGE_HIT_ASSIGNMENTS <= total + more:
+        raise InputError(f"HIT {hit_id} was created with {created} assignment(s) and has {total}: MTurk cannot raise "
+                         f"a HIT created with fewer than {LARGE_HIT_ASSIGNMENTS} to {LARGE_HIT_ASSIGNMENTS} or more; "
+                         "cancel the batch (`picforge annotate cancel-batch`) so its items go to a new batch")
+
+
 def batch_cost(reward, assignments, hits):
-    """{'rewards', 'fees', 'total'} in USD (Decimal) of `hits` HITs with `assignments` assignments each."""
+    """{'rewards', 'fees', 'total'} in USD (Decimal) of `hits` HITs with `assignments` assignments each (asked again:
+    `hits` rounds of `assignments` more on HITs created with `assignments`, at the same fee)."""
     reward = Decimal(reward)
-    rate = LARGE_HIT_FEE_RATE if assignments >= LARGE_HIT_ASSIGNMENTS else FEE_RATE
-    fee = max(MIN_FEE, (reward * rate).quantize(CENT, rounding=ROUND_HALF_UP))
+    fee = max(MIN_FEE, (reward * fee_rate(assignments)).quantize(CENT, rounding=ROUND_HALF_UP))
     count = assignments * hits
     return {"rewards": reward * count, "fees": fee * count, "total": (reward + fee) * count}
 
@@ -65,12 +80,14 @@ def assignments_per_hit(plan):
     return plan["assignments"] if plan["kind"] == QUESTIONS_BATCH else plan["settings"]["assignments"]
 
 
-def check_balance(client, ledger, batch_id, plan):
-    """Refuse (InputError) when the account holds less than the HITs still to create cost."""
+def check_balance(client, ledger, batch_id, plan, asked_again=0):
+    """Refuse (InputError) when the account holds less than the HITs still to create and the `asked_again` HITs to
+    ask again now cost."""
     with ledger.read() as q:
         to_create = len(plan["hits"]) - len(q.hits(batch_id))
-    still = batch_cost(plan["hit_type"]["reward"], assignments_per_hit(plan), to_create)["total"]
+    still = batch_cost(plan["hit_type"]["reward"], assignments_per_hit(plan), to_create + asked_again)["total"]
     balance = Decimal(client.get_account_balance()["AvailableBalance"])
     if balance < still:
+        again = f" and the {asked_again} HIT(s) to ask again" if asked_again else ""
         raise InputError(f"the MTurk account holds ${balance:.2f}, less than the ${still:.2f} the {to_create} "
-                         "HIT(s) still to create cost; prepay more on the requester site first")
+                         f"HIT(s) still to create{again} cost; prepay more on the requester site first")

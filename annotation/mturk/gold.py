@@ -12,7 +12,7 @@ from collections import Counter
 
 from annotation import rules
 from annotation.mturk import hit_pages
-from annotation.ledger import ROUND_VERIFY2
+from annotation.ledger import ROUND_MTURK, ROUND_VERIFY2
 from annotation.triplets import load_triplets
 from picforge.errors import InputError
 from picforge.files import write_atomically
@@ -64,6 +64,7 @@ def refuse_telltale_gold(gold_questions, real_questions, source):
 
 # Where a gold answer may come from: a step after the one being checked settled it (never an answer a batch verifies).
 ROUND2_UNANIMOUS = "round 2: every expert verifier agreed"
+PILOT_UNANIMOUS = "expert pilot before round 1 (`export verify2 --pilot`): every expert verifier agreed"
 PREVIOUS_RELEASE = "a previous run's release"
 RELEASE_CONFIG = "PR-pass"  # every paraphrase a release kept, in its passage (query = paraphrase, answer = phrase)
 RELEASE_SENSES = "PSD"      # a phrase in two paragraphs where it means different things (kept Q3 = No)
@@ -71,9 +72,10 @@ PSD_JOINT = "\n\n"          # release.build.psd_examples joins its two paragraph
 
 
 def round2_settled(q, run_dir):
-    """Gold records of this run's items whose round-2 expert verifiers all gave the same answer (endorsing the expert's
+    """Gold records of this run's items whose round-2 (or pilot) expert verifiers all gave the same answer (endorsing the expert's
     annotation or not): a paraphrase that fits (yes) or does not (no), a same-meaning answer, each with its source."""
-    annotations, stale = {a["triplet_id"]: a for a in q.expert_annotations()}, q.stale()
+    annotations, stale, round1 = {a["triplet_id"]: a for a in q.expert_annotations()}, q.stale(), \
+        q.decision_map(ROUND_MTURK)
     decisions = [d for d in q.decisions(round=ROUND_VERIFY2) if d["triplet_id"] in annotations
                  and d["triplet_id"] not in stale]
     triplets = load_triplets(run_dir, {d["triplet_id"] for d in decisions}) if decisions else {}
@@ -84,7 +86,7 @@ def round2_settled(q, run_dir):
         if len(endorsed) != 1:
             continue
         endorsed, triplet = endorsed.pop(), triplets[tid]
-        source = f"{ROUND2_UNANIMOUS} ({d['reason']})"
+        source = f"{ROUND2_UNANIMOUS if d['item_id'] in round1 else PILOT_UNANIMOUS} ({d['reason']})"
         if kind == "q3":
             same = annotation["same_meaning"] == endorsed
             records.append({"gold_id": f"{tid}-q3", "kind": SAME_MEANING, "phrase": triplet["phrase"],
@@ -159,24 +161,29 @@ def release_passage(context, start):
 
 
 def with_constructed_nos(records):
-    """The records with about as many no answers as yes. Of every three settled paraphrases that fit (a seeded
-    order), the first stays a yes and the other two make one constructed no: the second's paraphrase on the third's
-    phrase and passage, both of their yes records left out, so no paraphrase and no phrase-in-passage of the bank is
-    shown twice (a recurring paraphrase, shown with two phrases, would give the no away)."""
+    """The records with as many no answers as yes, as near as the settled paraphrases allow. Settled paraphrases that
+    fit (a seeded order) are taken two by two: the first's paraphrase on the second's phrase and passage makes one
+    constructed no, both of their yes records left out, so no paraphrase and no phrase-in-passage of the bank is
+    shown twice (a recurring paraphrase, shown with two phrases, would give the no away). Each pair turns two yes
+    answers into one no, so (yes - no) / 3 pairs balance the bank; the other paraphrases stay yes."""
     yes = sorted((r for r in records if r["kind"] == PARAPHRASE and r["answer"]), key=lambda r: r["gold_id"])
     random.Random("constructed-no").shuffle(yes)
     kept = [r for r in records if not (r["kind"] == PARAPHRASE and r["answer"])]
+    answers = Counter(r["answer"] for r in records)
+    wanted = round((answers[True] - answers[False]) / 3)
     repeated = {p for p, n in Counter(r["paraphrase"].lower() for r in yes).items() if n > 1}
-    for start in range(0, len(yes), 3):
-        group = yes[start:start + 3]
-        if len(group) < 3 or group[1]["phrase"].lower() == group[2]["phrase"].lower() \
-                or group[1]["paraphrase"].lower() in repeated:
-            kept += group
+    made, index = 0, 0
+    while index < len(yes):
+        donor, host = yes[index], yes[index + 1] if index + 1 < len(yes) else None
+        if made >= wanted or host is None or donor["phrase"].lower() == host["phrase"].lower() \
+                or donor["paraphrase"].lower() in repeated:
+            kept.append(donor)
+            index += 1
             continue
-        donor, host = group[1], group[2]
-        kept += [group[0], paraphrase_record(
+        kept.append(paraphrase_record(
             f"{host['gold_id']}-x", host["triplet_id"], host["phrase"], host["passage1"], donor["paraphrase"], False,
-            f"constructed: '{donor['paraphrase']}' fits '{donor['phrase']}', another phrase ({donor['source']})")]
+            f"constructed: '{donor['paraphrase']}' fits '{donor['phrase']}', another phrase ({donor['source']})"))
+        made, index = made + 1, index + 2
     return sorted(kept, key=lambda r: r["gold_id"])
 
 
@@ -188,10 +195,12 @@ def build_gold_bank(ledger, run_dir, out, release_dirs=()):
     for release_dir in release_dirs:
         records += release_settled(release_dir)
     if not records:
-        raise InputError("no settled answer to build gold questions from: this run has no round-2 item on which every "
-                         "expert verifier agreed, and no --from-release was given (answers a batch still verifies are "
-                         f"never gold); next: picforge annotate mturk gold --run {run_dir} --from-release "
-                         f"PREVIOUS_RELEASE --out {out}, with the folder `picforge build` wrote for an earlier run")
+        raise InputError("no settled answer to build gold questions from: this run has no round-2 or pilot item on "
+                         "which every expert verifier agreed, and no --from-release was given (answers a batch still "
+                         f"verifies are never gold); next: picforge annotate export verify2 --run {run_dir} "
+                         "--verifiers V1,V2 --pilot N (experts settle N triplets before round 1), or picforge "
+                         f"annotate mturk gold --run {run_dir} --from-release PREVIOUS_RELEASE --out {out}, with the "
+                         "folder `picforge build` wrote for an earlier run")
     records = with_constructed_nos(records)
     if len({r["answer"] for r in records}) < 2:
         raise InputError(f"the {len(records)} settled gold questions all have the same answer; add settled items "

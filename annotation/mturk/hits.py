@@ -9,7 +9,8 @@ from botocore.exceptions import ClientError
 
 from annotation.mturk import client as mturk_client, round1
 from annotation.mturk.client import QUESTIONS_BATCH, MTurkFailure, environment, error_text
-from annotation.mturk.fees import amount_problem, announce_cost, assignments_per_hit, check_balance
+from annotation.mturk.fees import (amount_problem, announce_cost, assignments_per_hit, check_balance,
+                                  check_can_ask_again)
 from annotation.mturk.question_xml import question_xmls
 from picforge.errors import InputError
 
@@ -187,10 +188,12 @@ def create_hits(client, ledger, batch_id, plan, questions, hit_type_id):
 
 
 def create_round1_batch(ledger, run_dir, batch_id, gold_path, settings, hit_type, *, live, max_spend, limit=None,
-                        profile=None, say=print):
-    """Plan a round-1 batch, announce its cost (refused above `max_spend`), then create its HITs."""
+                        profile=None, say=print, at=None):
+    """Plan a round-1 batch, announce its cost (refused above `max_spend`), then create its HITs (`at`: the run
+    options the commands its errors name carry)."""
     plan, new = round1.plan_batch(ledger, batch_id, round1.API_BATCH, gold_path, settings,
-                                  {"environment": environment(live), "hit_type": hit_type.as_meta()}, limit=limit)
+                                  {"environment": environment(live), "hit_type": hit_type.as_meta()}, limit=limit,
+                                  at=at or f"--run {run_dir}")
     say(round1.judging_line(plan, new))
     with ledger.read() as q:
         stranded = {} if new else round1.stranded_hits(q, batch_id, plan)
@@ -200,21 +203,25 @@ def create_round1_batch(ledger, run_dir, batch_id, gold_path, settings, hit_type
                   asked_again=asked // assignments + len(stranded))
     questions = question_xmls(plan, round1.hit_pages_of(run_dir, plan))
     client = mturk_client.mturk_client(live, profile)
-    create_planned_hits(client, ledger, batch_id, plan, questions, live, say=say)
+    create_planned_hits(client, ledger, batch_id, plan, questions, live, say=say, asked_again=len(stranded))
     for hit_id in stranded:
-        ask_again(client, ledger, hit_id, assignments)
+        ask_again(client, ledger, hit_id, assignments, plan["hit_type"]["lifetime"], say=say)
     if stranded:
         say(f"asked {len(stranded)} HIT(s) again ({assignments} more assignment(s) each): their items had no valid "
             "answer")
 
 
-def ask_again(client, ledger, hit_id, assignments):
+def ask_again(client, ledger, hit_id, assignments, lifetime, say=print):
     """Add `assignments` assignments to a HIT whose every assignment was rejected (CreateAdditionalAssignmentsForHIT,
-    with a request token per round of asking, so a retry never asks twice) and record them in the HIT's meta."""
+    with a request token per round of asking, so a retry never asks twice) and record them in the HIT's meta; a HIT
+    past its Expiration (MTurk's own date) is extended by `lifetime` seconds first (UpdateExpirationForHIT), or no
+    worker could take the new assignments."""
     with ledger.read() as q:
         hit = next(h for h in q.hits() if h["hit_id"] == hit_id)
     added = hit["meta"].get("additional_assignments", 0)
+    check_can_ask_again(hit_id, assignments, assignments + added, assignments)
     token = f"{hit['request_token'][:50]}-again{added // assignments + 1}"
+    extend_if_expired(client, hit_id, lifetime, say)
     try:
         client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=assignments,
                                                      UniqueRequestToken=token)
@@ -226,10 +233,25 @@ def ask_again(client, ledger, hit_id, assignments):
         tx.update_hit(hit_id, meta={"additional_assignments": added + assignments})
 
 
-def create_planned_hits(client, ledger, batch_id, plan, questions, live, say=print):
-    """Check the balance (`live`), make the HIT type, create the HITs not recorded yet, say where workers find them."""
+def extend_if_expired(client, hit_id, lifetime, say=print):
+    """Give a HIT whose Expiration (as MTurk reports it) has passed `lifetime` more seconds from MTurk's clock
+    reading of that check (UpdateExpirationForHIT); extending costs nothing."""
+    found = client.get_hit(HITId=hit_id)["HIT"]
+    expires = found.get("Expiration")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    if expires is None or expires > now:
+        return
+    until = now + datetime.timedelta(seconds=lifetime)
+    client.update_expiration_for_hit(HITId=hit_id, ExpireAt=until)
+    say(f"HIT {hit_id} had expired ({expires.isoformat(timespec='seconds')}): open again until "
+        f"{until.isoformat(timespec='seconds')}")
+
+
+def create_planned_hits(client, ledger, batch_id, plan, questions, live, say=print, asked_again=0):
+    """Check the balance (`live`; the HITs to create and the `asked_again` HITs to ask again), make the HIT type,
+    create the HITs not recorded yet, say where workers find them."""
     if live:
-        check_balance(client, ledger, batch_id, plan)
+        check_balance(client, ledger, batch_id, plan, asked_again)
     ids = ensure_hit_type_for_plan(client, ledger, batch_id, plan)
     created = create_hits(client, ledger, batch_id, plan, questions, ids["hit_type_id"])
     test = f"qualification test {ids['qualification_type_id']}, " if "qualification_type_id" in ids else ""

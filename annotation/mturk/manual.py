@@ -200,8 +200,9 @@ def _ingest_row(tx, path, number, row, plans, hits_by_token, cancelled):
         tx.record_assignment(row["AssignmentId"].strip(), batch_id, row["WorkerId"].strip(), status, hit_id=hit_id,
                              submitted_at=(row.get("SubmitTime") or "").strip() or None,
                              meta={"accept_time": (row.get("AcceptTime") or "").strip(),
-                                   **({"AutoApprovalTime": row["AutoApprovalTime"].strip()}
-                                      if (row.get("AutoApprovalTime") or "").strip() else {}),
+                                   **{name: row[name].strip() for name in ("AutoApprovalTime",
+                                                                           "AutoApprovalDelayInSeconds")
+                                      if (row.get(name) or "").strip()},
                                    "row": f"{os.path.basename(path)}: row {number}"})
         tx.record_answers(row["AssignmentId"].strip(), answers, row=where)
     except ValueError as err:

@@ -24,6 +24,9 @@ from picforge import schemas
 from picforge.errors import InputError, NothingToDo
 
 API_BATCH, MANUAL_BATCH = "mturk", "mturk-manual"
+# annotation.verify2's batch kind: expert verification (round 2, and the pilot before round 1, whose items round 1
+# never asks)
+VERIFY2_KIND = "verify2"
 ITEM_KINDS = ("q1", "q2", "q3")
 GOLD_PREFIX = "gold:"
 # What a plan keeps of each expert annotation: its HITs and decisions use this copy, so a corrected
@@ -136,16 +139,18 @@ def gold_needed(settings, judging=False):
     return settings.qualification_questions + settings.practice + checks
 
 
-def split_gold(bank, settings, batch_id, left_out=None, limit=None):
+def split_gold(bank, settings, batch_id, left_out=None, limit=None, at="--run RUN"):
     """Disjoint gold ids for the qualification test, the practice questions and the in-HIT checks, each part
     balanced between yes and no answers (a worker answering yes, or no, to everything fails the checks).
     `left_out` ({reason: count}) names the bank's questions this batch cannot use and `limit` the most triplets a
-    batch could verify with this bank, for the error."""
+    batch could verify with this bank, for the error; `at` the run options the commands it names carry."""
     need = gold_needed(settings)
     if len(bank) < need:
         why = "".join(f", {n} left out ({reason})" for reason, n in sorted((left_out or {}).items()))
         fewer = (f"--limit {limit} (verify {limit} triplets now; a next batch can draw gold from them)" if limit
-                 else "settled questions of other triplets (`picforge annotate mturk gold --from-release`)")
+                 else f"settled questions of other triplets: a pilot (`picforge annotate export verify2 {at} "
+                      f"--verifiers V1,V2 --pilot N`), then `picforge annotate mturk gold {at} --out GOLD.jsonl`, "
+                      "with `--from-release RELEASE` for a previous run's release")
         raise InputError(f"the gold bank has {len(bank)} questions this batch can use{why}, but it needs at least "
                          f"{need} ({settings.qualification_questions} for the qualification test, {settings.practice} "
                          f"for practice and 2+ for checks); use {fewer}")
@@ -213,9 +218,11 @@ def layout_hits(batch_id, item_ids, check_ids, settings):
 
 def unverified_annotations(q, limit=None):
     """[(annotation, kinds)] of the accepted expert annotations of triplets not marked stale whose items `kinds` (of
-    q1, q2, q3) are in no round-1 batch: never asked, released by `annotate cancel-batch`, or asked again after every
-    assignment was rejected (`release_stranded`); in triplet id order."""
-    taken, stale = {iid for kind in (API_BATCH, MANUAL_BATCH) for iid in q.memberships(kind)}, q.stale()
+    q1, q2, q3) are in no round-1 batch and no expert pilot (`export verify2 --pilot`): never asked, released by
+    `annotate cancel-batch`, or asked again after every assignment was rejected (`release_stranded`); in triplet id
+    order."""
+    taken = {iid for kind in (API_BATCH, MANUAL_BATCH, VERIFY2_KIND) for iid in q.memberships(kind)}
+    stale = q.stale()
     chosen = []
     for annotation in q.expert_annotations():
         kinds = [k for k in ITEM_KINDS if item_id(annotation["triplet_id"], k) not in taken]
@@ -224,7 +231,7 @@ def unverified_annotations(q, limit=None):
     return chosen if limit is None else chosen[:limit]
 
 
-def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=None):
+def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=None, at="--run RUN"):
     """(plan, is_new): the batch's stored plan, or a new one drafted from the ledger and not yet stored.
 
     A batch that exists must have been planned with the same kind, settings and extra meta, and not be
@@ -249,7 +256,7 @@ def plan_batch(ledger, batch_id, kind, gold_path, settings, extra_meta, limit=No
     usable, left_out = gold_for_batch(bank.values(), {a["triplet_id"]: a for a in verified})
     need = gold_needed(settings, judging=True)
     limit = largest_limit(bank.values(), verified, need) if len(usable) < need and left_out else None
-    gold = split_gold(usable, settings, batch_id, left_out, limit)
+    gold = split_gold(usable, settings, batch_id, left_out, limit, at)
     used = gold["qualification"] + gold["practice"] + gold["checks"]
     item_ids = [item_id(a["triplet_id"], kind_) for a, kinds in annotations for kind_ in kinds]
     plan = {**extra_meta, "kind": kind, "settings": dataclasses.asdict(settings),
@@ -549,12 +556,16 @@ def mturk_time(text):
 
 
 def auto_approval_at(assignment, plan):
-    """When MTurk approves a submitted assignment nobody reviewed (None when neither time is known)."""
+    """When MTurk approves a submitted assignment nobody reviewed (None when neither time is known): MTurk's own
+    AutoApprovalTime, else its SubmitTime plus the HIT's AutoApprovalDelayInSeconds as MTurk gave it (the results
+    file's column), else the plan's delay, else the requester site's default."""
     recorded = mturk_time(assignment["meta"].get("AutoApprovalTime"))
     if recorded is not None:
         return recorded
     submitted = mturk_time(assignment["submitted_at"])
-    delay = (datetime.timedelta(seconds=plan["hit_type"]["auto_approval_delay"]) if "hit_type" in plan
+    given = str(assignment["meta"].get("AutoApprovalDelayInSeconds", "")).strip()
+    delay = (datetime.timedelta(seconds=int(given)) if given.isdigit() else
+             datetime.timedelta(seconds=plan["hit_type"]["auto_approval_delay"]) if "hit_type" in plan
              else REQUESTER_SITE_AUTO_APPROVAL)
     return submitted + delay if submitted else None
 

@@ -4,11 +4,14 @@ phrases, and a worker who never reads the passages fails the checks."""
 import json
 import os
 
+import pytest
+
 from annotation.mturk import gold as G
 from annotation import ledger as L
 from annotation.mturk import round1
 from annotation.mturk.hit_pages import PARAPHRASE
 from annotation.rules import verify2_decision
+from picforge.errors import InputError
 from tests.annotation.conftest import triplet_records
 
 from mturk_support import ANNOTATIONS, gold_bank, make_run
@@ -40,13 +43,15 @@ def read_bank(path):
 
 
 def record_round2(ledger, votes):
-    """Round-2 decisions of {item_id: [(verifier, Y/N)]} as `ingest verify2` records them."""
+    """Round-2 decisions of {item_id: [(verifier, Y/N)]} as `ingest verify2` records them, on items round 1 rejected
+    (round 1 never asks them again)."""
     annotations = {a["triplet_id"]: a for a in ANNOTATIONS}
     with ledger.transaction() as tx:
         tx.add_batch("verify2-vera-001", "verify2", round=L.ROUND_VERIFY2)
         for iid, item_votes in votes.items():
             tid, kind = iid.rsplit("/", 1)
             tx.add_items("verify2-vera-001", [(tid, kind)])
+            tx.record_decision(iid, L.ROUND_MTURK, L.REJECTED, reason="not endorsed by a worker", decided_by="review")
             decision, reason = verify2_decision(kind, annotations[tid]["same_meaning"], item_votes)
             tx.record_decision(iid, L.ROUND_VERIFY2, decision, reason=reason, decided_by="ingest verify2",
                                detail={"votes": item_votes})
@@ -131,7 +136,7 @@ def test_a_worker_who_never_reads_fails_the_checks_of_a_settled_bank(tmp_path, a
     extra.write_text(gold.read_text(encoding="utf-8") + "".join(json.dumps(r) + "\n" for r in gold_bank()),
                      encoding="utf-8")
     assert annotate("mturk", "export", "--run", run, "--batch", "m2", "--gold", str(extra),
-                    "--questions-per-hit", "4", "--min-worker-gold", "3") == 0
+                    "--questions-per-hit", "3", "--min-worker-gold", "3") == 0
     with ledger.read() as q:
         plan = q.batch("m2")["meta"]
     ledger.dispose()
@@ -149,3 +154,11 @@ def test_a_worker_who_never_reads_fails_the_checks_of_a_settled_bank(tmp_path, a
                 scored += 1
                 right += never_reader(question, shown) == plan["gold"][slot[len(round1.GOLD_PREFIX):]]["answer"]
     assert scored >= 3 and right < 0.8 * scored   # below --min-worker-gold-accuracy: the record fails review
+
+
+def test_a_bank_too_small_for_a_batch_names_where_settled_questions_come_from_with_the_users_ledger():
+    at = "--run RUN --ledger postgresql://db/pic"
+    with pytest.raises(InputError) as refused:
+        round1.split_gold(gold_bank()[:2], round1.Round1Settings(), "b1", at=at)
+    assert (f"a pilot (`picforge annotate export verify2 {at} --verifiers V1,V2 --pilot N`), then "
+            f"`picforge annotate mturk gold {at} --out GOLD.jsonl`, with `--from-release RELEASE`") in str(refused.value)

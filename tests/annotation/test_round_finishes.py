@@ -2,6 +2,10 @@
 stranded, decisions that stand, results files checked as a whole; through the CLI on a real ledger."""
 import csv
 import json
+import time
+from decimal import Decimal
+
+import pytest
 
 from annotation import ledger as L
 from annotation.mturk import rehearsal as mturk_rehearsal, round1
@@ -68,9 +72,10 @@ def all_yes(slot, gold):
 
 
 def results_file(path, run_dir, batch, work, gold, status="Submitted", approves="Mon May 04 10:00:00 PDT 2099",
-                 ledger_url=None):
+                 ledger_url=None, **site):
     """The requester site's results download for `work` = [(hit number, worker, answer function)], built from the
-    batch's rehearsal file (every Input.* column echoed as exported), MTurk auto-approving at `approves`."""
+    batch's rehearsal file (every Input.* column echoed as exported), MTurk auto-approving at `approves`, with any
+    other column the site fills (`site`, e.g. SubmitTime)."""
     plan = plan_of_ledger(run_dir, ledger_url, batch)
     columns, blank = mturk_rehearsal.results_rows(run_dir, batch, plan)
     per_hit = len(blank) // len(plan["hits"])
@@ -80,7 +85,7 @@ def results_file(path, run_dir, batch, work, gold, status="Submitted", approves=
         row.update({"HITId": f"3{batch.upper()}HIT{number:03d}", "AssignmentId": f"3{batch.upper()}{worker}{number:03d}",
                     "WorkerId": worker, "AssignmentStatus": status,
                     "SubmitTime": f"Fri May 01 10:{number:02d}:00 PDT 2026",
-                    "AutoApprovalTime": approves})
+                    "AutoApprovalTime": approves, **site})
         for slot_no, slot in enumerate(plan["hits"][number]["slots"], start=1):
             row[f"Answer.answer_{slot_no}"] = "yes" if answer(slot, gold) else "no"
         rows.append(row)
@@ -272,24 +277,9 @@ def sandbox_answers(run_dir, gold, script):
 def test_an_api_hit_whose_every_assignment_was_rejected_gets_more_assignments_within_the_cap(tmp_path, capsys,
                                                                                           monkeypatch):
     import picforge.cli
-    from annotation.mturk import client as mturk_client
-    from tests.walkthrough.mturk_service import SandboxMTurk
-    run_dir = big_run(tmp_path, copies=1)
-    gold_path, gold = big_gold(tmp_path / "gold.jsonl")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "sandbox-test")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "sandbox-test")
-    sandbox = SandboxMTurk(sandbox_answers(run_dir, gold, [("SPAM", all_yes), ("W1", honest)]))
-    real_client = mturk_client.mturk_client
-    monkeypatch.setattr(mturk_client, "mturk_client", lambda live, profile=None: sandbox.attach(real_client(live)))
-    batch = ["--run", run_dir, "--batch", "a1"]
-    create = ["annotate", "mturk", "create", *batch, "--gold", gold_path, "--questions-per-hit", "4",
-              "--gold-per-hit", "1", "--min-worker-gold", "3"]
-    assert picforge.cli.main(create) == 0
-    assert "3 HIT(s) x 1 assignment(s) x $4.67 = $14.01 + MTurk fees $2.79 = $16.80" in capsys.readouterr().out
-    assert picforge.cli.main(["annotate", "mturk", "save", *batch]) == 0
-    assert picforge.cli.main(["annotate", "mturk", "review", *batch]) == 0
-    out = capsys.readouterr().out
-    assert "approved 0, rejected 3 assignment(s)" in out
+    sandbox, create, out = stranded_api_batch(tmp_path, monkeypatch, capsys)
+    run_dir, batch = create[4], create[3:7]
+    assert "3 HIT(s) x 1 assignment(s) x $4.67 = $14.01 + MTurk fees $2.79 = $16.80" in out
     assert ("9 item(s) on 3 HIT(s) whose every assignment was rejected or could not be judged: `mturk create --batch "
             "a1` asks them again"
             in out)
@@ -309,6 +299,65 @@ def test_an_api_hit_whose_every_assignment_was_rejected_gets_more_assignments_wi
     assert "approved 3, rejected 0 assignment(s)" in out and "round 1: 9 item(s) accepted" in out
     assert picforge.cli.main(create + ["--max-spend", "40"]) == 0   # nothing left to ask: asks nothing
     assert len([c for c in sandbox.calls if c[0] == "CreateAdditionalAssignmentsForHIT"]) == 3
+
+
+def stranded_api_batch(tmp_path, monkeypatch, capsys, live=False):
+    """An API batch of 3 HITs (`live`: on the production endpoint, capped at $40) whose only assignments (an all-yes
+    worker's) were rejected: (sandbox, create argv, what create and review printed)."""
+    import picforge.cli
+    from annotation.mturk import client as mturk_client
+    from tests.walkthrough.mturk_service import SandboxMTurk
+    run_dir = big_run(tmp_path, copies=1)
+    gold_path, gold = big_gold(tmp_path / "gold.jsonl")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "sandbox-test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "sandbox-test")
+    sandbox = SandboxMTurk(sandbox_answers(run_dir, gold, [("SPAM", all_yes), ("W1", honest)]), live=live)
+    real_client = mturk_client.mturk_client
+    monkeypatch.setattr(mturk_client, "mturk_client", lambda live, profile=None: sandbox.attach(real_client(live)))
+    batch = ["--run", run_dir, "--batch", "a1", *(["--live"] if live else [])]
+    create = ["annotate", "mturk", "create", *batch, "--gold", gold_path, "--questions-per-hit", "4",
+              "--gold-per-hit", "1", "--min-worker-gold", "3", *(["--max-spend", "40"] if live else [])]
+    for argv in (create, ["annotate", "mturk", "save", *batch], ["annotate", "mturk", "review", *batch]):
+        assert picforge.cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "approved 0, rejected 3 assignment(s)" in out
+    return sandbox, create, out
+
+
+def test_asking_again_reopens_a_hit_past_its_expiration(tmp_path, monkeypatch, capsys):
+    import picforge.cli
+    sandbox, create, _ = stranded_api_batch(tmp_path, monkeypatch, capsys)
+    create, batch = create + ["--max-spend", "40"], create[3:7]
+    assert picforge.cli.main(["annotate", "mturk", "expire", *batch]) == 0   # the HITs' lifetime is over
+    capsys.readouterr()
+    assert picforge.cli.main(create) == 0
+    out = capsys.readouterr().out
+    assert out.count("had expired") == 3
+    reopened = [c[1] for c in sandbox.calls if c[0] == "UpdateExpirationForHIT"][3:]   # after expire's own 3
+    assert len(reopened) == 3 and all(p["ExpireAt"] > time.time() + 6 * 24 * 3600 for p in reopened)  # 7-day lifetime
+    assert picforge.cli.main(["annotate", "mturk", "save", *batch]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "review", *batch]) == 0
+    assert "approved 3, rejected 0 assignment(s)" in capsys.readouterr().out   # the honest worker took them
+
+
+def test_the_live_balance_check_counts_the_hits_asked_again(tmp_path, monkeypatch, capsys):
+    import picforge.cli
+    sandbox, create, _ = stranded_api_batch(tmp_path, monkeypatch, capsys, live=True)
+    sandbox.balance = "10.00"      # 3 HITs asked again cost 3 x ($4.67 + $0.93 fee) = $16.80
+    assert picforge.cli.main(create) == 2
+    assert ("holds $10.00, less than the $16.80 the 0 HIT(s) still to create and the 3 HIT(s) to ask again cost"
+            in capsys.readouterr().err)
+    assert not [c for c in sandbox.calls if c[0] == "CreateAdditionalAssignmentsForHIT"]
+
+
+def test_a_hit_created_below_ten_assignments_is_never_asked_past_nine():
+    from annotation.mturk.fees import check_can_ask_again, fee_rate
+    from picforge.errors import InputError
+    assert (fee_rate(9), fee_rate(10)) == (Decimal("0.20"), Decimal("0.40"))
+    check_can_ask_again("H1", 3, 6, 3)               # 9 in all: MTurk allows it
+    check_can_ask_again("H1", 10, 10, 10)            # created at 10: no limit
+    with pytest.raises(InputError, match="MTurk cannot raise a HIT created with fewer than 10 to 10 or more"):
+        check_can_ask_again("H1", 3, 9, 3)
 
 
 # -- 2. held has an end --------------------------------------------------------------------------------------------
@@ -340,6 +389,16 @@ def test_a_held_assignment_names_its_dates_and_is_decided_from_its_decide_by_dat
     out = capsys.readouterr().out
     assert "1 to approve, 0 to reject, 0 held" in out and "held:" not in out
     assert "3 item(s) whose every assignment was rejected or could not be judged went back to waiting" in out
+
+    # No AutoApprovalTime in the file: the HIT's own AutoApprovalDelayInSeconds (10 days here) after its SubmitTime,
+    # not the requester site's 3-day default.
+    run_dir, gold = small_batch(tmp_path / "delay")
+    delayed = results_file(tmp_path / "delay.csv", run_dir, "b1", [(0, "W1", honest)], gold, approves="",
+                           SubmitTime="Fri May 01 10:00:00 PDT 2099", AutoApprovalDelayInSeconds="864000")
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, delayed]) == 0
+    assert picforge.cli.main(review[:4] + [run_dir, "--batch", "b1", "--out", str(tmp_path / "delay-r.csv")]) == 0
+    assert ("MTurk auto-approves them from 2099-05-11T10:00:00-07:00; review decides them from "
+            "2099-05-10T10:00:00-07:00") in capsys.readouterr().out
 
 
 # -- 3. every item in exactly one state; 9. hints to the end -------------------------------------------------------

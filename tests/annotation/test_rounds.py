@@ -75,7 +75,7 @@ def test_round2_final_rule_and_report(annotate, annotated, ledger, tmp_path, cap
     assert report["funnel"]["paraphrases"] == {
         "annotated": 12, "round1_verified": 12, "round1_accepted": 8, "round1_accept_rate": 66.67,
         "round1_rejected": 4, "round2_verified": 3, "round2_endorsed": 2, "round2_endorse_rate": 66.67,
-        "awaiting_round2": 1, "kept": 10, "dropped": 1, "awaiting_round1": 0}
+        "awaiting_round2": 1, "kept": 10, "dropped": 1, "awaiting_round1": 0, "pilot_verified": 0, "pilot_kept": 0}
     assert report["funnel"]["labels"]["kept"] == 6 and report["funnel"]["labels"]["round1_accepted"] == 5
     # Each annotation is kept on its own: 00004 keeps q1 and q3 (q2 dropped), 00006 keeps q1 and q3 (q2 pending).
     assert report["final_rule"] == {"3 of 3 kept": 4, "2 of 3 kept": 2, "1 of 3 kept": 0, "0 of 3 kept": 0}

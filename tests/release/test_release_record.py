@@ -56,9 +56,9 @@ def annotated_run(tmp_path, picforge, rehearsed):
     if rehearsed:
         results = str(returned / "Batch_rehearsal_batch_results.csv")
         assert picforge("annotate", "mturk", "rehearse", "--run", run, "--batch", "r1", "--out", results) == 0
-        fill_rehearsal(run, "r1", gold, results)
+        fill_rehearsal(run, "r1", results)
     else:
-        results = requester_ui_results(run, "r1", gold, str(returned))
+        results = requester_ui_results(run, "r1", str(returned))
     assert picforge("annotate", "mturk", "ingest", "--run", run, results) == 0
     assert picforge("annotate", "mturk", "review", "--run", run, "--batch", "r1", "--out",
                     tmp_path / "review.csv") == 0

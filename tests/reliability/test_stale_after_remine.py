@@ -2,7 +2,6 @@
 are marked stale and listed, left out of later rounds and of the final annotations; the rest keep their
 verification. Driven through `picforge` as a subprocess on the real 103-page sample, re-mined from an edited dump."""
 import bz2
-import os
 import shutil
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 from annotation.ledger import Ledger
 from annotation.triplets import text_digest
 from picforge.rundir import RunDir
-from tests.cli_helpers import ROOT, picforge_in_child
+from tests.cli_helpers import picforge_in_child
 from tests.walkthrough import annotators
 
 pytestmark = pytest.mark.slow
@@ -61,12 +60,21 @@ def test_a_remine_marks_changed_triplets_stale_and_keeps_the_rest(enwiki_sample_
         annotated = {a["triplet_id"] for a in q.expert_annotations()}
     ledger.dispose()
 
-    # Later rounds take only the fresh annotations; the final annotations hold no stale triplet.
-    assert picforge_in_child("annotate", "mturk", "export", "--run", run, "--batch", "r1", "--gold",
-                    os.path.join(ROOT, "examples", "mturk-gold.jsonl"))[0] == 0
+    # Later rounds take only the fresh annotations (the pilot that settles the gold bank, round 1); the final
+    # annotations hold no stale triplet.
+    returned, gold = tmp_path / "returned", tmp_path / "gold.jsonl"
+    assert picforge_in_child("annotate", "export", "verify2", "--run", run, "--verifiers", "vera,vic",
+                             "--pilot", "10")[0] == 0
+    sheets = annotators.fill_verify2(str(run), str(returned), bad=False)
+    for argv in (("ingest", "verify2", "--run", run, "--sheets", *sheets), ("mturk", "gold", "--run", run, "--out", gold),
+                 ("mturk", "export", "--run", run, "--batch", "r1", "--gold", gold)):
+        code, _, err = picforge_in_child("annotate", *argv)
+        assert code == 0, err
     ledger = Ledger.for_run(str(run))
     with ledger.read() as q:
+        piloted = {iid.rsplit("/", 1)[0] for iid in q.memberships("verify2")}
         verified = {iid.rsplit("/", 1)[0] for iid in q.batch("r1")["meta"]["items"]}
     ledger.dispose()
-    assert verified == annotated - set(expected)
+    assert len(piloted) == 10 and not piloted & set(expected)
+    assert verified == annotated - set(expected) - piloted
     assert "marked stale" not in picforge_in_child("annotate", "report", "--run", run)[2]  # listed once, when marked

@@ -19,15 +19,17 @@ GOLD = os.path.join(ROOT, "examples", "mturk-gold.jsonl")
 
 
 def expert_annotated(mined_103, root):
-    """A copy of the mined run whose ledger holds an accepted expert annotation of every selected triplet
-    ({triplet_id: same_meaning}, alternating Y and N)."""
+    """A copy of the mined run whose ledger holds an accepted expert annotation of every selected triplet but those
+    the shipped gold bank holds (the walkthrough's pilot settled them; round 1 never asks them) ({triplet_id:
+    same_meaning}, alternating Y and N)."""
     run = root / "run"
     shutil.copytree(mined_103, run)
     ledger = Ledger.for_run(str(run))
-    truths = {}
+    truths, settled = {}, {g["triplet_id"] for g in map(json.loads, open(GOLD, encoding="utf-8"))}
     with ledger.transaction() as tx:
         tx.add_batch("expert-ann-001", "expert", round=ROUND_EXPERT, meta={"annotator": "ann"})
-        for n, triplet in enumerate(RunDir(str(run)).iter_records("select")):
+        to_ask = [t for t in RunDir(str(run)).iter_records("select") if t["triplet_id"] not in settled]
+        for n, triplet in enumerate(to_ask):
             truths[triplet["triplet_id"]] = same = n % 2 == 0
             [iid] = tx.add_items("expert-ann-001", [(triplet["triplet_id"], "triplet")])
             tx.record_expert_annotation({"triplet_id": triplet["triplet_id"], "annotator": "ann", "same_meaning": same,

@@ -2,7 +2,6 @@
 the requester UI and on the sandbox, round-2 verifiers and PS verifiers, each filling what picforge exported."""
 import csv
 import glob
-import json
 import os
 
 from annotation.mturk import round1
@@ -127,9 +126,9 @@ def _annotations(run):
         ledger.dispose()
 
 
-def _gold_answers(gold_path):
-    with open(gold_path, encoding="utf-8") as fh:
-        return {g["gold_id"]: g["answer"] for g in map(json.loads, fh)}
+def _gold_answers(plan):
+    """{gold_id: answer} of the gold questions a batch's plan shows."""
+    return {gold_id: record["answer"] for gold_id, record in plan["gold"].items()}
 
 
 def worker_fields(plan, annotations, hit, gold):
@@ -151,11 +150,11 @@ def worker_fields(plan, annotations, hit, gold):
 RESULTS_NAME = "Batch_5123456_batch_results.csv"
 
 
-def requester_ui_results(run, batch, gold_path, returned):
+def requester_ui_results(run, batch, returned):
     """The Batch_*_batch_results.csv the requester site exports once one worker has done each HIT: its own columns,
     the batch input CSV's columns as Input.*, the crowd-form's fields as Answer.*, then Approve and Reject."""
     plan, annotations = _plan(run, batch)
-    gold = _gold_answers(gold_path)
+    gold = _gold_answers(plan)
     inputs = {row["row_key"]: row for row in read_csv(f"{run}/mturk/{batch}/{batch}_input.csv")}
     rows = []
     for n, hit in enumerate(plan["hits"], start=1):
@@ -185,11 +184,11 @@ def requester_ui_results(run, batch, gold_path, returned):
     return path
 
 
-def fill_rehearsal(run, batch, gold_path, path):
+def fill_rehearsal(run, batch, path):
     """Script the workers of `mturk rehearse`'s results file: each row's Answer.answer_N cells filled in place as
     worker_fields answers its HIT (found by Input.row_key); returns the filled rows."""
     plan, annotations = _plan(run, batch)
-    gold, hits = _gold_answers(gold_path), {hit["token"]: hit for hit in plan["hits"]}
+    gold, hits = _gold_answers(plan), {hit["token"]: hit for hit in plan["hits"]}
     def fill(_, row):
         answers = worker_fields(plan, annotations, hits[row["Input.row_key"]], gold)
         assert all(not row[f"Answer.{k}"] for k in answers), "the rehearsal file comes with empty answers"
@@ -212,21 +211,21 @@ def rewrite_results(source, out, edit):
     return rows
 
 
-def sandbox_worker(run, batch, gold_path):
+def sandbox_worker(run, batch):
     """The sandbox's worker pool: for a HIT token, [(worker_id, posted fields)] as MTurk stores them."""
-    gold = _gold_answers(gold_path)
-
     def work(token, number):
         plan, annotations = _plan(run, batch)
         hit = next(h for h in plan["hits"] if h["token"] == token)
-        return [(f"ASANDBOXWORKER{number % 3}", {**worker_fields(plan, annotations, hit, gold), "comments": ""})]
+        return [(f"ASANDBOXWORKER{number % 3}",
+                 {**worker_fields(plan, annotations, hit, _gold_answers(plan)), "comments": ""})]
     return work
 
 
 def fill_verify2(run, returned, bad):
-    """Round-2 verifiers endorse round 1's rejections except VERIFIER_REJECTS; `bad` writes one unreadable cell."""
+    """Expert verifiers (the pilot's, round 2's) endorse every item they were sent except VERIFIER_REJECTS; `bad`
+    writes one unreadable cell."""
     paths, annotations = [], _annotations(run)
-    for sheet in sorted(glob.glob(f"{run}/annotation/verify2/verify2-*-001.csv")):
+    for sheet in sorted(glob.glob(f"{run}/annotation/verify2/verify2-*-[0-9][0-9][0-9].csv")):
         rows = read_csv(sheet)
         for row in rows:
             triplet_id, kind = row["item_id"].rsplit("/", 1)
@@ -236,7 +235,7 @@ def fill_verify2(run, returned, bad):
         if bad and rows:
             rows[-1]["answer"] = BAD_VERIFY2_ANSWER
             bad = False
-        paths.append(write_csv(os.path.join(returned, os.path.basename(sheet).replace("-001", "")), rows))
+        paths.append(write_csv(os.path.join(returned, os.path.basename(sheet)), rows))
     return paths
 
 
@@ -299,7 +298,7 @@ def crowd_fields(run, batch, token, worker, copied):
     worker_fields does, the all-yes worker yes, the never-reader by never_reader_fields, and the copier hands in the
     first honest worker's answers slot by slot (`copied`: a dict the first honest worker's first form is kept in)."""
     plan, annotations = _plan(run, batch)
-    gold = {gold_id: record["answer"] for gold_id, record in plan["gold"].items()}
+    gold = _gold_answers(plan)
     hit = next(h for h in plan["hits"] if h["token"] == token)
     honest = worker_fields(plan, annotations, hit, gold)
     if worker in (HONEST, HONEST2):
@@ -345,3 +344,16 @@ def crowd_sandbox(run, batches, workers):
         offered = dict.fromkeys((who(number - 1), HONEST, HONEST2))
         return [(worker, {**crowd_fields(run, batch, token, worker, copied), "comments": ""}) for worker in offered]
     return work
+
+
+def assert_gold_is_never_a_real_question(run, plan):
+    """No gold question (check, practice, qualification) of the batch's triplets, none with a real question's
+    phrase and passage, and no paraphrase the batch shows with two phrases."""
+    triplets = {iid.rsplit("/", 1)[0] for iid in plan["items"]}
+    gold = [plan["gold"][g] for g in plan["checks"] + plan["practice"] + plan["qualification"]]
+    assert gold and not {g["triplet_id"] for g in gold} & triplets
+    pages, shown = shown_paraphrases(run, plan)
+    real = {(q.phrase.lower(), p.text) for hit in plan["hits"] for slot, q in zip(hit["slots"], pages[hit["token"]])
+            if not slot.startswith(round1.GOLD_PREFIX) for p in q.passages}
+    assert not {(g["phrase"].lower(), g["passage1"]) for g in gold} & real
+    assert all(len(phrases) == 1 for phrases in shown.values()), "a paraphrase shown with two phrases"

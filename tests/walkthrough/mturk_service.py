@@ -7,6 +7,7 @@ import time
 from botocore.awsrequest import AWSResponse
 
 SANDBOX_HOST = "mturk-requester-sandbox.us-east-1.amazonaws.com"
+LIVE_HOST = "mturk-requester.us-east-1.amazonaws.com"
 
 
 class _Raw:
@@ -23,8 +24,9 @@ class SandboxMTurk:
     """HITs, assignments and qualification types of one requester on the sandbox; `worker(token, hit_number)`
     returns the posted form fields of each worker who takes a HIT: [(worker_id, {field: value})]."""
 
-    def __init__(self, worker):
-        self.worker = worker
+    def __init__(self, worker, live=False):
+        self.worker, self.host = worker, LIVE_HOST if live else SANDBOX_HOST
+        self.balance = "10000.00"   # the account's AvailableBalance
         self.hits, self.assignments, self.qualification_types, self.hit_types = {}, {}, {}, {}
         self.blocks = {}    # worker id -> reason: a blocked worker takes none of the requester's HITs
         self.unseen = []    # HITs created (or given more assignments) but not yet taken by the workers
@@ -38,7 +40,7 @@ class SandboxMTurk:
         return client
 
     def _send(self, request, **_):
-        assert SANDBOX_HOST in request.url, f"request for {request.url} would leave the sandbox"
+        assert self.host in request.url, f"request for {request.url} would leave the {self.host} stand-in"
         operation = request.headers["X-Amz-Target"].decode().rsplit(".", 1)[1]
         params = json.loads(request.body or b"{}")
         self.calls.append((operation, params))
@@ -53,7 +55,7 @@ class SandboxMTurk:
         return f"{prefix}{next(self._ids):0{30 - len(prefix)}d}"
 
     def GetAccountBalance(self, params):
-        return {"AvailableBalance": "10000.00"}
+        return {"AvailableBalance": self.balance}
 
     def ListQualificationTypes(self, params):
         found = [q for q in self.qualification_types.values() if q["Name"] == params.get("Query")]
@@ -82,6 +84,8 @@ class SandboxMTurk:
         hit = {"HITId": self._id("3HIT"), "HITTypeId": params["HITTypeId"], "HITGroupId": "3GRP",
                "HITStatus": "Assignable", "RequesterAnnotation": params["RequesterAnnotation"],
                "MaxAssignments": params["MaxAssignments"], "CreationTime": time.time(),
+               "Expiration": time.time() + params["LifetimeInSeconds"],
+               "AutoApprovalDelayInSeconds": self.hit_types[params["HITTypeId"]]["AutoApprovalDelayInSeconds"],
                "NumberOfAssignmentsAvailable": params["MaxAssignments"], "NumberOfAssignmentsPending": 0,
                "NumberOfAssignmentsCompleted": 0}
         self.hits[hit["HITId"]] = hit
@@ -91,8 +95,12 @@ class SandboxMTurk:
     def _workers_arrive(self):
         """The sandbox's workers take every new HIT before the requester's next request (the created HIT is
         recorded by then, so the scripted workers can read its plan) and submit their forms."""
-        while self.unseen:
-            self._work(*self.unseen.pop(0))
+        waiting, self.unseen = self.unseen, []
+        for hit, number in waiting:     # nobody can take a HIT past its Expiration: it waits to be extended
+            if hit["Expiration"] > time.time():
+                self._work(hit, number)
+            else:
+                self.unseen.append((hit, number))
 
     def _work(self, hit, number):
         """One HIT's workers submit their forms (a worker takes a HIT once, a blocked worker never; as many as it
@@ -104,6 +112,7 @@ class SandboxMTurk:
                              "</Answer>" for name, value in fields.items())
             assignment = {"AssignmentId": self._id("3AS"), "WorkerId": worker_id, "HITId": hit["HITId"],
                           "AssignmentStatus": "Submitted", "SubmitTime": time.time(), "AcceptTime": time.time(),
+                          "AutoApprovalTime": time.time() + hit["AutoApprovalDelayInSeconds"],
                           "Answer": '<QuestionFormAnswers xmlns="http://mechanicalturk.amazonaws.com/'
                                     'AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd">'
                                     f"{answer}</QuestionFormAnswers>"}
@@ -153,7 +162,10 @@ class SandboxMTurk:
         return self._review(params, "Rejected")
 
     def UpdateExpirationForHIT(self, params):
-        self.hits[params["HITId"]]["HITStatus"] = "Reviewable"
+        hit = self.hits[params["HITId"]]
+        hit["Expiration"] = float(params["ExpireAt"])
+        open_ = hit["Expiration"] > time.time() and hit["NumberOfAssignmentsAvailable"]
+        hit["HITStatus"] = "Assignable" if open_ else "Reviewable"
         return {}
 
     def CreateWorkerBlock(self, params):

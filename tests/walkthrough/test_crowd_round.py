@@ -69,19 +69,6 @@ def assert_unchanged(before, after, line):
         assert after[table] == rows, (line, table, sorted(set(after[table]) ^ set(rows), key=repr)[:4])
 
 
-def assert_gold_is_never_a_real_question(run, plan):
-    """No gold question (check, practice, qualification) of the batch's triplets, none with a real question's
-    phrase and passage, and no paraphrase the batch shows with two phrases."""
-    triplets = {iid.rsplit("/", 1)[0] for iid in plan["items"]}
-    gold = [plan["gold"][g] for g in plan["checks"] + plan["practice"] + plan["qualification"]]
-    assert gold and not {g["triplet_id"] for g in gold} & triplets
-    pages, shown = annotators.shown_paraphrases(run, plan)
-    real = {(q.phrase.lower(), p.text) for hit in plan["hits"] for slot, q in zip(hit["slots"], pages[hit["token"]])
-            if not slot.startswith(round1.GOLD_PREFIX) for p in q.passages}
-    assert not {(g["phrase"].lower(), g["passage1"]) for g in gold} & real
-    assert all(len(phrases) == 1 for phrases in shown.values()), "a paraphrase shown with two phrases"
-
-
 def round1_batch(sh, batch, crowd, export_line, copied):
     """Export a batch on default settings, let the crowd answer it, ingest and review; returns (review rows, review
     output). Every step but the export is re-run and must change nothing."""
@@ -89,7 +76,7 @@ def round1_batch(sh, batch, crowd, export_line, copied):
         export_line += named_limit(sh)
         sh(export_line)
     plan, _ = annotators._plan(RUN, batch)
-    assert_gold_is_never_a_real_question(RUN, plan)
+    annotators.assert_gold_is_never_a_real_question(RUN, plan)
     blank = f"{RETURNED}/{batch}_blank.csv"
     sh(f"picforge annotate mturk rehearse --run {RUN} --batch {batch} --out {blank}")
     results = f"{RETURNED}/Batch_{batch}_batch_results.csv"
@@ -222,7 +209,7 @@ def test_the_same_crowd_through_the_api_against_the_stand_in(tmp_path, monkeypat
         if sh(create, expect=None) and sh.code:   # the bank is short for this batch: the limit the error names
             create += named_limit(sh)
             sh(create)
-        assert_gold_is_never_a_real_question(RUN, annotators._plan(RUN, batch)[0])
+        annotators.assert_gold_is_never_a_real_question(RUN, annotators._plan(RUN, batch)[0])
         before = ledger_dump(RUN)
         sh(create)   # re-running any step changes nothing
         assert_unchanged(before, ledger_dump(RUN), create)

@@ -36,7 +36,8 @@ from tests.walkthrough import annotators
 from tests.walkthrough.mturk_service import SandboxMTurk
 
 DOC = ROOT / "docs" / "walkthrough.md"
-RUN, RELEASE, RETURNED, GOLD = "runs/demo", "runs/demo-release", "returned", "examples/mturk-gold.jsonl"
+RUN, RELEASE, RETURNED = "runs/demo", "runs/demo-release", "returned"
+GOLD, SHIPPED_GOLD = "runs/demo-gold.jsonl", "examples/mturk-gold.jsonl"
 
 
 def documented_commands(text):
@@ -138,7 +139,7 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
 
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
-    sandbox = SandboxMTurk(annotators.sandbox_worker(RUN, "r1-api", GOLD))
+    sandbox = SandboxMTurk(annotators.sandbox_worker(RUN, "r1-api"))
     real_client = mturk_client.mturk_client
     monkeypatch.setattr(mturk_client, "mturk_client",
                         lambda live, profile=None: sandbox.attach(real_client(live, profile)))
@@ -152,9 +153,9 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
             # The rehearsal file, filled by scripted workers, reads as the requester site's download: the shipped
             # example (what the site exported for this batch; regenerate it with annotators.requester_ui_results
             # when the demo's triplets change) has the same Input.* and Answer.* cells, row by row.
-            fresh = annotators.requester_ui_results(RUN, "r1-ui", GOLD, "regenerated")
+            fresh = annotators.requester_ui_results(RUN, "r1-ui", "regenerated")
             assert sha256(fresh) == sha256(f"examples/mturk/{annotators.RESULTS_NAME}"), "examples/mturk is stale"
-            filled = annotators.fill_rehearsal(RUN, "r1-ui", GOLD, f"{RETURNED}/Batch_rehearsal_batch_results.csv")
+            filled = annotators.fill_rehearsal(RUN, "r1-ui", f"{RETURNED}/Batch_rehearsal_batch_results.csv")
             with open(fresh, encoding="utf-8", newline="") as fh:
                 downloaded = list(csv.DictReader(fh))
             assert set(downloaded[0]) <= set(filled[0]), "the rehearsal file has every column of a download"
@@ -179,14 +180,24 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
             mistakes = set(annotators.first_draft_cells(RETURNED))
             assert len(mistakes) == len(annotators.FIRST_DRAFT)
             assert mistakes <= fix_list_cells() if nth == 0 else not mistakes & fix_list_cells()
-        elif "annotate mturk export" in line:
+        elif "annotate mturk gold" in line:
+            # The shipped bank is what this step writes: every question from a triplet the pilot settled, with its
+            # source; none of them is ever asked in round 1.
+            assert open(GOLD, "rb").read() == open(SHIPPED_GOLD, "rb").read(), f"{SHIPPED_GOLD} is stale"
+            bank = [json.loads(line) for line in open(GOLD, encoding="utf-8")]
+            pilot = {iid.rsplit("/", 1)[0] for iid in pilot_items()}
+            assert bank and all(g["triplet_id"] in pilot and g["source"] for g in bank)
+            assert {g["answer"] for g in bank} == {True, False}
+        if "annotate mturk export" in line or "annotate mturk create" in line:
+            annotators.assert_gold_is_never_a_real_question(RUN, annotators._plan(RUN, re.search(r"--batch (\S+)", line).group(1))[0])
+        if "annotate mturk export" in line:
             assert "aws mturk create-qualification-type" in out and os.path.exists(f"{RUN}/mturk/r1-ui/r1-ui_answer_key.xml")
         elif "annotate report" in line:
             # Every triplet's q1, q2 and q3 were annotated; round 2 dropped VERIFIER_REJECTS, the rest is kept,
             # each paraphrase and label on its own.
             phrases = {t["phrase"] for t in RunDir(RUN).iter_records("select")}
             dropped = sum(phrase in phrases for phrase, _ in annotators.VERIFIER_REJECTS)
-            assert f"| Kept (round 1 or round 2) | {2 * len(phrases) - dropped} | {len(phrases)} |" in out
+            assert f"| Kept (round 1 or round 2, or the pilot) | {2 * len(phrases) - dropped} | {len(phrases)} |" in out
         elif line.startswith("picforge build"):
             check_release()
             # What the rounds left out is listed by reason: printed, and in the card.
@@ -217,7 +228,7 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
         code, out, err = session.run(line)
         if code == 2 and "annotate ingest verify2" in line and nth == 0:
             # The verifier's unreadable cell is refused with file, row and column; nothing is recorded.
-            assert re.search(rf"returned/verify2-\w+\.csv: row \d+, column answer: '{annotators.BAD_VERIFY2_ANSWER}' "
+            assert re.search(rf"returned/verify2-[\w-]+\.csv: row \d+, column answer: '{annotators.BAD_VERIFY2_ANSWER}' "
                              "is not Y or N", err), err
             before(line, nth + 1)
             code, out, err = session.run(line)
@@ -238,6 +249,19 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
             assert any(command.startswith(f"picforge {verb}") for command in ran[index + 1:]), (
                 f"after `{commands[index]}` the hint names `picforge {verb}`, which nothing later runs")
     assert sum(map(len, hints_after.values())) >= 8
+
+
+def pilot_items():
+    """Item ids the walkthrough's expert pilot settled."""
+    from annotation.final import pilot_items as settled
+    from annotation.ledger import Ledger
+
+    ledger = Ledger.for_run(RUN)
+    try:
+        with ledger.read() as q:
+            return settled(q)
+    finally:
+        ledger.dispose()
 
 
 def fix_list_cells():
