@@ -48,12 +48,6 @@ def cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
-def step_seconds(stats, suffix, name, line):
-    """Cumulative seconds of the profiled functions in a file ending `suffix` named `name` (at `line` if given)."""
-    return sum(entry[3] for (path, at, function), entry in stats.stats.items()
-               if path.endswith(suffix) and function == name and (line is None or at == line))
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", required=True, help="mining run directory with a `sentences` stage")
