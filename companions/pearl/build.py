@@ -61,7 +61,7 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
     mining_run, run = rundir.RunDir(mining_run_dir), rundir.RunDir(out)
     check_sentences(mining_run)
     if options.wordnet:
-        synonyms.check_wordnet(options.wordnet)
+        synonyms.load_wordnet(options.wordnet)
     if options.vectors:
         synonyms.load_word_vectors(options.vectors)  # a bad file fails here, not inside the pipeline
     step = corpus_step(mining_run, run, options, device)

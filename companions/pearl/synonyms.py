@@ -17,14 +17,6 @@ def _shipped_lexnames():
     return resources.files("companions.pearl").joinpath("data", "lexnames")
 
 
-def check_wordnet(root):
-    """InputError unless `root` holds the WordNet database files the synonyms read."""
-    missing = [name for name in WORDNET_FILES if not os.path.exists(os.path.join(root, name))]
-    if missing:
-        raise InputError(f"{root}: not a WordNet database folder (missing {', '.join(missing)}); install Debian's "
-                         "wordnet-base (`make system-deps`) or pass --wordnet DIR")
-
-
 def sense_counts(path):
     """{sense key: SemCor count} of a WordNet `cntlist.rev` file ("key sense-number count" per line)."""
     with open(path, encoding="utf-8") as lines:
@@ -37,12 +29,15 @@ def load_wordnet(root=DEBIAN_WORDNET):
     Debian's wordnet-base omits `lexnames` (the 45 lexicographer file names), which NLTK reads first; a copy
     ships with picforge and is used when the folder has none. The multilingual (OMW) functions are not used.
     SemCor counts are read from `cntlist.rev` into memory on first use (NLTK searches the file on disk for each
-    lemma: most of the reader's time).
+    lemma: most of the sense look-ups' time).
     """
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    check_wordnet(root)
+    missing = [name for name in WORDNET_FILES if not os.path.exists(os.path.join(root, name))]
+    if missing:
+        raise InputError(f"{root}: not a WordNet database folder (missing {', '.join(missing)}); install Debian's "
+                         "wordnet-base (`make system-deps`) or pass --wordnet DIR")
     root = os.path.realpath(root)
     if root not in nltk.data.path:
         nltk.data.path.append(root)  # NLTK reads corpus files only under its data path
