@@ -2,10 +2,12 @@
 the shares of lexical and entity types (OTHER beside the paper's 88.5 %) by the rule that types a phrase.
 
     PYTHONPATH=. python bench/pearl_types.py accuracy
+    PYTHONPATH=. python bench/pearl_types.py brackets
     PYTHONPATH=. python bench/pearl_types.py shares --run MINING_RUN [--min-entity-share 0.5 1.0] [--min-count 2 1]
     PYTHONPATH=. python bench/pearl_types.py adverbs --run MINING_RUN
 
-`accuracy` scores `tests/pearl/data/constituent_labels.jsonl`; `shares` parses the run's `sentences` once and
+`accuracy` scores `tests/pearl/data/constituent_labels.jsonl`; `brackets` gives per-type precision and recall
+against the full hand bracketing of `tests/pearl/data/bracketed_sentences.jsonl`; `shares` parses the run's `sentences` once and
 prints, per --min-entity-share and --min-count, the lexical and entity type shares of the phrases seen at least that
 often (2: what `picforge pearl build` keeps by default; 1: all phrases). `adverbs` says where ADVP stands at the
 default cut: its single- and multi-word phrases, the share if every adverb the mapping leaves out were kept alone as
@@ -18,7 +20,9 @@ import json
 import pathlib
 import re
 
-LABELS_FILE = pathlib.Path(__file__).resolve().parent.parent / "tests" / "pearl" / "data" / "constituent_labels.jsonl"
+DATA = pathlib.Path(__file__).resolve().parent.parent / "tests" / "pearl" / "data"
+LABELS_FILE = DATA / "constituent_labels.jsonl"
+BRACKETS_FILE = DATA / "bracketed_sentences.jsonl"
 
 
 def accuracy():
@@ -28,6 +32,17 @@ def accuracy():
     labelled = [json.loads(line) for line in LABELS_FILE.read_text(encoding="utf-8").splitlines()]
     for lex, (right, emitted) in sorted(mapping_accuracy(load_parser(), labelled, token_entities).items()):
         print(f"{lex}: {right} / {emitted} = {100 * right / emitted:.1f} %")
+
+
+def brackets():
+    from companions.pearl.constituents import bracket_scores
+    from companions.pearl.corpus import load_parser
+
+    bracketed = [json.loads(line)["brackets"] for line in BRACKETS_FILE.read_text(encoding="utf-8").splitlines()]
+    print(f"{len(bracketed)} hand-bracketed sentences; spans within the build's length window")
+    print(f"{'type':<6}{'right':>7}{'found':>7}{'gold':>6}{'precision':>11}{'recall':>9}")
+    for lex, (right, found, gold) in bracket_scores(load_parser(), bracketed).items():
+        print(f"{lex:<6}{right:>7}{found:>7}{gold:>6}{100 * right / (found or 1):>10.1f}%{100 * right / (gold or 1):>8.1f}%")
 
 
 def parsed_sentences(run_dir):
@@ -122,6 +137,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="figure", required=True)
     sub.add_parser("accuracy", help="per-type accuracy on the hand-labelled spans")
+    sub.add_parser("brackets", help="per-type precision and recall on the hand-bracketed sentences")
     share = sub.add_parser("shares", help="lexical and entity type shares of a mining run's phrases")
     share.add_argument("--run", required=True, help="mining run directory with a `sentences` stage")
     share.add_argument("--min-entity-share", type=float, nargs="+", default=[0.5, 1.0])
@@ -131,6 +147,8 @@ def main():
     args = parser.parse_args()
     if args.figure == "accuracy":
         accuracy()
+    elif args.figure == "brackets":
+        brackets()
     elif args.figure == "adverbs":
         adverbs(args.run)
     else:

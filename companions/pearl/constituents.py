@@ -123,15 +123,62 @@ def mapping_accuracy(nlp, labelled, entities_of):
     `entities_of(doc)` gives the entity spans."""
     scores = {}
     for item, doc in zip(labelled, nlp.pipe(item["sentence"] for item in labelled)):
-        found = dependency_constituents(doc)
-        kept = {(doc[start].idx, doc[end - 1].idx + len(doc[end - 1])): lex
-                for (lex, start, end), (reason, _) in zip(found, phrase_occurrences(doc, found, entities_of(doc)))
-                if reason is None}
+        kept = {(start, end): lex for lex, start, end in kept_spans(doc, dependency_constituents(doc),
+                                                                      entities_of(doc))}
         lex = kept.get((item["start_char"], item["end_char"]))
         if lex:
             right, emitted = scores.get(lex, (0, 0))
             scores[lex] = (right + (lex == item["ptb_type"]), emitted + 1)
     return scores
+
+
+BRACKET = re.compile(r"\[(NP|VP|PP|ADVP|ADJP) |\]")
+
+
+def bracketed_spans(brackets):
+    """(text, {(type, start_char, end_char)}) of a hand-bracketed sentence: "[NP the city] [VP lies [PP in ...]]",
+    an opening "[TYPE " and a closing "]" around each constituent, the rest the sentence as written."""
+    text, spans, open_at, at = [], set(), [], 0
+    for match in BRACKET.finditer(brackets):
+        text.append(brackets[at:match.start()])
+        at, offset = match.end(), len("".join(text))
+        if match.group(1):
+            open_at.append((match.group(1), offset))
+        else:
+            lex, start = open_at.pop()
+            spans.add((lex, start, offset))
+    text.append(brackets[at:])
+    if open_at:
+        raise ValueError(f"unclosed bracket in {brackets!r}")
+    return "".join(text), spans
+
+
+def kept_spans(doc, found, entities=(), **limits):
+    """{(type, start_char, end_char)} of the constituents `found` in `doc` that `phrase_occurrences` keeps."""
+    return {(lex, doc[start].idx, doc[end - 1].idx + len(doc[end - 1]))
+            for (lex, start, end), (reason, _) in zip(found, phrase_occurrences(doc, found, entities, **limits))
+            if reason is None}
+
+
+def bracket_scores(nlp, bracketed, constituents=None, min_tokens=2, max_tokens=10):
+    """{type: (right, found, gold)} over hand-bracketed sentences: the constituents `constituents(doc)` (default the
+    dependency mapping) keeps, against the hand brackets within the same length window (NP, VP, PP from
+    `min_tokens` tokens, ADVP and ADJP from one; at most `max_tokens`); a span is right when type and characters
+    match."""
+    constituents = constituents or dependency_constituents
+    parsed = [bracketed_spans(brackets) for brackets in bracketed]
+    scores = {lex: [0, 0, 0] for lex in LEXICAL_TYPES}
+    for (_, gold), doc in zip(parsed, nlp.pipe(text for text, _ in parsed)):
+        found = kept_spans(doc, constituents(doc), min_tokens=min_tokens, max_tokens=max_tokens)
+        for lex, start, end in gold:
+            span = doc.char_span(start, end, alignment_mode="expand")
+            least = 1 if lex in SINGLE_WORD_TYPES else min_tokens
+            if least <= len(span) <= max_tokens:
+                scores[lex][2] += 1
+                scores[lex][0] += (lex, start, end) in found
+        for lex, *_ in found:
+            scores[lex][1] += 1
+    return {lex: tuple(counts) for lex, counts in scores.items()}
 
 
 def benepar_constituents(doc):

@@ -17,11 +17,19 @@ def _shipped_lexnames():
     return resources.files(__package__).joinpath("data", "lexnames")
 
 
+def sense_counts(path):
+    """{sense key: SemCor count} of a WordNet `cntlist.rev` file ("key sense-number count" per line)."""
+    with open(path, encoding="utf-8") as lines:
+        return {key: int(count) for key, _, count in (line.split(" ") for line in lines if line.strip())}
+
+
 def load_wordnet(root=DEBIAN_WORDNET):
     """NLTK's WordNetCorpusReader over a WordNet database folder (never a download).
 
     Debian's wordnet-base omits `lexnames` (the 45 lexicographer file names), which NLTK reads first; a copy
     ships with picforge and is used when the folder has none. The multilingual (OMW) functions are not used.
+    SemCor counts are read from `cntlist.rev` into memory on first use (NLTK searches the file on disk for each
+    lemma: most of the sense look-ups' time).
     """
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
@@ -39,6 +47,16 @@ def load_wordnet(root=DEBIAN_WORDNET):
             if file == "lexnames" and not os.path.exists(os.path.join(root, file)):
                 return _shipped_lexnames().open(encoding="utf-8")
             return super().open(file)
+
+        @functools.cached_property
+        def sense_counts(self):
+            path = os.path.join(root, "cntlist.rev")
+            return sense_counts(path) if os.path.exists(path) else None
+
+        def lemma_count(self, lemma):
+            if lemma._lang != "eng" or self.sense_counts is None:
+                return super().lemma_count(lemma)
+            return self.sense_counts.get(lemma._key, 0)
 
         def map_wn(self, version="wordnet"):
             # the mapping from WordNet 3.0 (read from nltk_data) is the identity for a 3.0 database

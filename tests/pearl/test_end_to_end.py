@@ -60,8 +60,9 @@ def test_typed_phrases_of_the_real_sample(records_103, mined_103):
     text = "\n".join(s["text"].lower() for s in RunDir(str(mined_103)).iter_records("sentences", columns=["text"]))
     assert all(r["phrase"].lower() in text for r in records_103)
     shares = collections.Counter(r["lexical_type"] for r in records_103)
-    assert shares["NP"] > shares["PP"] > shares["ADVP"] > shares["VP"]  # the paper's order of the three
-    assert shares["ADVP"] / len(records_103) > 0.04  # single adverbs kept (0.8 % when they were not)
+    assert shares["NP"] > shares["PP"] > shares["ADVP"] > shares["ADJP"]  # the paper's order
+    assert shares["ADVP"] > shares["VP"]
+    assert 0.04 < shares["ADVP"] / len(records_103) < 0.07  # single adverbs kept (0.8 % when they were not)
     other = sum(r["entity_type"] == "OTHER" for r in records_103) / len(records_103)
     assert 0.6 < other < 0.885  # below the paper's 88.5 %: an entity covering half a phrase types it ("in Alaska")
 

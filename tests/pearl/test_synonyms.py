@@ -17,6 +17,17 @@ def test_wordnet_from_debian_database(wordnet_root):
     assert wordnet.synsets("dog")[0].lexname() == "noun.animal"  # lexnames: the shipped copy, in WordNet's order
 
 
+def test_semcor_counts_in_memory_equal_nltks_search_of_the_file(wordnet_root):
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    wordnet = synonyms.load_wordnet(wordnet_root)
+    lemmas = [lemma for word in ("tongue", "car", "run", "natural", "newly", "end", "zymurgy")
+              for synset in wordnet.synsets(word) for lemma in synset.lemmas()]
+    counts = [wordnet.lemma_count(lemma) for lemma in lemmas]
+    assert counts == [WordNetCorpusReader.lemma_count(wordnet, lemma) for lemma in lemmas]
+    assert max(counts) > 10 and 0 in counts
+
+
 def test_wordnet_senses_keep_the_part_of_speech_and_only_attested_lemmas(wordnet_root):
     wordnet = synonyms.load_wordnet(wordnet_root)
     # "natural" as an adjective: never the musical sign (noun sense "cancel")
