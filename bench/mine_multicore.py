@@ -4,7 +4,8 @@ with --job-per-stage, the one-worker run as one job per stage, for reference); s
 each, the triplets compared with the one-worker run.
 
 CPU seconds are those of every process the run started (RUSAGE_CHILDREN, with the Dask cluster's workers after it
-closes); peak RSS is the largest single process. Wall time on a shared machine moves with its load, printed beside.
+closes), also per article read; the ratios compare each configuration's best wall time and least CPU with the one
+worker's. Wall time on a shared machine moves with its load, printed at the start, per run and at the end.
 
     python bench/mine_multicore.py [--input DUMP] [--wic WIC_ZIP] [--scale K] [--workers 2] [--repeats 2]
                                    [--no-dask] [--job-per-stage] [--timeline] [--multistream N]
@@ -133,6 +134,13 @@ def print_stage_seconds(seconds):
         print(f"{stage:<12}" + "".join(f"{seconds[name][stage]:>34.1f}" for name in names))
 
 
+def articles(out):
+    """Articles a finished run read (its read-dump records)."""
+    from picforge.rundir import RunDir
+
+    return max(1, RunDir(out).read_manifest("read-dump")["records"])
+
+
 def same_triplets(out, reference):
     """Whether two runs selected the same triplets (scores within the encoder's batching jitter)."""
     from picforge.rundir import RunDir
@@ -178,7 +186,7 @@ def main(argv=None):
             configs[f"dask, {n} processes, job per stage"] = lambda out: run_dask(args.input, args.wic, out, n,
                                                                                   ["--job-per-stage"])
     work = tempfile.mkdtemp(prefix="mine-multicore-")
-    walls, per_stage, source = {}, {}, args.input
+    walls, cpus, per_stage, source = {}, {}, {}, args.input
     try:
         if args.scale > 1:  # the configurations read args.input when they run
             args.input = os.path.join(work, f"scaled-{args.scale}x.xml.bz2")
@@ -188,8 +196,10 @@ def main(argv=None):
             write_multistream(args.input, streams, args.multistream)
             args.input = streams
         print(f"input: {source} x {args.scale}  CPUs: {os.cpu_count()}  repeats: {args.repeats}"
-              + (f"  multistream: {args.multistream} pages per stream" if args.multistream else ""))
-        print(f"{'configuration':<34}{'run':>4}{'wall s':>9}{'CPU s':>9}{'load 1m':>9}{'triplets':>10}{'same':>6}")
+              + (f"  multistream: {args.multistream} pages per stream" if args.multistream else "")
+              + f"  load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"{'configuration':<34}{'run':>4}{'wall s':>9}{'CPU s':>9}{'CPU s/article':>14}{'load 1m':>9}"
+              f"{'triplets':>10}{'same':>6}")
         reference = None
         for repeat in range(args.repeats):
             for name, run in configs.items():
@@ -199,16 +209,19 @@ def main(argv=None):
                 reference = reference or out
                 same, count = same_triplets(out, reference)
                 walls.setdefault(name, []).append(wall)
+                cpus.setdefault(name, []).append(cpu)
                 if "job per stage" in name:
                     per_stage[name] = stage_seconds(out)
-                print(f"{name:<34}{repeat + 1:>4}{wall:>9.1f}{cpu:>9.1f}{load:>9.2f}{count:>10}{'yes' if same else 'NO':>6}",
-                      flush=True)
+                print(f"{name:<34}{repeat + 1:>4}{wall:>9.1f}{cpu:>9.1f}{cpu / articles(out):>14.3f}{load:>9.2f}"
+                      f"{count:>10}{'yes' if same else 'NO':>6}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    base = min(walls["direct, 1 worker"])
-    print("\nspeed-up of the best wall time over `direct, 1 worker` (target >= 1.6x for the multi-process runs):")
+    base, base_cpu = min(walls["direct, 1 worker"]), min(cpus["direct, 1 worker"])
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (wall ratios need a quiet "
+          "machine: the load should stay below the core count)")
+    print("best wall time and least CPU over `direct, 1 worker` (target >= 1.7x wall with 2 workers):")
     for name, times in walls.items():
-        print(f"  {name:<34}{base / min(times):>6.2f}x")
+        print(f"  {name:<34}{base / min(times):>6.2f}x wall{min(cpus[name]) / base_cpu:>8.2f}x CPU")
     if per_stage:
         print_stage_seconds(per_stage)
     if timelines:
