@@ -98,14 +98,14 @@ def set_torch_threads():
     torch.set_num_threads(int(value))
 
 
-def load_sentence_model(name=BUNDLED_MODEL, pooling="model", device="auto"):
-    """A SentenceTransformer on `device`; pooling 'cls' or 'mean' rebuilds it on the raw encoder (SimCSE: 'cls')."""
+def load_sentence_model(encoder=BUNDLED_MODEL, pooling="model", device="auto"):
+    """The sentence encoder `encoder` (a model name or folder) on `device`; pooling 'cls' or 'mean' rebuilds it on the raw encoder (SimCSE: 'cls')."""
     from sentence_transformers import SentenceTransformer, models
 
     set_torch_threads()
     precision = split_device(device)[1]
     device = resolve_device(device)
-    path = resolve_model_path(name)
+    path = resolve_model_path(encoder)
     if os.path.isdir(path):
         use_local_models()
     if pooling == "model":
@@ -136,20 +136,20 @@ def encode(model, texts, batch_size=DEFAULT_ENCODE_BATCH_SIZE):
 class SentenceModelOnFirstUse:
     """A sentence model loaded when the first batch needs it, so a stage with nothing to embed loads nothing."""
 
-    def __init__(self, name, pooling, device):
-        self.name, self.pooling, self.device, self.model = name, pooling, device, None
+    def __init__(self, encoder, pooling, device):
+        self.encoder, self.pooling, self.device, self.model = encoder, pooling, device, None
 
     def get(self):
         if self.model is None:
-            self.model = process_sentence_model(self.name, self.pooling, self.device)
+            self.model = process_sentence_model(self.encoder, self.pooling, self.device)
         return self.model
 
 
 @functools.cache
-def process_sentence_model(name, pooling, device):
+def process_sentence_model(encoder, pooling, device):
     """One loaded sentence model per process and settings, shared by every stage of a job that encodes with it."""
     with long_lived():
-        return load_sentence_model(name, pooling, device)
+        return load_sentence_model(encoder, pooling, device)
 
 
 def cosine(a, b):

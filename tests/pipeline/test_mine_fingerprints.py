@@ -8,14 +8,14 @@ from picforge.resources import read_wic_words
 from picforge.rundir import RunDir
 from picforge.stage_jobs import fingerprints
 from pipeline.mine import mining_steps
-from pipeline.mine_options import MineOptions
+from pipeline.mine_stages import MineOptions
 
 # the first stage each option changes (the stages reading that stage change with it)
 FIRST_STAGE = {
     "max_pages": "read-dump",
     "spacy_model": "phrases", "parse_all_sentences": "phrases", "min_words": "phrases", "max_words": "phrases",
     "seed": "group",
-    "embedding_model": "pairs", "pooling": "pairs", "min_similarity": "pairs", "max_similarity": "pairs",
+    "encoder": "pairs", "pooling": "pairs", "precision": "pairs", "min_similarity": "pairs", "max_similarity": "pairs",
     "threshold_mode": "pairs", "quantile_window": "pairs", "max_length_diff": "pairs", "max_contexts": "pairs",
     "categories_from_api": "domains", "categories_api_url": "domains",
     "top_n": "select",
