@@ -129,3 +129,23 @@ def add_flags(parser, options_class):
         else:
             parser.add_argument(flag_of(field), **kwargs)
 
+
+
+
+def options_table(declarations):
+    """A Markdown table of `declarations`: each stage's upstream stages and sources, the flags in its fingerprint
+    and those that are not (for the docs, which a test compares with it)."""
+    def names(items):
+        return ", ".join(f"`{item}`" for item in items) or "—"
+
+    def counted(field):
+        output = field.metadata["output"]
+        return flag_of(field) + (f"` while `--{output.replace('_', '-')}" if isinstance(output, str) else "")
+
+    rows = ["| stage | reads | in its fingerprint | not in it |", "| --- | --- | --- | --- |"]
+    for stage in declarations:
+        fields = dataclasses.fields(stage.Options)
+        rows.append(f"| {names(stage.outputs())} | {names(stage.upstream + stage.sources)} | "
+                    f"{names(counted(f) for f in fields if f.metadata['output'])} | "
+                    f"{names(flag_of(f) for f in fields if not f.metadata['output'])} |")
+    return "\n".join(rows)
