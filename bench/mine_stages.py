@@ -63,7 +63,7 @@ def encoded_texts(out):
     """(distinct sentence texts `pairs` embeds, distinct category texts `domains` embeds) in a finished run,
     recounted with pairs.candidate_pairs (both stages embed each distinct text once)."""
     from picforge.rundir import RunDir
-    from pipeline.mine_options import MineOptions
+    from pipeline.mine_stages import MineOptions
     from pipeline.stages.domains import category_text, page_of
     from pipeline.stages.pairs import candidate_pairs
 
@@ -134,7 +134,7 @@ from picforge.rundir import RunDir
 from picforge.encoders import load_sentence_model, encode
 from sentence_transformers import SentenceTransformer, models
 from transformers import RobertaConfig, RobertaModel
-from pipeline.mine_options import MineOptions as O
+from pipeline.mine_stages import MineOptions as O
 texts = [r["text"] for r in RunDir({out!r}).iter_records("sentences")
          if O.min_words <= r["n_words"] <= O.max_words][:{limit}]
 minilm = load_sentence_model(device="cpu")

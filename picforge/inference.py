@@ -13,10 +13,10 @@ class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
     """RunInference handler: batches of texts → normalised embeddings; one model per worker process, loaded with
     the first batch; `stage` names the periodic progress line."""
 
-    def __init__(self, model_name=BUNDLED_MODEL, pooling="model", batch_size=DEFAULT_ENCODE_BATCH_SIZE,
+    def __init__(self, encoder=BUNDLED_MODEL, pooling="model", batch_size=DEFAULT_ENCODE_BATCH_SIZE,
                  max_batch_size=None, device="auto", stage="embed"):
         super().__init__()
-        self.model_name = model_name
+        self.encoder = encoder
         self.pooling = pooling
         self.batch_size = batch_size
         self.max_batch_size = max_batch_size or 4 * batch_size
@@ -24,7 +24,7 @@ class SentenceTransformerHandler(ModelHandler[str, PredictionResult, object]):
         self.progress = Progress(stage, "texts embedded")
 
     def load_model(self):
-        return SentenceModelOnFirstUse(self.model_name, self.pooling, self.device)
+        return SentenceModelOnFirstUse(self.encoder, self.pooling, self.device)
 
     def run_inference(self, batch: Sequence[str], model, inference_args=None) -> Iterable[PredictionResult]:
         vectors = encode(model.get(), batch, self.batch_size)

@@ -17,6 +17,7 @@ from picforge import progress, schemas, shuffle
 from picforge.embedded_runner import runs_embedded
 from picforge.errors import InputError
 from picforge.rundir import fingerprint
+from picforge.stages import options_for, output_options
 
 # Arrow bytes a stage writer buffers before it writes a row group (Beam's default is 64 MiB): each writer holds up to
 # this much, and the next stage's reader turns one row group at a time into Python dicts.
@@ -125,6 +126,60 @@ class Step:
         main, *sides = found if isinstance(found, tuple) else (found,)
         made = main | next(iter(self.stages)) >> self.transform(*sides, **self.arguments, **self.data)
         return made if isinstance(made, dict) else {next(iter(self.stages)): made}
+
+
+@dataclasses.dataclass
+class DeclaredStep:
+    """A Stage declaration (picforge.stages) planned into a run: its Options instance (`given`), its sources
+    ({name: (data, identity)}; identity None: a source not given, left out of the inputs) and the upstream stages
+    it reads from other runs (`elsewhere`: {stage: RunDir}); run_steps runs it like a Step, its fingerprint derived
+    from the declaration."""
+
+    declared: type
+    given: object
+    sources: dict
+    run: object
+    elsewhere: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def stages(self):
+        return self.declared.outputs()
+
+    @property
+    def after(self):
+        return tuple(stage for stage in self.declared.upstream if stage not in self.elsewhere)
+
+    @property
+    def inputs(self):
+        return dict({name: identity for name, (_, identity) in self.sources.items() if identity is not None},
+                    **{stage: other.require(stage)["fingerprint"] for stage, other in self.elsewhere.items()})
+
+    @property
+    def options(self):
+        return output_options(self.given)
+
+    derived = property(lambda self: self.declared.derived)
+
+    def finalise(self):
+        self.declared().finalise(self.run)
+
+    def build(self, job):
+        """{stage: PCollection} of this stage (and those it also writes), added to the job's pipeline."""
+        inputs = {stage: job.read(stage) for stage in self.after}
+        inputs.update({stage: read_stage(job.pipeline, other, stage) for stage, other in self.elsewhere.items()})
+        inputs.update({name: data for name, (data, _) in self.sources.items()}, pipeline=job.pipeline)
+        made = self.declared().expand(inputs, self.given)
+        return made if isinstance(made, dict) else {self.declared.name: made}
+
+
+def declared_steps(run, declarations, given, sources, elsewhere=None):
+    """DeclaredSteps of `declarations` in order, each with its Options filled from `given` (an options object
+    holding every field they declare), the `sources` ({name: (data, identity)}) it names and the upstream stages
+    it reads from other runs (`elsewhere`: {stage: RunDir})."""
+    elsewhere = elsewhere or {}
+    return [DeclaredStep(stage, options_for(stage, given), {name: sources[name] for name in stage.sources}, run,
+                         {name: elsewhere[name] for name in stage.upstream if name in elsewhere})
+            for stage in declarations]
 
 
 class StageJob:

@@ -1,7 +1,6 @@
 """`picforge mine`: Wikipedia dump → ranked annotation triplets (PiC Appendix C, Steps 1–6)."""
 import json
 import logging
-import os
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -9,25 +8,17 @@ from apache_beam.io.filesystems import FileSystems
 from picforge import rundir, stage_jobs
 from picforge.errors import InputError
 from picforge.files import write_atomically
+from picforge.encoders import device_spec
 from picforge.options import check_device, pipeline_options
 from picforge.paths import refuse_overlap
 from picforge.resources import read_wic_words
-from picforge.stage_jobs import Step
 from pipeline.dump.download import fetch
-from pipeline.mine_options import MineOptions
-from pipeline.stages import select as select_stage
-from pipeline.stages.clean import CleanPages
-from pipeline.stages.domains import ApiCategoryTexts, PageCategoryTexts, ScoreDomains
-from pipeline.stages.group import GroupPhrases
-from pipeline.stages.pairs import PairContexts
-from pipeline.stages.phrases import ExtractPhrases
 from pipeline.dump.pages import article_fields
+from pipeline.mine_stages import CANDIDATES_CSV, MINING, MineOptions
+from pipeline.stages.clean import CleanPages
 from pipeline.stages.read_dump import ReadDump
-from pipeline.stages.select import SelectTriplets
-from pipeline.stages.sentences import SplitSentences
 
 log = logging.getLogger(__name__)
-CANDIDATES_CSV = "annotation_candidates.csv"
 FUNNEL_JSON = "funnel.json"
 
 
@@ -48,7 +39,7 @@ def mine(input_path, wic_path, out, options=MineOptions(), beam_args=(), runner=
     refuse_overlap(out, {"dump": input_path, "WiC zip": wic_path})
     check_windows(options)
     popts = lambda: pipeline_options(beam_args, runner)  # noqa: E731
-    check_device(options.device, popts())
+    check_device(device_spec(options.device, options.precision), popts())
     FileSystems.set_options(popts())  # the run directory's own reads and writes see --s3_endpoint_url and the like
     run = rundir.RunDir(rundir.writable_folder(out))
     with run.locked("picforge mine"):
@@ -80,38 +71,10 @@ def check_windows(options):
 
 
 def mining_steps(run, dump, wic_path, wic_words, options):
-    """PiC Steps 1–6 as run steps: each transform with the options it is built with (its fingerprint's options)."""
-    word_window, parse_wic_words = parse_cuts(options, wic_words)
-    wic = rundir.input_identity(wic_path)
-    from_api = options.categories_from_api
-    return [
-        Step({"read-dump": "article", "clean": "page"}, ReadAndClean, {"max_pages": options.max_pages},
-             data={"dump": dump}, inputs={"dump": rundir.input_identity(dump)}),
-        Step({"sentences": "sentence"}, SplitSentences, after=("clean",)),
-        Step({"phrases": "occurrence"}, ExtractPhrases,
-             {"model_name": options.spacy_model, "batch_size": options.spacy_batch_size, "word_window": word_window},
-             data={"wic_words": parse_wic_words} if parse_wic_words else {},
-             inputs={"wic_words": wic} if parse_wic_words else {}, after=("sentences",)),
-        Step({"group": "phrase_contexts"}, GroupPhrases, {"seed": options.seed}, data={"wic_words": wic_words},
-             inputs={"wic_words": wic}, after=("phrases",)),
-        Step({"pairs": "candidate_pair"}, PairContexts, {name: getattr(options, name) for name in (
-                 "seed", "embedding_model", "pooling", "max_contexts", "min_words", "max_words", "max_length_diff",
-                 "min_similarity", "max_similarity", "threshold_mode", "quantile_window", "device",
-                 "encode_batch_size")},
-             after=("group", "sentences")),
-        Step({"domains": "candidate_pair"}, score_domains, {
-                 "embedding_model": options.embedding_model, "pooling": options.pooling,
-                 "categories_from_api": from_api,
-                 "categories_api_url": options.categories_api_url if from_api else None,
-                 "categories_cache_dir": options.categories_cache_dir if from_api else None,
-                 "categories_contact": (options.categories_contact or os.environ.get("PICFORGE_CONTACT")) if from_api
-                 else None,
-                 "device": options.device, "encode_batch_size": options.encode_batch_size},
-             after=("pairs", "clean")),
-        Step({"select": "triplet"}, SelectTriplets, {"top_n": options.top_n},
-             after=("domains", "group", "clean", "sentences", "phrases"),
-             finalise=lambda: finalise_selection(run), derived=(CANDIDATES_CSV,)),
-    ]
+    """PiC Steps 1–6 as run steps: the stage declarations (pipeline.mine_stages) with their options and sources."""
+    wic = (wic_words, rundir.input_identity(wic_path))
+    return stage_jobs.declared_steps(run, MINING, options,
+                                     {"dump": (dump, rundir.input_identity(dump)), "wic_words": wic})
 
 
 class ReadAndClean(beam.PTransform):
@@ -125,29 +88,6 @@ class ReadAndClean(beam.PTransform):
         articles = pipeline | "dump" >> ReadDump(self.dump, max_pages=self.max_pages)
         return {"read-dump": articles | "article fields" >> beam.Map(article_fields),
                 "clean": articles | "clean" >> CleanPages()}
-
-
-def parse_cuts(options, wic_words):
-    """(word window, WiC words) that decide which sentences spaCy parses; (None, None) with parse_all_sentences."""
-    if options.parse_all_sentences:
-        return None, None
-    return (options.min_words, options.max_words), wic_words
-
-
-def score_domains(pages, *, embedding_model, pooling, categories_from_api, categories_api_url, categories_cache_dir,
-                  categories_contact, device, encode_batch_size):
-    """ScoreDomains with the pages' categories from the MediaWiki API, else from the `clean` Page records."""
-    categories = (ApiCategoryTexts(categories_api_url, categories_cache_dir, categories_contact) if categories_from_api
-                  else PageCategoryTexts(pages))
-    return ScoreDomains(categories, embedding_model, pooling, device, encode_batch_size)
-
-
-def finalise_selection(run):
-    """Rewrite `select` as one Parquet file in rank order and export the annotation-candidate CSV; runs before
-    the stage's manifest is written, so a crash here leaves a stage that is redone."""
-    triplets = sorted(run.iter_records("select"), key=select_stage.triplet_rank)
-    run.rewrite_rows("select", triplets, "triplet")
-    write_atomically(run.join(CANDIDATES_CSV), select_stage.candidates_csv(triplets))
 
 
 def funnel_report(manifests):

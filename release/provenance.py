@@ -17,7 +17,7 @@ def run_provenance(root):
     names, dates = dump_names(manifests["read-dump"])
     pairs = manifests["pairs"]["options"]
     domains = manifests["domains"]["options"]
-    encoder = (pairs.get("embedding_model") or BUNDLED_MODEL) if pairs else None
+    encoder = (pairs.get("encoder") or BUNDLED_MODEL) if pairs else None
     pooling = pairs.get("pooling", "model")
     rows = [
         ("Wikipedia dump", ", ".join(names) or "not recorded in the run"),
@@ -162,7 +162,7 @@ def machine_tools(run, final):
     domains = run.read_manifest("domains") or {}
     tools = []
     if phrases:
-        model = phrases.get("options", {}).get("model_name") or "the bundled en_core_web_sm"
+        model = phrases.get("options", {}).get("spacy_model") or "the bundled en_core_web_sm"
         tools.append(f"spaCy ({model}) noun chunks and PROPN tokens: parsed "
                      f"{phrases.get('counters', {}).get('phrases/sentences-parsed', 'an unrecorded number of'):,} "
                      f"sentences, {phrases.get('records', 0):,} phrase occurrences")
@@ -170,7 +170,7 @@ def machine_tools(run, final):
         if manifest:
             options = manifest.get("options", {})
             count = manifest.get("counters", {}).get(f"{stage}/pairs-scored" if stage == "pairs" else "domains/pairs")
-            tools.append(f"{options.get('embedding_model') or BUNDLED_MODEL} ({options.get('pooling', 'model')} "
+            tools.append(f"{options.get('encoder') or BUNDLED_MODEL} ({options.get('pooling', 'model')} "
                          f"pooling), {stage} stage: {count if count is not None else 'an unrecorded number of'} "
                          f"{what}")
     counters = final.get("counters", {})

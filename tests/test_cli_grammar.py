@@ -69,8 +69,6 @@ def test_every_hidden_spelling_is_deprecated_with_a_warning():
     (["publish", "REL", "--to", "OUT"], ["publish", "--release", "REL", "--to", "OUT"]),
     (["annotate", "ingest", "verify2", "--run", "RUN", "a.csv", "b.csv"],
      ["annotate", "ingest", "verify2", "--run", "RUN", "--sheets", "a.csv", "b.csv"]),
-    (["mine", "--input", "D", "--wic", "W", "--out", "O", "--embedding-model", "M"],
-     ["mine", "--input", "D", "--wic", "W", "--out", "O", "--encoder", "M"]),
     (["mcphrasy", "groups", "--corpus", "RUN", "--out", "NEW"], ["mcphrasy", "groups", "--run", "RUN", "--out", "NEW"]),
     (["mcphrasy", "export-clusters", "--run", "RUN", "--annotators", "a", "--sheets", "S"],
      ["mcphrasy", "export-clusters", "--run", "RUN", "--annotators", "a", "--out", "S"]),

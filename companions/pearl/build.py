@@ -7,13 +7,14 @@ import pyarrow.parquet as pq
 
 from companions.pearl import corpus, synonyms
 from companions.pearl.options import PearlOptions
-from picforge import rundir, stage_jobs
+from picforge import rundir, stage_jobs, stages
 from picforge.croissant import dump_inputs
 from picforge.errors import InputError
 from picforge.external_sort import CHUNK_RECORDS, sorted_externally
 from picforge.files import open_input
 from picforge.options import check_device, pipeline_options
 from picforge.release_writer import SPLITS
+from picforge.stages import Stage
 
 
 def check_options(options):
@@ -52,32 +53,43 @@ def check_sentences(mining_run):
                          "type; mine a dump with articles (`picforge mine` prints how many sentences it kept)")
 
 
-def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner=None, force=False,
-                 device="auto"):
-    """Run stage `pearl-phrases` into `out` from the mining run's sentences, the hard negatives' encoder on `device`
-    (not in the fingerprint, nor the spaCy batch size: stage_jobs.OUTPUT_NEUTRAL); returns its manifest."""
+def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runner=None, force=False):
+    """Run stage `pearl-phrases` into `out` from the mining run's sentences; returns its manifest."""
     check_options(options)
-    check_device(device, pipeline_options(beam_args, runner))
+    check_device(options.device_spec(), pipeline_options(beam_args, runner))
     mining_run, run = rundir.RunDir(mining_run_dir), rundir.RunDir(out)
     check_sentences(mining_run)
     if options.wordnet:
         synonyms.load_wordnet(options.wordnet)
     if options.vectors:
         synonyms.load_word_vectors(options.vectors)  # a bad file fails here, not inside the pipeline
-    step = corpus_step(mining_run, run, options, device)
+    step = corpus_step(mining_run, run, options)
     return stage_jobs.run_steps(run, [step], pipeline_options=pipeline_options(beam_args, runner),
                                 force=force)[corpus.STAGE]
 
 
-def corpus_step(mining_run, run, options, device="auto"):
-    """The `pearl-phrases` step into `run`: BuildCorpus over `mining_run`'s sentences, built with `options`."""
-    inputs = dict(rundir.upstream(mining_run, "sentences"), **dump_inputs(mining_run))
-    if options.vectors:
-        inputs = dict(inputs, vectors=rundir.input_identity(options.vectors, "--vectors"))
-    return stage_jobs.Step({corpus.STAGE: "pearl_phrase"}, corpus.BuildCorpus,
-                           dict(dataclasses.asdict(options), device=device), inputs=inputs,
-                           reads=lambda job: stage_jobs.read_stage(job.pipeline, mining_run, "sentences"),
-                           finalise=lambda: sort_stage(run, corpus.STAGE, "pearl_phrase"))
+@stages.register
+class PearlPhrases(Stage):
+    """Typed phrases (count >= 2) with augmentations and hard negatives, from a mining run's sentences."""
+
+    name, schema, upstream, sources = corpus.STAGE, "pearl_phrase", ("sentences",), ("dump", "vectors")
+    Options = PearlOptions
+
+    def expand(self, inputs, options):
+        settings = dict(dataclasses.asdict(options), device=options.device_spec())
+        return inputs["sentences"] | self.name >> corpus.BuildCorpus(**settings)
+
+    def finalise(self, run):
+        sort_stage(run, self.name, self.schema)
+
+
+def corpus_step(mining_run, run, options):
+    """The `pearl-phrases` step into `run`, reading `mining_run`'s sentences: its sources are the dump the mining
+    run read (for the release's lineage) and the --vectors file (None when not given)."""
+    vectors = rundir.input_identity(options.vectors, "--vectors") if options.vectors else None
+    sources = {"dump": (None, dump_inputs(mining_run).get("dump")), "vectors": (None, vectors)}
+    (step,) = stage_jobs.declared_steps(run, [PearlPhrases], options, sources, elsewhere={"sentences": mining_run})
+    return step
 
 
 def sort_stage(run, stage, schema, chunk_records=CHUNK_RECORDS):

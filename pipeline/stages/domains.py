@@ -6,7 +6,7 @@ from picforge import shuffle
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, cosine
 from picforge.inference import EmbedDistinctTexts, SentenceTransformerHandler
 from pipeline.categories_api import BATCH_SIZE, FetchCategories
-from pipeline.mine_options import CATEGORIES_API_URL
+from pipeline.mine_stages import CATEGORIES_API_URL
 
 STAGE = "domains"
 
@@ -59,11 +59,11 @@ class ScoreDomains(beam.PTransform):
     `categories` turns the distinct page ids of the pairs into (page_id, category text): PageCategoryTexts
     or ApiCategoryTexts."""
 
-    def __init__(self, categories, model_name=None, pooling="model", device="auto",
+    def __init__(self, categories, encoder=None, pooling="model", device="auto",
                  encode_batch_size=DEFAULT_ENCODE_BATCH_SIZE):
         super().__init__()
         self.categories = categories
-        self.handler = SentenceTransformerHandler(model_name or BUNDLED_MODEL, pooling, encode_batch_size,
+        self.handler = SentenceTransformerHandler(encoder or BUNDLED_MODEL, pooling, encode_batch_size,
                                                   device=device, stage=STAGE)
 
     def expand(self, pairs):

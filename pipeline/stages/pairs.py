@@ -63,13 +63,13 @@ class _AttachContexts(beam.DoFn):
 class PairContexts(beam.PTransform):
     """PhraseContexts + Sentence records → scored (phrase, sid1, sid2, semantic_score) in the window."""
 
-    def __init__(self, sentences, seed=0, embedding_model=None, pooling="model", max_contexts=32, min_words=5,
+    def __init__(self, sentences, seed=0, encoder=None, pooling="model", max_contexts=32, min_words=5,
                  max_words=25, max_length_diff=3, min_similarity=-0.3, max_similarity=0.2, threshold_mode="fixed",
                  quantile_window=None, device="auto", encode_batch_size=DEFAULT_ENCODE_BATCH_SIZE):
         super().__init__()
         self.sentences = sentences
         self.seed = seed
-        self.handler = SentenceTransformerHandler(embedding_model or BUNDLED_MODEL, pooling, encode_batch_size,
+        self.handler = SentenceTransformerHandler(encoder or BUNDLED_MODEL, pooling, encode_batch_size,
                                                   device=device, stage=STAGE)
         self.limits = dict(max_contexts=max_contexts, min_words=min_words, max_words=max_words,
                            max_length_diff=max_length_diff)

@@ -193,10 +193,10 @@ class ExtractPhrases(beam.PTransform):
     """Sentence records → Occurrence records (spaCy in batches, only the components needed, only on sentences
     in `word_window` ((min, max) words) that can hold a word of `wic_words`; None turns a cut off)."""
 
-    def __init__(self, model_name=None, batch_size=256, word_window=None, wic_words=None):
+    def __init__(self, spacy_model=None, spacy_batch_size=256, word_window=None, wic_words=None):
         super().__init__()
-        self.model_name = model_name
-        self.batch_size = batch_size
+        self.spacy_model = spacy_model
+        self.batch_size = spacy_batch_size
         self.word_window = word_window
         self.wic_words = None if wic_words is None else frozenset(wic_words)
 
@@ -206,5 +206,5 @@ class ExtractPhrases(beam.PTransform):
             | "keep pair window" >> beam.ParDo(_KeepInPairWindow(self.word_window))
             | "spread sentences" >> Spread()
             | "batch sentences" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size * 4)
-            | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.model_name, self.batch_size, self.wic_words))
+            | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.spacy_model, self.batch_size, self.wic_words))
         )

@@ -6,7 +6,7 @@ from picforge.options import SETUP_FILE, pipeline_options
 from picforge.rundir import RunDir
 from picforge.stage_jobs import build_job
 from pipeline.mine import mining_steps
-from pipeline.mine_options import MineOptions
+from pipeline.mine_stages import MineOptions
 from tests.cloud.emulators import gcs_emulator
 from tests.cloud.test_cloud_io import copy_to
 

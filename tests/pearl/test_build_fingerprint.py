@@ -9,7 +9,7 @@ from picforge.rundir import RunDir
 from picforge.stage_jobs import fingerprints
 from tests.pipeline.test_mine_fingerprints import another
 
-NEUTRAL = {"batch_size"}  # spaCy's batch (stage_jobs.OUTPUT_NEUTRAL)
+NEUTRAL = {"batch_size", "device"}  # spaCy's batch and where the encoder runs (output=False fields)
 
 
 @pytest.fixture
@@ -18,7 +18,7 @@ def corpus_print(tmp_path):
     mining = RunDir(str(tmp_path / "mined"))
     mining.write_stage("sentences", None, None, inputs={}, options={})
     run = RunDir(str(tmp_path / "pearl"))
-    return lambda options, device="auto": fingerprints([corpus_step(mining, run, options, device)])["pearl-phrases"]
+    return lambda options: fingerprints([corpus_step(mining, run, options)])["pearl-phrases"]
 
 
 @pytest.mark.parametrize("field", dataclasses.fields(PearlOptions), ids=lambda f: f.name)
@@ -33,4 +33,5 @@ def test_a_build_option_changes_the_corpus_fingerprint_unless_it_is_neutral(corp
 
 
 def test_the_encoder_device_is_not_in_the_fingerprint(corpus_print):
-    assert corpus_print(PearlOptions(), "cpu") == corpus_print(PearlOptions(), "cuda")
+    assert corpus_print(PearlOptions(device="cpu")) == corpus_print(PearlOptions(device="cuda"))
+    assert corpus_print(PearlOptions(precision="bf16")) != corpus_print(PearlOptions())

@@ -1,21 +1,25 @@
 """Every mining option reaches the fingerprint of the first stage whose output it changes, and of no stage before
 it; options that change where or how fast a stage runs reach none."""
 import dataclasses
+import pathlib
 
 import pytest
 
 from picforge.resources import read_wic_words
 from picforge.rundir import RunDir
 from picforge.stage_jobs import fingerprints
+from picforge.stages import options_table
 from pipeline.mine import mining_steps
-from pipeline.mine_options import MineOptions
+from pipeline.mine_stages import MINING, MineOptions
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # the first stage each option changes (the stages reading that stage change with it)
 FIRST_STAGE = {
     "max_pages": "read-dump",
     "spacy_model": "phrases", "parse_all_sentences": "phrases", "min_words": "phrases", "max_words": "phrases",
     "seed": "group",
-    "embedding_model": "pairs", "pooling": "pairs", "min_similarity": "pairs", "max_similarity": "pairs",
+    "encoder": "pairs", "pooling": "pairs", "precision": "pairs", "min_similarity": "pairs", "max_similarity": "pairs",
     "threshold_mode": "pairs", "quantile_window": "pairs", "max_length_diff": "pairs", "max_contexts": "pairs",
     "categories_from_api": "domains", "categories_api_url": "domains",
     "top_n": "select",
@@ -78,3 +82,7 @@ def test_an_option_changes_its_stage_and_those_after_it_never_one_before(plan, f
 def test_the_api_url_is_neutral_while_categories_come_from_the_dump(plan):
     prints, _ = plan
     assert prints(MineOptions(categories_api_url="https://de.wikipedia.org/w/api.php")) == prints(MineOptions())
+
+
+def test_the_docs_table_of_stages_and_options_is_the_declarations():
+    assert options_table(MINING) in (ROOT / "docs" / "mining.md").read_text()

@@ -8,7 +8,7 @@ import sys
 import time
 
 from picforge import cli, rundir
-from pipeline import mine
+from pipeline import mine_stages
 
 
 def pause(point):
@@ -29,7 +29,7 @@ def stop_before(cls, method, point):
 
 def main(point, argv):
     if point == "before-finalise":
-        mine.finalise_selection = lambda run: pause(point)
+        mine_stages.Select.finalise = lambda self, run: pause(point)
     elif point == "mid-finalise":
         stop_before(rundir.RunDir, "write_file", point)
     elif point == "before-manifest":

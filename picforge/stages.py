@@ -1,0 +1,151 @@
+"""Stage declarations: an option is a dataclass field (default, help, whether it can change what is written), a
+stage names its schema, upstream stages, sources and Options and composes its transforms in `expand`. A verb's
+flags, each stage's fingerprint and manifest options, and the command that produces a stage derive from here."""
+import argparse
+import dataclasses
+import json
+
+from picforge.paths import add_output
+from picforge.stage_registry import register_stages
+
+# {stage name: its Stage declaration (class)}, filled by `register`.
+REGISTRY = {}
+
+
+def option(default, help, output, flag=None, type=None, choices=None, writes=None):
+    """A field of an options dataclass. `output`: True when the value can change what the stage writes (it goes
+    into the fingerprint), False when it cannot (a device, a batch size, a cache folder), or the name of a
+    boolean field of the same Options whose truth makes this one count. The flag is `--field-name` unless `flag`
+    says otherwise; `type` is the argparse type (default: the default's own type); `writes` ("file", "folder")
+    declares a path the verb writes, for the output guard (picforge.paths)."""
+    return dataclasses.field(default=default, metadata={"help": help, "output": output, "flag": flag, "type": type,
+                                                          "choices": choices, "writes": writes})
+
+
+@dataclasses.dataclass(frozen=True)
+class NoOptions:
+    """The options of a stage that takes none."""
+
+
+class Stage:
+    """One stage: `name` (its folder in the run), `schema` of its records, `upstream` stage names, `sources`
+    (data from outside the run, given with its identity when the stages run), `Options`, and `expand(inputs,
+    options)` composing its transforms under one label, the stage's name; `inputs` maps each upstream name to
+    its PCollection, each source name to its data, and "pipeline" to the pipeline. `also` names further stages
+    ({name: schema}) the same transform writes (read once, written twice); `finalise(run)` runs after the job,
+    before the manifests, and writes the run-level files `derived` names."""
+
+    name = schema = None
+    upstream = sources = derived = ()
+    also = {}
+    Options = NoOptions
+
+    def expand(self, inputs, options):
+        raise NotImplementedError(f"stage {self.name}: no expand")
+
+    def finalise(self, run):
+        """Nothing to do after the job unless a stage says so."""
+
+    @classmethod
+    def outputs(cls):
+        """{stage: schema} this declaration writes."""
+        return {cls.name: cls.schema, **cls.also}
+
+
+def register(stage):
+    """Class decorator: add a Stage declaration to the registry (its name and `also` names unique)."""
+    for name in stage.outputs():
+        if REGISTRY.get(name, stage) is not stage:
+            raise ValueError(f"stage {name!r} is declared twice: {REGISTRY[name].__name__} and {stage.__name__}")
+        REGISTRY[name] = stage
+    return stage
+
+
+def produced_by(command, declarations):
+    """Record that `command` ({run}: the run directory) writes every stage of `declarations`, for the messages
+    naming how to make a missing or damaged stage."""
+    register_stages(dict.fromkeys((name for stage in declarations for name in stage.outputs()), command))
+
+
+def output_options(options):
+    """The fields of an options instance that can change what is written ({name: value}): the manifest's options
+    and the fingerprint's; an `output` naming another field counts only while that field is true."""
+    counted = {}
+    for field in dataclasses.fields(options):
+        output = field.metadata.get("output", True)
+        if output is True or isinstance(output, str) and getattr(options, output):
+            counted[field.name] = getattr(options, field.name)
+    try:
+        json.dumps(counted)
+    except TypeError as err:
+        raise TypeError(f"{type(options).__name__}: an output option is not a JSON value ({err})") from None
+    return counted
+
+
+def options_for(stage, given):
+    """The stage's Options filled from `given`, any options object holding fields of the same names."""
+    return stage.Options(**{field.name: getattr(given, field.name) for field in dataclasses.fields(stage.Options)})
+
+
+def merged_options(name, declarations, *extra):
+    """One options dataclass with every field of the `declarations`' Options and the `extra` dataclasses (the
+    options of a verb that runs those stages); a name two of them declare differently is a ValueError, so one
+    name means one thing."""
+    fields = {}
+    for options in [stage.Options for stage in declarations] + list(extra):
+        for field in dataclasses.fields(options):
+            known = fields.get(field.name)
+            if known is not None and (known.default, known.metadata) != (field.default, field.metadata):
+                raise ValueError(f"option {field.name!r}: {options.__name__} declares it unlike another stage")
+            fields[field.name] = field
+    return dataclasses.make_dataclass(name, [(f.name, f.type, dataclasses.field(default=f.default,
+                                                                                 metadata=f.metadata))
+                                             for f in fields.values()], frozen=True)
+
+
+def flag_of(field):
+    """The command-line flag of an options field."""
+    return field.metadata.get("flag") or "--" + field.name.replace("_", "-")
+
+
+def add_flags(parser, options_class):
+    """One argparse flag per field of `options_class`, its dest the field's name, its help and default from the
+    field; a boolean defaulting to False is a switch."""
+    for field in dataclasses.fields(options_class):
+        meta, default = field.metadata, field.default
+        if "help" not in meta:
+            raise TypeError(f"{options_class.__name__}.{field.name}: declare it with picforge.stages.option()")
+        shown = ",".join(map(str, default)) if isinstance(default, tuple) else default
+        help = meta["help"] if default in (None, False) else f"{meta['help']} (default {shown})"
+        kwargs = {"dest": field.name, "default": default, "help": help.replace("%", "%%")}
+        if isinstance(default, bool):
+            kwargs["action"] = "store_true" if not default else argparse.BooleanOptionalAction
+        else:
+            kwargs["type"] = meta.get("type") or (type(default) if default is not None else str)
+            if meta.get("choices"):
+                kwargs["choices"] = meta["choices"]
+        if meta.get("writes"):
+            add_output(parser, flag_of(field), kind=meta["writes"], **kwargs)
+        else:
+            parser.add_argument(flag_of(field), **kwargs)
+
+
+
+
+def options_table(declarations):
+    """A Markdown table of `declarations`: each stage's upstream stages and sources, the flags in its fingerprint
+    and those that are not (for the docs, which a test compares with it)."""
+    def names(items):
+        return ", ".join(f"`{item}`" for item in items) or "—"
+
+    def counted(field):
+        output = field.metadata["output"]
+        return flag_of(field) + (f"` while `--{output.replace('_', '-')}" if isinstance(output, str) else "")
+
+    rows = ["| stage | reads | in its fingerprint | not in it |", "| --- | --- | --- | --- |"]
+    for stage in declarations:
+        fields = dataclasses.fields(stage.Options)
+        rows.append(f"| {names(stage.outputs())} | {names(stage.upstream + stage.sources)} | "
+                    f"{names(counted(f) for f in fields if f.metadata['output'])} | "
+                    f"{names(flag_of(f) for f in fields if not f.metadata['output'])} |")
+    return "\n".join(rows)
