@@ -1,20 +1,15 @@
 """One CLI grammar over every verb `picforge` registers (walked from its argparse tree): --run reads an existing run
 and --out names what the verb writes; one name per concept (--encoder, --release, --sheets read, --out written);
 each verb that encodes takes --device, each release verb takes --force, each verb with --ledger falls back on
-$PICFORGE_LEDGER, and every hidden spelling is a deprecated one that warns."""
+$PICFORGE_LEDGER; no verb has a hidden spelling."""
 import argparse
 import functools
 
-import pytest
-
-from picforge import cli
-from picforge.options import RenamedOption
 from picforge.paths import declared_output
 from tests.cli_helpers import verbs
-from tests.test_cli import a_release
 
 # Options naming the model a verb encodes with (`--model` also names the chat model of the LLM verbs: not an encoder).
-ENCODER_OPTIONS = ("--embedding-model", "--encoder", "--encoders", "--model")
+ENCODER_OPTIONS = ("--encoder", "--model")
 
 
 def options(parser):
@@ -58,36 +53,6 @@ def test_every_verb_with_a_ledger_falls_back_on_the_environment():
     assert [verb for verb, action in ledgered.items() if "$PICFORGE_LEDGER" not in action.help] == []
 
 
-def test_every_hidden_spelling_is_deprecated_with_a_warning():
-    hidden = [(verb, action) for verb, spelling, action in every_action() if action.help == argparse.SUPPRESS]
-    assert len(hidden) >= 12
-    assert [(verb, action.option_strings) for verb, action in hidden if not isinstance(action, RenamedOption)] == []
-    assert {"annotate ingest expert", "publish", "evaluate"} <= {verb for verb, action in hidden if not action.option_strings}
-
-
-@pytest.mark.parametrize("former, current", [
-    (["publish", "REL", "--to", "OUT"], ["publish", "--release", "REL", "--to", "OUT"]),
-    (["annotate", "ingest", "verify2", "--run", "RUN", "a.csv", "b.csv"],
-     ["annotate", "ingest", "verify2", "--run", "RUN", "--sheets", "a.csv", "b.csv"]),
-    (["mine", "--input", "D", "--wic", "W", "--out", "O", "--embedding-model", "M"],
-     ["mine", "--input", "D", "--wic", "W", "--out", "O", "--encoder", "M"]),
-    (["mcphrasy", "groups", "--corpus", "RUN", "--out", "NEW"], ["mcphrasy", "groups", "--run", "RUN", "--out", "NEW"]),
-    (["mcphrasy", "export-clusters", "--run", "RUN", "--annotators", "a", "--sheets", "S"],
-     ["mcphrasy", "export-clusters", "--run", "RUN", "--annotators", "a", "--out", "S"]),
-])
-def test_a_former_spelling_parses_as_the_current_one_and_warns(former, current, tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    a_release(tmp_path / "REL")  # every release reader checks the release against its MANIFEST.json first
-    for name in ("RUN", "W"):
-        (tmp_path / name).mkdir()
-    (tmp_path / "W").rmdir()
-    (tmp_path / "W").write_text("")
-    parse = cli.build_parser(former[0]).parse_known_args
-    assert parse(former)[0] == parse(current)[0]
-    err = capsys.readouterr().err
-    assert err.count("is deprecated (removed in 0.2.0): use --") == 1 and err.startswith("picforge: ")
-
-
 @functools.lru_cache(maxsize=None)
 def every_action():
     """(verb, spelling, action) of every option and positional of every verb (spelling: its first option string,
@@ -98,16 +63,19 @@ def every_action():
 
 
 def visible_actions():
-    """every_action() less the hidden (deprecated) spellings."""
-    return [(verb, spelling, action) for verb, spelling, action in every_action() if action.help != argparse.SUPPRESS]
+    """every_action(): every option is shown in its verb's help (no hidden spelling)."""
+    return list(every_action())
+
+
+def test_no_verb_has_a_hidden_spelling():
+    assert [(verb, spelling) for verb, spelling, action in every_action() if action.help == argparse.SUPPRESS] == []
 
 
 def test_run_reads_an_existing_run_and_out_names_what_the_verb_writes():
     runs = [(verb, action) for verb, spelling, action in visible_actions() if "--run" in action.option_strings]
     assert len(runs) >= 40
     assert [verb for verb, action in runs if getattr(action.type, "existing", None) != "run"] == []
-    outs = [(verb, action) for verb, spelling, action in every_action()
-            if "--out" in action.option_strings and not isinstance(action, RenamedOption)]
+    outs = [(verb, action) for verb, spelling, action in every_action() if "--out" in action.option_strings]
     assert [verb for verb, action in outs if declared_output(action) is None] == []
     assert {"mcphrasy contexts", "mcphrasy groups", "mcphrasy export-clusters"} <= {verb for verb, _ in runs}
 

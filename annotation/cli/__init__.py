@@ -7,7 +7,7 @@ import sys
 
 from picforge.cli import register_verbs
 from picforge.errors import InputError
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional, http_url
+from picforge.options import add_run_option, add_sheets_input, http_url
 from picforge.paths import plain_name
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -74,7 +74,7 @@ def print_next_steps(args):
 
 def add_ledger_options(parser):
     """--run RUN_DIR (required) and --ledger URL, shared by every annotate verb."""
-    add_run_option(parser, "the mined triplets of `picforge mine` (and ledger.sqlite by default)", former=None)
+    add_run_option(parser, "the mined triplets of `picforge mine` (and ledger.sqlite by default)")
     add_ledger_option(parser)
 
 
@@ -91,9 +91,8 @@ def ledger_url(args):
 
 
 def add_sheets_argument(parser):
-    """--sheets SHEET…, the returned sheets a verb ingests (the former positional spelling still works)."""
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="SHEET", reason=SHEETS_READ,
-                               help="returned sheets (.csv or .xlsx)")
+    """--sheets SHEET…, the returned sheets a verb ingests."""
+    add_sheets_input(parser, "returned sheets (.csv or .xlsx)")
 
 
 def open_ledger(args):

@@ -10,7 +10,7 @@ def register(subparsers):
         description="Each file is one transaction; rows already in the ledger change nothing but a status "
                     "moving forward (an older file never moves Approved/Rejected back to Submitted).")
     add_ledger_options(parser)
-    parser.add_argument("results", nargs="+", metavar="Batch_*_batch_results.csv",
+    parser.add_argument("--results", required=True, nargs="+", metavar="Batch_*_batch_results.csv",
                         help="results files downloaded from the requester site (or written by `mturk rehearse`)")
     parser.set_defaults(func=run)
 

@@ -1,4 +1,4 @@
-"""`picforge annotate trace ID`: which rounds, which workers and experts, which files verified a released id."""
+"""`picforge annotate trace --id ID`: which rounds, which workers and experts, which files verified a released id."""
 from annotation.cli import add_ledger_options, open_ledger
 
 GROUP = None
@@ -7,7 +7,7 @@ GROUP = None
 def register(subparsers):
     parser = subparsers.add_parser("trace", help="how a released id was verified: rounds, workers, experts, files")
     add_ledger_options(parser)
-    parser.add_argument("release_id", metavar="ID", help="a release row's id (<triplet>-1, <triplet>-2) or a triplet id")
+    parser.add_argument("--id", dest="release_id", required=True, metavar="ID", help="a release row's id (<triplet>-1, <triplet>-2) or a triplet id")
     parser.set_defaults(func=run, read_only=True)
 
 

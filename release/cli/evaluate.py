@@ -4,7 +4,7 @@ import json
 import os
 
 from picforge.files import write_atomically
-from picforge.options import ONE_ENCODER, add_device_option, add_former_spelling, add_release_input, positive_int
+from picforge.options import add_device_option, add_release_input, positive_int
 from picforge.release_writer import SPLITS
 from release.configs import CONFIGS, data_file
 from picforge.paths import add_output, plain_tree
@@ -38,10 +38,9 @@ def register(subparsers):
     add_release_input(parser, "release directory written by `picforge build`")
     parser.add_argument("--baseline", action="append", choices=["PS", *SPAN_CONFIGS],
                         help="baseline to run (repeatable; default PS and PR-pass; none with --predictions only)")
-    encoder = parser.add_argument("--encoder", metavar="MODEL",
-                                  help="phrase encoder, a local transformers/sentence-transformers model directory "
-                                       "(default: the bundled all-MiniLM-L6-v2)")
-    add_former_spelling(parser, "--model", encoder, ONE_ENCODER)
+    parser.add_argument("--encoder", metavar="MODEL",
+                        help="phrase encoder, a local transformers/sentence-transformers model directory "
+                             "(default: the bundled all-MiniLM-L6-v2)")
     parser.add_argument("--max-examples", type=positive_int, help="rank at most this many test examples per PR config")
     parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")

@@ -59,7 +59,7 @@ def annotated_run(tmp_path, picforge, rehearsed):
         fill_rehearsal(run, "r1", gold, results)
     else:
         results = requester_ui_results(run, "r1", gold, str(returned))
-    assert picforge("annotate", "mturk", "ingest", "--run", run, results) == 0
+    assert picforge("annotate", "mturk", "ingest", "--run", run, "--results", results) == 0
     assert picforge("annotate", "mturk", "review", "--run", run, "--batch", "r1", "--out",
                     tmp_path / "review.csv") == 0
     assert picforge("annotate", "export", "final", "--run", run) == 0

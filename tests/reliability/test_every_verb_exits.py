@@ -74,7 +74,7 @@ def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, rel
         ["annotate", "mturk", "export", "--run", run, "--batch", "b1", "--gold", tmp_path / "gold.jsonl",
          "--questions-per-hit", "10", "--gold-per-hit", "2"],   # 3 HITs: a worker of 2 is judged
         ["annotate", "report", "--run", run],
-        ["annotate", "trace", "--run", run, triplet_id],
+        ["annotate", "trace", "--run", run, "--id", triplet_id],
         ["annotate", "cancel-batch", "--run", run, "--batch", "b1"],
         ["annotate", "export", "verify2", "--run", run, "--verifiers", "vera"],
         ["annotate", "export", "ps-verify", "--run", run, "--experts", "a1,a2"],

@@ -161,7 +161,7 @@ def test_a_full_disk_or_a_read_only_target_names_the_target_and_leaves_no_part(t
 def test_read_only_verbs_create_nothing(tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
-    for argv in (["annotate", "report", "--run", empty], ["annotate", "trace", "--run", empty, "x-1"],
+    for argv in (["annotate", "report", "--run", empty], ["annotate", "trace", "--run", empty, "--id", "x-1"],
                  ["mcphrasy", "agreement", "--run", empty]):
         code, err = one_line(argv, capsys)
         assert code == 2 and "no ledger there" in err and "nothing was created" in err, (argv, err)

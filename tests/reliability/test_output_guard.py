@@ -10,7 +10,6 @@ import pytest
 
 from annotation.ledger import Ledger
 from picforge import cli
-from picforge.options import RenamedOption
 from picforge.paths import declared_output
 from tests.cli_helpers import picforge_in_child, verbs
 from tests.reliability.test_destructive_paths import tree_digest
@@ -18,7 +17,7 @@ from tests.reliability.test_worker_quality import (GOLD, expert_annotated, expor
                                                    write_results)
 
 pytestmark = pytest.mark.slow
-# Option names that always name something a verb writes (a RenamedOption --out is --run's former spelling).
+# Option names that always name something a verb writes.
 OUTPUT_NAMES = {"--out", "--json", "--to", "--fixlists", "--cache", "--cache-dir", "--categories-cache-dir"}
 # Values for required arguments that are not paths.
 SOME_FILE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "data" / "WiC_dataset.zip"
@@ -54,7 +53,7 @@ def test_every_output_of_every_verb_is_declared_and_guarded(mined_103, release_1
     for words, parser in registered:
         for action in parser._actions:
             names = set(action.option_strings)
-            if names & OUTPUT_NAMES and not isinstance(action, RenamedOption):
+            if names & OUTPUT_NAMES:
                 assert declared_output(action), f"picforge {' '.join(words)} {'/'.join(names)}: not add_output"
             if not declared_output(action):
                 continue
@@ -110,7 +109,7 @@ def test_review_cannot_overwrite_the_results_file_it_ingested(mined_103, tmp_pat
     results = tmp_path / "Batch_1_batch_results.csv"
     write_results(results, results_rows(plan, truths, "careful", lambda truth: truth,
                                         exported_inputs(str(run), "sim")))
-    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, results)[0] == 0
+    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, "--results", results)[0] == 0
     downloaded = results.read_bytes()
     code, _, err = picforge_in_child("annotate", "mturk", "review", "--run", run, "--batch", "sim", "--out", results)
     assert code == 2 and "an earlier verb of the run" in err and "read this file" in err, err

@@ -37,8 +37,6 @@ CASES = [
      "--temperature"),
     ("stsb-context: malformed --base-url", ["stsb-context", "--stsb", "{stsb}", "--out", "{tmp}/stsb",
                                             "--base-url", "http://[::1/v1"], "--base-url"),
-    ("cosimlex candidates: gzip named .bz2", ["cosimlex", "candidates", "--pairs", "{text}", "--input",
-                                              "{gzip_named_bz2}", "--out", "{tmp}/cos"], "{text}"),
     ("cosimlex postprocess: --scale-max NaN", ["cosimlex", "postprocess", "--run", "{dir}",
                                                "--scale-max", "NaN"], "--scale-max"),
     ("cosimlex evaluate: predictions not a sheet", ["cosimlex", "evaluate", "--run", "{dir}", "--predictions",

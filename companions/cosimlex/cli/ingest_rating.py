@@ -1,5 +1,5 @@
 """`picforge cosimlex ingest-rating`: answers of the rating forms → cosimlex-ratings."""
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
+from picforge.options import add_run_option, add_sheets_input
 
 
 def register(verbs):
@@ -8,8 +8,7 @@ def register(verbs):
                                           "from list_assignments_for_hit, or Batch_*_batch_results.csv); "
                                           "re-ingesting adds nothing; an annotator's later ratings of a pair "
                                           "they already rated are kept but marked repeat-pair.")
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="ANSWERS", reason=SHEETS_READ,
-                               help="answer file(s): the rating forms' answers")
+    add_sheets_input(parser, "answer file(s): the rating forms' answers", metavar="ANSWERS")
     add_run_option(parser, "cosimlex-rating-forms")
     parser.set_defaults(func=run)
 

@@ -1,13 +1,12 @@
 """`picforge cosimlex ingest-selection`: the expert's filled sheets → cosimlex-selection."""
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
+from picforge.options import add_run_option, add_sheets_input
 
 
 def register(verbs):
     parser = verbs.add_parser("ingest-selection", help="read the expert's filled sheets",
                               description="Validate the expert's sheets (CSV or XLSX) and record the two chosen "
                                           "contexts of every pair; re-ingesting a sheet changes nothing.")
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="SHEET", reason=SHEETS_READ,
-                               help="filled selection sheet(s)")
+    add_sheets_input(parser, "filled selection sheet(s)")
     add_run_option(parser, "cosimlex-candidates")
     parser.add_argument("--expert", default="expert", help="the expert's name")
     parser.add_argument("--replace", action="store_true", help="take new answers for pairs already ingested")

@@ -21,7 +21,7 @@ def register(verbs):
     parser.add_argument("--vectors", help="word vectors (word2vec / FastText text) for the averaged-word-vector "
                                           "baseline (default: the encoder's static word-piece embeddings)")
     add_run_option(parser, "the released phrases' contexts (mcphrasy-contexts): adds the contextual baselines",
-                   required=False, former="--contexts", reason="--run names an existing run a verb reads")
+                   required=False)
     parser.add_argument("--max-contexts", type=positive_int, default=MAX_CONTEXTS,
                         help=f"m, contexts per phrase for the contextual baselines (default {MAX_CONTEXTS})")
     parser.add_argument("--rounds", type=positive_int, default=10_000, help="permutation-test rounds (default 10000)")

@@ -2,15 +2,14 @@
 from companions.mcphrasy.annotate import ingest_clusters
 from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
-from picforge.options import SHEETS_READ, add_with_former_positional
+from picforge.options import add_sheets_input
 from picforge.rundir import RunDir
 
 
 def register(verbs):
     parser = verbs.add_parser("ingest-clusters", help="validate returned cluster sheets into the ledger")
     add_run_and_ledger_options(parser, "mcphrasy-groups")
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="SHEET", reason=SHEETS_READ,
-                               help="returned sheets (.csv, .xlsx) or folders of them")
+    add_sheets_input(parser, "returned sheets (.csv, .xlsx) or folders of them")
     parser.set_defaults(func=run)
 
 

@@ -2,7 +2,7 @@
 import dataclasses
 
 from companions.pearl.options import PearlOptions
-from picforge.options import (EMBEDDED_RUNNER, RUNNER_ALIASES, add_device_option, add_run_option, finite_float,
+from picforge.options import (EMBEDDED_RUNNER, DASK_RUNNER, add_device_option, add_run_option, finite_float,
                               non_negative_int, options_from_args, positive_int)
 from picforge.paths import add_output
 
@@ -22,10 +22,10 @@ def register(subparsers):
         "build", help="typed phrases (count >= 2), augmentations and hard negatives from a run's sentences",
         description="Read the `sentences` stage of a mining run and write stage `pearl-phrases` (Beam; runner flags "
                     "pass through).")
-    add_run_option(parser, "a completed `sentences` stage (a mining run)", former=None)
+    add_run_option(parser, "a completed `sentences` stage (a mining run)")
     add_output(parser, "--out", kind="run", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
     parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
-                                         f"process; {RUNNER_ALIASES['DaskRunner']}, DataflowRunner…)")
+                                         f"process; {DASK_RUNNER}, DataflowRunner…)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
     add_device_option(parser, "the encoder (WordNet senses, hard negatives)")
     option = parser.add_argument_group("corpus options (recorded in the stage manifest)").add_argument

@@ -12,7 +12,7 @@ def register(subparsers):
         "paraphrase", help="phrase-level augmentation: one paraphrase per phrase from an OpenAI-compatible model",
         description="Stage `pearl-paraphrases`: ask the model for one paraphrase of each phrase (most frequent "
                     "first), through STS-B-Context's client, response cache and budget.")
-    add_run_option(parser, "a completed `pearl-phrases` stage (a PEARL run)", former=None)
+    add_run_option(parser, "a completed `pearl-phrases` stage (a PEARL run)")
     parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
     parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, "
                                                          "else the OpenAI API)")

@@ -1,7 +1,7 @@
 """`picforge stsb-context evaluate --run RUN_DIR`: Pearson/Spearman of gold scores with best-span similarity, and
 Williams' test of each row against the best."""
 from companions.stsb_context.settings import COMPARISON, GLOVE_SETUPS, SETUPS, SOURCES
-from picforge.options import ONE_ENCODER, add_device_option, add_former_spelling, add_run_option, positive_int
+from picforge.options import add_device_option, add_run_option, positive_int
 
 
 def register(verbs):
@@ -12,10 +12,9 @@ def register(verbs):
     add_run_option(parser, "the validated dataset (or generations)")
     parser.add_argument("--setup", action="append", choices=SETUPS,
                         help="setup to run (repeatable; default all four)")
-    encoder = parser.add_argument("--encoder", metavar="MODEL",
-                                  help="sentence encoder, a sentence-transformers model directory (default: bundled "
-                                       "all-MiniLM-L6-v2)")
-    add_former_spelling(parser, "--model", encoder, ONE_ENCODER)
+    parser.add_argument("--encoder", metavar="MODEL",
+                        help="sentence encoder, a sentence-transformers model directory (default: bundled "
+                             "all-MiniLM-L6-v2)")
     parser.add_argument("--vectors", metavar="FILE",
                         help="word vectors in GloVe or word2vec text format (the paper: glove.840B.300d.txt) for the "
                              f"GloVe rows of the {' and '.join(GLOVE_SETUPS)} setups; none without it")

@@ -1,5 +1,5 @@
 """`picforge stsb-context ingest-validation --run RUN_DIR --sheets SHEET SHEET`: the validated dataset and its card."""
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
+from picforge.options import add_run_option, add_sheets_input
 
 
 def register(verbs):
@@ -7,8 +7,7 @@ def register(verbs):
                               description="Drop items either annotator marked Y (the context changes the gold "
                                           "similarity); write RUN_DIR/dataset (Parquet, JSON Lines); `release` makes it a dataset folder.")
     add_run_option(parser, "the generations")
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="SHEET", reason=SHEETS_READ,
-                               help="the two filled sheets (.csv or .xlsx)")
+    add_sheets_input(parser, "the two filled sheets (.csv or .xlsx)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
     parser.set_defaults(func=run)
 
