@@ -98,7 +98,7 @@ def run_candidates(source, pairs, encoders, out):
     """(wall s, CPU s of every process it started) of one `picforge cosimlex candidates` in a fresh process."""
     cpu, wall = children_cpu(), time.perf_counter()
     subprocess.run([sys.executable, "-m", "picforge.cli", "cosimlex", "candidates", "--pairs", pairs, *source,
-                    "--out", out, *[flag for spec in encoders for flag in ("--encoder", spec)]],
+                    "--out", out, *[flag for spec in encoders for flag in ("--scorer", spec)]],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - wall, children_cpu() - cpu
 

@@ -200,7 +200,7 @@ def check_output(output, spec, inputs, option, own_runs=(), verb=None):
     folder = os.path.dirname(where)
     while folder != os.path.dirname(folder):
         if is_release(folder):
-            raise InputError(f"{output}: sits inside the release {folder}, which only `picforge build` or `publish` "
+            raise InputError(f"{output}: sits inside the release {folder}, which only `picforge build` or `release publish` "
                              f"writes; choose a {option} outside it (nothing was written)")
         run = os.path.dirname(folder) if os.path.isfile(os.path.join(folder, STAGE_MANIFEST)) else folder
         if is_run(run) and not (run in own_runs and _owned(where, run, spec.owns)):

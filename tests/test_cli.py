@@ -6,7 +6,7 @@ from picforge.errors import InputError
 
 
 def test_input_error_is_one_line_exit_2(tmp_path, capsys):
-    assert main(["evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"]) == 2
+    assert main(["release", "evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert err[0] == (f"picforge: error: {tmp_path / 'missing'}: no such path; give the release folder "
@@ -25,7 +25,7 @@ def test_os_error_on_a_named_path_is_one_line_exit_2(tmp_path, capsys):
 
 def test_verbose_shows_the_traceback(tmp_path):
     with pytest.raises(InputError, match="no such path"):
-        main(["-v", "evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"])
+        main(["-v", "release", "evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"])
 
 
 def a_release(folder):

@@ -4,19 +4,17 @@ import os
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
 from picforge.options import positive_int
 from picforge.paths import add_output
+from picforge import verbs
 
-GROUP = "export"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("verify2", help="sheets of round-1 rejections for expert verifiers (round 2)")
+def add_options(parser):
+    """The options of `picforge annotate export verify2`."""
     add_ledger_options(parser)
     parser.add_argument("--verifiers", required=True, type=annotator_names, metavar="V1,V2,…",
                         help="expert verifiers; items are dealt to them in turn")
     parser.add_argument("--per-verifier", type=positive_int, metavar="N", help="at most N items each (default: all)")
     add_output(parser, "--out", kind="folder", owns=("annotation/verify2",), metavar="DIR",
                help="folder for the sheets (default RUN_DIR/annotation/verify2)")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -25,3 +23,8 @@ def run(args):
     print_batches(export_verify2(open_ledger(args), args.run, out_dir, args.verifiers, args.per_verifier), "items")
     print(f"guidelines → {os.path.join(out_dir, 'verify2_guidelines.md')} (.html)")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "export", "verify2", run, add_options,
+    help="sheets of round-1 rejections for expert verifiers (round 2)"))

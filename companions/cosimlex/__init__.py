@@ -10,7 +10,6 @@ EXPORTS = "cosimlex-exports"
 COMPANION = Companion(
     name="cosimlex",
     help="build CoSimLex: contexts, expert selection, rating task, post-processing, metrics",
-    cli="companions.cosimlex.cli",
     stages={
         **dict.fromkeys(("cosimlex-contexts", "cosimlex-candidates"),
                         "picforge cosimlex candidates --pairs SIMLEX --run MINED_RUN --out {run}"),

@@ -190,7 +190,7 @@ def find_candidates(pairs_path, out, *, mined_run, lang, spacy_model, encoders, 
     pairs = read_simlex(pairs_path)
     spacy_model = spacy_model or ctx.default_spacy_model(lang)
     if not encoders:
-        raise InputError("--encoder: name at least one encoder, e.g. --encoder minilm --encoder tok2vec")
+        raise InputError("--scorer: name at least one encoder, e.g. --scorer minilm --scorer tok2vec")
     for spec in encoders:
         make_encoder(spec, spacy_model)
     if per_encoder is None:

@@ -4,9 +4,8 @@ from picforge.companions import Companion
 COMPANION = Companion(
     name="stsb-context",
     help="build and evaluate STS-B-Context (SLICE paper, Sections 4.2 and 5)",
-    cli="companions.stsb_context.cli",
     stages={
-        "generations": "picforge stsb-context --stsb FILE --out {run}",
+        "generations": "picforge stsb-context generate --stsb FILE --out {run}",
         "validation": "picforge stsb-context export-validation --run {run}",
         "dataset": "picforge stsb-context ingest-validation --run {run} --sheets SHEET SHEET",
     },

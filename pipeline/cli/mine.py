@@ -4,9 +4,11 @@ import os
 
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES
 from picforge.long_lived import long_lived
-from picforge.options import (DASK_RUNNER, EMBEDDED_RUNNER, add_device_option, existing_path, finite_float, http_url, non_negative_int, options_from_args, positive_int)
+from picforge.options import (DASK_RUNNER, EMBEDDED_RUNNER, add_device_option, existing_path, finite_float, http_url,
+                              non_negative_int, options_from_args, positive_int)
 from pipeline.mine_options import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR, MineOptions
 from picforge.paths import LEDGER_FILE, add_output
+from picforge import verbs
 
 
 def format_funnel(funnel):
@@ -14,8 +16,8 @@ def format_funnel(funnel):
     return "\n".join(f"{row['step']:<{width}}  {row['count']:>12,}" for row in funnel)
 
 
-def register(subparsers):
-    parser = subparsers.add_parser("mine", description=__doc__)
+def add_options(parser):
+    """The options of `picforge pipeline mine`."""
     parser.add_argument("--input", required=True, help="pages-articles dump: path, glob, gs://, s3:// or https:// URL")
     parser.add_argument("--wic", required=True, type=existing_path("the official WiC_dataset.zip"),
                         help="the official WiC_dataset.zip")
@@ -73,7 +75,6 @@ def register(subparsers):
                         help="e-mail or URL sent in the User-Agent to the MediaWiki API (default $PICFORGE_CONTACT)")
     add_output(parser, "--cache-dir", kind="folder", help="where https:// dumps are downloaded (default ~/.cache/picforge/downloads)")
     parser.add_argument("--force", action="store_true", help="redo every stage even if its outputs are up to date")
-    parser.set_defaults(func=run, beam_args=[])
 
 
 def _float_pair(text):
@@ -104,3 +105,9 @@ def annotation_hint(run):
         return None
     from annotation.next_step import ledger_hint
     return ledger_hint(run)
+
+
+VERB = verbs.register(verbs.Verb(
+    "pipeline", "mine", None, run, add_options,
+    description=__doc__,
+    defaults=dict(beam_args=[])))

@@ -121,7 +121,7 @@ def test_windows_holding_a_sentence_mining_flagged_broken_are_no_contexts(candid
 def test_low_resource_run_filters_malformed_contexts(mined_run, simlex_file, tmp_path):
     out = tmp_path / "run"
     assert main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--out", str(out), "--low-resource",
-                 "--run", str(mined_run), "--encoder", "tok2vec", "--spacy-model", SPACY_MODEL]) == 0
+                 "--run", str(mined_run), "--scorer", "tok2vec", "--spacy-model", SPACY_MODEL]) == 0
     run = RunDir(str(out))
     manifest = run.read_manifest(CONTEXTS)
     assert manifest["options"]["per_encoder"] == 4 and manifest["options"]["low_resource"] is True
@@ -142,10 +142,10 @@ def test_bad_inputs_are_one_clear_line(tmp_path, mined_run, capsys):
     code = main(["cosimlex", "candidates", "--pairs", str(tmp_path / "missing.txt"), "--run", mined, "--out", out])
     assert code == 2 and "missing.txt: no such file" in capsys.readouterr().err
     bad.write_text("child adult 5\n")
-    for encoders, said in ((["minilm", "elmo"], "--encoder elmo: no encoder here"),
-                           (["minilm,tok2vec"], "one --encoder per encoder")):
+    for encoders, said in ((["minilm", "elmo"], "--scorer elmo: no encoder here"),
+                           (["minilm,tok2vec"], "one --scorer per encoder")):
         code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", mined, "--out", out,
-                     *[flag for name in encoders for flag in ("--encoder", name)]])
+                     *[flag for name in encoders for flag in ("--scorer", name)]])
         assert code == 2 and said in capsys.readouterr().err
     code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", mined, "--out", str(mined_run / "cosimlex")])
     assert code == 2 and "the output sits inside the run" in capsys.readouterr().err
@@ -181,5 +181,5 @@ def test_flagged_windows_never_and_malformed_ones_in_low_resource_mode_are_dropp
 
 def test_unknown_local_model_is_reported_before_the_pipeline(tmp_path, mined_run, simlex_file, capsys):
     code = main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--run", str(mined_run),
-                 "--out", str(tmp_path), "--encoder", "hf:/nonexistent-model-folder"])
+                 "--out", str(tmp_path), "--scorer", "hf:/nonexistent-model-folder"])
     assert code == 2 and "hf:LOCAL_FOLDER" in capsys.readouterr().err

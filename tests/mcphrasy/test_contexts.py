@@ -153,8 +153,8 @@ def test_unreadable_inputs_are_one_line_errors(reviews_file, tmp_path, capsys):
     assert error.startswith("picforge: error: ") and "the corpus gave no documents" in error and "\n" not in error
     assert picforge("mcphrasy", "contexts", "--phrases", empty, "--out", tmp_path / "r3") == 2
     assert capsys.readouterr().err.strip() == (
-        f"picforge: error: --out {tmp_path / 'r3'}: no McPhraSy run recording its corpus, nor a mined run; give "
-        "--run MINED_RUN (the corpus) or --reviews FILES")
+        "picforge: error: give --run MINED_RUN (the corpus) and --out NEW_RUN (the McPhraSy run to create), or "
+        "--reviews FILES and --out NEW_RUN")
 
 
 @pytest.mark.slow

@@ -28,7 +28,7 @@ ELSEWHERE = {
     "annotate ingest ps-verify": "tests/walkthrough/test_walkthrough.py",
     "annotate reassign": "tests/annotation/test_handback.py",
     "mine": "tests/reliability/test_bounds_and_exits.py",
-    "stsb-context": "tests/reliability/test_secrets_and_money.py",
+    "stsb-context generate": "tests/reliability/test_secrets_and_money.py",
     "stsb-context export-validation": "tests/stsb_context/test_stsb_validation.py",
     "stsb-context ingest-validation": "tests/stsb_context/test_stsb_validation.py",
     "stsb-context evaluate": "tests/stsb_context/test_stsb_eval_model.py",
@@ -51,7 +51,7 @@ ELSEWHERE = {
     "pearl build": "tests/pearl/test_end_to_end.py",
     "pearl paraphrase": "tests/pearl/test_end_to_end.py",
     "pearl release": "tests/pearl/test_end_to_end.py",
-    "evaluate": "tests/release",
+    "release evaluate": "tests/release",
 }
 
 
@@ -80,7 +80,7 @@ def test_every_verb_that_finishes_its_work_exits_0(mined_103, annotated_103, rel
         ["annotate", "export", "ps-verify", "--run", run, "--experts", "a1,a2"],
         ["annotate", "export", "final", "--run", run],
         ["build", "--run", annotated_103, "--out", tmp_path / "release"],
-        ["publish", "--release", release_103, "--to", tmp_path / "published"],
+        ["release", "publish", "--release", release_103, "--to", tmp_path / "published"],
         ["cosimlex", "candidates", "--pairs", pairs, "--run", run, "--out", tmp_path / "cosimlex"],
     ]
     verbs, ran = registered_verbs(), set()

@@ -129,7 +129,7 @@ def eight_stsb_rows(stsb_file, tmp_path):
 
 
 def stsb_argv(stsb, out, server, seed):
-    return [sys.executable, "-m", "picforge.cli", "stsb-context", "--stsb", str(stsb), "--out", str(out),
+    return [sys.executable, "-m", "picforge.cli", "stsb-context", "generate", "--stsb", str(stsb), "--out", str(out),
             "--base-url", server.base_url, "--seed", str(seed), "--concurrency", "1"]
 
 

@@ -86,10 +86,10 @@ def test_the_examples_of_the_issue_are_refused_and_touch_nothing(annotated_103, 
         (["mcphrasy", "release", "--run", run, "--out", run], "is the run"),
         (["annotate", "report", "--run", run, "--out", run / "ledger.sqlite"], "sits inside the run"),
         (["annotate", "report", "--run", run, "--json", link / "funnel.json"], "sits inside the run"),
-        (["evaluate", "--release", release, "--out", release / "MANIFEST.json"], f"sits inside the release {release}"),
+        (["release", "evaluate", "--release", release, "--out", release / "MANIFEST.json"], f"sits inside the release {release}"),
         (["mine", "--input", tmp_path / "data" / "dump*" / "x.xml.bz2", "--wic", wic_zip, "--out", dump.parent],
          "contains the input"),
-        (["evaluate", "--release", release, "--out", run / "scores.json"], "sits inside the run"),
+        (["release", "evaluate", "--release", release, "--out", run / "scores.json"], "sits inside the run"),
     ]
     for argv, says in cases:
         code, _, err = picforge_in_child(*argv)
@@ -120,22 +120,22 @@ def test_review_cannot_overwrite_the_results_file_it_ingested(mined_103, tmp_pat
 
 def test_publish_replaces_only_a_release_it_published(release_103, tmp_path):
     published = tmp_path / "published"
-    assert picforge_in_child("publish", "--release", release_103, "--to", published, "--live")[0] == 0
-    assert picforge_in_child("publish", "--release", release_103, "--to", published, "--live")[0] == 0  # its own: replaced
+    assert picforge_in_child("release", "publish", "--release", release_103, "--to", published, "--live")[0] == 0
+    assert picforge_in_child("release", "publish", "--release", release_103, "--to", published, "--live")[0] == 0  # its own: replaced
     (published / "NOTES.md").write_text("my notes")
-    code, _, err = picforge_in_child("publish", "--release", release_103, "--to", published, "--live")
+    code, _, err = picforge_in_child("release", "publish", "--release", release_103, "--to", published, "--live")
     assert code == 2 and "not a published release" in err and "would delete NOTES.md" in err, err
     assert (published / "NOTES.md").read_text() == "my notes"
     other = tmp_path / "not-ours"
     other.mkdir()
     (other / "MANIFEST.json").write_text('{"files": {}}')
     (other / "data.csv").write_text("a,b\n")
-    code, _, err = picforge_in_child("publish", "--release", release_103, "--to", other, "--live")
+    code, _, err = picforge_in_child("release", "publish", "--release", release_103, "--to", other, "--live")
     assert code == 2 and "MANIFEST.json" in err and "data.csv" in err, err
     assert (other / "data.csv").exists()
     a_file = tmp_path / "thesis.pdf"
     a_file.write_text("pdf")
-    code, _, err = picforge_in_child("publish", "--release", release_103, "--to", a_file, "--live")
+    code, _, err = picforge_in_child("release", "publish", "--release", release_103, "--to", a_file, "--live")
     assert code == 2 and "is a file" in err, err
     assert a_file.read_text() == "pdf"
     assert not [n for n in os.listdir(tmp_path) if ".old-" in n or ".partial-" in n]
@@ -162,7 +162,7 @@ def test_no_link_leaves_a_release(release_103, tmp_path, plant):
         shutil.move(release / "PS", tmp_path / "PS-outside")
         (release / "PS").symlink_to(tmp_path / "PS-outside")
         data = release / "PS"
-    for argv in (["publish", "--release", release, "--to", tmp_path / "out", "--live"], ["evaluate", "--release", release, "--baseline", "PS"]):
+    for argv in (["release", "publish", "--release", release, "--to", tmp_path / "out", "--live"], ["release", "evaluate", "--release", release, "--baseline", "PS"]):
         code, _, err = picforge_in_child(*argv, timeout=300)
         assert code == 2 and f"{data}: is " in err and "plain files" in err, (argv, err)
     assert not (tmp_path / "out").exists()

@@ -24,7 +24,7 @@ def released(picforge, stsb_file, openai_server, tmp_path):
     server = openai_server(faults={})
     out, stsb = tmp_path / "run", tmp_path / "sts-test.csv"
     stsb.write_text("\n".join(stsb_file.read_text(encoding="utf-8").splitlines()[:ROWS + 1]) + "\n", encoding="utf-8")
-    assert picforge("stsb-context", "--stsb", stsb, "--out", out, "--base-url", server.base_url) == 0
+    assert picforge("stsb-context", "generate", "--stsb", stsb, "--out", out, "--base-url", server.base_url) == 0
     assert picforge("stsb-context", "export-validation", "--run", out) == 0
     sheets = []
     for name in ("annotator-1", "annotator-2"):

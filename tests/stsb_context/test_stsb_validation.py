@@ -20,7 +20,7 @@ def exported(picforge, small_stsb, openai_server, tmp_path):
     """A run directory with all 14 pairs generated (13 kept) and the validation sheets exported."""
     server = openai_server(faults=FAULTS)
     out = tmp_path / "run"
-    assert picforge("stsb-context", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url) == 0
+    assert picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url) == 0
     assert picforge("stsb-context", "export-validation", "--run", out) == 0
     return out
 
@@ -167,14 +167,14 @@ def test_ingest_needs_two_different_annotators(exported, tmp_path):
 def test_export_guards_unfinished_generations_and_filled_sheets(picforge, small_stsb, openai_server, tmp_path, capsys):
     server = openai_server(faults=FAULTS)
     out = tmp_path / "run"
-    assert picforge("stsb-context", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url,
+    assert picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url,
                     "--max-requests", 5) == 1
     assert picforge("stsb-context", "export-validation", "--run", out) == 2
     assert "9 pairs have no answer yet" in capsys.readouterr().err
     assert picforge("stsb-context", "export-validation", "--run", out, "--partial") == 0
     assert len(read_csv(out / "validation" / "annotator-1.csv")) == 4  # 5 answered, 1 without the phrase
 
-    assert picforge("stsb-context", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url) == 0
+    assert picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url) == 0
     assert picforge("stsb-context", "export-validation", "--run", out) == 2
     assert "exporting again would overwrite" in capsys.readouterr().err
     assert len(read_csv(out / "validation" / "annotator-1.csv")) == 4  # 5 answered, 1 without the phrase
@@ -193,5 +193,5 @@ def test_steps_out_of_order_say_what_to_run_first(picforge, tmp_path, capsys):
     assert f"run `picforge stsb-context ingest-validation --run {empty} --sheets SHEET SHEET` first" in capsys.readouterr().err
     assert picforge("stsb-context", "ingest-validation", "--run", empty, "--sheets", tmp_path / "a.csv", tmp_path / "b.csv") == 2
     assert "a.csv: no such sheet" in capsys.readouterr().err
-    assert picforge("stsb-context", "--stsb", tmp_path / "missing.tsv", "--out", empty, "--offline") == 2
+    assert picforge("stsb-context", "generate", "--stsb", tmp_path / "missing.tsv", "--out", empty, "--offline") == 2
     assert "missing.tsv: no such path; give the STS Benchmark test file with --stsb" in capsys.readouterr().err

@@ -3,24 +3,22 @@ import json
 
 from picforge.errors import InputError
 from picforge.options import add_run_option, existing_path, existing_release
+from picforge import verbs
 
 GOLD_COLUMNS = ("word1", "word2", "sim1", "sim2")
 
 
-def register(verbs):
-    parser = verbs.add_parser("evaluate", help="score predictions (subtask 1 and 2)",
-                              description="Subtask 1: uncentered Pearson of predicted and gold changes "
-                                          "(sim2 - sim1); subtask 2: Spearman of the ratings.")
+def add_options(parser):
+    """The options of `picforge cosimlex evaluate`."""
     parser.add_argument("--predictions", required=True, metavar="FILE", type=existing_path("a predictions file"),
                         help="CSV/TSV/XLSX/JSONL with word1, word2 and sim1, sim2 (or change)")
     gold = parser.add_mutually_exclusive_group(required=True)
     gold.add_argument("--release", metavar="RELEASE_DIR", type=existing_release,
                                 help="the gold rows of the release `picforge cosimlex release` wrote")
     add_run_option(gold, "cosimlex-final (`picforge cosimlex postprocess`): its rows are the gold", required=False)
-    gold.add_argument("--gold", metavar="FILE", type=existing_path("a gold table (word1, word2, sim1, sim2)"),
+    gold.add_argument("--gold-table", metavar="FILE", type=existing_path("a gold table (word1, word2, sim1, sim2)"),
                       help="a gold table with word1, word2, sim1, sim2 (CSV/TSV/XLSX/JSONL), e.g. a published "
                            "CoSimLex file")
-    parser.set_defaults(func=run)
 
 
 def _number(row, column, where):
@@ -44,7 +42,7 @@ def read_gold(args):
         return read_jsonl(os.path.join(args.release, DATA_FILE))
     if args.run:
         return RunDir(args.run).require_records(FINAL)
-    path = args.gold
+    path = args.gold_table
     return [dict(row, sim1=_number(row, "sim1", f"{path} row {n}"), sim2=_number(row, "sim2", f"{path} row {n}"))
             for n, row in read_rows(path, GOLD_COLUMNS)]
 
@@ -74,4 +72,12 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return "nothing left: the scores above are the evaluation"
+    return verbs.nothing_left("the scores above are the evaluation")
+
+
+VERB = verbs.register(verbs.Verb(
+    "cosimlex", "evaluate", None, run, add_options,
+    help="score predictions (subtask 1 and 2)",
+    description="Subtask 1: uncentered Pearson of predicted and gold changes "
+                "(sim2 - sim1); subtask 2: Spearman of the ratings.",
+    next_step=next_step))

@@ -2,22 +2,22 @@
 import dataclasses
 
 from annotation.cli import add_ledger_option
-from picforge.cli import register_verbs
+from companions.mcphrasy import COMPANION
 from picforge.errors import InputError
 from picforge.options import add_run_option
 from picforge.paths import add_output
-from picforge.rundir import RunDir
-
-VERB_MODULES = ("contexts", "groups", "export_clusters", "ingest_clusters", "agreement", "reconcile", "release",
-                "evaluate")
+from picforge.verbs import Area
 
 
-def register(subparsers):
-    register_verbs(subparsers, __name__, VERB_MODULES, "mcphrasy",
-                   help="McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release",
-                   description="McPhraSy companion (multi-context phrase similarity): contexts and A.1 triplets for "
-                               "a phrase list, and the phrase-clustering dataset (groups, cluster sheets, agreement, "
-                               "release).")
+def load():
+    """Import the verb modules, each registering its verb."""
+    from companions.mcphrasy.cli import (agreement, contexts, evaluate, export_clusters, groups,  # noqa: F401
+                                         ingest_clusters, reconcile, release)
+
+
+AREA = Area(COMPANION.name, COMPANION.help, "companions", load, companion=COMPANION,
+            description="McPhraSy companion (multi-context phrase similarity): contexts and A.1 triplets for a "
+                        "phrase list, and the phrase-clustering dataset (groups, cluster sheets, agreement, release).")
 
 
 def add_run_and_ledger_options(parser, holding):
@@ -48,6 +48,7 @@ def corpus_and_run(args):
     """(CorpusSource, RunDir to write) of `contexts` or `groups`: the corpus is --reviews, else the one the McPhraSy
     run --run recorded, else --run itself (a mined run); the run written is --out, else --run."""
     from companions.mcphrasy.workflow import CorpusSource, recorded_corpus
+    from picforge.rundir import RunDir
     if not (args.reviews or args.run) or not (args.out or args.run):
         raise InputError("give --run MINED_RUN (the corpus) and --out NEW_RUN (the McPhraSy run to create), or "
                          "--reviews FILES and --out NEW_RUN")

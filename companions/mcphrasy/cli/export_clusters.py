@@ -4,10 +4,11 @@ from annotation.cli import add_ledger_option, ledger_url
 from picforge.options import add_run_option, non_negative_int
 from picforge.rundir import RunDir
 from picforge.paths import add_output
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("export-clusters", help="write cluster sheets (CSV + XLSX) for annotators")
+def add_options(parser):
+    """The options of `picforge mcphrasy export-clusters`."""
     add_run_option(parser, "mcphrasy-groups")
     add_ledger_option(parser)
     parser.add_argument("--annotators", nargs="+", required=True, help="annotator names")
@@ -15,7 +16,6 @@ def register(verbs):
                help="folder for the sheets, one sub-folder per annotator")
     parser.add_argument("--shared", type=non_negative_int, default=DEFAULT_SHARED,
                         help=f"first N groups go to every annotator, for agreement (default {DEFAULT_SHARED})")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -27,4 +27,11 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge mcphrasy ingest-clusters --run {args.run} --sheets SHEET…   (the annotators' filled sheets)"
+    return verbs.Command("mcphrasy ingest-clusters", (("--run", args.run), ("--sheets", "SHEET…")),
+                         note="the annotators' filled sheets")
+
+
+VERB = verbs.register(verbs.Verb(
+    "mcphrasy", "export-clusters", None, run, add_options,
+    help="write cluster sheets (CSV + XLSX) for annotators",
+    next_step=next_step))

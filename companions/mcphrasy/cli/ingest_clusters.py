@@ -4,13 +4,13 @@ from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.options import add_sheets_input
 from picforge.rundir import RunDir
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("ingest-clusters", help="validate returned cluster sheets into the ledger")
+def add_options(parser):
+    """The options of `picforge mcphrasy ingest-clusters`."""
     add_run_and_ledger_options(parser, "mcphrasy-groups")
     add_sheets_input(parser, "returned sheets (.csv, .xlsx) or folders of them")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -21,4 +21,10 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge mcphrasy agreement --run {args.run}"
+    return verbs.Command("mcphrasy agreement", (("--run", args.run),))
+
+
+VERB = verbs.register(verbs.Verb(
+    "mcphrasy", "ingest-clusters", None, run, add_options,
+    help="validate returned cluster sheets into the ledger",
+    next_step=next_step))

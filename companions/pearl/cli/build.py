@@ -5,6 +5,7 @@ from companions.pearl.options import PearlOptions
 from picforge.options import (EMBEDDED_RUNNER, DASK_RUNNER, add_device_option, add_run_option, finite_float,
                               non_negative_int, options_from_args, positive_int)
 from picforge.paths import add_output
+from picforge import verbs
 
 DEFAULTS = PearlOptions()
 
@@ -17,11 +18,8 @@ def _path_or_none(text):
     return None if text == "none" else text
 
 
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "build", help="typed phrases (count >= 2), augmentations and hard negatives from a run's sentences",
-        description="Read the `sentences` stage of a mining run and write stage `pearl-phrases` (Beam; runner flags "
-                    "pass through).")
+def add_options(parser):
+    """The options of `picforge pearl build`."""
     add_run_option(parser, "a completed `sentences` stage (a mining run)")
     add_output(parser, "--out", kind="run", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
     parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
@@ -53,8 +51,9 @@ def register(subparsers):
            help="cosine a vector neighbour needs to count as a synonym (default %(default)s)")
     option("--min-synonym-cosine", type=finite_float,
            help="encoder cosine a phrase with a WordNet synonym swapped in needs with the phrase (default %(default)s)")
-    option("--encoder", help="sentence-transformers model picking WordNet senses and scoring hard negatives "
-                             "(default: bundled all-MiniLM-L6-v2; paper: E5)")
+    option("--encoder", metavar="MODEL",
+           help="sentence-transformers model picking WordNet senses and scoring hard negatives (default: bundled "
+                "all-MiniLM-L6-v2; paper: E5)")
     option("--negatives-k", type=non_negative_int, help="hard negatives per phrase (default %(default)s)")
     option("--negative-candidates", type=positive_int,
            help="candidates per phrase (most alike in form) the encoder scores for hard negatives, the same budget "
@@ -68,7 +67,6 @@ def register(subparsers):
     option("--max-block", type=positive_int,
            help="phrases compared at once per shared content word; larger blocks are compared in overlapping "
                 "windows by length (default %(default)s)")
-    parser.set_defaults(func=run, beam_args=[], **dataclasses.asdict(DEFAULTS))
 
 
 def run(args):
@@ -85,5 +83,14 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return (f"picforge pearl release --run {args.out} --out RELEASE   (`picforge pearl paraphrase --run {args.out}` "
-            "first adds LLM paraphrases)")
+    return verbs.Command("pearl release", (("--run", args.out), ("--out", "RELEASE")),
+                         note=f"`picforge pearl paraphrase --run {args.out}` first adds LLM paraphrases")
+
+
+VERB = verbs.register(verbs.Verb(
+    "pearl", "build", None, run, add_options,
+    help="typed phrases (count >= 2), augmentations and hard negatives from a run's sentences",
+    description="Read the `sentences` stage of a mining run and write stage `pearl-phrases` (Beam; runner flags "
+                "pass through).",
+    next_step=next_step,
+    defaults=dict(beam_args=[], **dataclasses.asdict(DEFAULTS))))
