@@ -15,6 +15,8 @@ CORE_DISTRIBUTION = "picforge"
 CARRIED = ("--ledger",)
 # One meaning per option name on every verb, shown by its metavar: an existing run, an existing release, a
 # sentence-transformers model (name or folder), a bank of gold questions, a ledger's SQLAlchemy URL.
+# The groups of the sheet round trip (`AREA export TARGET`, `AREA ingest TARGET`), for the areas that have one.
+SHEET_GROUPS = {"export": "write the sheets or forms people fill", "ingest": "read the filled sheets or answers back"}
 MEANINGS = {"--run": "RUN_DIR", "--release": "RELEASE_DIR", "--encoder": "MODEL", "--gold": "GOLD.jsonl",
             "--ledger": "URL"}
 
@@ -208,7 +210,8 @@ def grammar_faults(verb, parser):
             faults.append(f"a positional {action.metavar or action.dest}: make it a named option")
         for name in action.option_strings:
             if name in MEANINGS and action.metavar != MEANINGS[name]:
-                faults.append(f"{name} {action.metavar}: {name} is {MEANINGS[name]} on every verb (name this one otherwise)")
+                faults.append(f"{name} {action.metavar}: {name} is {MEANINGS[name]} on every verb (name this one "
+                              "otherwise)")
             if name == "--out" and declared_output(action) is None:
                 faults.append("--out is not declared with picforge.paths.add_output")
     return [f"picforge {' '.join(verb.words)}: {fault}" for fault in faults]

@@ -83,7 +83,7 @@ def test_run_reads_an_existing_run_and_out_names_what_the_verb_writes():
     assert [verb for verb, action in runs if getattr(action.type, "existing", None) != "run"] == []
     outs = [(verb, action) for verb, spelling, action in every_action() if "--out" in action.option_strings]
     assert [verb for verb, action in outs if declared_output(action) is None] == []
-    assert {"mcphrasy contexts", "mcphrasy groups", "mcphrasy export-clusters"} <= {verb for verb, _ in runs}
+    assert {"mcphrasy contexts", "mcphrasy groups", "mcphrasy export clusters"} <= {verb for verb, _ in runs}
 
 
 def test_the_encoder_is_encoder_on_every_verb():
@@ -122,7 +122,7 @@ def test_sheets_are_read_with_sheets_and_written_with_out():
     assert [verb for verb, spelling, action in visible_actions() if spelling == "--sheets" and declared_output(action)] == []
     writing = [(verb, spelling) for verb, spelling, action in visible_actions()
                if declared_output(action) and "sheet" in (action.help or "")]
-    assert {verb for verb, _ in writing} >= {"annotate export expert", "mcphrasy export-clusters"}
+    assert {verb for verb, _ in writing} >= {"annotate export expert", "mcphrasy export clusters"}
     assert [(verb, spelling) for verb, spelling in writing if spelling != "--out"] == []
 
 
@@ -133,6 +133,7 @@ def test_every_registered_verb_is_reached_by_its_words_and_keeps_the_one_grammar
     for verb in registered:
         words = registry.canonical_words(verb)
         assert all(re.fullmatch(r"[a-z][a-z0-9-]*", word) for word in verb.words), verb.words
+        assert not re.match(r"(export|ingest)-", verb.name), f"{verb.words}: `export TARGET`, as in every area"
         assert len(verb.words) in (2, 3) and (len(words) > 1 or words[0] in found.short_forms), verb.words
         for spelled in {words, verb.words}:  # a short form and the full `AREA VERB [TARGET]` reach the same verb
             parser = verb_parser(spelled)

@@ -27,11 +27,11 @@ def test_publish_names_the_live_upload_then_evaluate(tmp_path):
 
 
 def test_a_hint_carries_the_ledger_the_user_gave_to_a_verb_that_takes_it(tmp_path):
-    export = verbs.find(("mcphrasy", "export-clusters"))
+    export = verbs.find(("mcphrasy", "export", "clusters"))
     ledger = "sqlite:////tmp/other.sqlite"
     args = argparse.Namespace(run=str(tmp_path / "run"), ledger=ledger)
     assert str(export.next_step(args).carrying(args)) == (
-        f"picforge mcphrasy ingest-clusters --run {tmp_path / 'run'} --sheets SHEET… --ledger {ledger}   (the "
+        f"picforge mcphrasy ingest clusters --run {tmp_path / 'run'} --sheets SHEET… --ledger {ledger}   (the "
         "annotators' filled sheets)")
     build = verbs.Command("build", (("--run", "R"), ("--out", "O")))
     assert str(build.carrying(args)) == "picforge build --run R --out O"  # build takes no --ledger

@@ -13,9 +13,9 @@ COMPANION = Companion(
     stages={
         **dict.fromkeys(("cosimlex-contexts", "cosimlex-candidates"),
                         "picforge cosimlex candidates --pairs SIMLEX --run MINED_RUN --out {run}"),
-        SELECTION: "picforge cosimlex ingest-selection --run {run} --sheets SHEET…",
-        FORMS: "picforge cosimlex export-rating --run {run}",
-        RATINGS: "picforge cosimlex ingest-rating --run {run} --sheets ANSWERS…",
+        SELECTION: "picforge cosimlex ingest selection --run {run} --sheets SHEET…",
+        FORMS: "picforge cosimlex export rating --run {run}",
+        RATINGS: "picforge cosimlex ingest rating --run {run} --sheets ANSWERS…",
         FINAL: "picforge cosimlex postprocess --run {run}",
     },
     schemas="companions.cosimlex.schemas",

@@ -106,7 +106,7 @@ def test_a_fifo_as_any_input_of_any_verb_is_refused_at_once(tmp_path, fifo, caps
             if "FIFO" in err or "not a regular file" in err or ": a file; give" in err:
                 refused.append(" ".join(words + [action.option_strings[0]]))
     assert len(refused) >= 40, refused  # --sheets, --gold, --reject, --stsb, --predictions, --phrases, --input…
-    for verb in ("annotate ingest expert --sheets", "annotate mturk export --gold", "evaluate --predictions"):
+    for verb in ("annotate ingest expert --sheets", "annotate mturk export --gold", "release evaluate --predictions"):
         assert verb in refused, verb
 
 

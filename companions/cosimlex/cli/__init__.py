@@ -1,6 +1,6 @@
 """`picforge cosimlex VERB`: the CoSimLex steps, one module per verb, each a thin layer over the library."""
 from companions.cosimlex import COMPANION
-from picforge.verbs import Area
+from picforge.verbs import SHEET_GROUPS, Area
 
 
 def load():
@@ -9,5 +9,5 @@ def load():
                                          ingest_rating, ingest_selection, postprocess, release)
 
 
-AREA = Area(COMPANION.name, COMPANION.help, "companions", load, companion=COMPANION,
+AREA = Area(COMPANION.name, COMPANION.help, "companions", load, groups=SHEET_GROUPS, companion=COMPANION,
             description="Build CoSimLex (graded word similarity in context) from SimLex pairs and a Wikipedia dump.")

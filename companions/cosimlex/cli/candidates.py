@@ -43,7 +43,7 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("cosimlex export-selection", (("--run", args.out),))
+    return verbs.Command("cosimlex export selection", (("--run", args.out),))
 
 
 VERB = verbs.register(verbs.Verb(

@@ -1,4 +1,4 @@
-"""`picforge cosimlex export-rating`: the two-page rating forms, for MTurk and as standalone pages."""
+"""`picforge cosimlex export rating`: the two-page rating forms, for MTurk and as standalone pages."""
 import json
 
 from picforge.errors import InputError
@@ -10,7 +10,7 @@ DEFAULT_PAIRS_PER_FORM = 10
 
 
 def add_options(parser):
-    """The options of `picforge cosimlex export-rating`."""
+    """The options of `picforge cosimlex export rating`."""
     add_run_option(parser, "cosimlex-selection")
     parser.add_argument("--pairs-per-form", type=positive_int, default=DEFAULT_PAIRS_PER_FORM,
                         help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
@@ -68,12 +68,12 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("cosimlex ingest-rating", (("--run", args.run), ("--sheets", "ANSWERS…")),
+    return verbs.Command("cosimlex ingest rating", (("--run", args.run), ("--sheets", "ANSWERS…")),
                          note="the annotators' returned forms")
 
 
 VERB = verbs.register(verbs.Verb(
-    "cosimlex", "export-rating", None, run, add_options,
+    "cosimlex", "export", "rating", run, add_options,
     help="write the rating forms (MTurk HTMLQuestion + standalone)",
     description="Split the selected pairs into complementary forms (one context of each "
                 "pair per form) and render them as MTurk HTMLQuestion XML and standalone "

@@ -1,10 +1,10 @@
-"""`picforge cosimlex export-selection`: the expert survey sheet (CSV + XLSX) and its guidelines."""
+"""`picforge cosimlex export selection`: the expert survey sheet (CSV + XLSX) and its guidelines."""
 from picforge.options import add_run_option
 from picforge import verbs
 
 
 def add_options(parser):
-    """The options of `picforge cosimlex export-selection`."""
+    """The options of `picforge cosimlex export selection`."""
     add_run_option(parser, "cosimlex-candidates")
     parser.add_argument("--expert", default="expert", help="the expert's name, used in the file name")
 
@@ -30,12 +30,12 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("cosimlex ingest-selection", (("--run", args.run), ("--sheets", "SHEET")),
+    return verbs.Command("cosimlex ingest selection", (("--run", args.run), ("--sheets", "SHEET")),
                          note="the expert's filled selection sheet")
 
 
 VERB = verbs.register(verbs.Verb(
-    "cosimlex", "export-selection", None, run, add_options,
+    "cosimlex", "export", "selection", run, add_options,
     help="write the expert survey sheet",
     description="Write the expert's survey: every pair's candidates, to mark the most "
                 "and least similar context and the expected difference.",

@@ -1,10 +1,10 @@
-"""`picforge cosimlex ingest-rating`: answers of the rating forms → cosimlex-ratings."""
+"""`picforge cosimlex ingest rating`: answers of the rating forms → cosimlex-ratings."""
 from picforge.options import add_run_option, add_sheets_input
 from picforge import verbs
 
 
 def add_options(parser):
-    """The options of `picforge cosimlex ingest-rating`."""
+    """The options of `picforge cosimlex ingest rating`."""
     add_sheets_input(parser, "answer file(s): the rating forms' answers", metavar="ANSWERS")
     add_run_option(parser, "cosimlex-rating-forms")
 
@@ -36,7 +36,7 @@ def next_step(args):
 
 
 VERB = verbs.register(verbs.Verb(
-    "cosimlex", "ingest-rating", None, run, add_options,
+    "cosimlex", "ingest", "rating", run, add_options,
     help="read rating answers",
     description="Read answers (standalone JSON downloads, MTurk assignments as JSON/JSONL "
                 "from list_assignments_for_hit, or Batch_*_batch_results.csv); "

@@ -1,10 +1,10 @@
-"""`picforge cosimlex ingest-selection`: the expert's filled sheets → cosimlex-selection."""
+"""`picforge cosimlex ingest selection`: the expert's filled sheets → cosimlex-selection."""
 from picforge.options import add_run_option, add_sheets_input
 from picforge import verbs
 
 
 def add_options(parser):
-    """The options of `picforge cosimlex ingest-selection`."""
+    """The options of `picforge cosimlex ingest selection`."""
     add_sheets_input(parser, "filled selection sheet(s)")
     add_run_option(parser, "cosimlex-candidates")
     parser.add_argument("--expert", default="expert", help="the expert's name")
@@ -35,11 +35,11 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("cosimlex export-rating", (("--run", args.run),))
+    return verbs.Command("cosimlex export rating", (("--run", args.run),))
 
 
 VERB = verbs.register(verbs.Verb(
-    "cosimlex", "ingest-selection", None, run, add_options,
+    "cosimlex", "ingest", "selection", run, add_options,
     help="read the expert's filled sheets",
     description="Validate the expert's sheets (CSV or XLSX) and record the two chosen "
                 "contexts of every pair; re-ingesting a sheet changes nothing.",

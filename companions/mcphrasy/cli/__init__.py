@@ -6,7 +6,7 @@ from companions.mcphrasy import COMPANION
 from picforge.errors import InputError
 from picforge.options import add_run_option
 from picforge.paths import add_output
-from picforge.verbs import Area
+from picforge.verbs import SHEET_GROUPS, Area
 
 
 def load():
@@ -15,7 +15,7 @@ def load():
                                          ingest_clusters, reconcile, release)
 
 
-AREA = Area(COMPANION.name, COMPANION.help, "companions", load, companion=COMPANION,
+AREA = Area(COMPANION.name, COMPANION.help, "companions", load, groups=SHEET_GROUPS, companion=COMPANION,
             description="McPhraSy companion (multi-context phrase similarity): contexts and A.1 triplets for a "
                         "phrase list, and the phrase-clustering dataset (groups, cluster sheets, agreement, release).")
 

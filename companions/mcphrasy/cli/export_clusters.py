@@ -1,4 +1,4 @@
-"""`picforge mcphrasy export-clusters`: one cluster sheet per group per annotator, and the guidelines."""
+"""`picforge mcphrasy export clusters`: one cluster sheet per group per annotator, and the guidelines."""
 from companions.mcphrasy.annotate import DEFAULT_SHARED, export_clusters
 from annotation.cli import add_ledger_option, ledger_url
 from picforge.options import add_run_option, non_negative_int
@@ -8,7 +8,7 @@ from picforge import verbs
 
 
 def add_options(parser):
-    """The options of `picforge mcphrasy export-clusters`."""
+    """The options of `picforge mcphrasy export clusters`."""
     add_run_option(parser, "mcphrasy-groups")
     add_ledger_option(parser)
     parser.add_argument("--annotators", nargs="+", required=True, help="annotator names")
@@ -27,11 +27,11 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("mcphrasy ingest-clusters", (("--run", args.run), ("--sheets", "SHEET…")),
+    return verbs.Command("mcphrasy ingest clusters", (("--run", args.run), ("--sheets", "SHEET…")),
                          note="the annotators' filled sheets")
 
 
 VERB = verbs.register(verbs.Verb(
-    "mcphrasy", "export-clusters", None, run, add_options,
+    "mcphrasy", "export", "clusters", run, add_options,
     help="write cluster sheets (CSV + XLSX) for annotators",
     next_step=next_step))

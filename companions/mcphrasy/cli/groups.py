@@ -49,7 +49,7 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("mcphrasy export-clusters", (("--run", args.out or args.run), ("--annotators", "A B C"),
+    return verbs.Command("mcphrasy export clusters", (("--run", args.out or args.run), ("--annotators", "A B C"),
                          ("--out", "DIR")))
 
 

@@ -1,4 +1,4 @@
-"""`picforge mcphrasy ingest-clusters`: validate returned cluster sheets and record them in the ledger."""
+"""`picforge mcphrasy ingest clusters`: validate returned cluster sheets and record them in the ledger."""
 from companions.mcphrasy.annotate import ingest_clusters
 from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
@@ -8,7 +8,7 @@ from picforge import verbs
 
 
 def add_options(parser):
-    """The options of `picforge mcphrasy ingest-clusters`."""
+    """The options of `picforge mcphrasy ingest clusters`."""
     add_run_and_ledger_options(parser, "mcphrasy-groups")
     add_sheets_input(parser, "returned sheets (.csv, .xlsx) or folders of them")
 
@@ -25,6 +25,6 @@ def next_step(args):
 
 
 VERB = verbs.register(verbs.Verb(
-    "mcphrasy", "ingest-clusters", None, run, add_options,
+    "mcphrasy", "ingest", "clusters", run, add_options,
     help="validate returned cluster sheets into the ledger",
     next_step=next_step))

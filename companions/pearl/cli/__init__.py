@@ -1,4 +1,5 @@
-"""`picforge pearl build|paraphrase|release`: the PEARL phrase corpus (one module per verb, the work in companions.pearl)."""
+"""`picforge pearl build|paraphrase|release`: the PEARL phrase corpus (one module per verb, the work in
+companions.pearl)."""
 from companions.pearl import COMPANION
 from picforge.verbs import Area
 

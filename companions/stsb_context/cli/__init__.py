@@ -1,6 +1,6 @@
-"""`picforge stsb-context generate`, then export-validation, ingest-validation, evaluate, release."""
+"""`picforge stsb-context generate`, then export validation, ingest validation, evaluate, release."""
 from companions.stsb_context import COMPANION
-from picforge.verbs import Area
+from picforge.verbs import SHEET_GROUPS, Area
 
 
 def load():
@@ -9,6 +9,6 @@ def load():
                                              ingest_validation, release)
 
 
-AREA = Area(COMPANION.name, COMPANION.help, "companions", load, companion=COMPANION,
+AREA = Area(COMPANION.name, COMPANION.help, "companions", load, groups=SHEET_GROUPS, companion=COMPANION,
             description="Generate a context around each STS-B target phrase, then validate and evaluate it. See "
                         "docs/stsb_context.md.")

@@ -77,7 +77,7 @@ def summary(manifest):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("stsb-context export-validation", (("--run", args.out),))
+    return verbs.Command("stsb-context export validation", (("--run", args.out),))
 
 
 VERB = verbs.register(verbs.Verb(

@@ -1,10 +1,10 @@
-"""`picforge stsb-context ingest-validation --run RUN_DIR --sheets SHEET SHEET`: the validated dataset and its card."""
+"""`picforge stsb-context ingest validation --run RUN_DIR --sheets SHEET SHEET`: the validated dataset and its card."""
 from picforge.options import add_run_option, add_sheets_input
 from picforge import verbs
 
 
 def add_options(parser):
-    """The options of `picforge stsb-context ingest-validation`."""
+    """The options of `picforge stsb-context ingest validation`."""
     add_run_option(parser, "the generations")
     add_sheets_input(parser, "the two filled sheets (.csv or .xlsx)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
@@ -29,7 +29,7 @@ def next_step(args):
 
 
 VERB = verbs.register(verbs.Verb(
-    "stsb-context", "ingest-validation", None, run, add_options,
+    "stsb-context", "ingest", "validation", run, add_options,
     help="read both filled sheets and write the final dataset",
     description="Drop items either annotator marked Y (the context changes the gold "
                 "similarity); write RUN_DIR/dataset (Parquet, JSON Lines); `release` makes it a dataset folder.",
