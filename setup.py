@@ -73,12 +73,16 @@ setup(
     },
     entry_points={
         "console_scripts": ["picforge=picforge.cli:console_main"],
-        # each companion's declaration (picforge.companions.Companion), named by its command word
-        "picforge.companions": [
-            "stsb-context = companions.stsb_context:COMPANION",
-            "cosimlex = companions.cosimlex:COMPANION",
-            "mcphrasy = companions.mcphrasy:COMPANION",
-            "pearl = companions.pearl:COMPANION",
+        # every area's declaration (picforge.verbs.Area), core areas and companions alike, named by its command
+        # word: the core finds its verbs, and each companion's dataset, only here
+        "picforge.areas": [
+            "pipeline = pipeline.cli:AREA",
+            "annotate = annotation.cli:AREA",
+            "release = release.cli:AREA",
+            "stsb-context = companions.stsb_context.cli:AREA",
+            "cosimlex = companions.cosimlex.cli:AREA",
+            "mcphrasy = companions.mcphrasy.cli:AREA",
+            "pearl = companions.pearl.cli:AREA",
         ],
     },
 )

@@ -79,7 +79,8 @@ def pending_steps(q, run, ledger_url=None):
         elif batch["kind"] == round1.API_BATCH:
             steps.append(f"picforge annotate mturk save {at} --batch {name}   (then `{review}`)")
         else:
-            steps.append(f"picforge annotate mturk ingest {at} Batch_…_batch_results.csv   (then `{review}`; "
+            steps.append(f"picforge annotate mturk ingest {at} --results Batch_…_batch_results.csv   "
+                         f"(then `{review}`; "
                          f"`mturk rehearse {at} --batch {name}` writes one to fill offline)")
     sent2 = q.memberships(verify2.KIND)
     stale = q.stale()

@@ -2,8 +2,7 @@
 pair scoring per context for each encoder (single process, no Beam overhead). Prints figures, and what the
 surface-form and proper-name rules change against form-or-lemma matching alone. With `--mined-run RUN` (a run
 `picforge mine` wrote of the same dump) it times instead the whole `picforge cosimlex candidates` in a fresh process
-reading the dump (the deprecated `--input DUMP`) and reading the mined run (`--run RUN`), with the same pairs, and
-compares what the two wrote.
+reading the mined run (`--run RUN`), with the same pairs, and counts what it wrote.
 
     python bench/cosimlex_candidates.py DUMP.xml.bz2 PAIRS.txt [--encoder tok2vec …]
     python bench/cosimlex_candidates.py DUMP.xml.bz2 PAIRS.txt --mined-run RUN [--repeats N]
@@ -38,12 +37,12 @@ def main():
     parser.add_argument("pairs")
     parser.add_argument("--encoder", action="append", help="repeated for each encoder (default: minilm and tok2vec)")
     parser.add_argument("--lang", default="en")
-    parser.add_argument("--mined-run", help="a mined run of DUMP: time `cosimlex candidates` reading it and the dump")
-    parser.add_argument("--repeats", type=int, default=1, help="with --mined-run: runs of each source (medians)")
+    parser.add_argument("--mined-run", help="a mined run of DUMP: time `cosimlex candidates` reading it")
+    parser.add_argument("--repeats", type=int, default=1, help="with --mined-run: runs (medians)")
     args = parser.parse_args()
     encoders = args.encoder or ["minilm", "tok2vec"]
     if args.mined_run:
-        compare_sources(args.dump, args.mined_run, args.pairs, encoders, args.repeats)
+        time_mined_run(args.mined_run, args.pairs, encoders, args.repeats)
         return
     pairs = read_simlex(args.pairs)
     vocabulary = {w for p in pairs for w in (p.word1, p.word2)}
@@ -99,41 +98,26 @@ def run_candidates(source, pairs, encoders, out):
     """(wall s, CPU s of every process it started) of one `picforge cosimlex candidates` in a fresh process."""
     cpu, wall = children_cpu(), time.perf_counter()
     subprocess.run([sys.executable, "-m", "picforge.cli", "cosimlex", "candidates", "--pairs", pairs, *source,
-                    "--out", out, *[flag for spec in encoders for flag in ("--encoder", spec)]],
+                    "--out", out, *[flag for spec in encoders for flag in ("--scorer", spec)]],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - wall, children_cpu() - cpu
 
 
-def compare_sources(dump, mined_run, pairs, encoders, repeats):
-    """Median wall and CPU seconds of `cosimlex candidates` reading the dump and reading the mined run (each run in
-    a new output folder, taking turns), then what the last run of each wrote, side by side."""
+def time_mined_run(mined_run, pairs, encoders, repeats):
+    """Median wall and CPU seconds of `cosimlex candidates` reading the mined run (each run in a new output folder),
+    and what the last run wrote."""
     from picforge.rundir import RunDir
 
-    sources = {"--input DUMP": ["--input", dump], "--run MINED_RUN": ["--run", mined_run]}
-    timings, runs = {name: [] for name in sources}, {}
-    with tempfile.TemporaryDirectory(prefix="cosimlex-sources-") as work:
+    timings = []
+    with tempfile.TemporaryDirectory(prefix="cosimlex-run-") as work:
         for repeat in range(repeats):
-            for number, (name, source) in enumerate(sources.items()):
-                runs[name] = RunDir(f"{work}/{repeat}-{number}")
-                timings[name].append(run_candidates(source, pairs, encoders, runs[name].root))
-        for name, measured in timings.items():
-            wall, cpu = (statistics.median(m[i] for m in measured) for i in (0, 1))
-            print(f"{name}: {wall:.1f} s wall, {cpu:.1f} CPU s (median of {repeats})")
-        wrote = {name: {stage: {r["context_id"]: r for r in run.iter_records(stage)} for stage in (CONTEXTS, CANDIDATES)}
-                 for name, run in runs.items()}
-    (old_name, old), (new_name, new) = wrote.items()
-    for stage in (CONTEXTS, CANDIDATES):
-        a, b = old[stage], new[stage]
-        pairs_a, pairs_b = ({r["pair_id"] for r in rows.values()} for rows in (a, b))
-        same = [key for key in a.keys() & b.keys()
-                if {k: v for k, v in a[key].items() if k != "scores"} == {k: v for k, v in b[key].items() if k != "scores"}]
-        print(f"{stage}: {len(a)} ({old_name}) / {len(b)} ({new_name}); pairs {len(pairs_a)} / {len(pairs_b)} "
-              f"({len(pairs_a & pairs_b)} in both); {len(same)} records the same but for scores, "
-              f"{len(a.keys() - b.keys())} only from the dump, {len(b.keys() - a.keys())} only from the run")
-    shared = old[CANDIDATES].keys() & new[CANDIDATES].keys()
-    moved = max((abs(x["similarity"] - y["similarity"]) for key in shared
-                 for x, y in zip(old[CANDIDATES][key]["scores"], new[CANDIDATES][key]["scores"])), default=0.0)
-    print(f"largest score difference between the candidates both wrote: {moved:.1e}")
+            run = RunDir(f"{work}/{repeat}")
+            timings.append(run_candidates(["--run", mined_run], pairs, encoders, run.root))
+        wall, cpu = (statistics.median(m[i] for m in timings) for i in (0, 1))
+        print(f"--run MINED_RUN: {wall:.1f} s wall, {cpu:.1f} CPU s (median of {repeats})")
+        for stage in (CONTEXTS, CANDIDATES):
+            rows = list(run.iter_records(stage))
+            print(f"{stage}: {len(rows)} records, {len({r['pair_id'] for r in rows})} pairs")
 
 
 if __name__ == "__main__":

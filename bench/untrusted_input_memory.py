@@ -24,7 +24,7 @@ ISSUE_PEAKS = {"500 MB line in --stsb": 3.6 * 2**30, "1 GB WiC member": 2.6 * 2*
 def stsb_line(work, size):
     path = with_long_line(pathlib.Path(sample_paths.SHARED_DATA, "stsb", "sts-test-subset.csv"),
                           work / f"stsb-{size}.csv", size)
-    return picforge_peak("stsb-context", "--offline", "--stsb", path, "--out", work / f"stsb-out-{size}")
+    return picforge_peak("stsb-context", "generate", "--offline", "--stsb", path, "--out", work / f"stsb-out-{size}")
 
 
 def wic_member(work, size):
@@ -39,7 +39,7 @@ def llm_answer(work, mode):
     rows.write_text(lines.splitlines()[1] + "\n", encoding="utf-8")
     server = Misbehaving(mode).start()
     try:
-        return run_verb(["stsb-context", "--stsb", rows, "--out", work / f"llm-{mode}", "--max-retries", "0"],
+        return run_verb(["stsb-context", "generate", "--stsb", rows, "--out", work / f"llm-{mode}", "--max-retries", "0"],
                         server, work)
     finally:
         server.stop()

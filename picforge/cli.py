@@ -1,92 +1,52 @@
-"""The `picforge` console command: a table of contents of each area's `cli` package of thin verbs."""
+"""The `picforge` console command: the verbs of every installed area (picforge.verbs, found through the entry-point
+group `picforge.areas`), one grammar `picforge AREA VERB [TARGET]`."""
 import argparse
 import atexit
-import functools
 import gc
-import importlib
 import logging
 import os
 import sys
 import textwrap
 
-from picforge import __version__, companions, files, options, paths, progress, redact, runlock
+from picforge import __version__, files, options, paths, progress, redact, runlock, verbs
 from picforge.errors import InputError, NothingToDo
 from picforge.long_lived import long_lived, one_command_process
 
-# The table of contents of `picforge --help`: section → {command: (cli package that adds it, one-line help)}; the
-# section "companions" lists the companions the installed distributions declare (picforge.companions). Only the
-# package of the command being run is imported, so `--help` loads no heavy library. Each package defines
-# register(subparsers), adding its parsers with set_defaults(func=...); a verb that accepts Beam's runner flags
-# sets `beam_args=[]`, and the flags argparse does not know then arrive as args.beam_args.
-CORE_SECTIONS = {
-    "mining": {
-        "mine": ("pipeline.cli", "mine annotation triplets from a Wikipedia dump (Beam)"),
-    },
-    "annotation": {
-        "annotate": ("annotation.cli", "expert sheets, MTurk and expert verification, PS verification and the "
-                                       "final export, recorded in one ledger"),
-    },
-    "build & publish": {
-        "build": ("release.cli", "build the PS, PR-pass, PR-page and PSD release from a run directory"),
-        "publish": ("release.cli", "upload a release to s3://, gs:// or hf://org/name (dry run unless --live)"),
-        "evaluate": ("release.cli", "sanity-check a release with the PiC baselines and score span predictions"),
-    },
-}
-CORE_COMMANDS = {name: module for section in CORE_SECTIONS.values() for name, (module, _) in section.items()}
+# How a short form shows in `picforge --help`.
+SHORT_FORM = "short for `picforge {area} {verb}`"
+# The order of the sections of `picforge --help` (an area declaring another section comes after them).
+SECTIONS = ("mining", "annotation", "build & publish", "companions")
 
 
-@functools.lru_cache(maxsize=None)
-def companion_registry():
-    """The installed companions whose command word is free, and {name: why not} for those that cannot be used (an
-    entry point that does not load, or one taking a core command)."""
-    found = companions.registry()
-    clashes = {name: f"companion {name} ({found.distributions[name]}) takes the core command {name!r}; rename it"
-               for name in found.companions if name in CORE_COMMANDS}
-    usable = {name: companion for name, companion in found.companions.items() if name not in clashes}
-    return usable, {**found.broken, **clashes}
-
-
-def sections():
-    """The table of contents: the core's sections, then the companions (when any is installed)."""
-    usable, _ = companion_registry()
-    listed = {name: (companion.cli, companion.help) for name, companion in usable.items()}
-    return {**CORE_SECTIONS, **({"companions": listed} if listed else {})}
-
-
-def commands():
-    """{command word: the cli package that adds it}, core and companions."""
-    return {name: module for section in sections().values() for name, (module, _) in section.items()}
+def contents():
+    """{section: {command word: one-line help}}: every area, then the short forms of its verbs, by SECTIONS."""
+    found = verbs.areas()
+    listed = {}
+    ranked = sorted(found.areas.values(), key=lambda area: SECTIONS.index(area.section) if area.section in SECTIONS
+                    else len(SECTIONS))
+    for area in ranked:
+        section = listed.setdefault(area.section, {})
+        section[area.name] = area.help
+        section.update({word: SHORT_FORM.format(area=area.name, verb=word) for word in area.short_forms})
+    return listed
 
 
 def table_of_contents():
-    """`picforge --help`'s epilog: one block per section, one line per command."""
-    contents = sections()
-    width = max(len(name) for section in contents.values() for name in section) + 2
+    """`picforge --help`'s epilog: one block per section, one line per command; each area that cannot be used is one
+    warning line on stderr."""
+    for line in verbs.areas().broken.values():
+        options.warn_once(f"picforge: warning: {line}; its command is left out")
+    listed = contents()
+    width = max(len(name) for section in listed.values() for name in section) + 2
     blocks = []
-    for title, section in contents.items():
+    for title, section in listed.items():
         lines = [f"{title}:"]
-        for name, (_, text) in section.items():
+        for name, text in section.items():
             wrapped = textwrap.wrap(text, 80 - width - 2)
             lines.append(f"  {name:<{width}}{wrapped[0]}")
             lines.extend(f"  {'':<{width}}{more}" for more in wrapped[1:])
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
-
-
-def register_verbs(subparsers, package, modules, command=None, groups=None, verb_required=True, **command_text):
-    """The one way a command's verbs register: each module `package.<name>` of `modules` adds its parser with
-    register(parsers). With `command` the verbs sit under `picforge COMMAND` (its `help`/`description` in
-    `command_text`); a module whose GROUP names one of `groups` ({name: help}) sits under `COMMAND GROUP`. Returns
-    the command's parser (or `subparsers` when there is no command)."""
-    parser = subparsers.add_parser(command, **command_text) if command else None
-    verbs = (parser.add_subparsers(dest="verb", required=verb_required, metavar="VERB") if parser is not None
-             else subparsers)
-    grouped = {name: verbs.add_parser(name, help=text, description=text).add_subparsers(
-        dest="target", required=True, metavar="TARGET") for name, text in (groups or {}).items()}
-    for name in modules:
-        module = importlib.import_module(f"{package}.{name}")
-        module.register(grouped[module.GROUP] if getattr(module, "GROUP", None) else verbs)
-    return parser if parser is not None else subparsers
 
 
 def command_name(argv):
@@ -98,32 +58,22 @@ def command_name(argv):
 
 
 def register_area_stages():
-    """Import the package of every core area (each light): each registers the stages it writes, so a message about
-    another area's missing stage names the command that makes it (a companion's stages come with its declaration,
-    picforge.stage_registry)."""
-    for module in sorted(set(CORE_COMMANDS.values())):
-        importlib.import_module(module.rpartition(".")[0])
-
-
-def refuse_broken_companion(command):
-    """A CompanionError when `command` is a companion that cannot be used; a warning line for each other one."""
-    _, broken = companion_registry()
-    if command in broken:
-        raise companions.CompanionError(broken[command])
-    for line in broken.values():
-        options.warn_once(f"picforge: warning: {line}; its command is left out")
+    """Load every area's declaration (each light): its package registers the stages it writes, so a message about
+    another area's missing stage names the command that makes it."""
+    verbs.areas()
 
 
 class ContentsParser(argparse.ArgumentParser):
-    """The top `picforge` parser: its epilog, the table of contents, is made only when its help is printed, so a
-    core command never reads the companion registry."""
+    """The top `picforge` parser: its epilog, the table of contents, is made only when its help is printed."""
 
     epilog = property(lambda self: table_of_contents(), lambda self, value: None)
 
 
 def build_parser(command=None):
-    """The `picforge` parser; only `command`'s cli package is imported, the others are names in the contents (a core
-    command's parser reads no companion declaration)."""
+    """The `picforge` parser; only `command`'s verbs are imported (the other commands are names in the contents)."""
+    found = verbs.areas()
+    if command in found.broken and command not in [*found.areas, *found.short_forms]:
+        raise verbs.AreaError(found.broken[command])  # (a word another area took runs that area's verb)
     parser = ContentsParser(prog="picforge", description="Build phrase-in-context datasets.",
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"picforge {__version__}")
@@ -135,17 +85,13 @@ def build_parser(command=None):
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        parser_class=argparse.ArgumentParser,
                                        help="one of the commands below; `picforge COMMAND --help` for its options")
-    if command in CORE_COMMANDS:
-        known = CORE_COMMANDS
-    else:
-        known = commands()
-        refuse_broken_companion(command)
-    chosen = known.get(command)
-    for name, module in known.items():
-        if module != chosen:
-            subparsers.add_parser(name, add_help=False)
-    if chosen:
-        importlib.import_module(chosen).register(subparsers)
+    for word in [*found.areas, *found.short_forms]:
+        if word != command:
+            subparsers.add_parser(word, add_help=False)
+        elif word in found.short_forms:
+            verbs.add_verb(subparsers, verbs.find((word,)), word)
+        else:
+            verbs.add_area(subparsers, found.areas[word])
     return parser
 
 
@@ -215,26 +161,27 @@ def run_command(argv):
     logging.getLogger(progress.log.name).setLevel(logging.INFO)  # stage progress lines show by default
     if not args.verbose:  # a failing DoFn's traceback, logged by Beam: main reports its error in one line
         logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
-    with long_lived():  # every area's cli package, alive until the process ends
+    with long_lived():  # every area's declaration, alive until the process ends
         register_area_stages()
+    declared = args.declared
+    area = verbs.areas().areas[declared.area]
+    if len(verbs.canonical_words(declared)) == 1:  # one name however it was spelled: `mine`, not `pipeline mine`
+        args.command, args.verb = declared.name, None
     actions = parsed_actions(parser, args)
     paths.guard_outputs(args, actions)
     from picforge.sheets import named_encoding  # openpyxl: only once a command runs
-    verb = (args.command, getattr(args, "verb", None), getattr(args, "target", None))
-    words = " ".join(word for word in verb if word)
+    words = paths.verb_name(args)
     makes_runs = any(getattr(paths.declared_output(a), "kind", None) == "run" and getattr(args, a.dest, None)
                      for a in actions)  # a run output given: the runs it makes name it as their maker
     with named_encoding(args.encoding), progress.heartbeat(words), runlock.verb_holds(f"picforge {words}", makes_runs):
         lock_own_kind_of_run(args, words)
-        code = args.func(args)  # every run it writes is marked and locked until it ends (picforge.runlock)
+        code = declared.run(args)  # every run it writes is marked and locked until it ends (picforge.runlock)
     if code == 0:
         paths.record_reads(args, actions)
-    after = getattr(args, "after_success", None)  # a command group's epilogue, e.g. annotate's next-step hints
-    if code == 0 and after is not None:
-        after(args)
-    step = getattr(sys.modules[args.func.__module__], "next_step", None)  # a verb's own next command, on stderr
-    if code == 0 and step is not None:  # (where its progress goes), so a verb's stdout stays its data, e.g. JSON
-        print(f"next: {step(args)}", file=sys.stderr)
+    if code == 0 and area.epilogue is not None:  # e.g. annotate's next steps from the ledger
+        area.epilogue(args)
+    if code == 0 and declared.next_step is not None:  # on stderr, where progress goes, so stdout stays its data
+        print(f"next: {declared.next_step(args).carrying(args)}", file=sys.stderr)
     return code
 
 

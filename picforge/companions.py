@@ -1,13 +1,10 @@
-"""The companion registry: each companion dataset is one `Companion` declaration, found through the entry-point
-group `picforge.companions` of the installed distributions; the core reads its command, stages, schemas, release
-step and optional extra from there and names no companion itself."""
+"""The companion registry: each companion dataset is one `Companion` declaration, carried by its area's declaration
+(picforge.verbs.Area, found through the entry-point group `picforge.areas`); the core reads its stages, schemas,
+release step and optional extra from there and names no companion itself."""
 import dataclasses
-import functools
 import importlib
 
 from picforge.errors import InputError
-
-GROUP = "picforge.companions"
 
 
 class CompanionError(InputError):
@@ -16,14 +13,13 @@ class CompanionError(InputError):
 
 @dataclasses.dataclass(frozen=True)
 class Companion:
-    """One companion: its command word and one-line help for `picforge --help`, its cli package (dotted, imported
-    only when the command runs), the stages it writes ({stage: producing command}, `{run}`: the run directory), the
-    package whose folder holds its `*.schema.json` files, its release step (`"module:function"`, imported only when
-    called) and the pip extra it needs with the top-level modules that extra installs."""
+    """One companion: its command word and one-line help for `picforge --help`, the stages it writes ({stage:
+    producing command}, `{run}`: the run directory), the package whose folder holds its `*.schema.json` files, its
+    release step (`"module:function"`, imported only when called) and the pip extra it needs with the top-level
+    modules that extra installs."""
 
     name: str
     help: str
-    cli: str
     stages: dict
     schemas: str
     release: str
@@ -61,55 +57,19 @@ class Companion:
 
 @dataclasses.dataclass(frozen=True)
 class Registry:
-    """The installed companions by command word, the distribution that declares each, and the entry points that
-    could not be used ({name: the one line saying why})."""
+    """The installed companions by command word and the distribution that declares each."""
 
     companions: dict
     distributions: dict
-    broken: dict
 
 
-def entry_point_line(entry):
-    """How an error names an entry point: `NAME = VALUE` in the group, and the distribution declaring it."""
-    return f"entry point `{entry.name} = {entry.value}` ({GROUP}, distribution {entry.dist.name} {entry.dist.version})"
-
-
-def load_declaration(entry, taken):
-    """The Companion an entry point names, checked against the command words `taken` ({word: who took it})."""
-    try:
-        declared = entry.load()
-    except Exception as err:  # any error of a plug-in's import is reported, in one line, as that plug-in's
-        raise CompanionError(f"{entry_point_line(entry)} does not load: {type(err).__name__}: {err}") from None
-    if not isinstance(declared, Companion):
-        raise CompanionError(f"{entry_point_line(entry)} names a {type(declared).__name__}, not a "
-                             "picforge.companions.Companion")
-    if declared.name != entry.name:
-        raise CompanionError(f"{entry_point_line(entry)} declares the command {declared.name!r}; name the entry "
-                             "point as its command")
-    if declared.name in taken:
-        raise CompanionError(f"{entry_point_line(entry)}: the command {declared.name!r} is taken by "
-                             f"{taken[declared.name]}")
-    return declared
-
-
-
-@functools.lru_cache(maxsize=None)
 def registry():
-    """Every companion the installed distributions declare (each import light), in command order."""
-    from importlib import metadata  # read only by the commands that need the companions
+    """Every companion an installed area carries (picforge.verbs.areas), in command order."""
+    from picforge import verbs
 
-    taken = {}
-    companions, distributions, broken = {}, {}, {}
-    for entry in sorted(metadata.entry_points(group=GROUP), key=lambda entry: entry.name):
-        try:
-            companion = load_declaration(entry, taken)
-        except CompanionError as err:
-            broken.setdefault(entry.name, str(err))
-            continue
-        companions[companion.name] = companion
-        distributions[companion.name] = entry.dist.name
-        taken[companion.name] = entry_point_line(entry)
-    return Registry(companions, distributions, broken)
+    found = verbs.areas()
+    carried = {name: area.companion for name, area in sorted(found.areas.items()) if area.companion is not None}
+    return Registry(carried, {name: found.distributions[name] for name in carried})
 
 
 def extra_of_module(module):

@@ -16,21 +16,15 @@ from picforge.release_check import verify_release
 SETUP_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "setup.py")
 
 
-# The release that removes the deprecated spellings below (CHANGELOG.md, "Deprecated").
-DEPRECATED_UNTIL = "0.2.0"
-# why a former spelling warns
-SHEETS_READ = "--sheets names the sheets a verb reads"
-ONE_ENCODER = "the sentence encoder is --encoder on every verb"
-RELEASE_READ = "--release names the release a verb reads"
 EMBEDDED_RUNNER = "picforge.embedded_runner.EmbeddedRunner"  # what runs when no --runner is given
-# Beam's stock DaskRunner loses data on these pipelines (see picforge/dask_runner.py), and its DirectRunner first
-# tries Prism, downloading a binary at run time (see picforge/embedded_runner.py): the names still map to ours, with
-# a deprecation warning, until DEPRECATED_UNTIL.
-RUNNER_ALIASES = {"DaskRunner": "picforge.dask_runner.DaskRunner", "DirectRunner": EMBEDDED_RUNNER}
+DASK_RUNNER = "picforge.dask_runner.DaskRunner"
+# Beam's stock runners picforge refuses: (why, the runner to name instead)
+REFUSED_RUNNERS = {"DaskRunner": ("loses data on these pipelines, see picforge/dask_runner.py", DASK_RUNNER),
+                   "DirectRunner": ("downloads Prism at run time, see picforge/embedded_runner.py", EMBEDDED_RUNNER)}
 # runners whose workers run on this machine (no setup.py to ship)
-LOCAL_RUNNERS = (EMBEDDED_RUNNER, "PrismRunner", RUNNER_ALIASES["DaskRunner"])
+LOCAL_RUNNERS = (EMBEDDED_RUNNER, "PrismRunner", DASK_RUNNER)
 # runner → (a module it needs, the picforge extra that installs it)
-RUNNER_EXTRAS = {RUNNER_ALIASES["DaskRunner"]: ("distributed", "dask"), "DataflowRunner": ("google.cloud.storage", "gcp")}
+RUNNER_EXTRAS = {DASK_RUNNER: ("distributed", "dask"), "DataflowRunner": ("google.cloud.storage", "gcp")}
 # top-level name of an optional module the core needs → the picforge extra that installs it (a companion's extra
 # comes with its declaration, picforge.companions)
 EXTRA_OF_MODULE = {"psycopg": "postgres", "dask": "dask", "distributed": "dask", "google": "gcp", "apitools": "gcp"}
@@ -60,11 +54,6 @@ def check_runner_installed(runner):
         raise InputError(f"--runner {runner} needs the {extra} extra: pip install 'picforge[{extra}]'")
 
 
-def deprecated(used, replacement, reason):
-    """The warning line for a deprecated spelling `used`, which still works until DEPRECATED_UNTIL."""
-    return f"picforge: {used} is deprecated (removed in {DEPRECATED_UNTIL}): use {replacement} ({reason})"
-
-
 @functools.lru_cache(maxsize=None)
 def warn_once(line):
     """Print `line` on stderr the first time this process is told it (a verb builds its options once per stage)."""
@@ -73,16 +62,16 @@ def warn_once(line):
 
 def pipeline_options(beam_args, runner=None):
     """PipelineOptions from leftover command-line flags, on `runner` unless they name one (default: the embedded
-    runner); the deprecated names DirectRunner and DaskRunner still give ours, with a warning on stderr."""
+    runner); Beam's stock DirectRunner and DaskRunner are refused in one line naming ours."""
     from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
     options = PipelineOptions(list(beam_args or []))
     standard = options.view_as(StandardOptions)
     standard.runner = standard.runner or runner or EMBEDDED_RUNNER
-    if standard.runner in RUNNER_ALIASES:
-        warn_once(deprecated(f"--runner {standard.runner}", f"--runner {RUNNER_ALIASES[standard.runner]}",
-                             "picforge runs its own runner under that name"))
-        standard.runner = RUNNER_ALIASES[standard.runner]
+    if standard.runner in REFUSED_RUNNERS:
+        why, ours = REFUSED_RUNNERS[standard.runner]
+        raise InputError(f"--runner {standard.runner}: Beam's stock runner of that name {why}; give --runner {ours} "
+                         "(nothing was run)")
     check_runner_installed(standard.runner)
     setup = options.view_as(SetupOptions)
     setup.save_main_session = False
@@ -121,9 +110,13 @@ existing_release.existing = "release"  # what --release names, for tools that wa
 
 
 def add_release_input(parser, help):
-    """--release RELEASE_DIR, the release a verb reads (the former positional RELEASE_DIR still works)."""
-    return add_with_former_positional(parser, "--release", metavar="RELEASE_DIR", type=existing_release,
-                                      reason=RELEASE_READ, help=help)
+    """--release RELEASE_DIR (required), the release a verb reads."""
+    return parser.add_argument("--release", required=True, metavar="RELEASE_DIR", type=existing_release, help=help)
+
+
+def add_sheets_input(parser, help, metavar="SHEET"):
+    """--sheets SHEET… (required), the returned sheets a verb ingests."""
+    return parser.add_argument("--sheets", required=True, nargs="+", metavar=metavar, help=help)
 
 
 def url_of(option, schemes, local=False):
@@ -175,23 +168,6 @@ positive_int = at_least(1)
 non_negative_int = at_least(0)
 
 
-class RenamedOption(argparse.Action):
-    """An option's former spelling (or a former positional), still accepted until DEPRECATED_UNTIL with a warning
-    naming the current one."""
-
-    def __init__(self, *args, current, reason="--out names what a command creates", check=None, **kwargs):
-        self.current, self.reason, self.check = current, reason, check
-        super().__init__(*args, **kwargs)
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        used = f"{option_string} here" if option_string else f"a positional {self.metavar or self.dest.upper()}"
-        shown = " ".join(values) if isinstance(values, list) else values
-        print(f"{deprecated(used, self.current, self.reason)}; reading {shown} as {self.current}", file=sys.stderr)
-        if self.check:  # the current spelling's argparse type, once the warning is out
-            values = [self.check(v) for v in values] if isinstance(values, list) else self.check(values)
-        setattr(namespace, self.dest, values)
-
-
 def existing_run(text):
     """argparse type of --run: a local run directory that exists (a URL passes: its reader checks it), else an
     InputError before any heavy import."""
@@ -204,35 +180,10 @@ def existing_run(text):
 existing_run.existing = "run"  # what --run names, for tools that walk the CLI (tests/test_cli_grammar.py)
 
 
-def add_run_option(parser, holding, *, required=True, former="--out", reason="--out names what a command creates"):
-    """--run RUN_DIR, the existing run a verb reads (and adds its stages to); the `former` spelling (None: none)
-    still works."""
-    if former is None:
-        return parser.add_argument("--run", required=required, metavar="RUN_DIR", type=existing_run,
-                                   help=f"run directory holding {holding}")
-    given = parser.add_mutually_exclusive_group(required=required)
-    action = given.add_argument("--run", metavar="RUN_DIR", type=existing_run, help=f"run directory holding {holding}")
-    given.add_argument(former, dest="run", action=RenamedOption, current="--run", reason=reason, check=existing_run,
-                       help=argparse.SUPPRESS)
-    return action
-
-
-def add_former_spelling(parser, former, current, reason):
-    """`former`, a hidden spelling of the option `current` (an argparse action) that still works until
-    DEPRECATED_UNTIL with a warning."""
-    parser.add_argument(former, dest=current.dest, check=current.type, action=RenamedOption,
-                        current=current.option_strings[0], reason=reason, help=argparse.SUPPRESS)
-
-
-def add_with_former_positional(parser, flag, *, reason, nargs=None, **kwargs):
-    """`flag` (argparse's add_argument keywords), required, or its former positional spelling, which still works
-    with a warning until DEPRECATED_UNTIL; returns the option's action."""
-    given = parser.add_mutually_exclusive_group(required=True)  # --help shows it in brackets: the help says so
-    action = given.add_argument(flag, nargs=nargs, **dict(kwargs, help=f"{kwargs['help']} (required)"))
-    given.add_argument(action.dest, nargs="*" if nargs in ("+", "*") else "?", default=argparse.SUPPRESS,
-                       check=kwargs.get("type"), metavar=action.metavar or action.dest.upper(), action=RenamedOption,
-                       current=flag, reason=reason, help=argparse.SUPPRESS)
-    return action
+def add_run_option(parser, holding, *, required=True):
+    """--run RUN_DIR, the existing run a verb reads (and adds its stages to)."""
+    return parser.add_argument("--run", required=required, metavar="RUN_DIR", type=existing_run,
+                               help=f"run directory holding {holding}")
 
 
 class _DeviceSpec(argparse.Action):

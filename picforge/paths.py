@@ -190,10 +190,9 @@ def check_output(output, spec, inputs, option, own_runs=(), verb=None):
         raise InputError(f"{output}: is a {'release' if spec.kind == 'run' else 'run'} folder, not a "
                          f"{spec.kind}; choose another {option} (nothing was written; --force does not change "
                          "this)")
-    # a run of another kind is no run output, but one the verb reads and adds to (`shared_with`, or its former
-    # spelling, the output alone)
+    # a run of another kind is no run output, but one the verb reads and adds to (`shared_with`)
     shared = [place for place, (flag, _) in inputs.items() if flag in spec.shared_with]
-    adds_to = spec.shared_with and (where in shared or not shared)
+    adds_to = where in shared
     writer = runlock.run_command(where) if spec.kind == "run" and not adds_to else None
     if writer and verb and writer != f"picforge {verb.split()[0]}":
         raise InputError(f"{output}: is a run `{writer}` wrote; `picforge {verb}` writes only its own kind of run: "
@@ -201,7 +200,7 @@ def check_output(output, spec, inputs, option, own_runs=(), verb=None):
     folder = os.path.dirname(where)
     while folder != os.path.dirname(folder):
         if is_release(folder):
-            raise InputError(f"{output}: sits inside the release {folder}, which only `picforge build` or `publish` "
+            raise InputError(f"{output}: sits inside the release {folder}, which only `picforge build` or `release publish` "
                              f"writes; choose a {option} outside it (nothing was written)")
         run = os.path.dirname(folder) if os.path.isfile(os.path.join(folder, STAGE_MANIFEST)) else folder
         if is_run(run) and not (run in own_runs and _owned(where, run, spec.owns)):
@@ -215,10 +214,7 @@ def parsed_paths(args, actions):
     """([(option, value, Output)] of the declared outputs given, {location: (option, what)} of every other argument
     value naming an existing path, glob or bucket URL) of a parsed command line."""
     outputs, inputs = [], {}
-    written = {action.dest for action in actions if declared_output(action)}
     for action in actions:
-        if action.dest in written and not declared_output(action):
-            continue  # a former spelling of an output (picforge.options.RenamedOption)
         value = getattr(args, action.dest, None)
         flag = max(action.option_strings, key=len) if action.option_strings else action.dest
         spec = declared_output(action)

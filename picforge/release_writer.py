@@ -56,7 +56,7 @@ def read_manifest(release_dir):
 
 def add_release_options(parser, *, reads, default_license):
     """The options every release verb shares: --run (the run it reads), --out, --license and --force."""
-    add_run_option(parser, reads, former=None)
+    add_run_option(parser, reads)
     add_output(parser, "--out", kind="release", required=True,
                help="release directory to write (local path, replaced whole)")
     add_license_options(parser, default_license)

@@ -1,5 +1,5 @@
 """JSON Schemas of every record that crosses a stage or leaves picforge, and their pyarrow forms: PiC's from the
-`schemas` folder, each companion's from the folder its declaration names (picforge.companions)."""
+`schemas` folder, each companion's from the folder its declaration names (picforge.companions, carried by its area)."""
 import functools
 import json
 from importlib import resources

@@ -1,5 +1,5 @@
 """Which command produces which stage: each core area registers the stages it writes, each companion declares its
-own (picforge.companions); the core lists none."""
+own (picforge.companions, carried by its area); the core lists none."""
 from picforge import companions
 
 # {stage: the command that produces it ({run}: the run directory)}, filled by the core areas' packages when imported.

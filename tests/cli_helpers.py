@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from picforge import cli
+from picforge import verbs as registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -22,19 +23,16 @@ def picforge_in_child(*argv, timeout=900, **kwargs):
     return done.returncode, done.stdout, done.stderr
 
 
+def verb_parser(words):
+    """The argparse parser `picforge WORDS…` reaches, built as the command line builds it."""
+    parser = cli.build_parser(words[0])
+    for word in words:
+        parser = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)][0].choices[word]
+    return parser
+
+
 def verbs():
-    """(words, parser) of every verb picforge registers, e.g. (['annotate', 'mturk', 'gold'], its parser)."""
-    found = []
-
-    def walk(parser, words):
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if not subs or not subs[0].required:  # a command that runs without a verb (`stsb-context`) is a verb too
-            found.append((words, parser))
-        for sub in subs:
-            for name, child in sub.choices.items():
-                walk(child, words + [name])
-
-    for command in cli.commands():
-        top = cli.build_parser(command)
-        walk([a for a in top._actions if isinstance(a, argparse._SubParsersAction)][0].choices[command], [command])
-    return found
+    """(words, parser) of every verb the registry holds (picforge.verbs), named as the core names it (its short form
+    where it has one), e.g. (['annotate', 'mturk', 'gold'], its parser)."""
+    return [(list(words), verb_parser(words)) for words in sorted(
+        registry.canonical_words(verb) for verb in registry.every_verb())]

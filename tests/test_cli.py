@@ -6,7 +6,7 @@ from picforge.errors import InputError
 
 
 def test_input_error_is_one_line_exit_2(tmp_path, capsys):
-    assert main(["evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"]) == 2
+    assert main(["release", "evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert err[0] == (f"picforge: error: {tmp_path / 'missing'}: no such path; give the release folder "
@@ -25,21 +25,7 @@ def test_os_error_on_a_named_path_is_one_line_exit_2(tmp_path, capsys):
 
 def test_verbose_shows_the_traceback(tmp_path):
     with pytest.raises(InputError, match="no such path"):
-        main(["-v", "evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"])
-
-
-@pytest.mark.parametrize("verb", [["stsb-context", "export-validation"], ["cosimlex", "postprocess"],
-                                  ["mcphrasy", "reconcile"]])
-def test_verbs_that_read_a_run_take_run_and_still_accept_the_former_out(tmp_path, capsys, verb):
-    missing = str(tmp_path / "no-run")
-    assert main([*verb, "--run", missing]) == 2
-    new = capsys.readouterr().err
-    assert missing in new and "deprecated" not in new
-    assert main([*verb, "--out", missing]) == 2
-    old = capsys.readouterr().err
-    assert old.startswith(f"picforge: --out here is deprecated (removed in 0.2.0): use --run (--out names what a "
-                          f"command creates); reading {missing} as --run\n")
-    assert old.splitlines()[1] == new.strip()
+        main(["-v", "release", "evaluate", "--release", str(tmp_path / "missing"), "--baseline", "PS"])
 
 
 def a_release(folder):
@@ -54,28 +40,12 @@ def a_release(folder):
     return folder
 
 
-def test_evaluate_takes_run_for_its_contexts_and_still_accepts_the_former_contexts(tmp_path, capsys):
-    release = a_release(tmp_path / "not-mcphrasy")
-    assert main(["mcphrasy", "evaluate", "--release", str(release), "--contexts", str(tmp_path), "--device",
-                 "cpu"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"picforge: --contexts here is deprecated (removed in 0.2.0): use --run (--run names an "
-                          f"existing run a verb reads); reading {tmp_path} as --run\n")
-
-
 @pytest.mark.parametrize("named", ["DirectRunner", "DaskRunner"])
-def test_the_former_runner_names_still_give_ours_with_a_deprecation_warning(capsys, named):
-    from apache_beam.options.pipeline_options import StandardOptions
-
+def test_beams_stock_direct_and_dask_runners_are_refused_naming_ours(named):
     from picforge import options
-    options.warn_once.cache_clear()
-    chosen = options.pipeline_options(["--runner", named]).view_as(StandardOptions).runner
-    assert chosen == options.RUNNER_ALIASES[named]
-    assert capsys.readouterr().err == (f"picforge: --runner {named} is deprecated (removed in 0.2.0): use --runner "
-                                       f"{chosen} (picforge runs its own runner under that name)\n")
-    assert options.pipeline_options([]).view_as(StandardOptions).runner == options.EMBEDDED_RUNNER
-    options.pipeline_options(["--runner", named])  # once per process: a verb builds its options once per stage
-    assert capsys.readouterr().err == ""
+    with pytest.raises(InputError, match=rf"^--runner {named}: Beam's stock runner of that name .*; give --runner "
+                                         rf"{options.REFUSED_RUNNERS[named][1]} \(nothing was run\)$"):
+        options.pipeline_options(["--runner", named])
 
 
 torch = pytest.importorskip("torch")

@@ -1,20 +1,21 @@
-"""One CLI grammar over every verb `picforge` registers (walked from its argparse tree): --run reads an existing run
-and --out names what the verb writes; one name per concept (--encoder, --release, --sheets read, --out written);
+"""One CLI grammar over every verb the registry holds (picforge.verbs, walked verb by verb): `picforge AREA VERB
+[TARGET]` then named options only; --run reads an existing run and --out names what the verb writes; one name per concept (--encoder, --release, --sheets read, --out written);
 each verb that encodes takes --device, each release verb takes --force, each verb with --ledger falls back on
-$PICFORGE_LEDGER, and every hidden spelling is a deprecated one that warns."""
+$PICFORGE_LEDGER; no verb has a hidden spelling."""
 import argparse
 import functools
+import re
 
 import pytest
 
-from picforge import cli
-from picforge.options import RenamedOption
+from picforge import verbs as registry
 from picforge.paths import declared_output
-from tests.cli_helpers import verbs
-from tests.test_cli import a_release
+from tests.cli_helpers import verb_parser, verbs
 
-# Options naming the model a verb encodes with (`--model` also names the chat model of the LLM verbs: not an encoder).
-ENCODER_OPTIONS = ("--embedding-model", "--encoder", "--encoders", "--model")
+# Options naming what a verb encodes with: `--encoder MODEL`, a sentence-transformers model; `--scorer SPEC`, CoSimLex's
+# encoder specs (minilm, tok2vec, hf:FOLDER, spacy:MODEL), another meaning and so another name (`--model` names the
+# chat model of the LLM verbs: not an encoder).
+ENCODER_OPTIONS = ("--encoder", "--scorer", "--model")
 
 
 def options(parser):
@@ -38,15 +39,15 @@ def release_verbs():
 
 def test_every_verb_that_encodes_takes_device():
     encoding = encoding_verbs()
-    assert {"mine", "evaluate", "mcphrasy release", "pearl build", "cosimlex candidates"} <= set(encoding)
-    assert not {"pearl paraphrase", "stsb-context"} & set(encoding)  # their --model is a chat model
+    assert {"mine", "release evaluate", "mcphrasy release", "pearl build", "cosimlex candidates"} <= set(encoding)
+    assert not {"pearl paraphrase", "stsb-context generate"} & set(encoding)  # their --model is a chat model
     lacking = [verb for verb, parser in encoding.items() if "--device" not in options(parser)]
     assert lacking == []
 
 
 def test_every_release_verb_takes_force():
     releasing = release_verbs()
-    assert {"build", "publish", "mcphrasy release", "pearl release", "cosimlex release"} <= set(releasing)
+    assert {"build", "release publish", "mcphrasy release", "pearl release", "cosimlex release"} <= set(releasing)
     lacking = [verb for verb, parser in releasing.items() if "--force" not in options(parser)]
     assert lacking == []
 
@@ -56,34 +57,6 @@ def test_every_verb_with_a_ledger_falls_back_on_the_environment():
                 if "--ledger" in options(parser)}
     assert {"annotate report", "mcphrasy agreement", "mcphrasy reconcile"} <= set(ledgered)
     assert [verb for verb, action in ledgered.items() if "$PICFORGE_LEDGER" not in action.help] == []
-
-
-def test_every_hidden_spelling_is_deprecated_with_a_warning():
-    hidden = [(verb, action) for verb, spelling, action in every_action() if action.help == argparse.SUPPRESS]
-    assert len(hidden) >= 12
-    assert [(verb, action.option_strings) for verb, action in hidden if not isinstance(action, RenamedOption)] == []
-    assert {"annotate ingest expert", "publish", "evaluate"} <= {verb for verb, action in hidden if not action.option_strings}
-
-
-@pytest.mark.parametrize("former, current", [
-    (["publish", "REL", "--to", "OUT"], ["publish", "--release", "REL", "--to", "OUT"]),
-    (["annotate", "ingest", "verify2", "--run", "RUN", "a.csv", "b.csv"],
-     ["annotate", "ingest", "verify2", "--run", "RUN", "--sheets", "a.csv", "b.csv"]),
-    (["mcphrasy", "groups", "--corpus", "RUN", "--out", "NEW"], ["mcphrasy", "groups", "--run", "RUN", "--out", "NEW"]),
-    (["mcphrasy", "export-clusters", "--run", "RUN", "--annotators", "a", "--sheets", "S"],
-     ["mcphrasy", "export-clusters", "--run", "RUN", "--annotators", "a", "--out", "S"]),
-])
-def test_a_former_spelling_parses_as_the_current_one_and_warns(former, current, tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    a_release(tmp_path / "REL")  # every release reader checks the release against its MANIFEST.json first
-    for name in ("RUN", "W"):
-        (tmp_path / name).mkdir()
-    (tmp_path / "W").rmdir()
-    (tmp_path / "W").write_text("")
-    parse = cli.build_parser(former[0]).parse_known_args
-    assert parse(former)[0] == parse(current)[0]
-    err = capsys.readouterr().err
-    assert err.count("is deprecated (removed in 0.2.0): use --") == 1 and err.startswith("picforge: ")
 
 
 @functools.lru_cache(maxsize=None)
@@ -96,28 +69,32 @@ def every_action():
 
 
 def visible_actions():
-    """every_action() less the hidden (deprecated) spellings."""
-    return [(verb, spelling, action) for verb, spelling, action in every_action() if action.help != argparse.SUPPRESS]
+    """every_action(): every option is shown in its verb's help (no hidden spelling)."""
+    return list(every_action())
+
+
+def test_no_verb_has_a_hidden_spelling():
+    assert [(verb, spelling) for verb, spelling, action in every_action() if action.help == argparse.SUPPRESS] == []
 
 
 def test_run_reads_an_existing_run_and_out_names_what_the_verb_writes():
     runs = [(verb, action) for verb, spelling, action in visible_actions() if "--run" in action.option_strings]
     assert len(runs) >= 40
     assert [verb for verb, action in runs if getattr(action.type, "existing", None) != "run"] == []
-    outs = [(verb, action) for verb, spelling, action in every_action()
-            if "--out" in action.option_strings and not isinstance(action, RenamedOption)]
+    outs = [(verb, action) for verb, spelling, action in every_action() if "--out" in action.option_strings]
     assert [verb for verb, action in outs if declared_output(action) is None] == []
-    assert {"mcphrasy contexts", "mcphrasy groups", "mcphrasy export-clusters"} <= {verb for verb, _ in runs}
+    assert {"mcphrasy contexts", "mcphrasy groups", "mcphrasy export clusters"} <= {verb for verb, _ in runs}
 
 
 def test_the_encoder_is_encoder_on_every_verb():
     spelled_otherwise = [(verb, spelling) for verb, spelling, action in visible_actions()
-                         if spelling in ENCODER_OPTIONS and spelling != "--encoder" and names_an_encoder(action)]
+                         if spelling == "--model" and names_an_encoder(action)]
     assert spelled_otherwise == []
+    assert {verb for verb, spelling, _ in visible_actions() if spelling == "--scorer"} == {"cosimlex candidates"}
     encoding = {verb for verb, spelling, _ in visible_actions() if spelling == "--device"}
-    assert {"mine", "evaluate", "stsb-context evaluate", "mcphrasy groups", "pearl build"} <= encoding
-    lacking = [(verb, "--device") for verb in encoding if (verb, "--encoder") not in
-               {(v, s) for v, s, _ in visible_actions()}]
+    assert {"mine", "release evaluate", "stsb-context evaluate", "mcphrasy groups", "pearl build"} <= encoding
+    named = {(v, s) for v, s, _ in visible_actions()}
+    lacking = [(verb, "--device") for verb in encoding if not {(verb, "--encoder"), (verb, "--scorer")} & named]
     assert lacking == []
 
 
@@ -127,7 +104,8 @@ def test_a_release_a_verb_reads_is_release():
                or verb.endswith("evaluate") and spelling == "--gold" and getattr(action.type, "existing", None) != "file"]
     # (annotate mturk's --gold is a question bank; cosimlex evaluate's --gold a gold table, not a release)
     assert [(verb, spelling) for verb, spelling in reading if spelling != "--release"] == []
-    assert {"evaluate", "publish", "mcphrasy evaluate"} <= {verb for verb, spelling in reading if spelling == "--release"}
+    assert {"release evaluate", "release publish", "mcphrasy evaluate"} <= {verb for verb, spelling in reading
+                                                                            if spelling == "--release"}
     assert all(getattr(action.type, "existing", None) == "release"
                for _, spelling, action in visible_actions() if spelling == "--release")
 
@@ -144,5 +122,38 @@ def test_sheets_are_read_with_sheets_and_written_with_out():
     assert [verb for verb, spelling, action in visible_actions() if spelling == "--sheets" and declared_output(action)] == []
     writing = [(verb, spelling) for verb, spelling, action in visible_actions()
                if declared_output(action) and "sheet" in (action.help or "")]
-    assert {verb for verb, _ in writing} >= {"annotate export expert", "mcphrasy export-clusters"}
+    assert {verb for verb, _ in writing} >= {"annotate export expert", "mcphrasy export clusters"}
     assert [(verb, spelling) for verb, spelling in writing if spelling != "--out"] == []
+
+
+def test_every_registered_verb_is_reached_by_its_words_and_keeps_the_one_grammar():
+    found = registry.areas()
+    registered = registry.every_verb()
+    assert len(registered) >= 50 and {verb.area for verb in registered} == set(found.areas)
+    for verb in registered:
+        words = registry.canonical_words(verb)
+        assert all(re.fullmatch(r"[a-z][a-z0-9-]*", word) for word in verb.words), verb.words
+        assert not re.match(r"(export|ingest)-", verb.name), f"{verb.words}: `export TARGET`, as in every area"
+        assert len(verb.words) in (2, 3) and (len(words) > 1 or words[0] in found.short_forms), verb.words
+        for spelled in {words, verb.words}:  # a short form and the full `AREA VERB [TARGET]` reach the same verb
+            parser = verb_parser(spelled)
+            assert parser.get_default("declared") is verb, spelled
+            assert registry.grammar_faults(verb, parser) == []
+        runs = [action for action in parser._actions if (declared_output(action) or argparse.Namespace(kind=None)).kind
+                == "run"]
+        assert [action.option_strings for action in runs if action.option_strings != ["--out"]] == [], words
+
+
+def test_the_core_refuses_a_verb_that_breaks_the_grammar():
+    def options(parser):
+        parser.add_argument("results", help="a positional")
+        parser.add_argument("--gold", metavar="TABLE", help="another meaning of --gold")
+        parser.add_argument("--out", help="an output nobody declared")
+
+    odd = registry.Verb("annotate", "odd", None, run=lambda args: 0, options=options)
+    with pytest.raises(ValueError) as refused:
+        registry.add_verb(argparse.ArgumentParser().add_subparsers(), odd, "odd")
+    assert str(refused.value).split("; ") == [
+        "picforge annotate odd: a positional results: make it a named option",
+        "picforge annotate odd: --gold TABLE: --gold is GOLD.jsonl on every verb (name this one otherwise)",
+        "picforge annotate odd: --out is not declared with picforge.paths.add_output"]

@@ -1,5 +1,5 @@
-"""Companions as plug-ins: a companion installed as a distribution with an entry point in `picforge.companions`
-shows in `picforge --help`, runs its verbs, writes its stage and its release; a broken one is one error line; the
+"""Companions as plug-ins: a companion installed as a distribution with an entry point in `picforge.areas` (its
+Area, carrying its Companion declaration) shows in `picforge --help`, runs its verbs, writes its stage and its release; a broken one is one error line; the
 core names no companion."""
 import collections
 import dataclasses
@@ -13,7 +13,7 @@ import sys
 import jsonschema
 import pytest
 
-from picforge import cli, companions, options, release_writer, rundir, schemas
+from picforge import companions, options, release_writer, rundir, schemas, verbs
 from picforge.errors import InputError
 from tests.plugin_companion import COMPANION, STAGE
 
@@ -24,11 +24,11 @@ TEXT = "The cat sat on the mat. The mat was flat; the cat's hat was not.\nCats a
 
 def installed(tmp_path, name, value, distribution):
     """The environment of a subprocess that sees a distribution `distribution` 0.1 whose entry point `name =
-    value` is in the group picforge.companions, as `pip install` of a plug-in would leave it."""
+    value` is in the group picforge.areas, as `pip install` of a plug-in would leave it."""
     dist_info = tmp_path / "site" / f"{distribution.replace('-', '_')}-0.1.dist-info"
     dist_info.mkdir(parents=True)
     (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1\n")
-    (dist_info / "entry_points.txt").write_text(f"[{companions.GROUP}]\n{name} = {value}\n")
+    (dist_info / "entry_points.txt").write_text(f"[{verbs.GROUP}]\n{name} = {value}\n")
     return dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]))
 
 
@@ -40,7 +40,7 @@ def picforge(env, *argv):
 
 @pytest.fixture
 def plugin_env(tmp_path):
-    return installed(tmp_path, "wordcount", "tests.plugin_companion:COMPANION", "wordcount-plugin")
+    return installed(tmp_path, "wordcount", "tests.plugin_companion.cli:AREA", "wordcount-plugin")
 
 
 def test_a_plugin_companion_registers_writes_its_stage_and_its_release(plugin_env, tmp_path):
@@ -91,8 +91,8 @@ def test_a_plugin_companion_stage_is_named_by_its_producing_command(plugin_env, 
 
 
 def test_a_broken_plugin_is_one_error_line_and_the_other_commands_still_run(tmp_path):
-    env = installed(tmp_path, "brokenco", "tests.no_such_module:COMPANION", "broken-plugin")
-    why = ("entry point `brokenco = tests.no_such_module:COMPANION` (picforge.companions, distribution "
+    env = installed(tmp_path, "brokenco", "tests.no_such_module:AREA", "broken-plugin")
+    why = ("entry point `brokenco = tests.no_such_module:AREA` (picforge.areas, distribution "
            "broken-plugin 0.1) does not load: ModuleNotFoundError: No module named 'tests.no_such_module'")
     chosen = picforge(env, "brokenco", "anything")
     assert chosen.returncode == 2
@@ -107,34 +107,34 @@ def test_a_broken_plugin_is_one_error_line_and_the_other_commands_still_run(tmp_
     assert other.returncode == 0 and "release" in other.stdout
 
 
-def test_a_plugin_that_declares_no_companion_or_another_name_is_refused(tmp_path):
+def test_a_plugin_that_declares_no_area_or_another_name_is_refused(tmp_path):
     env = installed(tmp_path, "oddity", "tests.plugin_companion:STAGE", "odd-plugin")
     refused = picforge(env, "oddity", "--help")
     assert refused.returncode == 2
     assert refused.stderr.splitlines() == [
-        "picforge: error: entry point `oddity = tests.plugin_companion:STAGE` (picforge.companions, distribution "
-        "odd-plugin 0.1) names a str, not a picforge.companions.Companion"]
-    env = installed(tmp_path / "core", "mine", "tests.plugin_companion:COMPANION", "mine-plugin")
+        "picforge: error: entry point `oddity = tests.plugin_companion:STAGE` (picforge.areas, distribution "
+        "odd-plugin 0.1) names a str, not a picforge.verbs.Area"]
+    env = installed(tmp_path / "core", "mine", "tests.plugin_companion.cli:AREA", "mine-plugin")
     taken = picforge(env, "--help")
     assert taken.returncode == 0 and "\n  wordcount " not in taken.stdout
     assert taken.stderr.splitlines() == [
-        "picforge: warning: entry point `mine = tests.plugin_companion:COMPANION` (picforge.companions, distribution "
+        "picforge: warning: entry point `mine = tests.plugin_companion.cli:AREA` (picforge.areas, distribution "
         "mine-plugin 0.1) declares the command 'wordcount'; name the entry point as its command; its command is "
         "left out"]
 
 
-def test_a_companion_taking_a_core_command_is_left_out(monkeypatch):
-    mine = dataclasses.replace(COMPANION, name="mine")
-    taken = companions.Registry({"mine": mine}, {"mine": "mine-plugin"}, {})
-    monkeypatch.setattr(companions, "registry", lambda: taken)
-    cli.companion_registry.cache_clear()
-    try:
-        usable, broken = cli.companion_registry()
-        assert usable == {}
-        assert broken == {"mine": "companion mine (mine-plugin) takes the core command 'mine'; rename it"}
-        assert cli.commands()["mine"] == "pipeline.cli"
-    finally:  # what the impostor cached goes with it
-        cli.companion_registry.cache_clear()
+def test_a_plugin_area_taking_a_core_command_is_left_out_and_the_core_verb_still_runs(tmp_path):
+    env = installed(tmp_path, "mine", "impostor:AREA", "mine-plugin")
+    (tmp_path / "site" / "impostor.py").write_text(
+        "import dataclasses\nfrom tests.plugin_companion.cli import AREA as WORDCOUNT\n"
+        "AREA = dataclasses.replace(WORDCOUNT, name='mine')\n", encoding="utf-8")
+    listed = picforge(env, "--help")
+    assert listed.returncode == 0 and "short for `picforge pipeline mine`" in listed.stdout
+    assert len(listed.stderr.splitlines()) == 1 and listed.stderr.startswith(
+        "picforge: warning: entry point `mine = impostor:AREA` (picforge.areas, distribution mine-plugin 0.1): the "
+        "command 'mine' is taken by entry point `pipeline = pipeline.cli:AREA` (picforge.areas, distribution picforge ")
+    core = picforge(env, "mine", "--help")
+    assert core.returncode == 0 and "--wic" in core.stdout
 
 
 def test_a_release_step_is_imported_only_when_asked_and_a_wrong_one_is_named():
@@ -154,14 +154,14 @@ def test_a_release_step_is_imported_only_when_asked_and_a_wrong_one_is_named():
 
 def test_every_installed_companion_names_a_release_step_that_exists():
     found = companions.registry()
-    assert found.broken == {}
+    assert verbs.areas().broken == {}
     for companion in found.companions.values():
         assert callable(companion.release_step())
 
 
 def test_the_four_companions_are_installed_as_plugins_of_picforge():
     found = companions.registry()
-    assert found.broken == {}
+    assert verbs.areas().broken == {}
     assert {name: found.distributions[name] for name in found.companions} == dict.fromkeys(
         ("cosimlex", "mcphrasy", "pearl", "stsb-context"), "picforge")
 
@@ -193,7 +193,7 @@ def test_every_schema_is_valid_and_each_companion_keeps_its_own_in_its_folder():
 def test_a_schema_two_companions_define_is_refused_by_name(monkeypatch):
     twin = dataclasses.replace(COMPANION, name="wordcount-twin")
     monkeypatch.setattr(companions, "registry", lambda: companions.Registry(
-        {"wordcount": COMPANION, "wordcount-twin": twin}, dict.fromkeys(("wordcount", "wordcount-twin"), "x"), {}))
+        {"wordcount": COMPANION, "wordcount-twin": twin}, dict.fromkeys(("wordcount", "wordcount-twin"), "x")))
     schemas.companion_schema_files.cache_clear()
     schemas.load.cache_clear()
     try:
@@ -211,7 +211,7 @@ def companion_words():
     """What would name a companion in code: each one's command word and its package."""
     words = set()
     for name, companion in companions.registry().companions.items():
-        words |= {name, name.replace("-", "_"), companion.cli.split(".")[1]}
+        words |= {name, name.replace("-", "_"), companion.schemas.split(".")[1]}
     return sorted(words)
 
 

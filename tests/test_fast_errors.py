@@ -19,7 +19,7 @@ CHILD = ("import json, sys\nfrom picforge.cli import main\ncode = main(sys.argv[
     (["build", "--run", "runs/nope", "--out", "{tmp}/release"], "--run runs/nope: no such run directory"),
     (["mine", "--input", str(SHIPPED_DATA / "enwiki-sample-103pages.xml.bz2"), "--wic", "{tmp}/WiC.zip", "--out",
       "{tmp}/run"], "{tmp}/WiC.zip: no such path; give the official WiC_dataset.zip"),
-    (["evaluate", "--release", "{tmp}/no-release"], "{tmp}/no-release: no such path; give the release folder"),
+    (["release", "evaluate", "--release", "{tmp}/no-release"], "{tmp}/no-release: no such path; give the release folder"),
     (["annotate", "report", "--run", "{tmp}/no-run"], "--run {tmp}/no-run: no such run directory"),
 ])
 def test_a_wrong_path_is_reported_before_heavy_imports(tmp_path, argv, message):

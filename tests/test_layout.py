@@ -3,9 +3,8 @@ no import cycle between modules nor between top-level packages, a core that impo
 import pathlib
 import subprocess
 import sys
-import textwrap
 
-from picforge.cli import commands
+from picforge import verbs
 from tests.import_graph import Edge, cycles, describe, module_edges
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -13,21 +12,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("picforge", "pipeline", "annotation", "release", "companions")
 AREAS = ("pipeline", "annotation", "release", "companions")
 HEAVY = ("apache_beam", "torch", "spacy", "sentence_transformers", "transformers", "datasets", "boto3")
-# Known edges from the core to an area, each named by why it is still there. CORE_SECTIONS in picforge/cli.py names
-# the core areas' cli packages for importlib, and each imports picforge.cli.register_verbs back; the one Verb
-# registry (issue 46, step 2, branch `verbs`) removes them. The test fails once an edge listed here is gone:
-# then delete its line.
-KNOWN_CORE_TO_AREA = {
-    ("picforge.cli", "pipeline.cli"): "CORE_SECTIONS (picforge/cli.py), until the Verb registry replaces it",
-    ("picforge.cli", "annotation.cli"): "CORE_SECTIONS (picforge/cli.py), until the Verb registry replaces it",
-    ("picforge.cli", "release.cli"): "CORE_SECTIONS (picforge/cli.py), until the Verb registry replaces it",
-}
-
-
 def repository_edges():
-    """Every import edge between the repository's modules, less the known core-to-area edges."""
-    return [edge for edge in module_edges(ROOT, PACKAGES)
-            if (edge.importer, edge.imported) not in KNOWN_CORE_TO_AREA]
+    """Every import edge between the repository's modules."""
+    return module_edges(ROOT, PACKAGES)
 
 
 def package_edges(edges):
@@ -84,14 +71,9 @@ def test_core_imports_no_area():
     edges = module_edges(ROOT, PACKAGES)
     into_areas = [edge for edge in edges if edge.importer.split(".")[0] == "picforge"
                   and edge.imported.split(".")[0] in AREAS]
-    unlisted = [edge for edge in into_areas if (edge.importer, edge.imported) not in KNOWN_CORE_TO_AREA]
-    for edge in unlisted:
+    for edge in into_areas:
         print(f"core imports an area: {edge}")
-    assert not unlisted, "the core imports an area:\n" + "\n".join(f"  {edge}" for edge in unlisted)
-    gone = sorted(set(KNOWN_CORE_TO_AREA) - {(edge.importer, edge.imported) for edge in into_areas})
-    assert not gone, textwrap.dedent(f"""\
-        these known core-to-area edges are gone, delete them from KNOWN_CORE_TO_AREA in tests/test_layout.py:
-        {gone}""")
+    assert not into_areas, "the core imports an area:\n" + "\n".join(f"  {edge}" for edge in into_areas)
 
 
 def imported_heavy_modules(*argv):
@@ -111,7 +93,8 @@ def test_help_is_a_table_of_contents_and_imports_no_heavy_library():
     assert stdout.splitlines()[-1] == "[]"
     for section in ("mining:", "annotation:", "build & publish:", "companions:"):
         assert section in stdout
-    for command in ("mine", "annotate", "build", "publish", "evaluate", "stsb-context", "cosimlex"):
+    for command in ("pipeline", "mine", "annotate", "release", "build", "stsb-context",
+                    "cosimlex"):
         assert f"\n  {command} " in stdout
     assert "apitools" not in stderr
 
@@ -121,7 +104,7 @@ STILL_HEAVY = ("mcphrasy",)
 
 
 def test_every_command_registers_without_a_heavy_library():
-    light = [(command, "--help") for command in commands() if command not in STILL_HEAVY]
+    light = [(command, "--help") for command in verbs.areas().areas if command not in STILL_HEAVY]
     for argv in (*light, ("annotate", "mturk", "create", "--help")):
         stdout, stderr = imported_heavy_modules(*argv)
         assert stdout.splitlines()[-1] == "[]", argv

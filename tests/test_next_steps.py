@@ -1,38 +1,40 @@
-"""Every verb that succeeds ends with a `next:` line: annotate's from the ledger, the others from their own next_step;
-every hint names a real verb with its current options."""
+"""Every verb that succeeds ends with a `next:` line: annotate's from the ledger, the others from their declaration's
+next_step (a Command carrying the --ledger the user gave); every hint names a real verb with its current options."""
 import argparse
-import importlib
 import re
 
-from picforge import cli
-from tests.cli_helpers import verbs
+from picforge import verbs
+from tests.cli_helpers import verbs as cli_verbs
 from tests.test_cli_grammar import visible_actions
-from tests.test_option_help import parsers
 
 
 def test_every_verb_outside_annotate_names_its_next_step():
-    missing = []
-    for command, package in cli.commands().items():
-        if command in ("annotate", "mine"):
-            continue  # their hints come from the ledger (annotation/next_step.py); mine's names the expert sheets
-
-        for path, parser in parsers(cli.build_parser(command), "picforge"):
-            func = parser.get_default("func")
-            if path.startswith(f"picforge {command}") and func is not None:
-                if not callable(getattr(importlib.import_module(func.__module__), "next_step", None)):
-                    missing.append(path)
+    missing = [words for words in map(verbs.canonical_words, verbs.every_verb())
+               if verbs.find(words).next_step is None and words[0] not in ("annotate", "mine")]
+    # annotate's hints come from the ledger (annotation/next_step.py, the area's epilogue); mine's names the sheets
     assert missing == []
 
 
 def test_publish_names_the_live_upload_then_evaluate(tmp_path):
-    from release.cli import publish
+    publish = verbs.find(("release", "publish"))
 
     class Args:
-        release, dest, live = str(tmp_path / "rel"), "hf://org/name", False
-    assert publish.next_step(Args) == (f"picforge publish --release {tmp_path / 'rel'} --to hf://org/name --live   "
-                                       "(uploads what the plan lists)")
+        release, dest, live, ledger = str(tmp_path / "rel"), "hf://org/name", False, None
+    assert str(publish.next_step(Args)) == (f"picforge release publish --release {tmp_path / 'rel'} --to hf://org/name --live"
+                                            "   (uploads what the plan lists)")
     Args.live = True
-    assert publish.next_step(Args) == f"picforge evaluate --release {tmp_path / 'rel'}"
+    assert str(publish.next_step(Args)) == f"picforge release evaluate --release {tmp_path / 'rel'}"
+
+
+def test_a_hint_carries_the_ledger_the_user_gave_to_a_verb_that_takes_it(tmp_path):
+    export = verbs.find(("mcphrasy", "export", "clusters"))
+    ledger = "sqlite:////tmp/other.sqlite"
+    args = argparse.Namespace(run=str(tmp_path / "run"), ledger=ledger)
+    assert str(export.next_step(args).carrying(args)) == (
+        f"picforge mcphrasy ingest clusters --run {tmp_path / 'run'} --sheets SHEET… --ledger {ledger}   (the "
+        "annotators' filled sheets)")
+    build = verbs.Command("build", (("--run", "R"), ("--out", "O")))
+    assert str(build.carrying(args)) == "picforge build --run R --out O"  # build takes no --ledger
 
 
 def hint_values(parser):
@@ -52,12 +54,12 @@ def test_every_hint_names_a_verb_and_its_current_options():
     current = {}
     for verb, spelling, _ in visible_actions():
         current.setdefault(verb, set()).add(spelling)
-    every_verb = {" ".join(words): parser for words, parser in verbs()}
+    every_verb = {" ".join(words): parser for words, parser in cli_verbs()}
     checked, stale = 0, []
     for verb, parser in every_verb.items():
-        next_step = getattr(importlib.import_module(parser.get_default("func").__module__), "next_step", None) \
-            if parser.get_default("func") else None
-        for command in re.findall(r"picforge ([^,;()]+)", (next_step and next_step(hint_values(parser))) or ""):
+        declared = parser.get_default("declared")
+        hint = str(declared.next_step(hint_values(parser)).carrying(hint_values(parser))) if declared.next_step else ""
+        for command in re.findall(r"picforge ([^,;()]+)", hint):
             words = command.split()
             named = next((" ".join(words[:n]) for n in range(len(words), 0, -1) if " ".join(words[:n]) in every_verb),
                          None)

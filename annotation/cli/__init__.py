@@ -1,60 +1,36 @@
-"""`picforge annotate …`: one module per verb; each declares GROUP (export, ingest, mturk or None) and register()."""
+"""`picforge annotate …`: one module per verb, each declaring its Verb (grouped as `annotate export|ingest|mturk
+TARGET` or not); the options and ledger access they share."""
 import argparse
 import functools
 import os
 import re
 import sys
 
-from picforge.cli import register_verbs
 from picforge.errors import InputError
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional, http_url
+from picforge.options import add_run_option, add_sheets_input, http_url
 from picforge.paths import plain_name
+from picforge.verbs import Area
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 # Longest annotator or batch name: batch ids built from it must fit the ledger's batch_id column.
 MAX_NAME_CHARS = 100
 # Environment variable naming the ledger's SQLAlchemy URL when --ledger is not given.
 LEDGER_VARIABLE = "PICFORGE_LEDGER"
-# Sub-commands grouped under `annotate <group> <target>`; modules with GROUP = None sit at `annotate <verb>`.
+# Verbs grouped under `annotate <group> <target>`; the others sit at `annotate <verb>`.
 GROUPS = {
     "export": "write sheets/files for annotators, or the final annotations",
     "ingest": "read annotators' returned sheets into the ledger",
     "mturk": "MTurk HITs: round-1 verification or prepared question files (sandbox unless --live)",
 }
-CORE_VERBS = (
-    "export_expert",
-    "ingest_expert",
-    "export_verify2",
-    "ingest_verify2",
-    "export_ps_verify",
-    "ingest_ps_verify",
-    "export_final",
-    "report",
-    "trace",
-    "cancel_batch",
-    "reassign",
-)
-# Verb modules of the MTurk half (annotation.cli.mturk_*); kept apart from CORE_VERBS.
-MTURK_VERBS = (
-    "mturk_create",
-    "mturk_create_questions",
-    "mturk_status",
-    "mturk_save",
-    "mturk_review",
-    "mturk_expire",
-    "mturk_delete",
-    "mturk_export",
-    "mturk_ingest",
-    "mturk_gold",
-    "mturk_rehearse",
-)
 
 
-def register(subparsers):
-    annotate = register_verbs(subparsers, __name__, CORE_VERBS + MTURK_VERBS, "annotate", GROUPS,
-                              description="Expert sheets, MTurk and expert verification, PS verification and the "
-                                          "final export, recorded in one ledger.")
-    annotate.set_defaults(after_success=print_next_steps)
+def load():
+    """Import the verb modules, each registering its verb (the MTurk half under `annotate mturk`)."""
+    from annotation.cli import (cancel_batch, export_expert, export_final, export_ps_verify,  # noqa: F401
+                                export_verify2, ingest_expert, ingest_ps_verify, ingest_verify2, mturk_create,
+                                mturk_create_questions, mturk_delete, mturk_expire, mturk_export, mturk_gold,
+                                mturk_ingest, mturk_rehearse, mturk_review, mturk_save, mturk_status, reassign, report,
+                                trace)
 
 
 def print_next_steps(args):
@@ -72,9 +48,15 @@ def print_next_steps(args):
     print(hint(ledger, args.run, args.ledger))
 
 
+AREA = Area("annotate", "expert sheets, MTurk and expert verification, PS verification and the final export, "
+                        "recorded in one ledger", "annotation", load, groups=GROUPS, epilogue=print_next_steps,
+            description="Expert sheets, MTurk and expert verification, PS verification and the final export, "
+                        "recorded in one ledger.")
+
+
 def add_ledger_options(parser):
     """--run RUN_DIR (required) and --ledger URL, shared by every annotate verb."""
-    add_run_option(parser, "the mined triplets of `picforge mine` (and ledger.sqlite by default)", former=None)
+    add_run_option(parser, "the mined triplets of `picforge mine` (and ledger.sqlite by default)")
     add_ledger_option(parser)
 
 
@@ -91,9 +73,8 @@ def ledger_url(args):
 
 
 def add_sheets_argument(parser):
-    """--sheets SHEET…, the returned sheets a verb ingests (the former positional spelling still works)."""
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="SHEET", reason=SHEETS_READ,
-                               help="returned sheets (.csv or .xlsx)")
+    """--sheets SHEET…, the returned sheets a verb ingests."""
+    add_sheets_input(parser, "returned sheets (.csv or .xlsx)")
 
 
 def open_ledger(args):

@@ -1,18 +1,12 @@
 """`picforge annotate cancel-batch --batch B`: take back a batch nobody worked on; its items wait again."""
 from annotation.cli import add_ledger_options, batch_name, open_ledger
+from picforge import verbs
 
-GROUP = None
 
-
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "cancel-batch", help="cancel a batch with no recorded work and no HIT left on MTurk",
-        description="Mark the batch cancelled in the ledger and release its items, so the next export or "
-                    "`mturk create`/`mturk export` takes them. Refused while the batch has saved assignments, "
-                    "an ingested sheet or HITs not deleted on MTurk. Running it again changes nothing.")
+def add_options(parser):
+    """The options of `picforge annotate cancel-batch`."""
     add_ledger_options(parser)
     parser.add_argument("--batch", required=True, metavar="NAME", type=batch_name, help="batch id in the ledger")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -27,3 +21,11 @@ def run(args):
     if note:
         print(note)
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "cancel-batch", None, run, add_options,
+    help="cancel a batch with no recorded work and no HIT left on MTurk",
+    description="Mark the batch cancelled in the ledger and release its items, so the next export or "
+                "`mturk create`/`mturk export` takes them. Refused while the batch has saved assignments, "
+                "an ingested sheet or HITs not deleted on MTurk. Running it again changes nothing."))

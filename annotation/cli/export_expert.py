@@ -4,12 +4,11 @@ import os
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
 from picforge.options import positive_int
 from picforge.paths import add_output
+from picforge import verbs
 
-GROUP = "export"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("expert", help="per-annotator sheets of triplets to paraphrase (Q1/Q2/Q3)")
+def add_options(parser):
+    """The options of `picforge annotate export expert`."""
     add_ledger_options(parser)
     parser.add_argument("--annotators", required=True, type=annotator_names, metavar="A,B,…",
                         help="annotator names (letters, digits, - _ .); one sheet each")
@@ -17,7 +16,6 @@ def register(subparsers):
                         help="triplets per annotator (the next unassigned ones, in select-stage order)")
     add_output(parser, "--out", kind="folder", owns=("annotation/expert",), metavar="DIR",
                help="folder for the sheets (default RUN_DIR/annotation/expert)")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -27,3 +25,8 @@ def run(args):
                   "triplets")
     print(f"guidelines → {os.path.join(out_dir, 'expert_guidelines.md')} (.html)")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "export", "expert", run, add_options,
+    help="per-annotator sheets of triplets to paraphrase (Q1/Q2/Q3)"))

@@ -1,15 +1,12 @@
 """`picforge annotate export final`: the kept triplets as stage final_annotations of the run directory."""
 from annotation.cli import add_ledger_options, open_ledger
+from picforge import verbs
 
-GROUP = "export"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("final", help="write the kept annotations as the run's final-annotations stage "
-                                                  "(for picforge build)")
+def add_options(parser):
+    """The options of `picforge annotate export final`."""
     add_ledger_options(parser)
     parser.add_argument("--force", action="store_true", help="rewrite the stage even when it is up to date")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -20,3 +17,9 @@ def run(args):
     counts = ", ".join(f"{k.split('/', 1)[1]} {v}" for k, v in manifest["counters"].items())
     print(f"{STAGE}: {manifest['records']} records {state} ({counts})")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "export", "final", run, add_options,
+    help="write the kept annotations as the run's final-annotations stage "
+          "(for picforge build)"))

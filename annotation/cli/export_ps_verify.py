@@ -4,12 +4,11 @@ import os
 from annotation.cli import add_ledger_options, name_list, open_ledger, print_batches
 from picforge.options import non_negative_int
 from picforge.paths import add_output
+from picforge import verbs
 
-GROUP = "export"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("ps-verify", help="PS verification sheets (A1 and A2, or --tiebreak for A3)")
+def add_options(parser):
+    """The options of `picforge annotate export ps-verify`."""
     add_ledger_options(parser)
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument("--experts", type=name_list(2), metavar="A1,A2",
@@ -21,7 +20,6 @@ def register(subparsers):
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the --balance sample (default 0)")
     add_output(parser, "--out", kind="folder", owns=("annotation/ps-verify",), metavar="DIR",
                help="folder for the sheets (default RUN_DIR/annotation/ps-verify)")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -38,3 +36,8 @@ def run(args):
         print(f"--balance left {left_out} positive pair(s) out (as many positives as negatives, seed {args.seed}): "
               "they stay unverified and never reach the PS release; export again without --balance to verify them")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "export", "ps-verify", run, add_options,
+    help="PS verification sheets (A1 and A2, or --tiebreak for A3)"))

@@ -4,12 +4,11 @@ import os
 from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
 from picforge.options import positive_int
 from picforge.paths import add_output
+from picforge import verbs
 
-GROUP = "export"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("verify2", help="sheets of round-1 rejections for expert verifiers (round 2)")
+def add_options(parser):
+    """The options of `picforge annotate export verify2`."""
     add_ledger_options(parser)
     parser.add_argument("--verifiers", required=True, type=annotator_names, metavar="V1,V2,…",
                         help="expert verifiers; items are dealt to them in turn")
@@ -21,7 +20,6 @@ def register(subparsers):
                              "(`picforge annotate mturk gold`)")
     add_output(parser, "--out", kind="folder", owns=("annotation/verify2",), metavar="DIR",
                help="folder for the sheets (default RUN_DIR/annotation/verify2)")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -31,3 +29,8 @@ def run(args):
                                  args.pilot), "items")
     print(f"guidelines → {os.path.join(out_dir, 'verify2_guidelines.md')} (.html)")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "export", "verify2", run, add_options,
+    help="sheets of round-1 rejections for expert verifiers (round 2)"))

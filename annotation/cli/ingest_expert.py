@@ -3,18 +3,16 @@ import os
 
 from annotation.cli import add_grammar_options, add_ledger_options, add_sheets_argument, open_ledger
 from picforge.paths import add_output
+from picforge import verbs
 
-GROUP = "ingest"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("expert", help="read returned expert sheets (CSV or XLSX) into the ledger")
+def add_options(parser):
+    """The options of `picforge annotate ingest expert`."""
     add_ledger_options(parser)
     add_sheets_argument(parser)
     add_grammar_options(parser)
     add_output(parser, "--fixlists", kind="folder", owns=("annotation/expert/fixlists",), metavar="DIR",
                         help="where fix-lists go (default RUN_DIR/annotation/expert/fixlists)")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -37,3 +35,8 @@ def run(args):
     for path in fixlists:
         print(f"fix-list → {path}")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "ingest", "expert", run, add_options,
+    help="read returned expert sheets (CSV or XLSX) into the ledger"))

@@ -1,14 +1,12 @@
 """`picforge annotate ingest ps-verify --sheets SHEET…`: A1/A2/A3 answers in; pairs decided when ≥2 endorse."""
 from annotation.cli import add_ledger_options, add_sheets_argument, open_ledger
+from picforge import verbs
 
-GROUP = "ingest"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("ps-verify", help="read returned PS verification sheets; decide the pairs")
+def add_options(parser):
+    """The options of `picforge annotate ingest ps-verify`."""
     add_ledger_options(parser)
     add_sheets_argument(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -21,3 +19,8 @@ def run(args):
           f"{counts['tiebreak']} need A3, {counts['pending']} wait for A1 or A2")
     print(f"A1–A2: {agree['agree']} of {agree['pairs']} agree, {kappa_text(agree)}")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "ingest", "ps-verify", run, add_options,
+    help="read returned PS verification sheets; decide the pairs"))

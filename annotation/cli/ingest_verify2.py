@@ -1,14 +1,12 @@
 """`picforge annotate ingest verify2 --sheets SHEET…`: round-2 answers in, round-2 decisions out."""
 from annotation.cli import add_ledger_options, add_sheets_argument, open_ledger
+from picforge import verbs
 
-GROUP = "ingest"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("verify2", help="read returned round-2 sheets; decide each item")
+def add_options(parser):
+    """The options of `picforge annotate ingest verify2`."""
     add_ledger_options(parser)
     add_sheets_argument(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -17,3 +15,8 @@ def run(args):
     print(f"{counts['answered']} answers: {counts['accepted']} items endorsed, {counts['rejected']} rejected; "
           f"{counts['blank']} rows left blank")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "ingest", "verify2", run, add_options,
+    help="read returned round-2 sheets; decide each item"))

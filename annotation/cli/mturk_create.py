@@ -1,21 +1,14 @@
 """`annotate mturk create`: plan a round-1 batch, print its cost, and create its HITs (sandbox unless --live)."""
 from annotation.cli import mturk_options, open_ledger
+from picforge import verbs
 
-GROUP = "mturk"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "create", help="create round-1 verification HITs (sandbox unless --live)",
-        description="Plan a batch of type-1/type-2 verification questions from the accepted expert annotations, "
-                    "print its full cost, refuse it above --max-spend, then create the qualification test, "
-                    "HIT type and HITs. Re-running resumes: request tokens make retries safe. The batch is "
-                    "recorded only once MTurk accepted its first HIT.")
+def add_options(parser):
+    """The options of `picforge annotate mturk create`."""
     mturk_options.add_batch_options(parser)
     mturk_options.add_budget_option(parser)
     mturk_options.add_plan_options(parser)
     mturk_options.add_hit_type_options(parser)
-    parser.set_defaults(func=run)
 
 
 @mturk_options.reports_mturk_errors
@@ -27,3 +20,12 @@ def run(args):
                                    live=args.live, max_spend=args.max_spend, limit=args.limit, profile=args.profile,
                                    at=run_options(args.run, args.ledger))
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "mturk", "create", run, add_options,
+    help="create round-1 verification HITs (sandbox unless --live)",
+    description="Plan a batch of type-1/type-2 verification questions from the accepted expert annotations, "
+                "print its full cost, refuse it above --max-spend, then create the qualification test, "
+                "HIT type and HITs. Re-running resumes: request tokens make retries safe. The batch is "
+                "recorded only once MTurk accepted its first HIT."))

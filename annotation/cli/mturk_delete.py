@@ -1,13 +1,11 @@
 """`annotate mturk delete`: delete the batch's finished HITs from MTurk (only once their work is saved)."""
 from annotation.cli import mturk_options
+from picforge import verbs
 
-GROUP = "mturk"
 
-
-def register(subparsers):
-    mturk_options.batch_verb(subparsers, "delete", "delete the batch's finished HITs from MTurk",
-                             "Delete HITs whose assignments are all saved in the ledger; others are kept and "
-                             "listed.", run)
+def add_options(parser):
+    """The options of `picforge annotate mturk delete`."""
+    mturk_options.add_batch_options(parser)
 
 
 @mturk_options.reports_mturk_errors
@@ -20,3 +18,10 @@ def run(args):
     deleted = sum(outcome == "deleted" for outcome in outcomes.values())
     print(f"batch {args.batch}: {deleted} of {len(outcomes)} HIT(s) deleted")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "mturk", "delete", run, add_options,
+    help="delete the batch's finished HITs from MTurk",
+    description="Delete HITs whose assignments are all saved in the ledger; others are kept and "
+                "listed."))

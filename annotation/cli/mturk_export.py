@@ -3,19 +3,14 @@ import os
 
 from annotation.cli import mturk_options, open_ledger
 from picforge.paths import add_output
+from picforge import verbs
 
-GROUP = "mturk"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "export", help="write the requester-UI batch CSV and HTML template",
-        description="Plan a round-1 batch as for `mturk create` and write BATCH_input.csv (one row per HIT) and "
-                    "BATCH_template.html (crowd-form, ${question_N} variables) to upload on the requester site.")
+def add_options(parser):
+    """The options of `picforge annotate mturk export`."""
     mturk_options.add_batch_options(parser, endpoint=False)
     add_output(parser, "--out", kind="folder", owns=("mturk",), metavar="DIR", help="output folder (default RUN_DIR/mturk/BATCH)")
     mturk_options.add_plan_options(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -40,3 +35,10 @@ def run(args):
           f"then require its id with a score of at least {plan['settings']['qualification_pass']} in the project's "
           "worker requirements (`mturk create` finds and reuses the same test by its name)")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "mturk", "export", run, add_options,
+    help="write the requester-UI batch CSV and HTML template",
+    description="Plan a round-1 batch as for `mturk create` and write BATCH_input.csv (one row per HIT) and "
+                "BATCH_template.html (crowd-form, ${question_N} variables) to upload on the requester site."))

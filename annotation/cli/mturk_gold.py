@@ -1,26 +1,17 @@
 """`annotate mturk gold`: a gold bank of settled answers (round-2 verifiers unanimous, a previous run's release)."""
 from annotation.cli import add_ledger_options, open_ledger
 from picforge.paths import add_output
+from picforge import verbs
 
-GROUP = "mturk"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "gold", help="write a gold bank from settled answers (round 2, a previous release)",
-        description="Write GOLD.jsonl for --gold from answers a later step settled, never from answers a batch "
-                    "verifies: this run's round-2 items on which every expert verifier agreed (paraphrase fits or not, "
-                    "same meaning or not), and every paraphrase a previous run's release kept (--from-release). "
-                    "About a third of the fitting paraphrases become constructed nos (one phrase's paraphrase on "
-                    "another phrase's passage), each paraphrase shown once. A batch leaves out the bank's questions "
-                    "of triplets it verifies.")
+def add_options(parser):
+    """The options of `picforge annotate mturk gold`."""
     add_ledger_options(parser)
     parser.add_argument("--from-release", action="append", default=[], metavar="RELEASE",
                         help="a previous run's release folder (from `picforge build`): its PR-pass paraphrases are "
                              "settled yes answers (repeat for several)")
     add_output(parser, "--out", kind="file", required=True, metavar="GOLD.jsonl",
                help="the gold bank to write (JSON Lines)")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -29,3 +20,14 @@ def run(args):
     yes = sum(r["answer"] for r in records)
     print(f"wrote {args.out}: {len(records)} gold questions ({yes} answered yes, {len(records) - yes} no)")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "mturk", "gold", run, add_options,
+    help="write a gold bank from settled answers (round 2, a previous release)",
+    description="Write GOLD.jsonl for --gold from answers a later step settled, never from answers a batch "
+                "verifies: this run's round-2 items on which every expert verifier agreed (paraphrase fits or not, "
+                "same meaning or not), and every paraphrase a previous run's release kept (--from-release). "
+                "About a third of the fitting paraphrases become constructed nos (one phrase's paraphrase on "
+                "another phrase's passage), each paraphrase shown once. A batch leaves out the bank's questions "
+                "of triplets it verifies."))

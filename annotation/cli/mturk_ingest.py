@@ -1,18 +1,13 @@
 """`annotate mturk ingest`: read requester-UI `Batch_*_batch_results.csv` files into the ledger."""
 from annotation.cli import add_ledger_options, open_ledger
+from picforge import verbs
 
-GROUP = "mturk"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "ingest", help="ingest Batch_*_batch_results.csv files of requester-UI batches",
-        description="Each file is one transaction; rows already in the ledger change nothing but a status "
-                    "moving forward (an older file never moves Approved/Rejected back to Submitted).")
+def add_options(parser):
+    """The options of `picforge annotate mturk ingest`."""
     add_ledger_options(parser)
-    parser.add_argument("results", nargs="+", metavar="Batch_*_batch_results.csv",
+    parser.add_argument("--results", required=True, nargs="+", metavar="Batch_*_batch_results.csv",
                         help="results files downloaded from the requester site (or written by `mturk rehearse`)")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -24,3 +19,10 @@ def run(args):
             stored = len(q.assignments(batch_id=batch_id))
         print(f"batch {batch_id}: {count} row(s) read, {stored} assignment(s) in the ledger")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "mturk", "ingest", run, add_options,
+    help="ingest Batch_*_batch_results.csv files of requester-UI batches",
+    description="Each file is one transaction; rows already in the ledger change nothing but a status "
+                "moving forward (an older file never moves Approved/Rejected back to Submitted)."))

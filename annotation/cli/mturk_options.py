@@ -126,14 +126,6 @@ def hit_type_settings(args):
         title=args.title, description=args.description, keywords=args.keywords)
 
 
-def batch_verb(subparsers, name, help, description, run):
-    """The parser of a verb acting on one batch's HITs (--run/--ledger, --batch, --live, --profile)."""
-    parser = subparsers.add_parser(name, help=help, description=description)
-    add_batch_options(parser)
-    parser.set_defaults(func=run)
-    return parser
-
-
 def api_batch(args):
     """(ledger, plan, client) of an API batch, checked to live on the endpoint --live selects."""
     ledger = open_ledger(args)

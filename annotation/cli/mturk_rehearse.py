@@ -4,23 +4,15 @@ import os
 
 from annotation.cli import mturk_options, open_ledger
 from picforge.paths import add_output
+from picforge import verbs
 
-GROUP = "mturk"
 
-
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "rehearse", help="write an exported batch's results file with empty answers, to fill and ingest offline",
-        description="For a batch written by `mturk export`, write the Batch_*_batch_results.csv the requester site "
-                    "would export: every column (HITId, AssignmentId, WorkerId, AssignmentStatus, Input.* echoing "
-                    "the batch CSV) with one row per assignment and the Answer.answer_N cells empty. Fill each with "
-                    "yes or no, then `mturk ingest` and `mturk review` it as a real download. Ids start with "
-                    "REHEARSAL, so the ledger shows which answers were rehearsed.")
+def add_options(parser):
+    """The options of `picforge annotate mturk rehearse`."""
     mturk_options.add_batch_options(parser, endpoint=False)
     add_output(parser, "--out", kind="file", owns=("mturk",), metavar="FILE.csv",
                         help="results file to write (default RUN_DIR/mturk/BATCH/Batch_BATCH_rehearsal_results.csv); "
                              "an existing file with other contents is never overwritten")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -31,3 +23,13 @@ def run(args):
     print(f"batch {args.batch}: {rows} assignment row(s), {cells} Answer.answer_N cell(s) to fill with yes or no "
           f"→ {out}{'' if written else ' (already there, blank)'}")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "mturk", "rehearse", run, add_options,
+    help="write an exported batch's results file with empty answers, to fill and ingest offline",
+    description="For a batch written by `mturk export`, write the Batch_*_batch_results.csv the requester site "
+                "would export: every column (HITId, AssignmentId, WorkerId, AssignmentStatus, Input.* echoing "
+                "the batch CSV) with one row per assignment and the Answer.answer_N cells empty. Fill each with "
+                "yes or no, then `mturk ingest` and `mturk review` it as a real download. Ids start with "
+                "REHEARSAL, so the ledger shows which answers were rehearsed."))

@@ -3,20 +3,14 @@ decisions; question-file batches: by --approve-all and a --reject list)."""
 import getpass
 
 from annotation.cli import mturk_options, open_ledger
+from picforge import verbs
 from picforge.errors import InputError
 from picforge.paths import add_output
 
-GROUP = "mturk"
 
-
-def register(subparsers):
-    parser = mturk_options.batch_verb(
-        subparsers, "review", "approve/reject saved assignments (and decide each item of round 1)",
-        "Round 1: check every saved assignment (all questions answered, gold checks right), approve or reject it "
-        "with the reason as feedback (API batches) or write the Approve/Reject file to upload (requester-UI "
-        "batches), then record each item's round-1 decision: accepted when more than half of the valid "
-        "assignments agree with the expert. Batches of prepared question files have no checks: reject the "
-        "assignments listed in --reject and, with --approve-all, approve the rest.", run)
+def add_options(parser):
+    """The options of `picforge annotate mturk review`."""
+    mturk_options.add_batch_options(parser)
     parser.add_argument("--approve-all", action="store_true",
                         help="pay every worker (round 1: answers failing the checks still do not count; "
                              "question files: all but those in --reject)")
@@ -141,3 +135,13 @@ def print_held(verdicts):
                  f"{min(v['decide_by'] for v in dated)} on the record so far (docs/annotation.md, \"Held has an "
                  "end\")") if dated else "no submit or auto-approval time known"
         print(f"held: {worker}, {len(found)} assignment(s): {found[0]['reason']}; {dates}")
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "mturk", "review", run, add_options,
+    help="approve/reject saved assignments (and decide each item of round 1)",
+    description="Round 1: check every saved assignment (all questions answered, gold checks right), approve or reject it "
+                "with the reason as feedback (API batches) or write the Approve/Reject file to upload (requester-UI "
+                "batches), then record each item's round-1 decision: accepted when more than half of the valid "
+                "assignments agree with the expert. Batches of prepared question files have no checks: reject the "
+                "assignments listed in --reject and, with --approve-all, approve the rest."))

@@ -1,12 +1,11 @@
 """`annotate mturk status`: each HIT's state on MTurk, and what the ledger holds for the batch."""
 from annotation.cli import mturk_options
+from picforge import verbs
 
-GROUP = "mturk"
 
-
-def register(subparsers):
-    mturk_options.batch_verb(subparsers, "status", "show the batch's HITs on MTurk and in the ledger",
-                             "Poll every HIT of the batch and record its status in the ledger.", run)
+def add_options(parser):
+    """The options of `picforge annotate mturk status`."""
+    mturk_options.add_batch_options(parser)
 
 
 @mturk_options.reports_mturk_errors
@@ -26,3 +25,9 @@ def run(args):
           f"available {totals['available']}, pending {totals['pending']}, completed {totals['completed']}; "
           f"{saved} saved in the ledger")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "mturk", "status", run, add_options,
+    help="show the batch's HITs on MTurk and in the ledger",
+    description="Poll every HIT of the batch and record its status in the ledger."))

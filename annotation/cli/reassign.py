@@ -1,22 +1,15 @@
 """`picforge annotate reassign --batch B [--rows R1,R2]`: release blank or unfixed rows of an expert or second-round batch."""
 from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
+from picforge import verbs
 
-GROUP = None
 
-
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "reassign", help="release rows an expert left blank or never fixed, for another annotator",
-        description="Release rows of an expert batch that were left blank (or never returned) or rejected and "
-                    "never fixed, or rows of a second-round (verify2) batch left blank; the next `annotate export "
-                    "expert` (or `export verify2`) hands them out again, and a later sheet of this batch skips "
-                    "them. Running it again changes nothing.")
+def add_options(parser):
+    """The options of `picforge annotate reassign`."""
     add_ledger_options(parser)
     parser.add_argument("--batch", required=True, metavar="NAME", type=batch_name, help="expert batch id")
     parser.add_argument("--rows", type=csv_list, metavar="R1,R2,…",
                         help="the rows to release: triplet ids (expert batch) or item ids (verify2 batch); default: "
                              "every blank or unfixed row")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -28,3 +21,12 @@ def run(args):
     print(f"batch {args.batch}: {len(released)} row(s) released for another annotator: {', '.join(released)}; "
           "run `picforge annotate export expert` (or `export verify2`) to hand them out")
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "reassign", None, run, add_options,
+    help="release rows an expert left blank or never fixed, for another annotator",
+    description="Release rows of an expert batch that were left blank (or never returned) or rejected and "
+                "never fixed, or rows of a second-round (verify2) batch left blank; the next `annotate export "
+                "expert` (or `export verify2`) hands them out again, and a later sheet of this batch skips "
+                "them. Running it again changes nothing."))

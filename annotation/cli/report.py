@@ -5,16 +5,14 @@ import sys
 from annotation.cli import add_ledger_options, open_ledger
 from picforge.files import write_atomically
 from picforge.paths import add_output
+from picforge import verbs
 
-GROUP = None
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("report", help="funnel and acceptance rates (PiC Table A1), per-worker stats")
+def add_options(parser):
+    """The options of `picforge annotate report`."""
     add_ledger_options(parser)
     add_output(parser, "--json", kind="file", owns=("reports",), metavar="PATH", help="also write the report as JSON")
     add_output(parser, "--out", kind="file", owns=("reports",), metavar="PATH", help="write the Markdown here instead of standard output")
-    parser.set_defaults(func=run, read_only=True)
 
 
 def run(args):
@@ -31,3 +29,9 @@ def run(args):
     if args.out or args.json:
         print(f"wrote {' and '.join(written)}", file=sys.stdout if args.out else sys.stderr)
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "report", None, run, add_options,
+    help="funnel and acceptance rates (PiC Table A1), per-worker stats",
+    defaults=dict(read_only=True)))

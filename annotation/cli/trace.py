@@ -1,14 +1,13 @@
-"""`picforge annotate trace ID`: which rounds, which workers and experts, which files verified a released id."""
+"""`picforge annotate trace --id ID`: which rounds, which workers and experts, which files verified a released id."""
 from annotation.cli import add_ledger_options, open_ledger
+from picforge import verbs
 
-GROUP = None
 
-
-def register(subparsers):
-    parser = subparsers.add_parser("trace", help="how a released id was verified: rounds, workers, experts, files")
+def add_options(parser):
+    """The options of `picforge annotate trace`."""
     add_ledger_options(parser)
-    parser.add_argument("release_id", metavar="ID", help="a release row's id (<triplet>-1, <triplet>-2) or a triplet id")
-    parser.set_defaults(func=run, read_only=True)
+    parser.add_argument("--id", dest="release_id", required=True, metavar="ID",
+                        help="a release row's id (<triplet>-1, <triplet>-2) or a triplet id")
 
 
 def run(args):
@@ -16,3 +15,9 @@ def run(args):
     with open_ledger(args).read() as q:
         print(render_trace(trace(q, args.release_id)))
     return 0
+
+
+VERB = verbs.register(verbs.Verb(
+    "annotate", "trace", None, run, add_options,
+    help="how a released id was verified: rounds, workers, experts, files",
+    defaults=dict(read_only=True)))

@@ -5,13 +5,12 @@ from picforge.companions import Companion
 COMPANION = Companion(
     name="cosimlex",
     help="build CoSimLex: contexts, expert selection, rating task, post-processing, metrics",
-    cli="companions.cosimlex.cli",
     stages={
         **dict.fromkeys(("cosimlex-contexts", "cosimlex-candidates"),
                         "picforge cosimlex candidates --pairs SIMLEX --run MINED_RUN --out {run}"),
-        SELECTION: "picforge cosimlex ingest-selection --run {run} --sheets SHEET…",
-        FORMS: "picforge cosimlex export-rating --run {run}",
-        RATINGS: "picforge cosimlex ingest-rating --run {run} --sheets ANSWERS…",
+        SELECTION: "picforge cosimlex ingest selection --run {run} --sheets SHEET…",
+        FORMS: "picforge cosimlex export rating --run {run}",
+        RATINGS: "picforge cosimlex ingest rating --run {run} --sheets ANSWERS…",
         FINAL: "picforge cosimlex postprocess --run {run}",
     },
     schemas="companions.cosimlex.schemas",

@@ -161,39 +161,15 @@ class CosimlexCandidates(beam.PTransform):
         return {CONTEXTS: found, CANDIDATES: found | "select candidates" >> self.select}
 
 
-class DumpCandidates(beam.PTransform):
-    """The pipeline → CosimlexCandidates of the sentences split here from `dump` (at most `max_pages` pages): the
-    deprecated `--input` path, which repeats what `picforge mine` already wrote."""
-
-    def __init__(self, dump, max_pages=None, **candidates):
-        super().__init__()
-        self.dump, self.max_pages = dump, max_pages
-        self.candidates = CosimlexCandidates(**candidates)
-
-    def expand(self, pipeline):
-        from pipeline.stages.clean import CleanPages
-        from pipeline.stages.read_dump import ReadDump
-        from pipeline.stages.sentences import SplitSentences
-
-        return (pipeline
-                | "read dump" >> ReadDump(self.dump, max_pages=self.max_pages)
-                | "clean" >> CleanPages()
-                | "sentences" >> SplitSentences()
-                | "cosimlex" >> self.candidates)
-
-
-def candidates_step(pairs, pairs_path, arguments, mined_run=None, dump=None, max_pages=None):
-    """The step writing both stages, built with `arguments`: over the `sentences` of the mined run `mined_run` (read
-    through the stage store; its path and dump go into the inputs) or, deprecated, over `dump` split here."""
+def candidates_step(pairs, pairs_path, arguments, mined_run):
+    """The step writing both stages, built with `arguments`, over the `sentences` of the mined run `mined_run` (read
+    through the stage store; its path and dump go into the inputs)."""
     from picforge.croissant import dump_inputs
     from picforge.rundir import RunDir, input_identity, upstream
     from picforge.stage_jobs import Step, read_stage
 
     stages = {CONTEXTS: "cosimlex_context", CANDIDATES: "cosimlex_candidate"}
     pairs_input = {"pairs": input_identity(pairs_path, "--pairs")}
-    if mined_run is None:
-        return Step(stages, DumpCandidates, dict(arguments, max_pages=max_pages), data={"pairs": pairs, "dump": dump},
-                    inputs=dict(pairs_input, dump=input_identity(dump, "--input")))
     mined = RunDir(mined_run)
     return Step(stages, CosimlexCandidates, arguments, data={"pairs": pairs},
                 inputs=dict(upstream(mined, "sentences"), mined_run=mined.location(), **dump_inputs(mined),
@@ -201,10 +177,10 @@ def candidates_step(pairs, pairs_path, arguments, mined_run=None, dump=None, max
                 reads=lambda job: read_stage(job.pipeline, mined, "sentences"))
 
 
-def find_candidates(pairs_path, out, *, mined_run=None, dump=None, lang, spacy_model, encoders, per_encoder,
-                    low_resource, max_contexts, max_pages=None, beam_args, force, device="auto"):
+def find_candidates(pairs_path, out, *, mined_run, lang, spacy_model, encoders, per_encoder, low_resource,
+                    max_contexts, beam_args, force, device="auto"):
     """Stages `cosimlex-contexts` and `cosimlex-candidates` in the run `out`, from the sentences of the mined run
-    `mined_run` (or, deprecated, of `dump`): (pairs, their manifests, pairs with candidates, the candidates' folder);
+    `mined_run`: (pairs, their manifests, pairs with candidates, the candidates' folder);
     the encoders are checked before Beam starts."""
     from companions.cosimlex.simlex import read_simlex
     from picforge.options import pipeline_options
@@ -214,14 +190,14 @@ def find_candidates(pairs_path, out, *, mined_run=None, dump=None, lang, spacy_m
     pairs = read_simlex(pairs_path)
     spacy_model = spacy_model or ctx.default_spacy_model(lang)
     if not encoders:
-        raise InputError("--encoder: name at least one encoder, e.g. --encoder minilm --encoder tok2vec")
+        raise InputError("--scorer: name at least one encoder, e.g. --scorer minilm --scorer tok2vec")
     for spec in encoders:
         make_encoder(spec, spacy_model)
     if per_encoder is None:
         per_encoder = LOW_RESOURCE_PER_ENCODER if low_resource else DEFAULT_PER_ENCODER
     arguments = {"lang": lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
                  "low_resource": low_resource, "max_contexts": max_contexts, "device": device}
-    step = candidates_step(pairs, pairs_path, arguments, mined_run, dump, max_pages)
+    step = candidates_step(pairs, pairs_path, arguments, mined_run)
     run_dir = RunDir(writable_folder(out))
     manifests = run_steps(run_dir, [step], pipeline_options=pipeline_options(beam_args), force=force)
     with_candidates = len(set(run_dir.read_table(CANDIDATES, columns=["pair_id"]).column("pair_id").to_pylist())) \

@@ -23,7 +23,7 @@ def pair_cosine(vectors, offsets, span1, span2):
 
 def _only_tok2vec(nlp, model):
     if "tok2vec" not in nlp.pipe_names:
-        raise InputError(f"--encoder spacy:{model}: the model has no tok2vec component; name a spaCy model that "
+        raise InputError(f"--scorer spacy:{model}: the model has no tok2vec component; name a spaCy model that "
                          "has one (e.g. en_core_web_sm)")
     nlp.select_pipes(enable=["tok2vec"])
 
@@ -62,8 +62,8 @@ def make_encoder(spec, spacy_model, device="cpu"):
 
         if name in spacy.util.get_installed_models() or os.path.isdir(name):
             return SpacyTokens(name)
-    raise InputError(f"--encoder {spec}: no encoder here; use minilm, tok2vec, hf:LOCAL_FOLDER (an existing folder) or "
-                     "spacy:MODEL (an installed spaCy model), one --encoder per encoder")
+    raise InputError(f"--scorer {spec}: no encoder here; use minilm, tok2vec, hf:LOCAL_FOLDER (an existing folder) or "
+                     "spacy:MODEL (an installed spaCy model), one --scorer per encoder")
 
 
 def pair_similarities(encoder, contexts):

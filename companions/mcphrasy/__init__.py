@@ -4,7 +4,6 @@ from picforge.companions import Companion
 COMPANION = Companion(
     name="mcphrasy",
     help="McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release",
-    cli="companions.mcphrasy.cli",
     stages={
         **dict.fromkeys(("mcphrasy-documents", "mcphrasy-phrases", "mcphrasy-groups"),
                         "picforge mcphrasy groups --run MINED_RUN --out {run}"),

@@ -4,7 +4,6 @@ from picforge.companions import Companion
 COMPANION = Companion(
     name="pearl",
     help="build and release the PEARL phrase corpus: typed phrases, augmentations, hard negatives",
-    cli="companions.pearl.cli",
     stages={
         "pearl-phrases": "picforge pearl build --run MINING_RUN --out {run}",
         "pearl-paraphrases": "picforge pearl paraphrase --run {run}",

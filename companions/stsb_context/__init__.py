@@ -4,11 +4,10 @@ from picforge.companions import Companion
 COMPANION = Companion(
     name="stsb-context",
     help="build and evaluate STS-B-Context (SLICE paper, Sections 4.2 and 5)",
-    cli="companions.stsb_context.cli",
     stages={
-        "generations": "picforge stsb-context --stsb FILE --out {run}",
-        "validation": "picforge stsb-context export-validation --run {run}",
-        "dataset": "picforge stsb-context ingest-validation --run {run} --sheets SHEET SHEET",
+        "generations": "picforge stsb-context generate --stsb FILE --out {run}",
+        "validation": "picforge stsb-context export validation --run {run}",
+        "dataset": "picforge stsb-context ingest validation --run {run} --sheets SHEET SHEET",
     },
     schemas="companions.stsb_context.schemas",
     release="companions.stsb_context.release:write_release",

@@ -1,7 +1,10 @@
-"""`picforge mine`: the mining verb, a thin layer over pipeline.mine."""
-from picforge.cli import register_verbs
+"""`picforge pipeline mine` (short form `picforge mine`): the mining verb, a thin layer over pipeline.mine."""
+from picforge.verbs import Area
 
 
-def register(subparsers):
-    """Add the mining verb to the `picforge` command."""
-    register_verbs(subparsers, __name__, ("mine",))
+def load():
+    """Import the verb modules, each registering its verb."""
+    from pipeline.cli import mine  # noqa: F401
+
+
+AREA = Area("pipeline", "mine annotation triplets from a Wikipedia dump (Beam)", "mining", load, short_forms=("mine",))

@@ -2,9 +2,10 @@
 import os
 
 from picforge.long_lived import long_lived
-from picforge.options import EMBEDDED_RUNNER, RUNNER_ALIASES, existing_path, options_from_args
+from picforge.options import DASK_RUNNER, EMBEDDED_RUNNER, existing_path, options_from_args
 from picforge.paths import LEDGER_FILE, add_output
 from picforge.stages import add_flags
+from picforge import verbs
 from pipeline.mine_stages import MineOptions
 
 
@@ -13,18 +14,17 @@ def format_funnel(funnel):
     return "\n".join(f"{row['step']:<{width}}  {row['count']:>12,}" for row in funnel)
 
 
-def register(subparsers):
-    parser = subparsers.add_parser("mine", description=__doc__)
+def add_options(parser):
+    """The options of `picforge pipeline mine`."""
     parser.add_argument("--input", required=True, help="pages-articles dump: path, glob, gs://, s3:// or https:// URL")
     parser.add_argument("--wic", required=True, type=existing_path("the official WiC_dataset.zip"),
                         help="the official WiC_dataset.zip")
     add_output(parser, "--out", kind="run", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
-                                         f"process; {RUNNER_ALIASES['DaskRunner']}, DataflowRunner…)")
+                                         f"process; {DASK_RUNNER}, DataflowRunner…)")
     add_flags(parser, MineOptions)  # every stage option, from its declaration (pipeline.mine_stages)
     add_output(parser, "--cache-dir", kind="folder", help="where https:// dumps are downloaded (default ~/.cache/picforge/downloads)")
     parser.add_argument("--force", action="store_true", help="redo every stage even if its outputs are up to date")
-    parser.set_defaults(func=run, beam_args=[])
 
 
 def run(args):
@@ -44,3 +44,9 @@ def annotation_hint(run):
         return None
     from annotation.next_step import ledger_hint
     return ledger_hint(run)
+
+
+VERB = verbs.register(verbs.Verb(
+    "pipeline", "mine", None, run, add_options,
+    description=__doc__,
+    defaults=dict(beam_args=[])))

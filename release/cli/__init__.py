@@ -1,9 +1,13 @@
-"""`picforge build`, `picforge publish` and `picforge evaluate`: one module per verb, the work in release."""
-from picforge.cli import register_verbs
+"""`picforge release build|publish|evaluate` (`build` keeps its short form `picforge build`): one module per verb,
+the work in release."""
+from picforge.verbs import Area
 
-VERB_MODULES = ("build", "publish", "evaluate")
+
+def load():
+    """Import the verb modules, each registering its verb."""
+    from release.cli import build, evaluate, publish  # noqa: F401
 
 
-def register(subparsers):
-    """Add the release verbs to the `picforge` command."""
-    register_verbs(subparsers, __name__, VERB_MODULES)
+AREA = Area("release", "build the PS, PR-pass, PR-page and PSD release from a run directory, publish it to s3://, "
+                       "gs:// or hf://org/name (dry run unless --live) and sanity-check it with the PiC baselines",
+            "build & publish", load, short_forms=("build",))

@@ -6,20 +6,17 @@ from picforge.errors import InputError
 from picforge.paths import add_output, refuse_overlap
 from picforge.options import add_run_option, non_negative_int
 from picforge.release_writer import add_license_options
+from picforge import verbs
 
 
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "build",
-        description="Build PS, PR-pass, PR-page and PSD (JSON Lines + Parquet, dataset card, statistics, plots) "
-                    "from the clean, sentences, select and final_annotations stages of a run directory.")
-    add_run_option(parser, "the mined and annotated stages (local, gs:// or s3://)", former=None)
+def add_options(parser):
+    """The options of `picforge release build`."""
+    add_run_option(parser, "the mined and annotated stages (local, gs:// or s3://)")
     add_output(parser, "--out", kind="release", required=True, help="release directory to write (local path)")
     parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
     add_license_options(parser, "what the redistributed Wikipedia revisions allow: cc-by-sa-3.0 when all predate "
                                 "June 2023, else cc-by-sa-4.0")
     parser.add_argument("--force", action="store_true", help="rebuild, replacing whatever --out holds")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -69,5 +66,12 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return (f"picforge publish --release {args.out} --to TARGET   (a dry run; --live uploads), and picforge evaluate "
-            f"--release {args.out}")
+    return verbs.Command("release publish", (("--release", args.out), ("--to", "TARGET")), note="a dry run; --live uploads",
+                         then=verbs.Command("release evaluate", (("--release", args.out),)))
+
+
+VERB = verbs.register(verbs.Verb(
+    "release", "build", None, run, add_options,
+    description="Build PS, PR-pass, PR-page and PSD (JSON Lines + Parquet, dataset card, statistics, plots) "
+                "from the clean, sentences, select and final_annotations stages of a run directory.",
+    next_step=next_step))

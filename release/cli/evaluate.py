@@ -1,13 +1,14 @@
-"""`picforge evaluate --release RELEASE_DIR`: PS Approach 1 and PR ranking baselines, and EM/F1(+loc) of span
+"""`picforge release evaluate --release RELEASE_DIR`: PS Approach 1 and PR ranking baselines, and EM/F1(+loc) of span
 predictions."""
 import json
 import os
 
 from picforge.files import write_atomically
-from picforge.options import ONE_ENCODER, add_device_option, add_former_spelling, add_release_input, positive_int
+from picforge.options import add_device_option, add_release_input, positive_int
 from picforge.release_writer import SPLITS
 from release.configs import CONFIGS, data_file
 from picforge.paths import add_output, plain_tree
+from picforge import verbs
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
 DEFAULT_BASELINES = ("PS", "PR-pass")
@@ -27,28 +28,20 @@ def default_baselines(release_dir):
     return chosen, notes
 
 
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "evaluate",
-        description="PS Approach 1 (threshold tuned on train, accuracy on test) and PR ranking (top-1/3/5, "
-                    "MRR@5) with a phrase encoder, with and without context; EM, F1, EM+loc, F1+loc of a "
-                    "predictions file. Prints Markdown tables like PiC Tables 3, 5 and 6, every score with its 95 % "
-                    "bootstrap interval (1,000 resamples of the test items, seed 0), and a warning under a table "
-                    "whose split has under 30 items.")
+def add_options(parser):
+    """The options of `picforge release evaluate`."""
     add_release_input(parser, "release directory written by `picforge build`")
     parser.add_argument("--baseline", action="append", choices=["PS", *SPAN_CONFIGS],
                         help="baseline to run (repeatable; default PS and PR-pass; none with --predictions only)")
-    encoder = parser.add_argument("--encoder", metavar="MODEL",
-                                  help="phrase encoder, a local transformers/sentence-transformers model directory "
-                                       "(default: the bundled all-MiniLM-L6-v2)")
-    add_former_spelling(parser, "--model", encoder, ONE_ENCODER)
+    parser.add_argument("--encoder", metavar="MODEL",
+                        help="phrase encoder, a local transformers/sentence-transformers model directory "
+                             "(default: the bundled all-MiniLM-L6-v2)")
     parser.add_argument("--max-examples", type=positive_int, help="rank at most this many test examples per PR config")
     parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
     parser.add_argument("--split", default="test", choices=SPLITS, help="split the predictions are for")
     add_output(parser, "--out", kind="file", help="also write the results as JSON here")
     add_device_option(parser, "the phrase encoder")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -84,5 +77,15 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return (f"nothing left for this release (`picforge publish --release {args.release} --to TARGET` if it is not "
-            "published yet)")
+    return verbs.nothing_left(f"this release is evaluated (`picforge release publish --release {args.release} --to TARGET` "
+                              "if it is not published yet)")
+
+
+VERB = verbs.register(verbs.Verb(
+    "release", "evaluate", None, run, add_options,
+    description="PS Approach 1 (threshold tuned on train, accuracy on test) and PR ranking (top-1/3/5, "
+                "MRR@5) with a phrase encoder, with and without context; EM, F1, EM+loc, F1+loc of a "
+                "predictions file. Prints Markdown tables like PiC Tables 3, 5 and 6, every score with its 95 % "
+                "bootstrap interval (1,000 resamples of the test items, seed 0), and a warning under a table "
+                "whose split has under 30 items.",
+    next_step=next_step))

@@ -1,17 +1,14 @@
-"""`picforge publish --release RELEASE_DIR --to DEST`: upload a built release (dry run unless --live)."""
+"""`picforge release publish --release RELEASE_DIR --to DEST`: upload a built release (dry run unless --live)."""
 from picforge.options import add_release_input, url_of
 from picforge.paths import add_output
+from picforge import verbs
 
 # Where a release can go: the object stores and Hub publish speaks to, Beam's other FileSystems, or a local folder.
 PUBLISH_TARGET = url_of("--to", ("s3", "gs", "hf", "azfs", "hdfs"), local=True)
 
 
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "publish",
-        description="Check every file against MANIFEST.json, then upload to s3://bucket/prefix (boto3), "
-                    "hf://org/name (huggingface_hub, one commit) or gs:// and other Beam FileSystems paths. "
-                    "Without --live only the plan is printed.")
+def add_options(parser):
+    """The options of `picforge release publish`."""
     add_release_input(parser, "release directory written by `picforge build` or a companion's `release` verb")
     add_output(parser, "--to", kind="release", required=True, dest="dest", type=PUBLISH_TARGET,
                help="s3://bucket/prefix, gs://bucket/prefix, hf://org/name or a local folder")
@@ -22,7 +19,6 @@ def register(subparsers):
     parser.add_argument("--allow-rehearsal", action="store_true",
                         help="publish a release built from rehearsed answers (`annotate mturk rehearse`) to the Hub, "
                              "S3 or GCS anyway; its card says it is a rehearsal on its first line")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -45,5 +41,14 @@ def run(args):
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
     if args.live:
-        return f"picforge evaluate --release {args.release}"
-    return f"picforge publish --release {args.release} --to {args.dest} --live   (uploads what the plan lists)"
+        return verbs.Command("release evaluate", (("--release", args.release),))
+    return verbs.Command("release publish", (("--release", args.release), ("--to", args.dest), ("--live", None)),
+                         note="uploads what the plan lists")
+
+
+VERB = verbs.register(verbs.Verb(
+    "release", "publish", None, run, add_options,
+    description="Check every file against MANIFEST.json, then upload to s3://bucket/prefix (boto3), "
+                "hf://org/name (huggingface_hub, one commit) or gs:// and other Beam FileSystems paths. "
+                "Without --live only the plan is printed.",
+    next_step=next_step))

@@ -46,7 +46,7 @@ def test_review_and_report_name_a_copier(tmp_path, annotate, ledger_url, capsys)
                          **inputs[hit["token"]], "Answer.comments": "", **answers})
     results = tmp_path / "Batch_1_batch_results.csv"
     write_results(results, rows)
-    assert annotate("mturk", "ingest", "--run", run, str(results)) == 0
+    assert annotate("mturk", "ingest", "--run", run, "--results", str(results)) == 0
     capsys.readouterr()
     assert annotate("mturk", "review", "--run", run, "--batch", "m1", "--out", str(tmp_path / "review.csv")) == 0
     out = capsys.readouterr().out

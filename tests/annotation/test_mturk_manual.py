@@ -104,7 +104,7 @@ def test_ingest_is_idempotent_across_repeats_overlaps_and_status_updates(manual,
     first = _write(tmp / "Batch_1_batch_results.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 1, "A2", "W1")],
                    encoding="utf-8-sig")
     overlap = _write(tmp / "Batch_1_later.csv", [_row(plan, 1, "A2", "W1"), _row(plan, 2, "A3", "W2")])
-    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"]]
+    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"], "--results"]
     assert cli(ingest + [first]) == 0
     assert cli(ingest + [first, overlap]) == 0
     assert "batch m1: 4 row(s) read, 3 assignment(s) in the ledger" in capsys.readouterr().out
@@ -125,7 +125,7 @@ def test_ingest_is_idempotent_across_repeats_overlaps_and_status_updates(manual,
 
 def test_an_older_results_file_never_moves_a_status_back(manual):
     plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
-    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"]]
+    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"], "--results"]
     older = _write(tmp / "Batch_1_monday.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 0, "A2", "W2", wrong_gold=True)])
     newer = _write(tmp / "Batch_1_friday.csv", [_row(plan, 0, "A1", "W1", status="Approved"),
                                                  _row(plan, 0, "A2", "W2", wrong_gold=True, status="Rejected")])
@@ -148,7 +148,7 @@ def test_a_cancelled_batch_frees_its_items_and_its_results_are_refused(manual, c
     out = capsys.readouterr().out
     assert "batch m1: cancelled; 9 item(s) released" in out and "cancel that batch there too" in out
     results = _write(tmp / "Batch_1_batch_results.csv", [_row(plan, 0, "A1", "W1")])
-    assert cli(["annotate", "mturk", "ingest", "--run", run, results]) == 2
+    assert cli(["annotate", "mturk", "ingest", "--run", run, "--results", results]) == 2
     assert f"{results}: row 2, column Input.row_key: batch m1 was cancelled" in capsys.readouterr().err
     assert cli(["annotate", "mturk", "export", "--run", run, "--batch", "m2", "--gold", str(tmp / "gold.jsonl"),
                 "--questions-per-hit", "4", *JUDGE_EVERY_HIT]) == 0
@@ -183,13 +183,13 @@ def test_a_cancelled_batch_frees_its_items_and_its_results_are_refused(manual, c
 def test_bad_results_files_name_file_row_and_column_and_change_nothing(manual, capsys, change, message):
     plan = manual["plan"]
     good = _write(manual["tmp"] / "Batch_ok.csv", [_row(plan, 2, "A0", "W0")])
-    assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], good]) == 0
+    assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], "--results", good]) == 0
     with manual["ledger"].read() as q:
         before = q.dump(with_times=True)
     rows, header, delimiter = change([_row(plan, 0, "A1", "W1"), _row(plan, 1, "A2", "W1")], plan)
     bad = _write(manual["tmp"] / "Batch_bad.csv", rows, header=header, delimiter=delimiter)
     capsys.readouterr()
-    assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], bad]) == 2
+    assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], "--results", bad]) == 2
     err = capsys.readouterr().err
     assert f"{bad}: {message}" in err and err.count("\n") == 1
     with manual["ledger"].read() as q:
@@ -202,7 +202,7 @@ def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_p
     plan = manual["plan"]
     rows = [_row(plan, 0, "A1", "W1", **{"Answer.comments": "café crème"}), _row(plan, 1, "A2", "W2")]
     download = _write(manual["tmp"] / "Batch_1_batch_results.csv", rows, encoding="utf-8-sig")
-    assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], download]) == 0
+    assert manual["cli"](["annotate", "mturk", "ingest", "--run", manual["run"], "--results", download]) == 0
     with manual["ledger"].read() as q:
         expected = q.dump()
     other_url = new_ledger_url()
@@ -212,9 +212,9 @@ def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_p
                     gold, "--questions-per-hit", "4", "--assignments", "2", *JUDGE_EVERY_HIT) == 0
     (tmp_path / "excel").mkdir()  # the same file name: the ledger records where each assignment was read
     resaved = _write(tmp_path / "excel" / "Batch_1_batch_results.csv", rows, encoding="cp1252", delimiter=";")
-    assert annotate("mturk", "ingest", "--run", other_run, *ledger_option(other_url), resaved) == 2  # not UTF-8
+    assert annotate("mturk", "ingest", "--run", other_run, *ledger_option(other_url), "--results", resaved) == 2  # not UTF-8
     assert picforge.cli.main(["--encoding", "cp1252", "annotate", "mturk", "ingest", "--run", other_run,
-                              *ledger_option(other_url), resaved]) == 0
+                              *ledger_option(other_url), "--results", resaved]) == 0
     with other_ledger.read() as q:
         assert q.dump() == expected
         assert [a["value"] for a in q.answers(assignment_id="A1") if a["field"] == "comments"] == ["café crème"]
@@ -224,7 +224,7 @@ def test_a_results_file_resaved_by_excel_ingests_like_the_download(manual, tmp_p
 def test_review_writes_the_approve_reject_file_and_decides(manual, capsys):
     plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
     rows = [_row(plan, n, f"A{n}{w}", f"W{w}", wrong_gold=(w == 2)) for n in range(len(plan["hits"])) for w in (1, 2)]
-    assert cli(["annotate", "mturk", "ingest", "--run", manual["run"], _write(tmp / "Batch_r.csv", rows)]) == 0
+    assert cli(["annotate", "mturk", "ingest", "--run", manual["run"], "--results", _write(tmp / "Batch_r.csv", rows)]) == 0
     review = ["annotate", "mturk", "review", "--run", manual["run"], "--batch", "m1"]
     assert cli(review) == 2
     assert "pass --out FILE.csv" in capsys.readouterr().err
@@ -272,7 +272,7 @@ def test_gold_bank_errors_name_the_line(tmp_path):
 
 def test_one_assignment_twice_or_one_worker_twice_on_a_hit_is_refused_naming_both_rows(manual, capsys):
     plan, tmp, cli = manual["plan"], manual["tmp"], manual["cli"]
-    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"]]
+    ingest = ["annotate", "mturk", "ingest", "--run", manual["run"], "--results"]
     moved = _write(tmp / "Batch_moved.csv", [_row(plan, 0, "A1", "W1"), _row(plan, 1, "A1", "W2")])
     assert cli(ingest + [moved]) == 2
     err = capsys.readouterr().err
@@ -322,7 +322,7 @@ def test_review_rejects_all_yes_all_no_and_random_workers_and_passes_careful_one
                "all-no": lambda slot, truth: False, "random": lambda slot, truth: coin.random() < 0.5}
     results = _write(tmp_path / "Batch_sim_results.csv",
                      [row for name, answer in workers.items() for row in _worker_rows(plan, name, answer)])
-    assert annotate("mturk", "ingest", "--run", run_dir, results) == 0
+    assert annotate("mturk", "ingest", "--run", run_dir, "--results", results) == 0
     upload = tmp_path / "upload.csv"
     assert annotate("mturk", "review", "--run", run_dir, "--batch", "sim", "--out", str(upload)) == 0
     verdicts = {}
@@ -354,7 +354,7 @@ def test_rehearse_writes_the_download_with_empty_answers_that_ingests_once_fille
     _write(results, filled, header=columns)
     assert cli(rehearse) == 2                     # never over the answers
     assert "not the blank rehearsal file" in capsys.readouterr().err
-    assert cli(["annotate", "mturk", "ingest", "--run", manual["run"], str(results)]) == 0
+    assert cli(["annotate", "mturk", "ingest", "--run", manual["run"], "--results", str(results)]) == 0
     with manual["ledger"].read() as q:
         assert {a["assignment_id"] for a in q.assignments(batch_id="m1")} == {r["AssignmentId"] for r in rows}
     assert cli(["annotate", "mturk", "review", "--run", manual["run"], "--batch", "m1", "--out",

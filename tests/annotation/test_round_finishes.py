@@ -113,7 +113,7 @@ def test_default_plan_judges_two_honest_workers_on_a_nine_hit_batch(tmp_path, ca
     assert out.index("judging:") < out.index("wrote ")
     work = [(n, "HONEST1" if n < 5 else "HONEST2", honest) for n in range(hits)]
     results = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1", work, gold)
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, results]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", results]) == 0
     assert picforge.cli.main(["annotate", "mturk", "review", "--run", run_dir, "--batch", "b1", "--out",
                               str(tmp_path / "review.csv")]) == 0
     out = capsys.readouterr().out
@@ -155,13 +155,13 @@ def test_a_worker_held_in_one_batch_is_judged_once_their_run_wide_record_suffice
     assert picforge.cli.main(export + ["--batch", "b1"]) == 0
     assert picforge.cli.main(export + ["--batch", "b2"]) == 0
     first = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1", [(0, "W1", honest)], gold)
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, first]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", first]) == 0
     review = ["annotate", "mturk", "review", "--run", run_dir, "--out", str(tmp_path / "review.csv")]
     assert picforge.cli.main(review + ["--batch", "b1"]) == 0
     assert "0 to approve, 0 to reject, 1 held" in capsys.readouterr().out
     second = results_file(tmp_path / "Batch_2_batch_results.csv", run_dir, "b2", [(0, "W1", honest), (1, "W1", honest)],
                           gold)
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, second]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", second]) == 0
     assert picforge.cli.main(review + ["--batch", "b1"]) == 0
     assert "1 to approve, 0 to reject, 0 held" in capsys.readouterr().out
 
@@ -197,7 +197,7 @@ def test_a_hit_takes_no_more_than_its_max_assignments(tmp_path, capsys):
     run_dir, gold = small_batch(tmp_path)
     results = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1",
                            [(n, "W1", honest) for n in range(3)] + [(1, "W2", honest)], gold)
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, results]) == 2
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", results]) == 2
     assert (f"{results}: row 5, column AssignmentId: HIT 3B1HIT001 already has its 1 assignment(s) (3B1W1001), its "
             "MaxAssignments") in capsys.readouterr().err
     ledger = Ledger.for_run(run_dir)
@@ -214,12 +214,12 @@ def test_a_late_assignment_is_recorded_but_changes_no_decision_unless_redecided(
     review = ["annotate", "mturk", "review", "--run", run_dir, "--batch", "b1", "--out", str(tmp_path / "r.csv")]
     first = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1", [(n, "W1", honest) for n in range(3)],
                          gold)
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, first]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", first]) == 0
     assert picforge.cli.main(review + ["--final"]) == 0   # after expire: decided on one assignment a HIT
     assert "round 1: 9 item(s) accepted, 0 rejected" in capsys.readouterr().out
     before = decisions(run_dir)
     late = results_file(tmp_path / "Batch_1_later.csv", run_dir, "b1", [(n, "W2", dissenter) for n in range(3)], gold)
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, late]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", late]) == 0
     for _ in range(2):   # re-running changes nothing
         assert picforge.cli.main(review) == 0
         out = capsys.readouterr().out
@@ -248,7 +248,7 @@ def test_items_whose_every_assignment_was_rejected_go_into_the_next_export(tmp_p
     results = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1",
                            [(n, "SPAM" if n == spammed else "W1", all_yes if n == spammed else honest)
                             for n in range(3)], gold)
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, results]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", results]) == 0
     review = ["annotate", "mturk", "review", "--run", run_dir, "--batch", "b1", "--out", str(tmp_path / "r.csv")]
     for _ in range(2):
         assert picforge.cli.main(review) == 0
@@ -367,7 +367,7 @@ def test_a_held_assignment_names_its_dates_and_is_decided_from_its_decide_by_dat
     run_dir, gold = small_batch(tmp_path)                      # 3 checks needed: one HIT leaves its worker held
     review = ["annotate", "mturk", "review", "--run", run_dir, "--batch", "b1", "--out", str(tmp_path / "r.csv")]
     later = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1", [(0, "W1", honest)], gold)
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, later]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", later]) == 0
     for _ in range(2):
         assert picforge.cli.main(review) == 0
         out = capsys.readouterr().out
@@ -384,7 +384,7 @@ def test_a_held_assignment_names_its_dates_and_is_decided_from_its_decide_by_dat
     run_dir, gold = small_batch(tmp_path / "due")
     due = results_file(tmp_path / "due.csv", run_dir, "b1", [(0, "W1", honest)], gold,
                        approves="Mon May 04 10:00:00 PDT 2026")
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, due]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", due]) == 0
     assert picforge.cli.main(review[:4] + [run_dir, "--batch", "b1", "--out", str(tmp_path / "due-r.csv")]) == 0
     out = capsys.readouterr().out
     assert "1 to approve, 0 to reject, 0 held" in out and "held:" not in out
@@ -431,7 +431,7 @@ def test_the_report_counts_every_item_in_one_state_says_what_it_wrote_and_hints_
     results = results_file(tmp_path / "Batch_1_batch_results.csv", run_dir, "b1",
                            [(n, "SPAM" if n == spammed else "W1", all_yes if n == spammed else honest)
                             for n in range(3)], gold, ledger_url=url)
-    assert picforge.cli.main(["annotate", "mturk", "ingest", *at, results]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", *at, "--results", results]) == 0
     assert picforge.cli.main(["annotate", "mturk", "review", *at, "--batch", "b1", "--out",
                               str(tmp_path / "r.csv")]) == 0
     capsys.readouterr()

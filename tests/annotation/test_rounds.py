@@ -223,14 +223,14 @@ def test_an_edited_sheet_cannot_replace_verified_text(annotate, annotated, ledge
 
 def test_trace_names_the_rounds_people_and_files_behind_a_released_id(annotate, annotated, ledger, capsys):
     capsys.readouterr()
-    assert annotate("trace", "--run", annotated, "00002-1") == 0
+    assert annotate("trace", "--run", annotated, "--id", "00002-1") == 0
     out = capsys.readouterr().out
     assert out.startswith("triplet 00002: phrase ")
     assert "  q1:\n    expert sheet" not in out          # round 0 is recorded on the triplet item
     assert "round 1 (MTurk): rejected by review" in out and "2 of 3 workers disagree" in out
     assert "expert sheet: accepted by ingest expert" in out
     assert "answer 'huge number' from alice (assignment expert-alice-001/sheet" in out and "alice.csv" in out
-    assert annotate("trace", "--run", annotated, "t-not-there") == 2
+    assert annotate("trace", "--run", annotated, "--id", "t-not-there") == 2
     assert "no expert annotation of triplet t-not-there" in capsys.readouterr().err
 
 

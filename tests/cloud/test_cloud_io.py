@@ -1,4 +1,4 @@
-"""`picforge mine` and `picforge publish` on gs:// and s3:// against local emulators of the real wire protocols."""
+"""`picforge mine` and `picforge release publish` on gs:// and s3:// against local emulators of the real wire protocols."""
 import hashlib
 import json
 
@@ -56,7 +56,7 @@ def mine_remote_and_read_back(root, beam_args, local_run, enwiki_sample, wic_zip
 
 
 def assert_published(release_dir, dest):
-    assert main(["publish", "--release", release_dir, "--to", dest, "--live"]) == 0
+    assert main(["release", "publish", "--release", release_dir, "--to", dest, "--live"]) == 0
     for relative, meta in read_manifest(release_dir)["files"].items():
         assert hashlib.sha256(read_url(f"{dest}/{relative}")).hexdigest() == meta["sha256"]
     assert json.loads(read_url(f"{dest}/MANIFEST.json")) == read_manifest(release_dir)

@@ -118,12 +118,10 @@ def test_windows_holding_a_sentence_mining_flagged_broken_are_no_contexts(candid
     assert counters["cosimlex-contexts/dropped-broken-sentence"] >= 1
 
 
-def test_low_resource_run_filters_malformed_contexts(mined_run, simlex_file, tmp_path, capsys):
+def test_low_resource_run_filters_malformed_contexts(mined_run, simlex_file, tmp_path):
     out = tmp_path / "run"
     assert main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--out", str(out), "--low-resource",
-                 "--run", str(mined_run), "--encoders", "tok2vec", "--spacy-model", SPACY_MODEL]) == 0
-    assert ("--encoders here is deprecated (removed in 0.2.0): use --encoder (one --encoder per encoder"
-            in capsys.readouterr().err)
+                 "--run", str(mined_run), "--scorer", "tok2vec", "--spacy-model", SPACY_MODEL]) == 0
     run = RunDir(str(out))
     manifest = run.read_manifest(CONTEXTS)
     assert manifest["options"]["per_encoder"] == 4 and manifest["options"]["low_resource"] is True
@@ -132,19 +130,6 @@ def test_low_resource_run_filters_malformed_contexts(mined_run, simlex_file, tmp
     assert "child|adult@107:0" not in {c["context_id"] for c in records(out, CONTEXTS)}
     picked = [c["picked_by"] for c in records(out, CANDIDATES) if c["pair_id"] == "child|adult"]
     assert len(picked) == 3 and {p.split(":")[0] for p in picked} == {"tok2vec"}
-
-
-def test_the_deprecated_dump_path_warns_and_finds_what_the_mined_run_gives(candidates_run, dump_dir, simlex_file,
-                                                                           tmp_path, capsys):
-    out = tmp_path / "from-dump"
-    assert main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--out", str(out), "--encoder", "tok2vec",
-                 "--input", str(dump_dir / "synthetic-pages-articles.xml.bz2"), "--spacy-model", SPACY_MODEL]) == 0
-    assert "--input DUMP is deprecated (removed in 0.2.0): use --run MINED_RUN" in capsys.readouterr().err
-    from_dump = records(out, CONTEXTS)
-    from_run = [c for c in records(candidates_run, CONTEXTS) if c["page_id"] < 1000]
-    assert from_dump and sorted(from_dump, key=lambda c: c["context_id"]) == sorted(from_run,
-                                                                                     key=lambda c: c["context_id"])
-    assert RunDir(str(out)).read_manifest(CONTEXTS)["counters"]["cosimlex-contexts/dropped-broken-sentence"] >= 1
 
 
 def test_bad_inputs_are_one_clear_line(tmp_path, mined_run, capsys):
@@ -157,13 +142,11 @@ def test_bad_inputs_are_one_clear_line(tmp_path, mined_run, capsys):
     code = main(["cosimlex", "candidates", "--pairs", str(tmp_path / "missing.txt"), "--run", mined, "--out", out])
     assert code == 2 and "missing.txt: no such file" in capsys.readouterr().err
     bad.write_text("child adult 5\n")
-    for encoders, said in ((["minilm", "elmo"], "--encoder elmo: no encoder here"),
-                           (["minilm,tok2vec"], "one --encoder per encoder")):
+    for encoders, said in ((["minilm", "elmo"], "--scorer elmo: no encoder here"),
+                           (["minilm,tok2vec"], "one --scorer per encoder")):
         code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", mined, "--out", out,
-                     *[flag for name in encoders for flag in ("--encoder", name)]])
+                     *[flag for name in encoders for flag in ("--scorer", name)]])
         assert code == 2 and said in capsys.readouterr().err
-    code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", mined, "--out", out, "--max-pages", "3"])
-    assert code == 2 and "--max-pages 3: only with --input" in capsys.readouterr().err
     code = main(["cosimlex", "candidates", "--pairs", str(bad), "--run", mined, "--out", str(mined_run / "cosimlex")])
     assert code == 2 and "the output sits inside the run" in capsys.readouterr().err
     assert not (mined_run / "cosimlex").exists()
@@ -198,5 +181,5 @@ def test_flagged_windows_never_and_malformed_ones_in_low_resource_mode_are_dropp
 
 def test_unknown_local_model_is_reported_before_the_pipeline(tmp_path, mined_run, simlex_file, capsys):
     code = main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--run", str(mined_run),
-                 "--out", str(tmp_path), "--encoder", "hf:/nonexistent-model-folder"])
+                 "--out", str(tmp_path), "--scorer", "hf:/nonexistent-model-folder"])
     assert code == 2 and "hf:LOCAL_FOLDER" in capsys.readouterr().err

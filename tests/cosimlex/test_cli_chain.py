@@ -62,7 +62,7 @@ def answers_file(folder, form, worker, base_rating):
 
 def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     run = RunDir(str(run_copy))
-    assert cli("export-selection", "--run", run_copy, "--expert", "ana") == 0
+    assert cli("export", "selection", "--run", run_copy, "--expert", "ana") == 0
     export = pathlib.Path(run.join("cosimlex-exports", "selection"))
     assert {p.name for p in export.iterdir()} == {"selection-ana.csv", "selection-ana.xlsx", "guidelines.md"}
     with open(export / "selection-ana.csv", encoding="utf-8-sig") as fh:
@@ -72,7 +72,7 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     sheet.write_bytes((export / "selection-ana.xlsx").read_bytes())
     fill_selection_xlsx(sheet)
 
-    assert cli("ingest-selection", "--sheets", sheet, "--run", run_copy, "--expert", "ana") == 0
+    assert cli("ingest", "selection", "--sheets", sheet, "--run", run_copy, "--expert", "ana") == 0
     selections = list(run.iter_records(SELECTION))
     pairs_with_two = {r["pair_id"] for r in exported if r["option"] == "2"}
     assert {s["pair_id"] for s in selections} == pairs_with_two
@@ -81,16 +81,16 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     assert edited["text"] == SHORTENED and edited["edited"]
     assert edited["text"][edited["word2_start"]:edited["word2_end"]] == "adult"
     assert child[f"context{child['expected_more_similar']}"] == edited
-    assert cli("ingest-selection", "--sheets", sheet, "--run", run_copy, "--expert", "ana") == 0
+    assert cli("ingest", "selection", "--sheets", sheet, "--run", run_copy, "--expert", "ana") == 0
     assert list(run.iter_records(SELECTION)) == selections
 
-    assert cli("export-rating", "--run", run_copy, "--pairs-per-form", 2, "--annotators", "ann,bea") == 0
+    assert cli("export", "rating", "--run", run_copy, "--pairs-per-form", 2, "--annotators", "ann,bea") == 0
     forms = sorted(run.iter_records(FORMS), key=lambda f: f["form_id"])
     assignments = pathlib.Path(run.join("cosimlex-exports", "rating", "assignments.csv")).read_text()
     variant_forms = {v: " ".join(f["form_id"] for f in forms if f["variant"] == v) for v in "AB"}
     assert assignments == f"annotator,variant,forms\nann,A,{variant_forms['A']}\nbea,B,{variant_forms['B']}\n"
-    assert cli("export-rating", "--run", run_copy, "--pairs-per-form", 2) == 0
-    assert cli("export-rating", "--run", run_copy, "--pairs-per-form", 1) == 2
+    assert cli("export", "rating", "--run", run_copy, "--pairs-per-form", 2) == 0
+    assert cli("export", "rating", "--run", run_copy, "--pairs-per-form", 1) == 2
     assert "pass --force only if none was posted" in capsys.readouterr().err
     plan = json.loads(pathlib.Path(run.join("cosimlex-exports", "rating", "plan.json")).read_text())
     assert [f["form_id"] for f in plan["forms"]] == [f["form_id"] for f in forms]
@@ -105,12 +105,12 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
         for worker, base in (("ann", 1), ("bea", 1), ("cyrus", 2)):
             files.append(answers_file(tmp_path, form, f"{worker}{form['variant']}", base))
     twice = answers_file(tmp_path, next(f for f in forms if f["variant"] == "B"), "annA", 0)  # both contexts
-    assert cli("ingest-rating", "--sheets", *files, twice, "--run", run_copy) == 0
+    assert cli("ingest", "rating", "--sheets", *files, twice, "--run", run_copy) == 0
     ratings = list(run.iter_records(RATINGS))
     repeat = {r["item_id"] for r in ratings if r["status"] == "repeat-pair"}
     assert repeat and all(r["worker_id"] == "annA" for r in ratings if r["status"] == "repeat-pair")
     capsys.readouterr()
-    assert cli("ingest-rating", "--sheets", *files, "--run", run_copy) == 0
+    assert cli("ingest", "rating", "--sheets", *files, "--run", run_copy) == 0
     assert capsys.readouterr().out.startswith("0 new ratings")
     assert list(run.iter_records(RATINGS)) == ratings
 
@@ -130,7 +130,7 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     predictions = tmp_path / "predictions.tsv"
     predictions.write_text("word1\tword2\tsim1\tsim2\n" + "".join(
         f"{r['word1']}\t{r['word2']}\t{r['sim1'] / 10}\t{r['sim2'] / 10}\n" for r in final))
-    assert cli("evaluate", "--predictions", predictions, "--run", run_copy) == 0
+    assert cli("release", "evaluate", "--predictions", predictions, "--run", run_copy) == 0
     scores = json.loads(capsys.readouterr().out)
     assert scores["pairs"] == len(final) and scores["subtask1"] == pytest.approx(1.0)
 
@@ -206,8 +206,8 @@ def check_release(run_copy, final, tmp_path, capsys):
 
 
 def test_steps_out_of_order_say_which_command_comes_first(tmp_path, capsys):
-    assert cli("export-selection", "--run", tmp_path) == 2
+    assert cli("export", "selection", "--run", tmp_path) == 2
     assert f"run `picforge cosimlex candidates --pairs SIMLEX --run MINED_RUN --out {tmp_path}` first" in (
         capsys.readouterr().err)
     assert cli("postprocess", "--run", tmp_path) == 2
-    assert "run `picforge cosimlex ingest-rating --run" in capsys.readouterr().err
+    assert "run `picforge cosimlex ingest rating --run" in capsys.readouterr().err

@@ -1,5 +1,5 @@
 """CoSimLex rating forms posted as MTurk HITs with `annotate mturk create-questions`, saved with
-`mturk save --out` and read by `cosimlex ingest-rating`. MTurk is botocore's Stubber on the real client
+`mturk save --out` and read by `cosimlex ingest rating`. MTurk is botocore's Stubber on the real client
 that `annotation.mturk.client.mturk_client` builds, so every request is checked against the MTurk API model."""
 import datetime
 import html.parser
@@ -34,14 +34,14 @@ def _context(word1, word2, text, number):
 
 @pytest.fixture
 def rating_run(tmp_path):
-    """A run directory whose expert selection holds PAIRS, with the forms of the real `export-rating`."""
+    """A run directory whose expert selection holds PAIRS, with the forms of the real `export rating`."""
     run = RunDir(str(tmp_path / "run"))
     selections = [{"pair_id": f"{w1}|{w2}", "pair_no": n, "word1": w1, "word2": w2, "pos": "N", "simlex": 5.0,
                    "expert": "ana", "sheet": "selection-ana.xlsx", "expected_difference": 1,
                    "expected_more_similar": 1, "context1": _context(w1, w2, t1, 10 * n + 1),
                    "context2": _context(w1, w2, t2, 10 * n + 2)} for n, (w1, w2, t1, t2) in enumerate(PAIRS)]
     run.write_stage(SELECTION, selections, "cosimlex_selection", inputs={}, options={})
-    assert main(["cosimlex", "export-rating", "--run", run.root, "--pairs-per-form", "2"]) == 0
+    assert main(["cosimlex", "export", "rating", "--run", run.root, "--pairs-per-form", "2"]) == 0
     plan_path = run.join("cosimlex-exports", "rating", "plan.json")
     return run, plan_path, json.loads(pathlib.Path(plan_path).read_text())["forms"]
 
@@ -272,7 +272,7 @@ def test_saved_assignments_are_ingested_as_ratings_and_re_polling_adds_nothing(t
     turk.assert_done()
     assert saved.read_text(encoding="utf-8") == first_file
 
-    assert main(["cosimlex", "ingest-rating", "--sheets", str(saved), "--run", run.root]) == 0
+    assert main(["cosimlex", "ingest", "rating", "--sheets", str(saved), "--run", run.root]) == 0
     ratings = list(run.iter_records(RATINGS))
     items = {entry["form_id"]: entry["items"] for entry in forms}
     assert len(ratings) == 3 * sum(items.values())
@@ -288,14 +288,14 @@ def test_saved_assignments_are_ingested_as_ratings_and_re_polling_adds_nothing(t
     assert {r["status"] for r in ratings if r["form_id"].endswith("A")} == {"ok"}
     assert {r["status"] for r in ratings if r["form_id"].endswith("B")} == {"repeat-pair"}
     capsys.readouterr()
-    assert main(["cosimlex", "ingest-rating", "--sheets", str(saved), "--run", run.root]) == 0
+    assert main(["cosimlex", "ingest", "rating", "--sheets", str(saved), "--run", run.root]) == 0
     assert capsys.readouterr().out.startswith("0 new ratings")
 
     # W1's first assignment is rejected later: its ratings stop counting, and W1's next form takes over its pairs.
     expect_save(turk, {hit: [dict(a, AssignmentStatus="Rejected") if a["AssignmentId"] == "A11" else a for a in found]
                        for hit, found in assignments.items()})
     assert verb(run, "save", "--out", str(saved)) == 0
-    assert main(["cosimlex", "ingest-rating", "--sheets", str(saved), "--run", run.root]) == 0
+    assert main(["cosimlex", "ingest", "rating", "--sheets", str(saved), "--run", run.root]) == 0
     assert "0 new ratings" in capsys.readouterr().out
     after = {(r["assignment_id"], r["item_id"]): r["status"] for r in run.iter_records(RATINGS)}
     assert {status for (assignment, _), status in after.items() if assignment == "A11"} == {"rejected-assignment"}

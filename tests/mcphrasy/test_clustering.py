@@ -179,7 +179,7 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     out = shutil.copytree(groups_run, tmp_path / "run")
     exported, returned = tmp_path / "sheets", tmp_path / "returned"
     # names given with commas are as many annotators, not one called "ann,bob,cy"
-    assert picforge("mcphrasy", "export-clusters", "--run", out, "--annotators", ",".join(ANNOTATORS), "--out",
+    assert picforge("mcphrasy", "export", "clusters", "--run", out, "--annotators", ",".join(ANNOTATORS), "--out",
                     exported, "--shared", 2) == 0
     assert sorted(len([f for f in os.listdir(exported / a) if f.endswith(".csv")]) for a in ANNOTATORS) == [4, 4, 4]
     assert (exported / "guidelines.md").read_text().startswith("# Clustering")
@@ -193,18 +193,18 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     lines[3] = lines[3].rsplit(",", 3)[0] + ",no way!,,"
     victim.write_text("\n".join(lines) + "\n", encoding="utf-8")
     capsys.readouterr()
-    assert picforge("mcphrasy", "ingest-clusters", "--run", out, "--sheets", bad) == 2
+    assert picforge("mcphrasy", "ingest", "clusters", "--run", out, "--sheets", bad) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith(f"picforge: error: {victim}: row 4: cluster label 'no way!'") and "\n" not in error
     ledger = Ledger.for_run(str(out))
     with ledger.read() as session:
         assert read_labels(session) == {}
 
-    assert picforge("mcphrasy", "ingest-clusters", "--run", out, "--sheets", returned) == 0
+    assert picforge("mcphrasy", "ingest", "clusters", "--run", out, "--sheets", returned) == 0
     assert "12 sheets valid; 300 ledger rows added or changed" in capsys.readouterr().out
     with ledger.read() as session:
         before = session.dump()
-    assert picforge("mcphrasy", "ingest-clusters", "--run", out, "--sheets", returned) == 0
+    assert picforge("mcphrasy", "ingest", "clusters", "--run", out, "--sheets", returned) == 0
     assert "0 ledger rows added or changed" in capsys.readouterr().out
     with ledger.read() as session:
         assert session.dump() == before

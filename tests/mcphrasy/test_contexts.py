@@ -153,8 +153,8 @@ def test_unreadable_inputs_are_one_line_errors(reviews_file, tmp_path, capsys):
     assert error.startswith("picforge: error: ") and "the corpus gave no documents" in error and "\n" not in error
     assert picforge("mcphrasy", "contexts", "--phrases", empty, "--out", tmp_path / "r3") == 2
     assert capsys.readouterr().err.strip() == (
-        f"picforge: error: --out {tmp_path / 'r3'}: no McPhraSy run recording its corpus, nor a mined run; give "
-        "--run MINED_RUN (the corpus) or --reviews FILES")
+        "picforge: error: give --run MINED_RUN (the corpus) and --out NEW_RUN (the McPhraSy run to create), or "
+        "--reviews FILES and --out NEW_RUN")
 
 
 @pytest.mark.slow
@@ -180,27 +180,3 @@ def test_page_categories_of_a_mined_run_read_from_another_directory(wiki_run, tm
     assert contexts and all(c["category"] == first[c["product"]] for c in contexts)
     assert "Afroasiatic languages" in {c["category"] for c in contexts}
     assert not (tmp_path / "run" / "sentences").exists()  # the corpus run is only read
-
-
-@pytest.mark.slow
-def test_former_spellings_still_work_with_a_warning(wiki_run, tmp_path, capsys):
-    """`--corpus MINED` (now --run) and `--out MINED` alone (the mined run read and added to, now --run MINED) warn
-    and give the contexts of `--run MINED --out NEW`."""
-    phrases = tmp_path / "phrases.txt"
-    phrases.write_text("language family\n", encoding="utf-8")
-    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--run", wiki_run, "--out", tmp_path / "new") == 0
-    capsys.readouterr()
-    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--corpus", wiki_run, "--out", tmp_path / "former") == 0
-    assert "picforge: --corpus here is deprecated (removed in 0.2.0): use --run" in capsys.readouterr().err
-    inside = shutil.copytree(wiki_run, tmp_path / "mined")
-    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--out", inside) == 0
-    assert f"--out {inside} as the corpus is deprecated (removed in 0.2.0): use --run {inside}" in capsys.readouterr().err
-    assert contexts_of(tmp_path / "former") == contexts_of(tmp_path / "new") == contexts_of(inside)
-
-
-def test_the_shipped_phrase_list_finds_its_contexts_in_the_mined_sample(mined_103, tmp_path, capsys):
-    phrases = os.path.join(ROOT, "examples", "mcphrasy-phrases.txt")
-    out = tmp_path / "mcphrasy"
-    assert picforge("mcphrasy", "contexts", "--phrases", phrases, "--run", mined_103, "--out", out) == 0
-    shipped = len([line for line in open(phrases, encoding="utf-8").read().splitlines() if line.strip()])
-    assert capsys.readouterr().out.startswith(f"{shipped} of {shipped} phrases found; ")

@@ -13,7 +13,7 @@ from tests.pipeline.dump_factory import two_phrase_pages, write_dump
 
 distributed = pytest.importorskip("distributed", reason="DaskRunner needs apache-beam[dask] (dask.distributed)")
 
-# The alias `--runner DaskRunner` is Beam's stock runner, which loses data (see picforge/dask_runner.py).
+# `--runner DaskRunner` is Beam's stock runner, which loses data (see picforge/dask_runner.py): picforge refuses it.
 DASK_RUNNER = "picforge.dask_runner.DaskRunner"
 
 SCORES = ("semantic_score", "domain_score")
@@ -129,4 +129,4 @@ def test_a_runner_without_its_extra_is_a_one_line_error(monkeypatch):
 
     monkeypatch.setitem(options.RUNNER_EXTRAS, DASK_RUNNER, ("picforge_absent_module.bag", "dask"))
     with pytest.raises(InputError, match=r"pip install 'picforge\[dask\]'"):
-        options.pipeline_options(["--runner", "DaskRunner"])
+        options.pipeline_options(["--runner", DASK_RUNNER])

@@ -7,7 +7,6 @@ SCHEMA = "wordcount_word"
 COMPANION = Companion(
     name="wordcount",
     help="count the words of a text file and release the counts (the plug-in companion of the tests)",
-    cli="tests.plugin_companion.cli",
     stages={STAGE: "picforge wordcount count --text FILE --out {run}"},
     schemas="tests.plugin_companion.schemas",
     release="tests.plugin_companion.release:write_release",

@@ -1,4 +1,4 @@
-"""`picforge evaluate`: metrics on hand-computed cases, and the baselines run with the real bundled MiniLM model."""
+"""`picforge release evaluate`: metrics on hand-computed cases, and the baselines run with the real bundled MiniLM model."""
 import json
 
 import numpy as np
@@ -111,7 +111,7 @@ def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release
             wrong.write(json.dumps({"id": r["id"], "prediction_text": elsewhere.group(0),
                                     "answer_start": elsewhere.start()}) + "\n")
     out = tmp_path / "results.json"
-    assert picforge("evaluate", "--release", release_dir, "--baseline", "PS", "--baseline", "PR-pass", "--predictions", gold,
+    assert picforge("release", "evaluate", "--release", release_dir, "--baseline", "PS", "--baseline", "PR-pass", "--predictions", gold,
                     "--out", out) == 0
     printed = capsys.readouterr().out
     assert "| Model | Phrase | Phrase + Ctx |" in printed and "| all-MiniLM-L6-v2 |" in printed
@@ -136,7 +136,7 @@ def test_eval_command_prints_tables_and_scores_psd_predictions(picforge, release
         assert results["PS"][setting]["train_accuracy"] >= 50  # a tuned threshold beats always-one-class
         ranking = results["ranking"]["PR-pass"][setting]
         assert ranking["top1"] <= ranking["top3"] <= ranking["top5"] and ranking["mrr@5"] <= ranking["top5"]
-    assert picforge("evaluate", "--release", release_dir, "--predictions", other) == 0
+    assert picforge("release", "evaluate", "--release", release_dir, "--predictions", other) == 0
     printed = capsys.readouterr().out
     assert "| 100.00 [100.00, 100.00] | 100.00 [100.00, 100.00] | 0.00 [0.00, 0.00] | 0.00 [0.00, 0.00] |" in printed
     assert "Phrase + Ctx" not in printed
@@ -149,9 +149,9 @@ def test_default_baselines_skip_the_splits_a_release_left_out(picforge, tmp_path
                                                         if r["triplet_id"] in ("t11", "t12")])
     assert picforge("build", "--run", run, "--out", tmp_path / "release") == 0
     capsys.readouterr()
-    assert picforge("evaluate", "--release", tmp_path / "release") == 0
+    assert picforge("release", "evaluate", "--release", tmp_path / "release") == 0
     assert capsys.readouterr().out.splitlines() == [
         "PS: no train and no test split in this release (see its README.md); baseline skipped",
         "PR-pass: no test split in this release (see its README.md); baseline skipped"]
-    assert picforge("evaluate", "--release", tmp_path / "release", "--baseline", "PR-pass") == 2
+    assert picforge("release", "evaluate", "--release", tmp_path / "release", "--baseline", "PR-pass") == 2
     assert "PR-pass has no test split in this release" in capsys.readouterr().err

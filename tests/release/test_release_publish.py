@@ -1,4 +1,4 @@
-"""`picforge publish`: checksum-verified plans, dry run by default, S3 through a stubbed real boto3 client."""
+"""`picforge release publish`: checksum-verified plans, dry run by default, S3 through a stubbed real boto3 client."""
 import base64
 import hashlib
 import json
@@ -23,7 +23,7 @@ def test_plan_lists_every_manifest_file_with_the_manifest_last(release_dir):
 
 
 def test_dry_run_uploads_nothing(picforge, release_dir, capsys):
-    assert picforge("publish", "--release", release_dir, "--to", "hf://my-org/pic") == 0
+    assert picforge("release", "publish", "--release", release_dir, "--to", "hf://my-org/pic") == 0
     out = capsys.readouterr().out
     assert "dry run: nothing uploaded; pass --live to upload" in out
     assert "hf://datasets/my-org/pic/PS/train.json" in out and "→ hf://my-org/pic" in out
@@ -34,7 +34,7 @@ def test_a_file_changed_after_the_build_is_refused(picforge, release_dir, tmp_pa
     shutil.copytree(release_dir, copy)
     with open(copy / "PS" / "test.json", "a") as fh:
         fh.write("\n")
-    assert picforge("publish", "--release", copy, "--to", "s3://bucket/pic") == 2
+    assert picforge("release", "publish", "--release", copy, "--to", "s3://bucket/pic") == 2
     err = capsys.readouterr().err
     assert "PS/test.json: changed since the build" in err and "picforge build --force" in err
     with pytest.raises(InputError, match="MANIFEST.json: not found"):
@@ -70,14 +70,14 @@ def test_filesystems_upload_copies_byte_for_byte(release_dir, tmp_path):
 
 def test_publish_yes_to_a_filesystems_path(picforge, release_dir, tmp_path, capsys):
     mirror = tmp_path / "published"
-    assert picforge("publish", "--release", release_dir, "--to", mirror, "--live") == 0
+    assert picforge("release", "publish", "--release", release_dir, "--to", mirror, "--live") == 0
     assert "uploaded" in capsys.readouterr().out
     assert json.loads((mirror / "MANIFEST.json").read_text()) == json.load(
         open(os.path.join(release_dir, "MANIFEST.json")))
     (mirror / "NOTES.md").write_text("my notes")
-    assert picforge("publish", "--release", release_dir, "--to", mirror, "--live") == 2
+    assert picforge("release", "publish", "--release", release_dir, "--to", mirror, "--live") == 2
     assert "pass --force to replace it anyway" in capsys.readouterr().err and (mirror / "NOTES.md").exists()
-    assert picforge("publish", "--release", release_dir, "--to", mirror, "--live", "--force") == 0
+    assert picforge("release", "publish", "--release", release_dir, "--to", mirror, "--live", "--force") == 0
     assert not (mirror / "NOTES.md").exists()
 
 

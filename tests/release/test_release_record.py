@@ -59,7 +59,7 @@ def annotated_run(tmp_path, picforge, rehearsed):
         fill_rehearsal(run, "r1", results)
     else:
         results = requester_ui_results(run, "r1", str(returned))
-    assert picforge("annotate", "mturk", "ingest", "--run", run, results) == 0
+    assert picforge("annotate", "mturk", "ingest", "--run", run, "--results", results) == 0
     assert picforge("annotate", "mturk", "review", "--run", run, "--batch", "r1", "--out",
                     tmp_path / "review.csv") == 0
     assert picforge("annotate", "export", "final", "--run", run) == 0
@@ -113,14 +113,14 @@ def test_a_rehearsal_build_says_so_first_and_is_not_published_without_the_flag(t
 
     capsys.readouterr()
     for remote in ("s3://bucket/pic", "gs://bucket/pic", "hf://org/pic"):
-        assert picforge("publish", "--release", out, "--to", remote) == 2
+        assert picforge("release", "publish", "--release", out, "--to", remote) == 2
         err = capsys.readouterr().err
         assert f"a rehearsal build ({note}); not published to {remote}" in err and "--allow-rehearsal" in err
-    assert picforge("publish", "--release", out, "--to", "s3://bucket/pic", "--allow-rehearsal") == 0
+    assert picforge("release", "publish", "--release", out, "--to", "s3://bucket/pic", "--allow-rehearsal") == 0
     printed = capsys.readouterr().out
     assert f"a rehearsal build, published as one (its card's first line says so): {note}" in printed
     assert "dry run: nothing uploaded" in printed
-    assert picforge("publish", "--release", out, "--to", tmp_path / "copy", "--live") == 0  # a local copy is no publication
+    assert picforge("release", "publish", "--release", out, "--to", tmp_path / "copy", "--live") == 0  # a local copy is no publication
     assert open(tmp_path / "copy" / "README.md", encoding="utf-8").read() == open(out / "README.md").read()
 
 
@@ -148,5 +148,5 @@ def test_a_crowd_build_credits_exactly_the_rounds_platforms_tools_and_counts_in_
                                                           (1, "Amazon Mechanical Turk", counts[round1.MANUAL_BATCH]))]
     assert metadata["rai:annotationsPerItem"] == "; ".join(per_item)
     capsys.readouterr()
-    assert picforge("publish", "--release", out, "--to", "s3://bucket/pic") == 0  # a dry run: no flag needed
+    assert picforge("release", "publish", "--release", out, "--to", "s3://bucket/pic") == 0  # a dry run: no flag needed
     assert "rehearsal" not in capsys.readouterr().out

@@ -10,8 +10,8 @@ from picforge.release_check import manifest_digest, release_entries
 
 # Each verb that reads a release, given the release folder (arguments after it are what the verb needs besides).
 READERS = {
-    "evaluate": lambda release, tmp: ["evaluate", "--release", release, "--baseline", "PS"],
-    "publish": lambda release, tmp: ["publish", "--release", release, "--to", tmp / "published", "--live"],
+    "evaluate": lambda release, tmp: ["release", "evaluate", "--release", release, "--baseline", "PS"],
+    "publish": lambda release, tmp: ["release", "publish", "--release", release, "--to", tmp / "published", "--live"],
     "cosimlex evaluate": lambda release, tmp: ["cosimlex", "evaluate", "--predictions", predictions(tmp),
                                                "--release", release],
     "mcphrasy evaluate": lambda release, tmp: ["mcphrasy", "evaluate", "--release", release, "--predictions",
@@ -103,11 +103,11 @@ def test_every_single_file_change_is_refused_naming_the_file(picforge, release_d
 
 
 def test_an_intact_release_publishes_and_its_copy_checks(picforge, release_dir, tmp_path, capsys):
-    assert picforge("publish", "--release", release_dir, "--to", tmp_path / "published", "--live") == 0
-    assert picforge("publish", "--release", tmp_path / "published", "--to", tmp_path / "again") == 0
+    assert picforge("release", "publish", "--release", release_dir, "--to", tmp_path / "published", "--live") == 0
+    assert picforge("release", "publish", "--release", tmp_path / "published", "--to", tmp_path / "again") == 0
     # a Hub download adds hidden files (.gitattributes, .cache/): not part of the release, not refused
     (tmp_path / "published" / ".gitattributes").write_text("*.parquet filter=lfs\n")
-    assert picforge("publish", "--release", tmp_path / "published", "--to", tmp_path / "again") == 0
+    assert picforge("release", "publish", "--release", tmp_path / "published", "--to", tmp_path / "again") == 0
 
 
 def test_build_never_calls_a_damaged_release_up_to_date(picforge, run_dir, copy, capsys):

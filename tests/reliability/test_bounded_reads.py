@@ -41,19 +41,19 @@ def last_line(err):
     return err.strip().splitlines()[-1]
 
 
-@pytest.mark.parametrize("verb", ["stsb-context", "cosimlex candidates"])
+@pytest.mark.parametrize("verb", ["stsb-context generate", "cosimlex candidates"])
 def test_a_500_mb_line_is_refused_naming_the_file_and_line_without_holding_it(verb, stsb_file, tmp_path):
     simlex = tmp_path / "pairs.txt"
     simlex.write_text("old new 1.5\nbank shore 4.0\ncar automobile 9.5\ncup mug 8.0\n", encoding="utf-8")
-    source, option = (stsb_file, "--stsb") if verb == "stsb-context" else (simlex, "--pairs")
+    source, option = (stsb_file, "--stsb") if verb == "stsb-context generate" else (simlex, "--pairs")
     peaks = {}
     for name, size in (("small", 2 * MAX_LINE_BYTES), ("huge", HUGE_LINE_BYTES)):
         path = with_long_line(source, tmp_path / f"{name}.txt", size)
         argv = [*verb.split(), option, path, "--out", tmp_path / f"out-{name}"]
-        argv += ["--offline"] if verb == "stsb-context" else []
-        if verb != "stsb-context":
+        argv += ["--offline"] if verb == "stsb-context generate" else []
+        if verb != "stsb-context generate":
             (tmp_path / "mined").mkdir(exist_ok=True)  # the pairs are read first
-            argv += ["--run", tmp_path / "mined", "--encoder", "minilm"]
+            argv += ["--run", tmp_path / "mined", "--scorer", "minilm"]
         code, err, peaks[name] = picforge_peak(*argv)
         assert code == 2 and "Traceback" not in err, err
         assert last_line(err).startswith(f"picforge: error: {path}: line 3 is longer than {MAX_LINE_BYTES:,} bytes")

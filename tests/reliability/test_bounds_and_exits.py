@@ -80,7 +80,7 @@ def test_an_llm_answer_longer_than_its_token_budget_is_refused_counted_and_never
     out = tmp_path / "run"
     env = dict(os.environ, OPENAI_API_KEY="sk-test", NO_PROXY="127.0.0.1")
     with serving(_Oversized) as server:
-        done = subprocess.run([sys.executable, "-m", "picforge.cli", "stsb-context", "--stsb", str(rows), "--out",
+        done = subprocess.run([sys.executable, "-m", "picforge.cli", "stsb-context", "generate", "--stsb", str(rows), "--out",
                                str(out), "--base-url", f"http://127.0.0.1:{server.server_address[1]}/v1",
                                "--max-requests", "3", "--max-retries", "0"],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

@@ -137,13 +137,13 @@ def test_damaged_json_and_parquet_are_named_with_file_and_line(annotated_103, re
     shutil.copytree(release_103, release)
     manifest = release / "MANIFEST.json"
     manifest.write_text(manifest.read_text()[:-40])
-    code, _, err = picforge_in_child("publish", "--release", release, "--to", tmp_path / "published")
+    code, _, err = picforge_in_child("release", "publish", "--release", release, "--to", tmp_path / "published")
     assert code == 2 and f"{manifest}: line " in err and "not valid JSON" in err and "Traceback" not in err
     shutil.copy(release_103 / "MANIFEST.json", manifest)
     data = release / "PSD" / "test.json"
     lines = data.read_text().splitlines(keepends=True)
     data.write_text("".join(lines[:2] + [lines[2][:25] + "\n"] + lines[3:]))
-    code, _, err = picforge_in_child("evaluate", "--release", release, "--baseline", "PSD")
+    code, _, err = picforge_in_child("release", "evaluate", "--release", release, "--baseline", "PSD")
     assert code == 2 and f"{data}: changed since the build" in err and "Traceback" not in err
 
     run = tmp_path / "run"

@@ -23,7 +23,7 @@ def tree_digest(root):
 def test_publishing_a_release_onto_itself_is_refused_and_touches_nothing(release_103):
     before = tree_digest(release_103)
     for dest in (release_103, release_103 / "sub", release_103.parent):
-        code, out, err = picforge_in_child("publish", "--release", release_103, "--to", dest, "--live")
+        code, out, err = picforge_in_child("release", "publish", "--release", release_103, "--to", dest, "--live")
         assert code == 2 and "choose a --to outside it" in err and "Traceback" not in err, err
     assert tree_digest(release_103) == before
 
@@ -38,7 +38,7 @@ def test_build_over_its_own_run_is_refused_and_the_run_survives(annotated_103, t
 
 def test_a_republish_that_fails_midway_keeps_the_old_release(release_103, tmp_path):
     published = tmp_path / "published"
-    assert picforge_in_child("publish", "--release", release_103, "--to", published, "--live")[0] == 0
+    assert picforge_in_child("release", "publish", "--release", release_103, "--to", published, "--live")[0] == 0
     old = tree_digest(published)
     # The copy fails on the third file: shutil.copyfile raises ENOSPC in the child process.
     hook = tmp_path / "hook"
@@ -54,7 +54,7 @@ def test_a_republish_that_fails_midway_keeps_the_old_release(release_103, tmp_pa
         "    return real(src, dst, **kw)\n"
         "shutil.copyfile = failing\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]))
-    code, _, err = picforge_in_child("publish", "--release", release_103, "--to", published, "--live", env=env)
+    code, _, err = picforge_in_child("release", "publish", "--release", release_103, "--to", published, "--live", env=env)
     assert code != 0
     assert tree_digest(published) == old
     assert not [n for n in os.listdir(tmp_path) if ".partial-" in n or ".old-" in n]
@@ -64,7 +64,7 @@ def test_publishing_into_a_folder_of_other_files_is_refused(release_103, tmp_pat
     folder = tmp_path / "documents"
     folder.mkdir()
     (folder / "thesis.tex").write_text("my thesis")
-    code, _, err = picforge_in_child("publish", "--release", release_103, "--to", folder, "--live")
+    code, _, err = picforge_in_child("release", "publish", "--release", release_103, "--to", folder, "--live")
     assert code == 2 and "not a published release" in err
     assert (folder / "thesis.tex").read_text() == "my thesis"
 
@@ -78,7 +78,7 @@ def test_manifest_entries_outside_the_release_are_refused(release_103, tmp_path)
     for entry in ("../secret.txt", str(secret)):
         manifest["files"] = {entry: {"sha256": hashlib.sha256(secret.read_bytes()).hexdigest(), "bytes": 18}}
         (copy / "MANIFEST.json").write_text(json.dumps(manifest))
-        code, _, err = picforge_in_child("publish", "--release", copy, "--to", tmp_path / "out", "--live")
+        code, _, err = picforge_in_child("release", "publish", "--release", copy, "--to", tmp_path / "out", "--live")
         assert code == 2 and "points outside the release folder" in err, err
     assert not (tmp_path / "out").exists()
 

@@ -129,7 +129,7 @@ def eight_stsb_rows(stsb_file, tmp_path):
 
 
 def stsb_argv(stsb, out, server, seed):
-    return [sys.executable, "-m", "picforge.cli", "stsb-context", "--stsb", str(stsb), "--out", str(out),
+    return [sys.executable, "-m", "picforge.cli", "stsb-context", "generate", "--stsb", str(stsb), "--out", str(out),
             "--base-url", server.base_url, "--seed", str(seed), "--concurrency", "1"]
 
 
@@ -143,11 +143,11 @@ def test_two_writers_of_one_companion_run_one_is_refused_and_the_run_is_a_run(ei
     codes = sorted(code for code, _ in results)
     assert codes == [0, 2], results
     refusal = next(err for code, err in results if code == 2)
-    assert "picforge stsb-context (pid" in refusal and "is writing this run" in refusal, refusal
+    assert "picforge stsb-context generate (pid" in refusal and "is writing this run" in refusal, refusal
     assert (out / LOCK_FILE).read_text() == "picforge stsb-context"  # the marker names what made the run
     runlock.acquire(str(out), "picforge stsb-context (a writer in the test process)")
     try:  # a verb adding to the run it made is refused at once while another process writes the run
-        code, _, err = picforge_in_child("stsb-context", "export-validation", "--run", out, timeout=120)
+        code, _, err = picforge_in_child("stsb-context", "export", "validation", "--run", out, timeout=120)
     finally:
         runlock.release(str(out))
     assert code == 2 and "a writer in the test process" in err and "is writing this run" in err, err

@@ -46,7 +46,7 @@ def test_redirects_are_charged_as_requests_and_logs_show_no_password(redirecting
                                                                      verbosity):
     host, port = redirecting_server.server_address
     env = dict(os.environ, OPENAI_API_KEY=API_KEY, NO_PROXY="127.0.0.1")
-    done = subprocess.run([sys.executable, "-m", "picforge.cli", verbosity, "stsb-context", "--stsb", str(stsb_file),
+    done = subprocess.run([sys.executable, "-m", "picforge.cli", verbosity, "stsb-context", "generate", "--stsb", str(stsb_file),
                            "--out", str(tmp_path / "run"), "--base-url", f"http://user:{PASSWORD}@{host}:{port}/v1",
                            "--max-requests", "2", "--max-retries", "4"],
                           capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)

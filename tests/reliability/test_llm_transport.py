@@ -110,7 +110,7 @@ def pearl_run(tmp_path):
 def verb(name, stsb_file, tmp_path, rows=2):
     """The argv of `name` (stsb-context or pearl paraphrase) with one retry and a 2 s deadline per request."""
     if name == "stsb-context":
-        return ["stsb-context", "--stsb", stsb_rows(stsb_file, tmp_path, rows), "--out", tmp_path / "out",
+        return ["stsb-context", "generate", "--stsb", stsb_rows(stsb_file, tmp_path, rows), "--out", tmp_path / "out",
                 "--max-retries", "1", "--timeout", "2", "--concurrency", "2"]
     return ["pearl", "paraphrase", "--run", pearl_run(tmp_path), "--max-retries", "1", "--timeout", "2",
             "--concurrency", "2"]

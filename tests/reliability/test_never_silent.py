@@ -55,7 +55,7 @@ def test_mine_evaluate_and_cosimlex_candidates_are_never_silent_for_30_s(tmp_pat
     assert [t["triplet_id"] for t in RunDir(str(run)).iter_records("select")] == expected
     code, stdout, _ = picforge_in_child("mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", run)
     assert code == 0 and f"{len(expected)} triplets selected" in stdout
-    assert_never_silent(["evaluate", "--release", release_103])
+    assert_never_silent(["release", "evaluate", "--release", release_103])
     pairs = tmp_path / "pairs.txt"
     pairs.write_text(PLANTED_PAIRS, encoding="utf-8")
     assert_never_silent(["cosimlex", "candidates", "--pairs", pairs, "--run", run, "--out",

@@ -106,7 +106,7 @@ def test_a_fifo_as_any_input_of_any_verb_is_refused_at_once(tmp_path, fifo, caps
             if "FIFO" in err or "not a regular file" in err or ": a file; give" in err:
                 refused.append(" ".join(words + [action.option_strings[0]]))
     assert len(refused) >= 40, refused  # --sheets, --gold, --reject, --stsb, --predictions, --phrases, --input…
-    for verb in ("annotate ingest expert --sheets", "annotate mturk export --gold", "evaluate --predictions"):
+    for verb in ("annotate ingest expert --sheets", "annotate mturk export --gold", "release evaluate --predictions"):
         assert verb in refused, verb
 
 
@@ -161,7 +161,7 @@ def test_a_full_disk_or_a_read_only_target_names_the_target_and_leaves_no_part(t
 def test_read_only_verbs_create_nothing(tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
-    for argv in (["annotate", "report", "--run", empty], ["annotate", "trace", "--run", empty, "x-1"],
+    for argv in (["annotate", "report", "--run", empty], ["annotate", "trace", "--run", empty, "--id", "x-1"],
                  ["mcphrasy", "agreement", "--run", empty]):
         code, err = one_line(argv, capsys)
         assert code == 2 and "no ledger there" in err and "nothing was created" in err, (argv, err)
@@ -173,7 +173,7 @@ def test_unsupported_url_schemes_are_refused_as_the_options_are_parsed(tmp_path,
     sheet = tmp_path / "sheet.csv"
     sheet.write_text("batch_id,triplet_id,Q1,Q2,Q3\n")
     for argv, option in (
-            (["publish", "--release", a_release(tmp_path / "rel"), "--to", f"file://{tmp_path}/pub", "--live"], "--to"),
+            (["release", "publish", "--release", a_release(tmp_path / "rel"), "--to", f"file://{tmp_path}/pub", "--live"], "--to"),
             (["annotate", "ingest", "expert", "--run", run, "--sheets", sheet, "--languagetool", "file:///etc/passwd"],
              "--languagetool"),
             (["mine", "--input", enwiki_sample, "--wic", wic_zip, "--out", tmp_path / "mined", "--categories-from-api",
@@ -192,9 +192,9 @@ def test_a_bom_sheet_with_one_cp1252_byte_is_named_at_its_offset_and_encoding_is
     data = data[:offset] + b"\xe9" + data[offset:]
     stsb = tmp_path / "sts-bom.tsv"
     stsb.write_bytes(data)
-    code, err = one_line(["stsb-context", "--stsb", stsb, "--out", tmp_path / "a", "--offline"], capsys)
+    code, err = one_line(["stsb-context", "generate", "--stsb", stsb, "--out", tmp_path / "a", "--offline"], capsys)
     assert code == 2 and f"{stsb}: line 2: byte 0xe9 is not UTF-8 (at byte offset {offset} of the file" in err, err
-    code, err = one_line(["--encoding", "cp1252", "stsb-context", "--stsb", stsb, "--out", tmp_path / "b",
+    code, err = one_line(["--encoding", "cp1252", "stsb-context", "generate", "--stsb", stsb, "--out", tmp_path / "b",
                           "--offline"], capsys)
     assert "byte 0x" not in err and "cp1252" not in err, err  # read as cp1252: it goes on to the (offline) cache
 
@@ -204,7 +204,7 @@ def test_an_empty_input_is_refused(release_103, tmp_path, capsys):
     for content in (b"", b"\n\n"):
         predictions = tmp_path / "empty.jsonl"
         predictions.write_bytes(content)
-        code, err = one_line(["evaluate", "--release", release_103, "--predictions", predictions, "--config", "PR-pass",
+        code, err = one_line(["release", "evaluate", "--release", release_103, "--predictions", predictions, "--config", "PR-pass",
                               "--split", "test"], capsys)
         assert code == 2 and str(predictions) in err and ("empty file" in err or "no records" in err), err
     assert tree_digest(release_103) == before
@@ -212,7 +212,7 @@ def test_an_empty_input_is_refused(release_103, tmp_path, capsys):
 
 def test_build_and_publish_on_a_full_disk_name_their_target_and_leave_nothing(annotated_103, release_103, full_disk):
     for argv, target in ((["build", "--run", annotated_103, "--out", full_disk / "rel"], full_disk / "rel"),
-                         (["publish", "--release", release_103, "--to", full_disk / "pub", "--live"],
+                         (["release", "publish", "--release", release_103, "--to", full_disk / "pub", "--live"],
                           full_disk / "pub")):
         code, _, err = picforge_in_child(*argv)
         assert code == 2 and f"{target}: cannot write (No space left on device); free space there" in err, err

@@ -10,7 +10,6 @@ import pytest
 
 from annotation.ledger import Ledger
 from picforge import cli
-from picforge.options import RenamedOption
 from picforge.paths import declared_output
 from tests.cli_helpers import picforge_in_child, verbs
 from tests.reliability.test_destructive_paths import tree_digest
@@ -18,7 +17,7 @@ from tests.reliability.test_worker_quality import (GOLD, expert_annotated, expor
                                                    write_results)
 
 pytestmark = pytest.mark.slow
-# Option names that always name something a verb writes (a RenamedOption --out is --run's former spelling).
+# Option names that always name something a verb writes.
 OUTPUT_NAMES = {"--out", "--json", "--to", "--fixlists", "--cache", "--cache-dir", "--categories-cache-dir"}
 # Values for required arguments that are not paths.
 SOME_FILE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "data" / "WiC_dataset.zip"
@@ -54,7 +53,7 @@ def test_every_output_of_every_verb_is_declared_and_guarded(mined_103, release_1
     for words, parser in registered:
         for action in parser._actions:
             names = set(action.option_strings)
-            if names & OUTPUT_NAMES and not isinstance(action, RenamedOption):
+            if names & OUTPUT_NAMES:
                 assert declared_output(action), f"picforge {' '.join(words)} {'/'.join(names)}: not add_output"
             if not declared_output(action):
                 continue
@@ -87,10 +86,10 @@ def test_the_examples_of_the_issue_are_refused_and_touch_nothing(annotated_103, 
         (["mcphrasy", "release", "--run", run, "--out", run], "is the run"),
         (["annotate", "report", "--run", run, "--out", run / "ledger.sqlite"], "sits inside the run"),
         (["annotate", "report", "--run", run, "--json", link / "funnel.json"], "sits inside the run"),
-        (["evaluate", "--release", release, "--out", release / "MANIFEST.json"], f"sits inside the release {release}"),
+        (["release", "evaluate", "--release", release, "--out", release / "MANIFEST.json"], f"sits inside the release {release}"),
         (["mine", "--input", tmp_path / "data" / "dump*" / "x.xml.bz2", "--wic", wic_zip, "--out", dump.parent],
          "contains the input"),
-        (["evaluate", "--release", release, "--out", run / "scores.json"], "sits inside the run"),
+        (["release", "evaluate", "--release", release, "--out", run / "scores.json"], "sits inside the run"),
     ]
     for argv, says in cases:
         code, _, err = picforge_in_child(*argv)
@@ -110,7 +109,7 @@ def test_review_cannot_overwrite_the_results_file_it_ingested(mined_103, tmp_pat
     results = tmp_path / "Batch_1_batch_results.csv"
     write_results(results, results_rows(plan, truths, "careful", lambda truth: truth,
                                         exported_inputs(str(run), "sim")))
-    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, results)[0] == 0
+    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, "--results", results)[0] == 0
     downloaded = results.read_bytes()
     code, _, err = picforge_in_child("annotate", "mturk", "review", "--run", run, "--batch", "sim", "--out", results)
     assert code == 2 and "an earlier verb of the run" in err and "read this file" in err, err
@@ -121,22 +120,22 @@ def test_review_cannot_overwrite_the_results_file_it_ingested(mined_103, tmp_pat
 
 def test_publish_replaces_only_a_release_it_published(release_103, tmp_path):
     published = tmp_path / "published"
-    assert picforge_in_child("publish", "--release", release_103, "--to", published, "--live")[0] == 0
-    assert picforge_in_child("publish", "--release", release_103, "--to", published, "--live")[0] == 0  # its own: replaced
+    assert picforge_in_child("release", "publish", "--release", release_103, "--to", published, "--live")[0] == 0
+    assert picforge_in_child("release", "publish", "--release", release_103, "--to", published, "--live")[0] == 0  # its own: replaced
     (published / "NOTES.md").write_text("my notes")
-    code, _, err = picforge_in_child("publish", "--release", release_103, "--to", published, "--live")
+    code, _, err = picforge_in_child("release", "publish", "--release", release_103, "--to", published, "--live")
     assert code == 2 and "not a published release" in err and "would delete NOTES.md" in err, err
     assert (published / "NOTES.md").read_text() == "my notes"
     other = tmp_path / "not-ours"
     other.mkdir()
     (other / "MANIFEST.json").write_text('{"files": {}}')
     (other / "data.csv").write_text("a,b\n")
-    code, _, err = picforge_in_child("publish", "--release", release_103, "--to", other, "--live")
+    code, _, err = picforge_in_child("release", "publish", "--release", release_103, "--to", other, "--live")
     assert code == 2 and "MANIFEST.json" in err and "data.csv" in err, err
     assert (other / "data.csv").exists()
     a_file = tmp_path / "thesis.pdf"
     a_file.write_text("pdf")
-    code, _, err = picforge_in_child("publish", "--release", release_103, "--to", a_file, "--live")
+    code, _, err = picforge_in_child("release", "publish", "--release", release_103, "--to", a_file, "--live")
     assert code == 2 and "is a file" in err, err
     assert a_file.read_text() == "pdf"
     assert not [n for n in os.listdir(tmp_path) if ".old-" in n or ".partial-" in n]
@@ -163,7 +162,7 @@ def test_no_link_leaves_a_release(release_103, tmp_path, plant):
         shutil.move(release / "PS", tmp_path / "PS-outside")
         (release / "PS").symlink_to(tmp_path / "PS-outside")
         data = release / "PS"
-    for argv in (["publish", "--release", release, "--to", tmp_path / "out", "--live"], ["evaluate", "--release", release, "--baseline", "PS"]):
+    for argv in (["release", "publish", "--release", release, "--to", tmp_path / "out", "--live"], ["release", "evaluate", "--release", release, "--baseline", "PS"]):
         code, _, err = picforge_in_child(*argv, timeout=300)
         assert code == 2 and f"{data}: is " in err and "plain files" in err, (argv, err)
     assert not (tmp_path / "out").exists()

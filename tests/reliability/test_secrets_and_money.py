@@ -56,7 +56,7 @@ def test_a_look_alike_host_never_receives_the_key(stsb_rows, tmp_path):
     sniffer = Sniffer()
     env = {k: v for k, v in os.environ.items() if k.upper() not in ("NO_PROXY", "OPENAI_BASE_URL")}
     env.update(OPENAI_API_KEY=SECRET, HTTP_PROXY=sniffer.url, http_proxy=sniffer.url)
-    done = subprocess.run([sys.executable, "-m", "picforge.cli", "stsb-context", "--stsb", str(stsb_rows),
+    done = subprocess.run([sys.executable, "-m", "picforge.cli", "stsb-context", "generate", "--stsb", str(stsb_rows),
                            "--out", str(tmp_path / "run"), "--base-url", "http://127.0.0.1.evil.example/v1",
                            "--max-retries", "0"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     sniffer.server.shutdown()
@@ -70,7 +70,7 @@ def test_a_server_reporting_negative_usage_cannot_stretch_the_token_cap(stsb_row
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     try:
-        code = cli.main(["stsb-context", "--stsb", str(stsb_rows), "--out", str(tmp_path / "run"),
+        code = cli.main(["stsb-context", "generate", "--stsb", str(stsb_rows), "--out", str(tmp_path / "run"),
                          "--base-url", server.base_url, "--max-tokens", "400", "--concurrency", "1"])
     finally:
         server.stop()
@@ -101,7 +101,7 @@ def test_every_http_attempt_counts_against_max_requests(failing_server, stsb_fil
     url = f"http://user:s3cr3t-pass@{host}:{port}/v1"
     out = tmp_path / "run"
     env = dict(os.environ, OPENAI_API_KEY="sk-test-key-123")
-    done = subprocess.run([sys.executable, "-m", "picforge.cli", "stsb-context", "--stsb", str(stsb_file), "--out",
+    done = subprocess.run([sys.executable, "-m", "picforge.cli", "stsb-context", "generate", "--stsb", str(stsb_file), "--out",
                            str(out), "--base-url", url, "--max-requests", "2", "--max-retries", "4"],
                           capture_output=True, text=True, env=env, timeout=300)
     assert len(_AlwaysFailing.seen) == 2  # 2 attempts in all, retries included, never the SDK's 2 x 5

@@ -43,7 +43,7 @@ def test_an_llm_token_in_the_base_url_is_in_no_log_line_manifest_or_cache_entry(
         url = {"user-info": f"http://{TOKEN}@127.0.0.1:{port}/v1",
                "user-info and password": f"http://me:{TOKEN}@127.0.0.1:{port}/v1",
                "query": f"http://127.0.0.1:{port}/v1?api_key={TOKEN}"}[shape]
-        code, out, err = picforge_in_child("-vv", "stsb-context", "--stsb", rows, "--out", tmp_path / "out",
+        code, out, err = picforge_in_child("-vv", "stsb-context", "generate", "--stsb", rows, "--out", tmp_path / "out",
                                            "--base-url", url)
     finally:
         server.stop()

@@ -94,7 +94,7 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
                          "Answer.comments": "", **_answers(plan, gold, truths, hit, answer)})
     results = tmp_path / "Batch_1_batch_results.csv"
     write_results(results, rows)
-    code, _, err = picforge_in_child("annotate", "mturk", "ingest", "--run", run, results)
+    code, _, err = picforge_in_child("annotate", "mturk", "ingest", "--run", run, "--results", results)
     assert code == 0, err
     upload = tmp_path / "review.csv"
     code, out, err = picforge_in_child("annotate", "mturk", "review", "--run", run, "--batch", "sim", "--out", upload)
@@ -106,19 +106,19 @@ def test_gold_built_from_the_run_blends_in_and_random_workers_are_never_approved
     assert held > 0 and f"{held} held" in out
 
     # Class 7: the results re-downloaded with two workers' ids swapped are refused, naming both rows.
-    trace_before = picforge_in_child("annotate", "trace", "--run", run, next(iter(truths)))
+    trace_before = picforge_in_child("annotate", "trace", "--run", run, "--id", next(iter(truths)))
     swapped = [dict(r, WorkerId={"rand00": "rand01", "rand01": "rand00"}.get(r["WorkerId"], r["WorkerId"]))
                for r in rows]
     redownload = tmp_path / "Batch_1_batch_results (1).csv"
     write_results(redownload, swapped)
-    code, _, err = picforge_in_child("annotate", "mturk", "ingest", "--run", run, redownload)
+    code, _, err = picforge_in_child("annotate", "mturk", "ingest", "--run", run, "--results", redownload)
     assert code == 2, err
     assert re.search(r"Batch_1_batch_results \(1\)\.csv: row \d+: assignment \S+ is recorded \(from .*"
                      r"Batch_1_batch_results\.csv: row \d+\) with other contents \(worker 'rand0[01]' -> 'rand0[01]'\)",
                      err), err
-    assert picforge_in_child("annotate", "trace", "--run", run, next(iter(truths))) == trace_before
+    assert picforge_in_child("annotate", "trace", "--run", run, "--id", next(iter(truths))) == trace_before
     # The same file as downloaded still ingests (nothing changes).
-    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, results)[0] == 0
+    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, "--results", results)[0] == 0
 
 
 def test_a_sheet_with_one_cp1252_row_is_refused_naming_the_line_and_utf8_is_kept_exactly(mined_103, tmp_path):

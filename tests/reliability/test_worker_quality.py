@@ -95,7 +95,7 @@ def test_review_rejects_and_blocks_spammers_and_the_report_counts_the_verdicts(m
     inputs = exported_inputs(str(run), "sim")
     write_results(results, [row for name, answer in workers.items()
                             for row in results_rows(plan, truths, name, answer, inputs)])
-    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, results)[0] == 0
+    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, "--results", results)[0] == 0
 
     upload = tmp_path / "review.csv"
     code, out, err = picforge_in_child("annotate", "mturk", "review", "--run", run, "--batch", "sim", "--out", upload,
@@ -128,5 +128,5 @@ def test_review_rejects_and_blocks_spammers_and_the_report_counts_the_verdicts(m
     redownload = tmp_path / "Batch_1_batch_results (1).csv"
     write_results(redownload, [dict(row, AssignmentStatus=reviewed[row["AssignmentId"]])
                                for row in csv.DictReader(open(results, encoding="utf-8"))])
-    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, redownload)[0] == 0
+    assert picforge_in_child("annotate", "mturk", "ingest", "--run", run, "--results", redownload)[0] == 0
     assert worker_rows() == rows

@@ -24,15 +24,15 @@ def released(picforge, stsb_file, openai_server, tmp_path):
     server = openai_server(faults={})
     out, stsb = tmp_path / "run", tmp_path / "sts-test.csv"
     stsb.write_text("\n".join(stsb_file.read_text(encoding="utf-8").splitlines()[:ROWS + 1]) + "\n", encoding="utf-8")
-    assert picforge("stsb-context", "--stsb", stsb, "--out", out, "--base-url", server.base_url) == 0
-    assert picforge("stsb-context", "export-validation", "--run", out) == 0
+    assert picforge("stsb-context", "generate", "--stsb", stsb, "--out", out, "--base-url", server.base_url) == 0
+    assert picforge("stsb-context", "export", "validation", "--run", out) == 0
     sheets = []
     for name in ("annotator-1", "annotator-2"):
         text = (out / "validation" / f"{name}.csv").read_text(encoding="utf-8-sig").splitlines()
         sheets.append(tmp_path / f"{name}.csv")
         sheets[-1].write_text("\n".join([text[0]] + [line.replace(",,", ",N,", 1) if line.endswith(",,") else line
                                                      for line in text[1:]]) + "\n", encoding="utf-8")
-    assert picforge("stsb-context", "ingest-validation", "--run", out, "--sheets", *sheets) == 0
+    assert picforge("stsb-context", "ingest", "validation", "--run", out, "--sheets", *sheets) == 0
     assert RunDir(str(out)).count_rows("dataset") == ROWS
     return out
 

@@ -15,7 +15,7 @@ from .openai_server import MALFORMED_BODY
 
 
 def generate_args(stsb, out, server, *extra):
-    return ["stsb-context", "--stsb", stsb, "--out", out, "--base-url", server.base_url, "--seed", 3, *extra]
+    return ["stsb-context", "generate", "--stsb", stsb, "--out", out, "--base-url", server.base_url, "--seed", 3, *extra]
 
 
 def records(out):
@@ -163,12 +163,12 @@ def test_api_key_is_never_logged_cached_or_written(picforge, small_stsb, openai_
 
 def test_paid_endpoint_needs_live_and_a_key(picforge, small_stsb, openai_env, tmp_path, capsys, monkeypatch):
     out = tmp_path / "run"
-    assert picforge("stsb-context", "--stsb", small_stsb, "--out", out) == 2
+    assert picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", out) == 2
     assert "https://api.openai.com/v1: not a loopback server" in capsys.readouterr().err
-    assert picforge("stsb-context", "--stsb", small_stsb, "--out", out, "--base-url", "http://gpu-box:8000/v1") == 2
+    assert picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", out, "--base-url", "http://gpu-box:8000/v1") == 2
     assert "pass --live" in capsys.readouterr().err
     monkeypatch.delenv("OPENAI_API_KEY")
-    assert picforge("stsb-context", "--stsb", small_stsb, "--out", out, "--live") == 2
+    assert picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", out, "--live") == 2
     assert "no API key; export OPENAI_API_KEY" in capsys.readouterr().err
     assert not (out / "generations").exists()
 
@@ -226,8 +226,8 @@ def test_cache_key_and_atomic_entries(tmp_path):
 
 
 def test_command_is_registered_with_picforge():
-    from picforge import llm, cli
-    assert cli.commands()["stsb-context"] == "companions.stsb_context.cli"
+    from picforge import verbs
+    assert verbs.find(("stsb-context", "generate")).run.__module__ == "companions.stsb_context.cli.generate"
 
 
 def test_no_server_stops_early_with_the_cause_once(picforge, small_stsb, tmp_path, capsys):
@@ -236,7 +236,7 @@ def test_no_server_stops_early_with_the_cause_once(picforge, small_stsb, tmp_pat
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}/v1"
-    code = picforge("stsb-context", "--stsb", small_stsb, "--out", tmp_path / "run", "--base-url", url, "--seed", 3,
+    code = picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", tmp_path / "run", "--base-url", url, "--seed", 3,
                     "--concurrency", 1, "--max-retries", 1)
     err = capsys.readouterr().err
     assert code == 2 and err.count(f"connection refused to {url}") == 1, err

@@ -20,8 +20,8 @@ def exported(picforge, small_stsb, openai_server, tmp_path):
     """A run directory with all 14 pairs generated (13 kept) and the validation sheets exported."""
     server = openai_server(faults=FAULTS)
     out = tmp_path / "run"
-    assert picforge("stsb-context", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url) == 0
-    assert picforge("stsb-context", "export-validation", "--run", out) == 0
+    assert picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url) == 0
+    assert picforge("stsb-context", "export", "validation", "--run", out) == 0
     return out
 
 
@@ -66,7 +66,7 @@ def test_export_fill_ingest_release(exported, picforge, tmp_path, capsys):
     second = tmp_path / "a2.xlsx"
     book.save(second)
 
-    assert picforge("stsb-context", "ingest-validation", "--run", exported, "--sheets", first, second) == 0
+    assert picforge("stsb-context", "ingest", "validation", "--run", exported, "--sheets", first, second) == 0
     assert "11 rows" in capsys.readouterr().out
     released = [json.loads(line) for line in (exported / "dataset" / dataset.JSONL).read_text().splitlines()]
     assert len(released) == 11
@@ -89,7 +89,7 @@ def test_export_fill_ingest_release(exported, picforge, tmp_path, capsys):
     loaded = load_dataset("json", data_files=str(exported / "dataset" / dataset.JSONL), split="train")
     assert loaded.num_rows == 11 and loaded.column_names == list(dataset.FIELDS)
 
-    assert picforge("stsb-context", "ingest-validation", "--run", exported, "--sheets", first, second) == 0
+    assert picforge("stsb-context", "ingest", "validation", "--run", exported, "--sheets", first, second) == 0
     assert "up to date, skipped" in capsys.readouterr().out
 
     check_release(exported, released, picforge, tmp_path, capsys)
@@ -167,31 +167,31 @@ def test_ingest_needs_two_different_annotators(exported, tmp_path):
 def test_export_guards_unfinished_generations_and_filled_sheets(picforge, small_stsb, openai_server, tmp_path, capsys):
     server = openai_server(faults=FAULTS)
     out = tmp_path / "run"
-    assert picforge("stsb-context", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url,
+    assert picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url,
                     "--max-requests", 5) == 1
-    assert picforge("stsb-context", "export-validation", "--run", out) == 2
+    assert picforge("stsb-context", "export", "validation", "--run", out) == 2
     assert "9 pairs have no answer yet" in capsys.readouterr().err
-    assert picforge("stsb-context", "export-validation", "--run", out, "--partial") == 0
+    assert picforge("stsb-context", "export", "validation", "--run", out, "--partial") == 0
     assert len(read_csv(out / "validation" / "annotator-1.csv")) == 4  # 5 answered, 1 without the phrase
 
-    assert picforge("stsb-context", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url) == 0
-    assert picforge("stsb-context", "export-validation", "--run", out) == 2
+    assert picforge("stsb-context", "generate", "--stsb", small_stsb, "--out", out, "--base-url", server.base_url) == 0
+    assert picforge("stsb-context", "export", "validation", "--run", out) == 2
     assert "exporting again would overwrite" in capsys.readouterr().err
     assert len(read_csv(out / "validation" / "annotator-1.csv")) == 4  # 5 answered, 1 without the phrase
-    assert picforge("stsb-context", "export-validation", "--run", out, "--force") == 0
+    assert picforge("stsb-context", "export", "validation", "--run", out, "--force") == 0
     assert len(read_csv(out / "validation" / "annotator-1.csv")) == 13
 
 
 def test_steps_out_of_order_say_what_to_run_first(picforge, tmp_path, capsys):
     empty = tmp_path / "empty"
-    assert picforge("stsb-context", "export-validation", "--run", empty) == 2
+    assert picforge("stsb-context", "export", "validation", "--run", empty) == 2
     assert f"--run {empty}: no such run directory" in capsys.readouterr().err
     empty.mkdir()
-    assert picforge("stsb-context", "export-validation", "--run", empty) == 2
+    assert picforge("stsb-context", "export", "validation", "--run", empty) == 2
     assert "stage 'generations' has not completed" in capsys.readouterr().err
     assert picforge("stsb-context", "evaluate", "--run", empty) == 2
-    assert f"run `picforge stsb-context ingest-validation --run {empty} --sheets SHEET SHEET` first" in capsys.readouterr().err
-    assert picforge("stsb-context", "ingest-validation", "--run", empty, "--sheets", tmp_path / "a.csv", tmp_path / "b.csv") == 2
+    assert f"run `picforge stsb-context ingest validation --run {empty} --sheets SHEET SHEET` first" in capsys.readouterr().err
+    assert picforge("stsb-context", "ingest", "validation", "--run", empty, "--sheets", tmp_path / "a.csv", tmp_path / "b.csv") == 2
     assert "a.csv: no such sheet" in capsys.readouterr().err
-    assert picforge("stsb-context", "--stsb", tmp_path / "missing.tsv", "--out", empty, "--offline") == 2
+    assert picforge("stsb-context", "generate", "--stsb", tmp_path / "missing.tsv", "--out", empty, "--offline") == 2
     assert "missing.tsv: no such path; give the STS Benchmark test file with --stsb" in capsys.readouterr().err

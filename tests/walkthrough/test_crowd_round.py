@@ -81,7 +81,7 @@ def round1_batch(sh, batch, crowd, export_line, copied):
     sh(f"picforge annotate mturk rehearse --run {RUN} --batch {batch} --out {blank}")
     results = f"{RETURNED}/Batch_{batch}_batch_results.csv"
     annotators.crowd_results(RUN, batch, blank, results, crowd, copied)
-    ingest = f"picforge annotate mturk ingest --run {RUN} {results}"
+    ingest = f"picforge annotate mturk ingest --run {RUN} --results {results}"
     assert sh.named(ingest), sh.hints[-3:]
     sh(ingest)
     review = f"picforge annotate mturk review --run {RUN} --batch {batch} --out {RETURNED}/{batch}-review.csv --block"

@@ -204,7 +204,7 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
             card = open(f"{RELEASE}/README.md", encoding="utf-8").read()
             assert "annotations left out: " in out and "## Annotations left out" in card
             assert "rejected in round 1 and in round 2" in card
-        elif line.startswith("picforge evaluate"):
+        elif line.startswith("picforge release evaluate"):
             # every score with its interval, and the sample's small test splits said to be too small
             assert "[low, high]: 95 % bootstrap interval (1,000 resamples of the test items, seed 0)" in out
             assert re.search(r"^\| all-MiniLM-L6-v2 \| \d+\.\d\d \[\d+\.\d\d, \d+\.\d\d\] \|", out, re.M)

@@ -1,10 +1,13 @@
 """`picforge cosimlex VERB`: the CoSimLex steps, one module per verb, each a thin layer over the library."""
-from picforge.cli import register_verbs
-
-VERB_MODULES = ("candidates", "export_selection", "ingest_selection", "export_rating", "ingest_rating",
-                "postprocess", "evaluate", "release")
+from companions.cosimlex import COMPANION
+from picforge.verbs import SHEET_GROUPS, Area
 
 
-def register(subparsers):
-    register_verbs(subparsers, __name__, VERB_MODULES, "cosimlex", description="Build CoSimLex (graded word "
-                   "similarity in context) from SimLex pairs and a Wikipedia dump.")
+def load():
+    """Import the verb modules, each registering its verb."""
+    from companions.cosimlex.cli import (candidates, evaluate, export_rating, export_selection,  # noqa: F401
+                                         ingest_rating, ingest_selection, postprocess, release)
+
+
+AREA = Area(COMPANION.name, COMPANION.help, "companions", load, groups=SHEET_GROUPS, companion=COMPANION,
+            description="Build CoSimLex (graded word similarity in context) from SimLex pairs and a Wikipedia dump.")

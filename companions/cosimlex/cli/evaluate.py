@@ -2,41 +2,23 @@
 import json
 
 from picforge.errors import InputError
-from picforge.options import (add_run_option, add_with_former_positional, deprecated, existing_path,
-                              existing_release, existing_run, warn_once)
+from picforge.options import add_run_option, existing_path, existing_release
+from picforge import verbs
 
 GOLD_COLUMNS = ("word1", "word2", "sim1", "sim2")
 
 
-def register(verbs):
-    parser = verbs.add_parser("evaluate", help="score predictions (subtask 1 and 2)",
-                              description="Subtask 1: uncentered Pearson of predicted and gold changes "
-                                          "(sim2 - sim1); subtask 2: Spearman of the ratings.")
-    add_with_former_positional(parser, "--predictions", metavar="FILE", type=existing_path("a predictions file"),
-                               reason="--predictions names the file a verb scores",
-                               help="CSV/TSV/XLSX/JSONL with word1, word2 and sim1, sim2 (or change)")
+def add_options(parser):
+    """The options of `picforge cosimlex evaluate`."""
+    parser.add_argument("--predictions", required=True, metavar="FILE", type=existing_path("a predictions file"),
+                        help="CSV/TSV/XLSX/JSONL with word1, word2 and sim1, sim2 (or change)")
     gold = parser.add_mutually_exclusive_group(required=True)
     gold.add_argument("--release", metavar="RELEASE_DIR", type=existing_release,
                                 help="the gold rows of the release `picforge cosimlex release` wrote")
-    add_run_option(gold, "cosimlex-final (`picforge cosimlex postprocess`): its rows are the gold", required=False,
-                   former=None)
-    gold.add_argument("--gold", metavar="FILE", type=gold_table,
+    add_run_option(gold, "cosimlex-final (`picforge cosimlex postprocess`): its rows are the gold", required=False)
+    gold.add_argument("--gold-table", metavar="FILE", type=existing_path("a gold table (word1, word2, sim1, sim2)"),
                       help="a gold table with word1, word2, sim1, sim2 (CSV/TSV/XLSX/JSONL), e.g. a published "
                            "CoSimLex file")
-    parser.set_defaults(func=run)
-
-
-def gold_table(text):
-    """argparse type of --gold: a gold file; a run directory (its former meaning) is read as --run, with a warning."""
-    import os
-
-    if os.path.isdir(text):
-        warn_once(deprecated(f"--gold {text}", f"--run {text}", "--run names an existing run a verb reads"))
-        return existing_run(text)
-    return existing_path("a gold table (word1, word2, sim1, sim2)")(text)
-
-
-gold_table.existing = "file"  # what --gold names, for tools that walk the CLI (a table, not a release)
 
 
 def _number(row, column, where):
@@ -58,9 +40,9 @@ def read_gold(args):
     from picforge.rundir import RunDir
     if args.release:
         return read_jsonl(os.path.join(args.release, DATA_FILE))
-    if args.run or os.path.isdir(args.gold):
-        return RunDir(args.run or args.gold).require_records(FINAL)
-    path = args.gold
+    if args.run:
+        return RunDir(args.run).require_records(FINAL)
+    path = args.gold_table
     return [dict(row, sim1=_number(row, "sim1", f"{path} row {n}"), sim2=_number(row, "sim2", f"{path} row {n}"))
             for n, row in read_rows(path, GOLD_COLUMNS)]
 
@@ -90,4 +72,12 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return "nothing left: the scores above are the evaluation"
+    return verbs.nothing_left("the scores above are the evaluation")
+
+
+VERB = verbs.register(verbs.Verb(
+    "cosimlex", "evaluate", None, run, add_options,
+    help="score predictions (subtask 1 and 2)",
+    description="Subtask 1: uncentered Pearson of predicted and gold changes "
+                "(sim2 - sim1); subtask 2: Spearman of the ratings.",
+    next_step=next_step))

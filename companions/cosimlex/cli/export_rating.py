@@ -1,18 +1,16 @@
-"""`picforge cosimlex export-rating`: the two-page rating forms, for MTurk and as standalone pages."""
+"""`picforge cosimlex export rating`: the two-page rating forms, for MTurk and as standalone pages."""
 import json
 
 from picforge.errors import InputError
 from picforge.options import add_run_option, non_negative_int, positive_int
 from picforge.sheets import csv_text
+from picforge import verbs
 
 DEFAULT_PAIRS_PER_FORM = 10
 
 
-def register(verbs):
-    parser = verbs.add_parser("export-rating", help="write the rating forms (MTurk HTMLQuestion + standalone)",
-                              description="Split the selected pairs into complementary forms (one context of each "
-                                          "pair per form) and render them as MTurk HTMLQuestion XML and standalone "
-                                          "HTML pages, with plan.json for the MTurk tooling.")
+def add_options(parser):
+    """The options of `picforge cosimlex export rating`."""
     add_run_option(parser, "cosimlex-selection")
     parser.add_argument("--pairs-per-form", type=positive_int, default=DEFAULT_PAIRS_PER_FORM,
                         help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
@@ -21,7 +19,6 @@ def register(verbs):
                                              "assignments.csv saying which standalone forms each one fills")
     parser.add_argument("--force", action="store_true",
                         help="replace forms already exported with different ones (only before they are posted)")
-    parser.set_defaults(func=run)
 
 
 def _write_text(path, text):
@@ -71,4 +68,14 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge cosimlex ingest-rating --run {args.run} --sheets ANSWERS…   (the annotators' returned forms)"
+    return verbs.Command("cosimlex ingest rating", (("--run", args.run), ("--sheets", "ANSWERS…")),
+                         note="the annotators' returned forms")
+
+
+VERB = verbs.register(verbs.Verb(
+    "cosimlex", "export", "rating", run, add_options,
+    help="write the rating forms (MTurk HTMLQuestion + standalone)",
+    description="Split the selected pairs into complementary forms (one context of each "
+                "pair per form) and render them as MTurk HTMLQuestion XML and standalone "
+                "HTML pages, with plan.json for the MTurk tooling.",
+    next_step=next_step))

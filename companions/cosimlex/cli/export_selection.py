@@ -1,14 +1,12 @@
-"""`picforge cosimlex export-selection`: the expert survey sheet (CSV + XLSX) and its guidelines."""
+"""`picforge cosimlex export selection`: the expert survey sheet (CSV + XLSX) and its guidelines."""
 from picforge.options import add_run_option
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("export-selection", help="write the expert survey sheet",
-                              description="Write the expert's survey: every pair's candidates, to mark the most "
-                                          "and least similar context and the expected difference.")
+def add_options(parser):
+    """The options of `picforge cosimlex export selection`."""
     add_run_option(parser, "cosimlex-candidates")
     parser.add_argument("--expert", default="expert", help="the expert's name, used in the file name")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -32,4 +30,13 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge cosimlex ingest-selection --run {args.run} --sheets SHEET   (the expert's filled selection sheet)"
+    return verbs.Command("cosimlex ingest selection", (("--run", args.run), ("--sheets", "SHEET")),
+                         note="the expert's filled selection sheet")
+
+
+VERB = verbs.register(verbs.Verb(
+    "cosimlex", "export", "selection", run, add_options,
+    help="write the expert survey sheet",
+    description="Write the expert's survey: every pair's candidates, to mark the most "
+                "and least similar context and the expected difference.",
+    next_step=next_step))

@@ -1,17 +1,12 @@
-"""`picforge cosimlex ingest-rating`: answers of the rating forms → cosimlex-ratings."""
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
+"""`picforge cosimlex ingest rating`: answers of the rating forms → cosimlex-ratings."""
+from picforge.options import add_run_option, add_sheets_input
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("ingest-rating", help="read rating answers",
-                              description="Read answers (standalone JSON downloads, MTurk assignments as JSON/JSONL "
-                                          "from list_assignments_for_hit, or Batch_*_batch_results.csv); "
-                                          "re-ingesting adds nothing; an annotator's later ratings of a pair "
-                                          "they already rated are kept but marked repeat-pair.")
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="ANSWERS", reason=SHEETS_READ,
-                               help="answer file(s): the rating forms' answers")
+def add_options(parser):
+    """The options of `picforge cosimlex ingest rating`."""
+    add_sheets_input(parser, "answer file(s): the rating forms' answers", metavar="ANSWERS")
     add_run_option(parser, "cosimlex-rating-forms")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -37,4 +32,14 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge cosimlex postprocess --run {args.run}   (once every form is back)"
+    return verbs.Command("cosimlex postprocess", (("--run", args.run),), note="once every form is back")
+
+
+VERB = verbs.register(verbs.Verb(
+    "cosimlex", "ingest", "rating", run, add_options,
+    help="read rating answers",
+    description="Read answers (standalone JSON downloads, MTurk assignments as JSON/JSONL "
+                "from list_assignments_for_hit, or Batch_*_batch_results.csv); "
+                "re-ingesting adds nothing; an annotator's later ratings of a pair "
+                "they already rated are kept but marked repeat-pair.",
+    next_step=next_step))

@@ -1,17 +1,14 @@
-"""`picforge cosimlex ingest-selection`: the expert's filled sheets → cosimlex-selection."""
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
+"""`picforge cosimlex ingest selection`: the expert's filled sheets → cosimlex-selection."""
+from picforge.options import add_run_option, add_sheets_input
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("ingest-selection", help="read the expert's filled sheets",
-                              description="Validate the expert's sheets (CSV or XLSX) and record the two chosen "
-                                          "contexts of every pair; re-ingesting a sheet changes nothing.")
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="SHEET", reason=SHEETS_READ,
-                               help="filled selection sheet(s)")
+def add_options(parser):
+    """The options of `picforge cosimlex ingest selection`."""
+    add_sheets_input(parser, "filled selection sheet(s)")
     add_run_option(parser, "cosimlex-candidates")
     parser.add_argument("--expert", default="expert", help="the expert's name")
     parser.add_argument("--replace", action="store_true", help="take new answers for pairs already ingested")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -38,4 +35,12 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge cosimlex export-rating --run {args.run}"
+    return verbs.Command("cosimlex export rating", (("--run", args.run),))
+
+
+VERB = verbs.register(verbs.Verb(
+    "cosimlex", "ingest", "selection", run, add_options,
+    help="read the expert's filled sheets",
+    description="Validate the expert's sheets (CSV or XLSX) and record the two chosen "
+                "contexts of every pair; re-ingesting a sheet changes nothing.",
+    next_step=next_step))

@@ -3,12 +3,11 @@ import json
 
 from companions.cosimlex import postprocess as post
 from picforge.options import add_run_option, finite_float, positive_float, positive_int
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("postprocess", help="clean the ratings and compute the dataset rows",
-                              description="Engagement check, drop annotators who disagree with the others, "
-                                          "calibrate, then mean/sd per context and the Mann-Whitney U p-value.")
+def add_options(parser):
+    """The options of `picforge cosimlex postprocess`."""
     add_run_option(parser, "cosimlex-ratings")
     parser.add_argument("--min-correlation", type=finite_float, default=post.DEFAULT_MIN_CORRELATION,
                         help="drop annotators whose Spearman with the others' mean is below this "
@@ -20,7 +19,6 @@ def register(verbs):
                         help=f"ratings needed per context to keep a pair (default {post.DEFAULT_MIN_RATINGS}, at least 2)")
     parser.add_argument("--scale-max", type=positive_float, default=post.DEFAULT_SCALE_MAX,
                         help=f"rescale 0-6 ratings to 0-SCALE_MAX (default {post.DEFAULT_SCALE_MAX:g}, as SimLex)")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -40,4 +38,12 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge cosimlex release --run {args.run} --out RELEASE"
+    return verbs.Command("cosimlex release", (("--run", args.run), ("--out", "RELEASE")))
+
+
+VERB = verbs.register(verbs.Verb(
+    "cosimlex", "postprocess", None, run, add_options,
+    help="clean the ratings and compute the dataset rows",
+    description="Engagement check, drop annotators who disagree with the others, "
+                "calibrate, then mean/sd per context and the Mann-Whitney U p-value.",
+    next_step=next_step))

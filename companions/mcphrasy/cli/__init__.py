@@ -2,28 +2,26 @@
 import dataclasses
 
 from annotation.cli import add_ledger_option
-from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES, CorpusSource, recorded_corpus
-from picforge.cli import register_verbs
+from companions.mcphrasy import COMPANION
 from picforge.errors import InputError
-from picforge.options import add_run_option, deprecated, warn_once
+from picforge.options import add_run_option
 from picforge.paths import add_output
-from picforge.rundir import RunDir
-
-VERB_MODULES = ("contexts", "groups", "export_clusters", "ingest_clusters", "agreement", "reconcile", "release",
-                "evaluate")
+from picforge.verbs import SHEET_GROUPS, Area
 
 
-def register(subparsers):
-    register_verbs(subparsers, __name__, VERB_MODULES, "mcphrasy",
-                   help="McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release",
-                   description="McPhraSy companion (multi-context phrase similarity): contexts and A.1 triplets for "
-                               "a phrase list, and the phrase-clustering dataset (groups, cluster sheets, agreement, "
-                               "release).")
+def load():
+    """Import the verb modules, each registering its verb."""
+    from companions.mcphrasy.cli import (agreement, contexts, evaluate, export_clusters, groups,  # noqa: F401
+                                         ingest_clusters, reconcile, release)
+
+
+AREA = Area(COMPANION.name, COMPANION.help, "companions", load, groups=SHEET_GROUPS, companion=COMPANION,
+            description="McPhraSy companion (multi-context phrase similarity): contexts and A.1 triplets for a "
+                        "phrase list, and the phrase-clustering dataset (groups, cluster sheets, agreement, release).")
 
 
 def add_run_and_ledger_options(parser, holding):
-    """--run RUN_DIR (holding `holding`; the former --out still works) and --ledger URL (else $PICFORGE_LEDGER), for
-    the cluster verbs."""
+    """--run RUN_DIR (holding `holding`) and --ledger URL (else $PICFORGE_LEDGER), for the cluster verbs."""
     add_run_option(parser, holding)
     add_ledger_option(parser)
 
@@ -31,10 +29,10 @@ def add_run_and_ledger_options(parser, holding):
 def add_corpus_arguments(parser):
     """The corpus and run options of `contexts` and `groups`, the verbs that start a McPhraSy run: --run (the mined
     run read as the corpus, or a McPhraSy run and the corpus it recorded) and --out (the McPhraSy run written)."""
+    from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES
     add_run_option(parser, "the corpus: a mined picforge run's `sentences` stage, or the corpus a McPhraSy run "
-                           "recorded; without --out the stages are added to it", required=False, former="--corpus",
-                   reason="--run names the run a verb reads")
-    add_output(parser, "--out", kind="run", shared_with=("--run", "--corpus"),
+                           "recorded; without --out the stages are added to it", required=False)
+    add_output(parser, "--out", kind="run", shared_with=("--run",),
                help="McPhraSy run directory to create (or add to), recording the corpus it reads (default: --run)")
     parser.add_argument("--reviews", action="append", default=[],
                         help="Amazon reviews, Ni et al. 2019 JSON lines (.json or .json.gz, glob allowed; repeatable), "
@@ -47,26 +45,17 @@ def add_corpus_arguments(parser):
 
 
 def corpus_and_run(args):
-    """(CorpusSource, RunDir to write) of `contexts` or `groups`: the run is --out, else --run; the corpus is
-    --reviews, else the corpus --run (or, without --run, the written run) recorded, else --run itself; the written
-    run records it (write_documents). `--out MINED_RUN` alone, the former spelling of `--run MINED_RUN`, still works
-    with a warning."""
-    written = args.out or args.run
-    if written is None:
+    """(CorpusSource, RunDir to write) of `contexts` or `groups`: the corpus is --reviews, else the one the McPhraSy
+    run --run recorded, else --run itself (a mined run); the run written is --out, else --run."""
+    from companions.mcphrasy.workflow import CorpusSource, recorded_corpus
+    from picforge.rundir import RunDir
+    if not (args.reviews or args.run) or not (args.out or args.run):
         raise InputError("give --run MINED_RUN (the corpus) and --out NEW_RUN (the McPhraSy run to create), or "
                          "--reviews FILES and --out NEW_RUN")
     if args.reviews:
         source = CorpusSource(tuple(args.reviews), args.category, None, args.wiki_category or "one")
-    else:
-        read = args.run or written
-        source = recorded_corpus(RunDir(read))
-        if source is None and args.run is None:
-            if RunDir(written).read_manifest("sentences") is None:
-                raise InputError(f"--out {written}: no McPhraSy run recording its corpus, nor a mined run; give "
-                                 "--run MINED_RUN (the corpus) or --reviews FILES")
-            warn_once(deprecated(f"--out {written} as the corpus", f"--run {written}",
-                                 "--run names the run a verb reads, --out the run it creates"))
-        source = source or CorpusSource(wiki_run=read)
+    elif args.run:
+        source = recorded_corpus(RunDir(args.run)) or CorpusSource(wiki_run=args.run)
         source = dataclasses.replace(source, category=args.category or source.category,
                                      wiki_category=args.wiki_category or source.wiki_category)
-    return source, RunDir(written)
+    return source, RunDir(args.out or args.run)

@@ -3,12 +3,12 @@ from companions.mcphrasy.annotate import agreement_report, ledger_labels
 from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.rundir import RunDir
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("agreement", help="agreement of annotators on the groups they all clustered")
+def add_options(parser):
+    """The options of `picforge mcphrasy agreement`."""
     add_run_and_ledger_options(parser, "mcphrasy-groups and the ledger")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -22,4 +22,10 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge mcphrasy reconcile --run {args.run}"
+    return verbs.Command("mcphrasy reconcile", (("--run", args.run),))
+
+
+VERB = verbs.register(verbs.Verb(
+    "mcphrasy", "agreement", None, run, add_options,
+    help="agreement of annotators on the groups they all clustered",
+    next_step=next_step))

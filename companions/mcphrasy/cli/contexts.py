@@ -5,20 +5,19 @@ from companions.mcphrasy.triplets import distinct_negatives
 from companions.mcphrasy.workflow import retrieve_contexts, write_documents
 from picforge.encoders import BUNDLED_MODEL
 from picforge.options import add_device_option, check_device, non_negative_int, pipeline_options, positive_int
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("contexts", help="contexts of each listed phrase (Beam)",
-                              description="Match a phrase list against every corpus sentence in one pass and keep "
-                                          "up to m seeded-sample contexts per phrase, masked. Beam flags pass through.")
+def add_options(parser):
+    """The options of `picforge mcphrasy contexts`."""
     parser.add_argument("--phrases", required=True, help="text file, one phrase per line")
     add_corpus_arguments(parser)
     parser.add_argument("--max-contexts", type=positive_int, default=MAX_CONTEXTS, help=f"m (default {MAX_CONTEXTS})")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the context sample (default 0)")
     parser.add_argument("--triplets", action="store_true", help="also write Appendix A.1 anchor/positive/negative")
-    parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"encoder of the triplets (default {BUNDLED_MODEL})")
+    parser.add_argument("--encoder", default=BUNDLED_MODEL, metavar="MODEL",
+                        help=f"sentence encoder of the triplets (default {BUNDLED_MODEL})")
     add_device_option(parser, "the triplets' encoder (with --triplets)")
-    parser.set_defaults(func=run, beam_args=[])
 
 
 def run(args):
@@ -40,4 +39,14 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge mcphrasy groups --run {args.out or args.run}   (phrase groups for the cluster task)"
+    return verbs.Command("mcphrasy groups", (("--run", args.out or args.run),),
+                         note="phrase groups for the cluster task")
+
+
+VERB = verbs.register(verbs.Verb(
+    "mcphrasy", "contexts", None, run, add_options,
+    help="contexts of each listed phrase (Beam)",
+    description="Match a phrase list against every corpus sentence in one pass and keep "
+                "up to m seeded-sample contexts per phrase, masked. Beam flags pass through.",
+    next_step=next_step,
+    defaults=dict(beam_args=[])))

@@ -9,26 +9,27 @@ from picforge.files import write_atomically
 from picforge.options import (add_device_option, add_run_option, check_device, existing_release, non_negative_int,
                               positive_int)
 from picforge.paths import add_output
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("evaluate", help="V-measure, ARI and AMI of clustering methods on a release")
+def add_options(parser):
+    """The options of `picforge mcphrasy evaluate`."""
     parser.add_argument("--release", required=True, metavar="RELEASE_DIR", type=existing_release,
                         help="release folder `picforge mcphrasy release` wrote")
     parser.add_argument("--predictions", help="JSON lines {group_id, clusters: [[phrase, ...], ...]} to score; "
                                               "without it, the §5.3.1 baselines are scored side by side")
-    parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")
+    parser.add_argument("--encoder", default=BUNDLED_MODEL, metavar="MODEL",
+                        help=f"baseline sentence encoder (default {BUNDLED_MODEL})")
     parser.add_argument("--vectors", help="word vectors (word2vec / FastText text) for the averaged-word-vector "
                                           "baseline (default: the encoder's static word-piece embeddings)")
     add_run_option(parser, "the released phrases' contexts (mcphrasy-contexts): adds the contextual baselines",
-                   required=False, former="--contexts", reason="--run names an existing run a verb reads")
+                   required=False)
     parser.add_argument("--max-contexts", type=positive_int, default=MAX_CONTEXTS,
                         help=f"m, contexts per phrase for the contextual baselines (default {MAX_CONTEXTS})")
     parser.add_argument("--rounds", type=positive_int, default=10_000, help="permutation-test rounds (default 10000)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="permutation-test seed (default 0)")
     add_output(parser, "--out", kind="file", help="also write the scores as JSON here")
     add_device_option(parser, "the baseline encoders")
-    parser.set_defaults(func=run)
 
 
 def score_table(compared):
@@ -64,4 +65,10 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return "nothing left: the scores above are the evaluation"
+    return verbs.nothing_left("the scores above are the evaluation")
+
+
+VERB = verbs.register(verbs.Verb(
+    "mcphrasy", "evaluate", None, run, add_options,
+    help="V-measure, ARI and AMI of clustering methods on a release",
+    next_step=next_step))

@@ -6,14 +6,11 @@ from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups, fr
 from picforge.encoders import BUNDLED_MODEL
 from picforge.options import add_device_option, at_least, check_device, positive_int
 from picforge.spacy_models import default_spacy_model
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("groups", help="frequent noun phrases and phrase groups (Beam, then phrase vectors)",
-                              description="Noun phrases of 2-3 words in each document's first 200 characters, top 30 "
-                                          "per product, top 2000 per category, B.1 filters, then groups of a seed and "
-                                          "its 24 nearest phrases by averaged word vectors (--vectors) or the sentence "
-                                          "encoder. Beam flags pass through.")
+def add_options(parser):
+    """The options of `picforge mcphrasy groups`."""
     add_corpus_arguments(parser)
     parser.add_argument("--spacy-model", help="spaCy model for Penn tags (default: first installed English sm)")
     parser.add_argument("--per-product", type=positive_int, default=grouping.PER_PRODUCT,
@@ -30,10 +27,9 @@ def register(verbs):
     parser.add_argument("--vectors", help="word vectors, word2vec or FastText text format (.vec/.txt, may be .gz); a "
                                           "phrase is the mean of its words' vectors, as in the paper (default: the "
                                           "sentence encoder's phrase vectors)")
-    parser.add_argument("--encoder", default=BUNDLED_MODEL,
+    parser.add_argument("--encoder", default=BUNDLED_MODEL, metavar="MODEL",
                         help=f"sentence encoder used without --vectors (default {BUNDLED_MODEL})")
     add_device_option(parser, "the sentence encoder (without --vectors)")
-    parser.set_defaults(func=run, beam_args=[])
 
 
 def run(args):
@@ -53,4 +49,16 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge mcphrasy export-clusters --run {args.out or args.run} --annotators A B C --out DIR"
+    return verbs.Command("mcphrasy export clusters", (("--run", args.out or args.run), ("--annotators", "A B C"),
+                         ("--out", "DIR")))
+
+
+VERB = verbs.register(verbs.Verb(
+    "mcphrasy", "groups", None, run, add_options,
+    help="frequent noun phrases and phrase groups (Beam, then phrase vectors)",
+    description="Noun phrases of 2-3 words in each document's first 200 characters, top 30 "
+                "per product, top 2000 per category, B.1 filters, then groups of a seed and "
+                "its 24 nearest phrases by averaged word vectors (--vectors) or the sentence "
+                "encoder. Beam flags pass through.",
+    next_step=next_step,
+    defaults=dict(beam_args=[])))

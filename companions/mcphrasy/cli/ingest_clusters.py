@@ -1,17 +1,16 @@
-"""`picforge mcphrasy ingest-clusters`: validate returned cluster sheets and record them in the ledger."""
+"""`picforge mcphrasy ingest clusters`: validate returned cluster sheets and record them in the ledger."""
 from companions.mcphrasy.annotate import ingest_clusters
 from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
-from picforge.options import SHEETS_READ, add_with_former_positional
+from picforge.options import add_sheets_input
 from picforge.rundir import RunDir
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("ingest-clusters", help="validate returned cluster sheets into the ledger")
+def add_options(parser):
+    """The options of `picforge mcphrasy ingest clusters`."""
     add_run_and_ledger_options(parser, "mcphrasy-groups")
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="SHEET", reason=SHEETS_READ,
-                               help="returned sheets (.csv, .xlsx) or folders of them")
-    parser.set_defaults(func=run)
+    add_sheets_input(parser, "returned sheets (.csv, .xlsx) or folders of them")
 
 
 def run(args):
@@ -22,4 +21,10 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge mcphrasy agreement --run {args.run}"
+    return verbs.Command("mcphrasy agreement", (("--run", args.run),))
+
+
+VERB = verbs.register(verbs.Verb(
+    "mcphrasy", "ingest", "clusters", run, add_options,
+    help="validate returned cluster sheets into the ledger",
+    next_step=next_step))

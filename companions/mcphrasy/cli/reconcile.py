@@ -3,12 +3,12 @@ from companions.mcphrasy.annotate import CLUSTERS, write_clusters
 from annotation.cli import ledger_url
 from companions.mcphrasy.cli import add_run_and_ledger_options
 from picforge.rundir import RunDir
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("reconcile", help="write the agreed clustering of every annotated group")
+def add_options(parser):
+    """The options of `picforge mcphrasy reconcile`."""
     add_run_and_ledger_options(parser, "mcphrasy-groups and the ledger")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -28,4 +28,10 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge mcphrasy release --run {args.run} --out RELEASE"
+    return verbs.Command("mcphrasy release", (("--run", args.run), ("--out", "RELEASE")))
+
+
+VERB = verbs.register(verbs.Verb(
+    "mcphrasy", "reconcile", None, run, add_options,
+    help="write the agreed clustering of every annotated group",
+    next_step=next_step))

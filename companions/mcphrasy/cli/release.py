@@ -3,15 +3,16 @@ from companions.mcphrasy.release import LICENSE, write_release
 from picforge.encoders import BUNDLED_MODEL
 from picforge.options import add_device_option, check_device
 from picforge.release_writer import add_release_options
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("release", help="write the dataset, its card (Table 1) and the baseline scores")
+def add_options(parser):
+    """The options of `picforge mcphrasy release`."""
     add_release_options(parser, reads="mcphrasy-clusters",
                         default_license=f"{LICENSE}: what the Wikipedia text allows")
-    parser.add_argument("--encoder", default=BUNDLED_MODEL, help=f"baseline encoder (default {BUNDLED_MODEL})")
+    parser.add_argument("--encoder", default=BUNDLED_MODEL, metavar="MODEL",
+                        help=f"baseline sentence encoder (default {BUNDLED_MODEL})")
     add_device_option(parser, "the baseline encoder")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -27,4 +28,11 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge publish --release {args.out} --to TARGET, and picforge mcphrasy evaluate --release {args.out}"
+    return verbs.Command("release publish", (("--release", args.out), ("--to", "TARGET")),
+                         then=verbs.Command("mcphrasy evaluate", (("--release", args.out),)))
+
+
+VERB = verbs.register(verbs.Verb(
+    "mcphrasy", "release", None, run, add_options,
+    help="write the dataset, its card (Table 1) and the baseline scores",
+    next_step=next_step))

@@ -1,23 +1,20 @@
 """`picforge pearl build --run MINING_RUN --out PEARL_RUN`: the `pearl-phrases` stage (Beam)."""
 from companions.pearl.options import PearlOptions
-from picforge.options import EMBEDDED_RUNNER, RUNNER_ALIASES, add_run_option, options_from_args
+from picforge.options import EMBEDDED_RUNNER, DASK_RUNNER, add_run_option, options_from_args
 from picforge.paths import add_output
 from picforge.stages import add_flags
+from picforge import verbs
 
 
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "build", help="typed phrases (count >= 2), augmentations and hard negatives from a run's sentences",
-        description="Read the `sentences` stage of a mining run and write stage `pearl-phrases` (Beam; runner flags "
-                    "pass through).")
-    add_run_option(parser, "a completed `sentences` stage (a mining run)", former=None)
+def add_options(parser):
+    """The options of `picforge pearl build`."""
+    add_run_option(parser, "a completed `sentences` stage (a mining run)")
     add_output(parser, "--out", kind="run", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
     parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
-                                         f"process; {RUNNER_ALIASES['DaskRunner']}, DataflowRunner…)")
+                                         f"process; {DASK_RUNNER}, DataflowRunner…)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
     add_flags(parser.add_argument_group("corpus options (those that can change the corpus are recorded in the "
                                         "stage manifest)"), PearlOptions)
-    parser.set_defaults(func=run, beam_args=[])
 
 
 def run(args):
@@ -34,5 +31,14 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return (f"picforge pearl release --run {args.out} --out RELEASE   (`picforge pearl paraphrase --run {args.out}` "
-            "first adds LLM paraphrases)")
+    return verbs.Command("pearl release", (("--run", args.out), ("--out", "RELEASE")),
+                         note=f"`picforge pearl paraphrase --run {args.out}` first adds LLM paraphrases")
+
+
+VERB = verbs.register(verbs.Verb(
+    "pearl", "build", None, run, add_options,
+    help="typed phrases (count >= 2), augmentations and hard negatives from a run's sentences",
+    description="Read the `sentences` stage of a mining run and write stage `pearl-phrases` (Beam; runner flags "
+                "pass through).",
+    next_step=next_step,
+    defaults=dict(beam_args=[])))

@@ -5,14 +5,12 @@ from picforge.llm import GenerationSettings
 from picforge.errors import InputError
 from picforge.options import add_run_option, finite_float, non_negative_int, positive_float, positive_int
 from picforge.paths import add_output
+from picforge import verbs
 
 
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "paraphrase", help="phrase-level augmentation: one paraphrase per phrase from an OpenAI-compatible model",
-        description="Stage `pearl-paraphrases`: ask the model for one paraphrase of each phrase (most frequent "
-                    "first), through STS-B-Context's client, response cache and budget.")
-    add_run_option(parser, "a completed `pearl-phrases` stage (a PEARL run)", former=None)
+def add_options(parser):
+    """The options of `picforge pearl paraphrase`."""
+    add_run_option(parser, "a completed `pearl-phrases` stage (a PEARL run)")
     parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
     parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, "
                                                          "else the OpenAI API)")
@@ -32,7 +30,6 @@ def register(subparsers):
                         help="deadline of each request, from connecting to its last byte (default %(default)s)")
     add_output(parser, "--cache", kind="folder", owns=("cache",), metavar="DIR", help="local response cache (default PEARL_RUN/cache)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -59,4 +56,12 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge pearl release --run {args.run} --out RELEASE"
+    return verbs.Command("pearl release", (("--run", args.run), ("--out", "RELEASE")))
+
+
+VERB = verbs.register(verbs.Verb(
+    "pearl", "paraphrase", None, run, add_options,
+    help="phrase-level augmentation: one paraphrase per phrase from an OpenAI-compatible model",
+    description="Stage `pearl-paraphrases`: ask the model for one paraphrase of each phrase (most frequent "
+                "first), through STS-B-Context's client, response cache and budget.",
+    next_step=next_step))

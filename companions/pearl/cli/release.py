@@ -1,15 +1,11 @@
 """`picforge pearl release --run PEARL_RUN --out DIR`: the Hugging Face dataset of a PEARL run."""
 from picforge.release_writer import add_release_options, release_summary
+from picforge import verbs
 
 
-def register(subparsers):
-    parser = subparsers.add_parser(
-        "release", help="write the PEARL corpus as JSON Lines splits (by phrase) with a dataset card",
-        description="Read `pearl-phrases` (and `pearl-paraphrases` when present) and write data/<split>.jsonl (the "
-                    "splits `pearl build --seed/--ratios` chose), README.md (card with distributions from the "
-                    "written files), plots and MANIFEST.json.")
+def add_options(parser):
+    """The options of `picforge pearl release`."""
     add_release_options(parser, reads="pearl-phrases", default_license="cc-by-sa-4.0: what the Wikipedia text allows")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -22,4 +18,13 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge publish --release {args.out} --to TARGET"
+    return verbs.Command("release publish", (("--release", args.out), ("--to", "TARGET")))
+
+
+VERB = verbs.register(verbs.Verb(
+    "pearl", "release", None, run, add_options,
+    help="write the PEARL corpus as JSON Lines splits (by phrase) with a dataset card",
+    description="Read `pearl-phrases` (and `pearl-paraphrases` when present) and write data/<split>.jsonl (the "
+                "splits `pearl build --seed/--ratios` chose), README.md (card with distributions from the "
+                "written files), plots and MANIFEST.json.",
+    next_step=next_step))

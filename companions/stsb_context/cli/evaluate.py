@@ -1,21 +1,18 @@
 """`picforge stsb-context evaluate --run RUN_DIR`: Pearson/Spearman of gold scores with best-span similarity, and
 Williams' test of each row against the best."""
 from companions.stsb_context.settings import COMPARISON, GLOVE_SETUPS, SETUPS, SOURCES
-from picforge.options import ONE_ENCODER, add_device_option, add_former_spelling, add_run_option, positive_int
+from picforge.options import add_device_option, add_run_option, positive_int
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("evaluate", help="correlate gold scores with a model's best-span similarity",
-                              description="Score each row for each setup of the SLICE paper (Section 5) and report "
-                                          "Pearson and Spearman correlations with the gold STS-B scores, and Williams' "
-                                          "t-test of each row against the best of its setup and of all.")
+def add_options(parser):
+    """The options of `picforge stsb-context evaluate`."""
     add_run_option(parser, "the validated dataset (or generations)")
     parser.add_argument("--setup", action="append", choices=SETUPS,
                         help="setup to run (repeatable; default all four)")
-    encoder = parser.add_argument("--encoder", metavar="MODEL",
-                                  help="sentence encoder, a sentence-transformers model directory (default: bundled "
-                                       "all-MiniLM-L6-v2)")
-    add_former_spelling(parser, "--model", encoder, ONE_ENCODER)
+    parser.add_argument("--encoder", metavar="MODEL",
+                        help="sentence encoder, a sentence-transformers model directory (default: bundled "
+                             "all-MiniLM-L6-v2)")
     parser.add_argument("--vectors", metavar="FILE",
                         help="word vectors in GloVe or word2vec text format (the paper: glove.840B.300d.txt) for the "
                              f"GloVe rows of the {' and '.join(GLOVE_SETUPS)} setups; none without it")
@@ -27,7 +24,6 @@ def register(verbs):
                         help="texts per encoder batch (default %(default)s)")
     add_device_option(parser, "the model")
     parser.add_argument("--force", action="store_true", help="recompute even if up to date")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -57,4 +53,13 @@ def _number(value, form, best=False):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge stsb-context release --run {args.run} --out RELEASE"
+    return verbs.Command("stsb-context release", (("--run", args.run), ("--out", "RELEASE")))
+
+
+VERB = verbs.register(verbs.Verb(
+    "stsb-context", "evaluate", None, run, add_options,
+    help="correlate gold scores with a model's best-span similarity",
+    description="Score each row for each setup of the SLICE paper (Section 5) and report "
+                "Pearson and Spearman correlations with the gold STS-B scores, and Williams' "
+                "t-test of each row against the best of its setup and of all.",
+    next_step=next_step))

@@ -1,15 +1,13 @@
-"""`picforge stsb-context export-validation --run RUN_DIR`: one validation sheet per annotator."""
+"""`picforge stsb-context export validation --run RUN_DIR`: one validation sheet per annotator."""
 from picforge.options import add_run_option
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("export-validation", help="write the two annotators' validation sheets",
-                              description="Write RUN_DIR/validation/annotator-{1,2}.{csv,xlsx} and GUIDELINES.md "
-                                          "for the generations kept so far.")
+def add_options(parser):
+    """The options of `picforge stsb-context export validation`."""
     add_run_option(parser, "generations")
     parser.add_argument("--partial", action="store_true", help="export even though some pairs have no answer yet")
     parser.add_argument("--force", action="store_true", help="overwrite sheets exported from an earlier run")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -25,5 +23,13 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return (f"picforge stsb-context ingest-validation --run {args.run} --sheets SHEET SHEET   (both validators' filled "
-            "sheets)")
+    return verbs.Command("stsb-context ingest validation", (("--run", args.run), ("--sheets", "SHEET SHEET")),
+                         note="both validators' filled sheets")
+
+
+VERB = verbs.register(verbs.Verb(
+    "stsb-context", "export", "validation", run, add_options,
+    help="write the two annotators' validation sheets",
+    description="Write RUN_DIR/validation/annotator-{1,2}.{csv,xlsx} and GUIDELINES.md "
+                "for the generations kept so far.",
+    next_step=next_step))

@@ -1,15 +1,19 @@
-"""`picforge stsb-context --stsb FILE --out RUN_DIR`: generate and verify a context per STS-B pair."""
+"""`picforge stsb-context generate --stsb FILE --out RUN_DIR`: generate and verify a context per STS-B pair."""
 from companions.stsb_context.settings import GENERATIONS
 from picforge.llm import GenerationSettings
 from picforge.options import existing_path, finite_float, non_negative_int, positive_float, positive_int
 from picforge.paths import add_output
+from picforge import verbs
 
 
-def add_arguments(parser):
-    parser.add_argument("--stsb", metavar="FILE", help="STS Benchmark test file (tab-separated, 7 columns)",
+def add_options(parser):
+    """The options of `picforge stsb-context generate`."""
+    parser.add_argument("--stsb", required=True, metavar="FILE",
+                        help="STS Benchmark test file (tab-separated, 7 columns)",
                         type=existing_path("the STS Benchmark test file with --stsb (where to get it: "
                                            "docs/stsb_context.md, Input)"))
-    add_output(parser, "--out", kind="run", metavar="RUN_DIR", help="run directory (local path, gs:// or s3://)")
+    add_output(parser, "--out", kind="run", required=True, metavar="RUN_DIR",
+               help="run directory (local path, gs:// or s3://)")
     parser.add_argument("--model", default=GenerationSettings.model, help="chat model (default %(default)s)")
     parser.add_argument("--base-url", metavar="URL",
                         help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 for vLLM, llama.cpp or "
@@ -73,4 +77,10 @@ def summary(manifest):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge stsb-context export-validation --run {args.out}"
+    return verbs.Command("stsb-context export validation", (("--run", args.out),))
+
+
+VERB = verbs.register(verbs.Verb(
+    "stsb-context", "generate", None, run, add_options,
+    help="generate a context around each STS-B target phrase and verify it (an OpenAI-compatible chat model)",
+    next_step=next_step))

@@ -1,16 +1,13 @@
-"""`picforge stsb-context ingest-validation --run RUN_DIR --sheets SHEET SHEET`: the validated dataset and its card."""
-from picforge.options import SHEETS_READ, add_run_option, add_with_former_positional
+"""`picforge stsb-context ingest validation --run RUN_DIR --sheets SHEET SHEET`: the validated dataset and its card."""
+from picforge.options import add_run_option, add_sheets_input
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("ingest-validation", help="read both filled sheets and write the final dataset",
-                              description="Drop items either annotator marked Y (the context changes the gold "
-                                          "similarity); write RUN_DIR/dataset (Parquet, JSON Lines); `release` makes it a dataset folder.")
+def add_options(parser):
+    """The options of `picforge stsb-context ingest validation`."""
     add_run_option(parser, "the generations")
-    add_with_former_positional(parser, "--sheets", nargs="+", metavar="SHEET", reason=SHEETS_READ,
-                               help="the two filled sheets (.csv or .xlsx)")
+    add_sheets_input(parser, "the two filled sheets (.csv or .xlsx)")
     parser.add_argument("--force", action="store_true", help="redo the stage even if it is up to date")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -27,4 +24,13 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge stsb-context evaluate --run {args.run}, then picforge stsb-context release --run {args.run} --out RELEASE"
+    return verbs.Command("stsb-context evaluate", (("--run", args.run),), then=verbs.Command("stsb-context release",
+                         (("--run", args.run), ("--out", "RELEASE"))))
+
+
+VERB = verbs.register(verbs.Verb(
+    "stsb-context", "ingest", "validation", run, add_options,
+    help="read both filled sheets and write the final dataset",
+    description="Drop items either annotator marked Y (the context changes the gold "
+                "similarity); write RUN_DIR/dataset (Parquet, JSON Lines); `release` makes it a dataset folder.",
+    next_step=next_step))

@@ -1,10 +1,12 @@
 """`picforge wordcount count|release`: the plug-in companion's verbs (one module each)."""
-from picforge.cli import register_verbs
+from picforge.verbs import Area
+from tests.plugin_companion import COMPANION
 
-VERB_MODULES = ("count", "release")
+
+def load():
+    """Import the verb modules, each registering its verb."""
+    from tests.plugin_companion.cli import count, release  # noqa: F401
 
 
-def register(subparsers):
-    """Add `wordcount` and its verbs to the `picforge` command."""
-    register_verbs(subparsers, __name__, VERB_MODULES, "wordcount", help="count words and release the counts",
-                   description="The word counts of a text file, and their release.")
+AREA = Area(COMPANION.name, COMPANION.help, "companions", load, companion=COMPANION,
+            description="The word counts of a text file, and their release.")

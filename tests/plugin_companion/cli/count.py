@@ -1,15 +1,14 @@
 """`picforge wordcount count --text FILE --out RUN`: the words of a text file and how often each occurs."""
 from picforge.options import existing_path
 from picforge.paths import add_output
+from picforge import verbs
 
 
-def register(verbs):
-    parser = verbs.add_parser("count", help="count the words of a text file into a run",
-                              description="Write the stage wordcount-words: each lower-cased word and its count.")
+def add_options(parser):
+    """The options of `picforge wordcount count`."""
     parser.add_argument("--text", required=True, type=existing_path("the UTF-8 text file to count"),
                         help="UTF-8 text file")
     add_output(parser, "--out", kind="run", required=True, help="run directory to write")
-    parser.set_defaults(func=run)
 
 
 def run(args):
@@ -22,4 +21,11 @@ def run(args):
 
 def next_step(args):
     """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return f"picforge wordcount release --run {args.out} --out RELEASE"
+    return verbs.Command("wordcount release", (("--run", args.out), ("--out", "RELEASE")))
+
+
+VERB = verbs.register(verbs.Verb(
+    "wordcount", "count", None, run, add_options,
+    help="count the words of a text file into a run",
+    description="Write the stage wordcount-words: each lower-cased word and its count.",
+    next_step=next_step))

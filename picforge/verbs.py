@@ -1,0 +1,239 @@
+"""One registry of every verb. A verb is one `Verb` declaration (`picforge AREA NAME [TARGET]`, its options, what it
+runs and the command after it); an area is one `Area` declaration (its command word, help, and the import of its verb
+modules), found through the entry-point group `picforge.areas` of the installed distributions, core areas and
+companions alike, so the core names no area."""
+import argparse
+import dataclasses
+import functools
+from typing import Callable
+
+from picforge.errors import InputError
+
+GROUP = "picforge.areas"
+CORE_DISTRIBUTION = "picforge"
+# options a next step repeats when the user gave them and the next verb takes them (a ledger other than the run's)
+CARRIED = ("--ledger",)
+# One meaning per option name on every verb, shown by its metavar: an existing run, an existing release, a
+# sentence-transformers model (name or folder), a bank of gold questions, a ledger's SQLAlchemy URL.
+# The groups of the sheet round trip (`AREA export TARGET`, `AREA ingest TARGET`), for the areas that have one.
+SHEET_GROUPS = {"export": "write the sheets or forms people fill", "ingest": "read the filled sheets or answers back"}
+MEANINGS = {"--run": "RUN_DIR", "--release": "RELEASE_DIR", "--encoder": "MODEL", "--gold": "GOLD.jsonl",
+            "--ledger": "URL"}
+
+
+class AreaError(InputError):
+    """An area that cannot be used: its entry point does not load, names no Area, or takes another's command."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Area:
+    """One command word of `picforge`: its one-line help and section in `picforge --help`, `load` (imports the area's
+    verb modules, each registering its verbs), the groups of its verbs ({name: help}: `annotate export TARGET`), the
+    verbs also reached by their short form (`picforge mine`), what runs after any of its verbs succeeds
+    (`epilogue(args)`: annotate's ledger hints) and a companion's dataset declaration."""
+
+    name: str
+    help: str
+    section: str
+    load: Callable[[], None]
+    description: str = ""
+    groups: dict = dataclasses.field(default_factory=dict)
+    short_forms: tuple = ()
+    epilogue: Callable | None = None
+    companion: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """A command to run next: its verb's words, its options ((flag, value)…), a note in brackets and the command
+    after it; no words: nothing is left to run, the note says why."""
+
+    words: str
+    options: tuple = ()
+    note: str = ""
+    then: "Command | None" = None
+
+    def carrying(self, args):
+        """This command (and the ones after it) with each CARRIED option `args` gave that its verb takes."""
+        taken = option_strings(tuple(self.words.split())) if self.words else set()
+        given = tuple((flag, getattr(args, flag.lstrip("-").replace("-", "_"), None)) for flag in CARRIED)
+        extra = tuple((flag, value) for flag, value in given if value and flag in taken
+                      and flag not in dict(self.options))
+        then = self.then.carrying(args) if self.then else None
+        return dataclasses.replace(self, options=self.options + extra, then=then)
+
+    def __str__(self):
+        if not self.words:
+            return self.note
+        line = " ".join(["picforge", self.words, *(f"{flag} {value}" if value is not None else flag
+                                                   for flag, value in self.options)])
+        line += f"   ({self.note})" if self.note else ""
+        return f"{line}; then {self.then}" if self.then else line
+
+
+def nothing_left(why):
+    """The next step of a verb that ends its area's work: no command, only `why`."""
+    return Command("", note=f"nothing left: {why}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Verb:
+    """One verb, `picforge AREA NAME [TARGET]`: its help, `options(parser)` adding its flags, `run(args)` returning
+    the exit code, `next_step(args)` the Command that comes after it (printed as `next:`), and parser defaults
+    (`read_only=True`: it creates nothing; `beam_args=[]`: Beam's flags pass through)."""
+
+    area: str
+    name: str
+    target: str | None
+    run: Callable
+    options: Callable
+    help: str = ""
+    description: str | None = None
+    next_step: Callable | None = None
+    defaults: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def words(self):
+        return tuple(word for word in (self.area, self.name, self.target) if word)
+
+
+REGISTRY = {}  # {(area, name, target): Verb}
+
+
+def register(verb):
+    """Add `verb` to the registry (each once) and return it."""
+    if verb.words in REGISTRY and REGISTRY[verb.words] is not verb:
+        raise ValueError(f"picforge {' '.join(verb.words)}: declared twice")
+    REGISTRY[verb.words] = verb
+    return verb
+
+
+@dataclasses.dataclass(frozen=True)
+class Areas:
+    """The installed areas by command word, the distribution declaring each, the short forms ({word: verb words})
+    and the entry points that could not be used ({name: the one line saying why})."""
+
+    areas: dict
+    distributions: dict
+    short_forms: dict
+    broken: dict
+
+
+def entry_point_line(entry):
+    """How an error names an entry point: `NAME = VALUE` in the group, and the distribution declaring it."""
+    return f"entry point `{entry.name} = {entry.value}` ({GROUP}, distribution {entry.dist.name} {entry.dist.version})"
+
+
+def load_area(entry, taken):
+    """The Area an entry point names, checked against the command words `taken` ({word: who took it})."""
+    try:
+        declared = entry.load()
+    except Exception as err:  # any error of a plug-in's import is reported, in one line, as that plug-in's
+        raise AreaError(f"{entry_point_line(entry)} does not load: {type(err).__name__}: {err}") from None
+    if not isinstance(declared, Area):
+        raise AreaError(f"{entry_point_line(entry)} names a {type(declared).__name__}, not a picforge.verbs.Area")
+    if declared.name != entry.name:
+        raise AreaError(f"{entry_point_line(entry)} declares the command {declared.name!r}; name the entry point as "
+                        "its command")
+    for word in (declared.name, *declared.short_forms):
+        if word in taken:
+            raise AreaError(f"{entry_point_line(entry)}: the command {word!r} is taken by {taken[word]}")
+    return declared
+
+
+@functools.lru_cache(maxsize=None)
+def areas():
+    """Every area the installed distributions declare (each declaration light), picforge's own first, then by name."""
+    from importlib import metadata  # read only by the commands that need the areas
+
+    entries = sorted(metadata.entry_points(group=GROUP),
+                     key=lambda entry: (entry.dist.name != CORE_DISTRIBUTION, entry.name))
+    found, distributions, short_forms, broken, taken = {}, {}, {}, {}, {}
+    for entry in entries:
+        try:
+            area = load_area(entry, taken)
+        except AreaError as err:
+            broken.setdefault(entry.name, str(err))
+            continue
+        found[area.name], distributions[area.name] = area, entry.dist.name
+        for word in (area.name, *area.short_forms):
+            taken[word] = entry_point_line(entry)
+        short_forms.update({word: (area.name, word) for word in area.short_forms})
+    return Areas(found, distributions, short_forms, broken)
+
+
+@functools.lru_cache(maxsize=None)
+def verbs_of(area_name):
+    """{(name, target): Verb} of the area `area_name`, its verb modules imported now."""
+    areas().areas[area_name].load()
+    return {(verb.name, verb.target): verb for verb in REGISTRY.values() if verb.area == area_name}
+
+
+def canonical_words(verb):
+    """The words that name `verb` everywhere (hints, run markers, messages): its short form when it has one."""
+    return (verb.name,) if verb.name in areas().areas[verb.area].short_forms and not verb.target else verb.words
+
+
+def every_verb():
+    """Every verb of every installed area, each area's verb modules imported now."""
+    return [verb for name in areas().areas for verb in verbs_of(name).values()]
+
+
+def find(words):
+    """The Verb `words` name (`("annotate", "export", "expert")`, or a short form such as `("mine",)`), else None."""
+    found = areas()
+    words = (*found.short_forms.get(words[0], (words[0],)), *words[1:]) if words else words
+    if not words or words[0] not in found.areas:
+        return None
+    return verbs_of(words[0]).get((*words[1:], None, None)[:2]) if len(words) <= 3 else None
+
+
+@functools.lru_cache(maxsize=None)
+def option_strings(words):
+    """Every option string of the verb `words` names (an empty set when no verb is)."""
+    verb = find(tuple(words))
+    if verb is None:
+        return frozenset()
+    parser = argparse.ArgumentParser(add_help=False)
+    verb.options(parser)
+    return frozenset(name for action in parser._actions for name in action.option_strings)
+
+
+def grammar_faults(verb, parser):
+    """What in `verb`'s parser breaks the one grammar: a positional argument (`AREA VERB [TARGET]`, then options
+    only), an option of MEANINGS shown with another meaning, an `--out` that is not a declared output."""
+    from picforge.paths import declared_output
+
+    faults = []
+    for action in parser._actions:
+        if not action.option_strings:
+            faults.append(f"a positional {action.metavar or action.dest}: make it a named option")
+        for name in action.option_strings:
+            if name in MEANINGS and action.metavar != MEANINGS[name]:
+                faults.append(f"{name} {action.metavar}: {name} is {MEANINGS[name]} on every verb (name this one "
+                              "otherwise)")
+            if name == "--out" and declared_output(action) is None:
+                faults.append("--out is not declared with picforge.paths.add_output")
+    return [f"picforge {' '.join(verb.words)}: {fault}" for fault in faults]
+
+
+def add_verb(parsers, verb, word):
+    """Add `verb`'s parser as `word` to the argparse sub-parsers `parsers`; a verb breaking the grammar is refused."""
+    parser = parsers.add_parser(word, help=verb.help, description=verb.description or verb.help or None)
+    verb.options(parser)
+    faults = grammar_faults(verb, parser)
+    if faults:
+        raise ValueError("; ".join(faults))
+    parser.set_defaults(declared=verb, **verb.defaults)
+    return parser
+
+
+def add_area(parsers, area):
+    """Add `picforge AREA` and every verb of `area` (grouped under `AREA GROUP TARGET` where it declares groups)."""
+    parser = parsers.add_parser(area.name, help=area.help, description=area.description or area.help)
+    words = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    grouped = {name: words.add_parser(name, help=text, description=text).add_subparsers(
+        dest="target", required=True, metavar="TARGET") for name, text in area.groups.items()}
+    for (name, target), verb in sorted(verbs_of(area.name).items(), key=lambda item: (item[0][0], item[0][1] or "")):
+        add_verb(grouped[name], verb, target) if target else add_verb(words, verb, name)
+    return parser
