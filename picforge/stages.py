@@ -12,14 +12,15 @@ from picforge.stage_registry import register_stages
 REGISTRY = {}
 
 
-def option(default, help, output, flag=None, type=None, choices=None, writes=None):
+def option(default, help, output, flag=None, type=None, choices=None, writes=None, metavar=None):
     """A field of an options dataclass. `output`: True when the value can change what the stage writes (it goes
     into the fingerprint), False when it cannot (a device, a batch size, a cache folder), or the name of a
     boolean field of the same Options whose truth makes this one count. The flag is `--field-name` unless `flag`
     says otherwise; `type` is the argparse type (default: the default's own type); `writes` ("file", "folder")
-    declares a path the verb writes, for the output guard (picforge.paths)."""
+    declares a path the verb writes, for the output guard (picforge.paths); `metavar` names the value in help
+    (one meaning per name, picforge.verbs.MEANINGS)."""
     return dataclasses.field(default=default, metadata={"help": help, "output": output, "flag": flag, "type": type,
-                                                          "choices": choices, "writes": writes})
+                                                          "choices": choices, "writes": writes, "metavar": metavar})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,12 +125,12 @@ def add_flags(parser, options_class):
             kwargs["type"] = meta.get("type") or (type(default) if default is not None else str)
             if meta.get("choices"):
                 kwargs["choices"] = meta["choices"]
+            if meta.get("metavar"):
+                kwargs["metavar"] = meta["metavar"]
         if meta.get("writes"):
             add_output(parser, flag_of(field), kind=meta["writes"], **kwargs)
         else:
             parser.add_argument(flag_of(field), **kwargs)
-
-
 
 
 def options_table(declarations):

@@ -15,7 +15,7 @@ import requests
 from apache_beam.metrics import Metrics
 
 from picforge import __version__
-from pipeline.mine_stages import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR
+from pipeline.category_source import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR
 
 BATCH_SIZE = 50  # the API's limit on pageids for clients without the apihighlimits right
 SHARD_IDS = 100_000  # page ids per cache file (enwiki: ~10K articles, ~1 MB per file)

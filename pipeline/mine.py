@@ -2,7 +2,6 @@
 import json
 import logging
 
-import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from picforge import rundir, stage_jobs
@@ -13,10 +12,7 @@ from picforge.options import check_device, pipeline_options
 from picforge.paths import refuse_overlap
 from picforge.resources import read_wic_words
 from pipeline.dump.download import fetch
-from pipeline.dump.pages import article_fields
 from pipeline.mine_stages import CANDIDATES_CSV, MINING, MineOptions
-from pipeline.stages.clean import CleanPages
-from pipeline.stages.read_dump import ReadDump
 
 log = logging.getLogger(__name__)
 FUNNEL_JSON = "funnel.json"
@@ -75,19 +71,6 @@ def mining_steps(run, dump, wic_path, wic_words, options):
     wic = (wic_words, rundir.input_identity(wic_path))
     return stage_jobs.declared_steps(run, MINING, options,
                                      {"dump": (dump, rundir.input_identity(dump)), "wic_words": wic})
-
-
-class ReadAndClean(beam.PTransform):
-    """The pipeline → {"read-dump": Article records, "clean": Page records}, both from one read of `dump`."""
-
-    def __init__(self, dump, max_pages=None):
-        super().__init__()
-        self.dump, self.max_pages = dump, max_pages
-
-    def expand(self, pipeline):
-        articles = pipeline | "dump" >> ReadDump(self.dump, max_pages=self.max_pages)
-        return {"read-dump": articles | "article fields" >> beam.Map(article_fields),
-                "clean": articles | "clean" >> CleanPages()}
 
 
 def funnel_report(manifests):

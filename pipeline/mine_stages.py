@@ -8,9 +8,8 @@ from picforge import stages
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, POOLING_MODES, DeviceOptions
 from picforge.options import finite_float, http_url, non_negative_int, positive_int
 from picforge.stages import Stage, option
+from pipeline.category_source import CATEGORIES_API_URL, CATEGORIES_CACHE_DIR
 
-CATEGORIES_API_URL = "https://en.wikipedia.org/w/api.php"
-CATEGORIES_CACHE_DIR = "~/.cache/picforge/categories"  # expanded on each worker
 CANDIDATES_CSV = "annotation_candidates.csv"
 MINE_COMMAND = "picforge mine --input DUMP --wic WIC_ZIP --out {run}"
 
@@ -56,7 +55,7 @@ class PhrasesOptions(WordWindowOptions):
 @dataclasses.dataclass(frozen=True)
 class EncoderOptions(DeviceOptions):
     encoder: str = option(BUNDLED_MODEL, "sentence encoder, a sentence-transformers model name or folder (PiC: "
-                                         "princeton-nlp/sup-simcse-roberta-large)", output=True)
+                                         "princeton-nlp/sup-simcse-roberta-large)", output=True, metavar="MODEL")
     pooling: str = option("model", "pooling: the model's own, or cls/mean on the raw encoder (SimCSE: cls)",
                           output=True, choices=POOLING_MODES)
     encode_batch_size: int = option(DEFAULT_ENCODE_BATCH_SIZE, "sentences per encoder forward pass (raise it on GPU "
@@ -116,7 +115,7 @@ class ReadDump(Stage):
     Options = ReadOptions
 
     def expand(self, inputs, options):
-        from pipeline.mine import ReadAndClean
+        from pipeline.stages.read_dump import ReadAndClean
 
         return inputs["pipeline"] | self.name >> ReadAndClean(inputs["dump"], max_pages=options.max_pages)
 

@@ -1,5 +1,5 @@
 """`picforge annotate cancel-batch --batch B`: take back a batch nobody worked on; its items wait again."""
-from annotation.cli import add_ledger_options, batch_name, open_ledger
+from annotation.cli.common import add_ledger_options, batch_name, open_ledger
 from picforge import verbs
 
 

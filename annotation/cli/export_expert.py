@@ -1,7 +1,7 @@
 """`picforge annotate export expert`: one sheet (CSV + XLSX) per annotator, plus the guidelines."""
 import os
 
-from annotation.cli import add_ledger_options, annotator_names, open_ledger, print_batches
+from annotation.cli.common import add_ledger_options, annotator_names, open_ledger, print_batches
 from picforge.options import positive_int
 from picforge.paths import add_output
 from picforge import verbs

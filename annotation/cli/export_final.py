@@ -1,5 +1,5 @@
 """`picforge annotate export final`: the kept triplets as stage final_annotations of the run directory."""
-from annotation.cli import add_ledger_options, open_ledger
+from annotation.cli.common import add_ledger_options, open_ledger
 from picforge import verbs
 
 

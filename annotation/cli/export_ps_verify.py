@@ -1,7 +1,7 @@
 """`picforge annotate export ps-verify`: PS pairs for A1 and A2, or the tie-break sheet for A3."""
 import os
 
-from annotation.cli import add_ledger_options, name_list, open_ledger, print_batches
+from annotation.cli.common import add_ledger_options, name_list, open_ledger, print_batches
 from picforge.options import non_negative_int
 from picforge.paths import add_output
 from picforge import verbs

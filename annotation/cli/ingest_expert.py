@@ -1,7 +1,7 @@
 """`picforge annotate ingest expert --sheets SHEET…`: validate, grammar-check, record; write fix-lists."""
 import os
 
-from annotation.cli import add_grammar_options, add_ledger_options, add_sheets_argument, open_ledger
+from annotation.cli.common import add_grammar_options, add_ledger_options, add_sheets_argument, open_ledger
 from picforge.paths import add_output
 from picforge import verbs
 

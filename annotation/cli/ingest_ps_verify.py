@@ -1,5 +1,5 @@
 """`picforge annotate ingest ps-verify --sheets SHEET…`: A1/A2/A3 answers in; pairs decided when ≥2 endorse."""
-from annotation.cli import add_ledger_options, add_sheets_argument, open_ledger
+from annotation.cli.common import add_ledger_options, add_sheets_argument, open_ledger
 from picforge import verbs
 
 

@@ -1,5 +1,5 @@
 """`picforge annotate ingest verify2 --sheets SHEET…`: round-2 answers in, round-2 decisions out."""
-from annotation.cli import add_ledger_options, add_sheets_argument, open_ledger
+from annotation.cli.common import add_ledger_options, add_sheets_argument, open_ledger
 from picforge import verbs
 
 

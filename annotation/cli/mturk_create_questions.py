@@ -1,5 +1,6 @@
 """`annotate mturk create-questions`: post prepared question files (e.g. a companion's rating forms) as HITs."""
-from annotation.cli import mturk_options, open_ledger
+from annotation.cli import mturk_options
+from annotation.cli.common import open_ledger
 from picforge.options import positive_int
 from picforge import verbs
 

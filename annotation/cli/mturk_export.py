@@ -1,7 +1,8 @@
 """`annotate mturk export`: the requester-UI batch CSV and crowd-form template, for uploading by hand."""
 import os
 
-from annotation.cli import mturk_options, open_ledger
+from annotation.cli import mturk_options
+from annotation.cli.common import open_ledger
 from picforge.paths import add_output
 from picforge import verbs
 

@@ -1,5 +1,5 @@
 """`annotate mturk gold`: a gold bank of settled answers (round-2 verifiers unanimous, a previous run's release)."""
-from annotation.cli import add_ledger_options, open_ledger
+from annotation.cli.common import add_ledger_options, open_ledger
 from picforge.paths import add_output
 from picforge import verbs
 

@@ -1,5 +1,5 @@
 """`annotate mturk ingest`: read requester-UI `Batch_*_batch_results.csv` files into the ledger."""
-from annotation.cli import add_ledger_options, open_ledger
+from annotation.cli.common import add_ledger_options, open_ledger
 from picforge import verbs
 
 

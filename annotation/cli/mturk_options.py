@@ -6,7 +6,7 @@ import sys
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from annotation.mturk import client as mturk_client, fees as mturk_fees, hits as mturk_hits, round1
-from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
+from annotation.cli.common import add_ledger_options, batch_name, csv_list, open_ledger
 from picforge.options import finite_float, non_negative_int, positive_int
 
 DEFAULT_HIT_TYPE = mturk_hits.HitTypeSettings()

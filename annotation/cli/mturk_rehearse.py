@@ -2,7 +2,8 @@
 empty, to fill by hand or by script and ingest (round 1 tried offline, without a requester account)."""
 import os
 
-from annotation.cli import mturk_options, open_ledger
+from annotation.cli import mturk_options
+from annotation.cli.common import open_ledger
 from picforge.paths import add_output
 from picforge import verbs
 

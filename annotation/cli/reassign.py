@@ -1,5 +1,5 @@
 """`picforge annotate reassign --batch B [--rows R1,R2]`: release blank or unfixed rows of an expert or second-round batch."""
-from annotation.cli import add_ledger_options, batch_name, csv_list, open_ledger
+from annotation.cli.common import add_ledger_options, batch_name, csv_list, open_ledger
 from picforge import verbs
 
 

@@ -2,7 +2,7 @@
 import json
 import sys
 
-from annotation.cli import add_ledger_options, open_ledger
+from annotation.cli.common import add_ledger_options, open_ledger
 from picforge.files import write_atomically
 from picforge.paths import add_output
 from picforge import verbs

@@ -1,5 +1,5 @@
 """`picforge annotate trace --id ID`: which rounds, which workers and experts, which files verified a released id."""
-from annotation.cli import add_ledger_options, open_ledger
+from annotation.cli.common import add_ledger_options, open_ledger
 from picforge import verbs
 
 

@@ -51,7 +51,7 @@ class PearlOptions(DeviceOptions):
     min_synonym_cosine: float = option(0.8, "encoder cosine a phrase with a WordNet synonym swapped in needs with the "
                                             "phrase", output=True, type=finite_float)
     encoder: str = option(BUNDLED_MODEL, "sentence-transformers model picking WordNet senses and scoring hard "
-                                         "negatives (paper: E5)", output=True)
+                                         "negatives (paper: E5)", output=True, metavar="MODEL")
     negatives_k: int = option(2, "hard negatives per phrase", output=True, type=non_negative_int)
     negative_candidates: int = option(20, "candidates per phrase (most alike in form) the encoder scores for hard "
                                           "negatives, the same budget in every split", output=True, type=positive_int)

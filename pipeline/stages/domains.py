@@ -6,7 +6,7 @@ from picforge import shuffle
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, cosine
 from picforge.inference import EmbedDistinctTexts, SentenceTransformerHandler
 from pipeline.categories_api import BATCH_SIZE, FetchCategories
-from pipeline.mine_stages import CATEGORIES_API_URL
+from pipeline.category_source import CATEGORIES_API_URL
 
 STAGE = "domains"
 

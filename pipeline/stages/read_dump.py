@@ -9,8 +9,9 @@ from picforge.embedded_runner import Spread
 from picforge.errors import InputError
 from picforge.progress import Progress
 from pipeline.dump.index import dump_parts
-from pipeline.dump.pages import DEFAULT_MAX_PAGE_BYTES, SeenIds, article_record, classify_page
+from pipeline.dump.pages import DEFAULT_MAX_PAGE_BYTES, SeenIds, article_fields, article_record, classify_page
 from pipeline.dump.reader import DumpFileError, expand_inputs, located_pages
+from pipeline.stages.clean import CleanPages
 
 STAGE = "read-dump"
 log = logging.getLogger(__name__)
@@ -86,3 +87,16 @@ class ReadDump(beam.PTransform):
             | "parse pages" >> beam.ParDo(_ReadDumpParts(self.max_pages, self.max_page_bytes, len(self.parts)))
             | "spread pages" >> Spread()
         )
+
+
+class ReadAndClean(beam.PTransform):
+    """The pipeline → {"read-dump": Article records, "clean": Page records}, both from one read of `dump`."""
+
+    def __init__(self, dump, max_pages=None):
+        super().__init__()
+        self.dump, self.max_pages = dump, max_pages
+
+    def expand(self, pipeline):
+        articles = pipeline | "dump" >> ReadDump(self.dump, max_pages=self.max_pages)
+        return {"read-dump": articles | "article fields" >> beam.Map(article_fields),
+                "clean": articles | "clean" >> CleanPages()}

@@ -8,7 +8,7 @@ import os
 import pytest
 
 import picforge.cli
-from annotation.cli import LEDGER_VARIABLE
+from annotation.cli.common import LEDGER_VARIABLE
 from annotation.ledger import Ledger
 from picforge.rundir import RunDir
 from tests.annotation.postgres_server import NOT_INSTALLED, URL_VARIABLE, find_bindir, fresh_schema, throwaway_server

@@ -6,7 +6,7 @@ import pytest
 from openpyxl.cell.rich_text import CellRichText
 
 from annotation import expert, guidelines
-from annotation.cli import LEDGER_VARIABLE
+from annotation.cli.common import LEDGER_VARIABLE
 from annotation.ledger import ROUND_EXPERT, Ledger
 import picforge.cli
 from picforge import schemas, sheets

@@ -1,5 +1,5 @@
 """`picforge mcphrasy contexts`: up to m masked contexts per listed phrase (and A.1 triplets), on Beam."""
-from companions.mcphrasy.cli import add_corpus_arguments, corpus_and_run
+from companions.mcphrasy.cli.common import add_corpus_arguments, corpus_and_run
 from companions.mcphrasy.stages import CONTEXTS, MAX_CONTEXTS, TRIPLETS
 from companions.mcphrasy.triplets import distinct_negatives
 from companions.mcphrasy.workflow import retrieve_contexts, write_documents

@@ -1,6 +1,6 @@
 """`picforge mcphrasy groups`: Appendix B.1 phrase groups (seed + 24 nearest) per category."""
 from companions.mcphrasy import grouping
-from companions.mcphrasy.cli import add_corpus_arguments, corpus_and_run
+from companions.mcphrasy.cli.common import add_corpus_arguments, corpus_and_run
 from companions.mcphrasy.stages import PHRASES
 from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups, frequent_phrases, write_documents
 from picforge.encoders import BUNDLED_MODEL
