@@ -19,6 +19,14 @@ from pipeline.stages.sentences import SplitSentences
 from tests.pipeline.dump_factory import dump_xml, planted_pages, write_dump
 
 STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
+# every test that runs the whole `mine` (itself or through planted_run) is end to end: slow (`make test` only)
+end_to_end = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def planted_dump(tmp_path_factory):
+    """A dump of the planted pages (not mined)."""
+    return write_dump(tmp_path_factory.mktemp("planted-dump") / "planted.xml.bz2", planted_pages())
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +55,7 @@ def test_max_pages_keeps_the_first_articles_of_split_files_in_order(tmp_path):
         assert_that(ids, equal_to([page["page_id"] for page in pages[:4]]))
 
 
+@end_to_end
 def test_real_sample_runs_every_stage_with_manifests(tmp_path, enwiki_sample, wic_zip):
     funnel = mine(str(enwiki_sample), str(wic_zip), str(tmp_path / "run"))
     run = RunDir(str(tmp_path / "run"))
@@ -62,6 +71,7 @@ def test_real_sample_runs_every_stage_with_manifests(tmp_path, enwiki_sample, wi
         assert "{{" not in page["text"] and "[[" not in page["text"] and "&amp;" not in page["text"]
 
 
+@end_to_end
 def test_planted_polysemous_phrase_comes_out_on_top(planted_run):
     _, out, funnel = planted_run
     triplets = list(RunDir(out).iter_records("select"))
@@ -80,6 +90,7 @@ def test_planted_polysemous_phrase_comes_out_on_top(planted_run):
     assert open(csv_text).read().splitlines()[1].split(",")[2] == "massive figure"
 
 
+@end_to_end
 def test_passage_is_five_sentences_two_before_two_after(planted_run):
     _, out, _ = planted_run
     run = RunDir(out)
@@ -90,6 +101,7 @@ def test_passage_is_five_sentences_two_before_two_after(planted_run):
     assert top["page1"]["passage"] == " ".join(s["text"] for s in sentences[idx - 2: idx + 3])
 
 
+@end_to_end
 def test_rerun_skips_up_to_date_stages_and_is_byte_identical(planted_run, wic_zip, tmp_path):
     dump, out, funnel = planted_run
     before = {stage: RunDir(out).read_manifest(stage)["seconds"] for stage in STAGES}
@@ -113,6 +125,7 @@ def unscored_rows(run, stage):
 
 @pytest.mark.parametrize("mode, beam_args", [
     ("job per stage", []), ("two worker processes", ["--direct_num_workers", "2", "--direct_running_mode", "multi_processing"])])
+@end_to_end
 def test_one_job_per_stage_and_worker_processes_give_the_same_records(planted_run, wic_zip, tmp_path, mode, beam_args):
     dump, out, _ = planted_run
     other = str(tmp_path / "run")
@@ -125,6 +138,7 @@ def test_one_job_per_stage_and_worker_processes_give_the_same_records(planted_ru
     assert list(theirs.iter_records("select"))[0]["triplet_id"] == list(ours.iter_records("select"))[0]["triplet_id"]
 
 
+@end_to_end
 def test_changed_option_reruns_only_affected_stages(planted_run, wic_zip, tmp_path):
     dump, out, _ = planted_run
     run = RunDir(out)
@@ -136,6 +150,7 @@ def test_changed_option_reruns_only_affected_stages(planted_run, wic_zip, tmp_pa
     mine(dump, str(wic_zip), out)  # restore for other tests
 
 
+@end_to_end
 def test_cli_prints_funnel_progress_and_a_next_command_that_works(planted_run, wic_zip, capsys, caplog, tmp_path):
     dump, out, funnel = planted_run
     copy = str(tmp_path / "run")
@@ -153,6 +168,7 @@ def test_cli_prints_funnel_progress_and_a_next_command_that_works(planted_run, w
 
 
 @pytest.mark.parametrize("threshold_mode", ["quantile"])
+@end_to_end
 def test_quantile_threshold_mode_keeps_the_lower_half(tmp_path, planted_run, wic_zip, threshold_mode):
     dump, _, _ = planted_run
     out = str(tmp_path / "q")
@@ -170,6 +186,7 @@ def _counters(out):
     return RunDir(out).read_manifest("read-dump")["counters"]
 
 
+@end_to_end
 def test_truncated_bz2_keeps_pages_before_the_cut_and_counts_the_file(tmp_path, wic_zip):
     data = bz2.compress(dump_xml(planted_pages()).encode())
     path = tmp_path / "cut.xml.bz2"
@@ -180,6 +197,7 @@ def test_truncated_bz2_keeps_pages_before_the_cut_and_counts_the_file(tmp_path, 
     assert _counters(out)["read-dump/files-unreadable"] == 1
 
 
+@end_to_end
 def test_a_malformed_page_costs_that_page_only(tmp_path, wic_zip):
     good = dump_xml(planted_pages()[:2])
     broken = good.replace("</mediawiki>", "  <page><title>Bad</title><ns>0</ns><id>9</id><revision><text>oops</page>")
@@ -192,6 +210,7 @@ def test_a_malformed_page_costs_that_page_only(tmp_path, wic_zip):
     assert "read-dump/files-unreadable" not in _counters(out)
 
 
+@end_to_end
 def test_invalid_utf8_and_huge_pages_are_counted_skips(tmp_path, wic_zip):
     pages = planted_pages()
     xml = dump_xml(pages + [{"title": "Huge", "page_id": 900, "wikitext": "word " * (10 * 1024 * 1024)}]).encode()
@@ -218,14 +237,14 @@ def test_missing_dump_is_a_clear_error(tmp_path, wic_zip):
         mine(str(tmp_path / "nope-*.xml.bz2"), str(wic_zip), str(tmp_path / "run"))
 
 
-def test_wic_zip_with_wrong_layout_is_a_clear_error(tmp_path, planted_run):
+def test_wic_zip_with_wrong_layout_is_a_clear_error(tmp_path, planted_dump):
     import zipfile
 
     bad = tmp_path / "wic.zip"
     with zipfile.ZipFile(bad, "w") as archive:
         archive.writestr("words.txt", "bank\n")
     with pytest.raises(InputError, match="official WiC layout"):
-        mine(planted_run[0], str(bad), str(tmp_path / "run"))
+        mine(planted_dump, str(bad), str(tmp_path / "run"))
 
 
 def test_cli_reports_input_errors_in_one_line(tmp_path, wic_zip, capsys):
