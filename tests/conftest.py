@@ -85,8 +85,18 @@ def built_once(tmp_path_factory, name, build):
 
 # The fixtures built once per run (see built_once), as chains each built in order by one worker.
 BUILD_CHAINS = (("mined_103", "annotated_103", "release_103", "pearl_103"), ("wiki_run", "groups_run"))
-# The fixtures that run a pipeline on a real dump: the tests using one are slow (`make test-quick` leaves them out).
-PIPELINE_FIXTURES = frozenset(sum(BUILD_CHAINS, ()) + ("candidates_run",))
+# The fixtures that run a whole pipeline (mine end to end, a companion's build): the tests using one are slow
+# (`make test-quick` leaves them out); a fixture declared with `pipeline_fixture` joins them.
+PIPELINE_FIXTURES = set(sum(BUILD_CHAINS, ()))
+
+
+def pipeline_fixture(**options):
+    """pytest.fixture(**options) for a fixture that runs a whole pipeline: every test reading it is marked slow."""
+    def declare(function):
+        PIPELINE_FIXTURES.add(options.get("name", function.__name__))
+        return pytest.fixture(**options)(function)
+
+    return declare
 
 
 def pytest_itemcollected(item):

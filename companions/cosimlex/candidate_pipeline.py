@@ -16,26 +16,31 @@ CONTEXTS = "cosimlex-contexts"
 CANDIDATES = "cosimlex-candidates"
 
 
-class _TargetsFn(beam.DoFn):
-    """Adds `targets` (uses of a SimLex word: form, lemma or, in English, a regular inflection) to batches of
-    Sentence records."""
+class _PageContextsFn(beam.DoFn):
+    """The contexts of each page's sentences (`page_contexts`): only the sentences of windows where both words of a
+    pair may occur are tagged and lemmatized (`contexts.page_search`)."""
 
-    def __init__(self, spacy_model, vocabulary):
+    def __init__(self, spacy_model, pairs, low_resource):
         self.spacy_model = spacy_model
-        self.vocabulary = frozenset(vocabulary)
+        self.pairs = list(pairs)
+        self.low_resource = low_resource
+        self.tagged = Metrics.counter(CONTEXTS, "sentences-tagged")
         self.with_targets = Metrics.counter(CONTEXTS, "sentences-with-targets")
 
     def setup(self):
         self.nlp = ctx.load_lemmatizer(self.spacy_model)
+        self.vocabulary = frozenset(w for p in self.pairs for w in (p.word1, p.word2))
         self.inflections = ctx.language_inflections(self.nlp, self.vocabulary)
+        self.pair_index = ctx.pairs_by_first_word(self.pairs)
+        self.words_of_form = ctx.possible_words(self.nlp, self.vocabulary, self.inflections)
 
-    def process(self, sentences):
-        for sentence, doc in zip(sentences, self.nlp.pipe([s["text"] for s in sentences])):
-            targets = ctx.sentence_targets(doc, self.vocabulary, self.inflections)
-            if targets:
-                self.with_targets.inc()
-            yield {key: sentence[key] for key in ("sentence_id", "page_id", "idx", "paragraph", "text", "broken")} | {
-                "targets": targets}
+    def process(self, keyed_page):
+        sentences = [dict(s) for s in keyed_page[1]]
+        windows, searched, tagged = ctx.page_search(self.nlp, sentences, self.vocabulary, self.inflections,
+                                                    self.pair_index, self.words_of_form)
+        self.tagged.inc(len(tagged))
+        self.with_targets.inc(sum(1 for s in tagged if s["targets"]))
+        yield from page_contexts(len(windows), searched, self.pair_index, self.low_resource)
 
 
 class FindContexts(beam.PTransform):
@@ -49,22 +54,17 @@ class FindContexts(beam.PTransform):
         self.low_resource = low_resource
 
     def expand(self, sentences):
-        vocabulary = {w for p in self.pairs for w in (p.word1, p.word2)}
         return (sentences
-                | "batch sentences" >> beam.BatchElements(min_batch_size=16, max_batch_size=256)
-                | "find target words" >> beam.ParDo(_TargetsFn(self.spacy_model, vocabulary))
                 | "key by page" >> beam.Map(lambda s: (s["page_id"], s))
                 | "group pages" >> shuffle.GroupByKey()
-                | "match pairs" >> beam.FlatMap(page_contexts, ctx.pairs_by_first_word(self.pairs),
-                                                self.low_resource))
+                | "match pairs" >> beam.ParDo(_PageContextsFn(self.spacy_model, self.pairs, self.low_resource)))
 
 
-def page_contexts(keyed_page, pair_index, low_resource):
-    """The contexts of one page's sentences, dropping those holding a sentence mining flagged broken and, in
-    low-resource mode, malformed ones (both counted)."""
-    _, sentences = keyed_page
-    for window in ctx.context_windows(list(sentences)):
-        Metrics.counter(CONTEXTS, "windows").inc()
+def page_contexts(windows, searched, pair_index, low_resource):
+    """The contexts of the windows `searched` of one page (of `windows` in all), dropping those holding a sentence
+    mining flagged broken and, in low-resource mode, malformed ones (both counted)."""
+    Metrics.counter(CONTEXTS, "windows").inc(windows)
+    for window in searched:
         found = list(ctx.window_contexts(window, pair_index))
         if not found:
             continue

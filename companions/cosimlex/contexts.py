@@ -1,10 +1,11 @@
 """Finding CoSimLex contexts: three consecutive sentences holding each word of a pair exactly once, by lemma and by
 surface form (regular English inflections the lemmatizer missed); words inside multi-word proper names do not count."""
 import collections
+import functools
 import re
 
 from picforge.errors import InputError
-from picforge.spacy_models import default_spacy_model as default_english_model, shared_pipeline
+from picforge.spacy_models import default_spacy_model as default_english_model, shared_pipeline, use_one_thread_blas
 
 CONTEXT_SENTENCES = 3
 MARKUP = re.compile(r"[{}\[\]|<>=]|https?://|&[a-z]+;|\bthumb\b")
@@ -35,8 +36,9 @@ def default_spacy_model(lang):
 
 
 def load_lemmatizer(model):
-    """The worker's spaCy pipeline that tags and lemmatizes only (parser and NER left out)."""
-    return shared_pipeline(model, ("parser", "ner"))
+    """The worker's spaCy pipeline that tags and lemmatizes only (parser and NER left out), its matrix products on one
+    BLAS thread."""
+    return shared_pipeline(model, ("parser", "ner"), use_one_thread_blas)
 
 
 def english_inflections(word):
@@ -96,6 +98,106 @@ def sentence_targets(doc, vocabulary, inflections=None):
         for word in sorted(token_words(token, vocabulary, inflections or {})):
             targets.append([word, token.idx, token.idx + len(token.text)])
     return targets
+
+
+# Components that never set a token's lemma (a pipeline holding any other lemma setter than spaCy's rule lemmatizer
+# and its attribute ruler cannot be bounded by form: all its sentences are tagged).
+NO_LEMMA_COMPONENTS = ("Tok2Vec", "Tagger", "Morphologizer", "SentenceRecognizer", "Sentencizer", "DependencyParser",
+                       "EntityRecognizer")
+LEMMATIZERS = ("Lemmatizer", "EnglishLemmatizer")
+
+
+def _pattern_forms(token_pattern):
+    """The lower-cased forms a token pattern of the attribute ruler matches; None when it matches other forms too."""
+    for key in ("LOWER", "ORTH", "TEXT"):
+        value = token_pattern.get(key)
+        if isinstance(value, str):
+            return {value.lower()}
+        if isinstance(value, dict) and set(value) == {"IN"}:
+            return {v.lower() for v in value["IN"]}
+    return None
+
+
+def lemma_bound(nlp):
+    """form → every lemma (lower-cased) the pipeline can give a token of that lower-cased form, whatever its tag:
+    the form itself, the rule lemmatizer's exceptions and suffix rules of every part of speech and the attribute
+    ruler's lemmas; None when a component sets lemmas some other way (a lookup table keyed by cased text too)."""
+    any_form, by_form = set(), collections.defaultdict(set)
+    lemmatize = None
+    for _, component in nlp.pipeline:
+        kind = type(component).__name__
+        if kind == "AttributeRuler":
+            for rule in component.patterns:
+                lemma = rule["attrs"].get("LEMMA")
+                for pattern in rule["patterns"] if lemma else ():
+                    forms = _pattern_forms(pattern[rule["index"]])
+                    for form in forms if forms is not None else ():
+                        by_form[form].add(lemma.lower())
+                    if forms is None:
+                        any_form.add(lemma.lower())
+        elif kind in LEMMATIZERS and component.mode == "rule":
+            lemmatize = _rule_lemmas(component.lookups)
+        elif kind not in NO_LEMMA_COMPONENTS:
+            return None
+
+    def lemmas(form):
+        return {form} | any_form | by_form.get(form, set()) | (lemmatize(form) if lemmatize else set())
+
+    return lemmas
+
+
+def _rule_lemmas(lookups):
+    """form → what spaCy's rule lemmatizer can return for it under any part of speech (`Lemmatizer.rule_lemmatize`:
+    an exception, a suffix rule's output or the form)."""
+    exceptions = lookups.get_table("lemma_exc", {})
+    rules = [rule for pos_rules in lookups.get_table("lemma_rules", {}).values() for rule in pos_rules]
+
+    def lemmas(form):
+        found = {e.lower() for table in exceptions.values() for e in table.get(form, ())}
+        return found | {form[:len(form) - len(old)] + new for old, new in rules if form.endswith(old)}
+
+    return lemmas
+
+
+def possible_words(nlp, vocabulary, inflections):
+    """form → the words of `vocabulary` a token of that lower-cased form can be a use of under any tag (a superset of
+    what `token_words` gives it: its form, a lemma `lemma_bound` allows, a regular inflection); None when the
+    pipeline's lemmas cannot be bounded by form."""
+    bound = lemma_bound(nlp)
+    if bound is None:
+        return None
+
+    @functools.lru_cache(maxsize=1 << 18)
+    def words(form):
+        return frozenset(bound(form) & vocabulary) | {word for word, _ in inflections.get(form, ())}
+
+    return words
+
+
+def windows_to_tag(windows, sentence_words, pair_index):
+    """The windows in which both words of a pair may occur, given each sentence's possible words
+    (`sentence_words[sentence_id]`): only these can hold a context, so only their sentences need tagging."""
+    for window in windows:
+        words = set().union(*(sentence_words[s["sentence_id"]] for s in window))
+        if any(pair.word2 in words for word in words for pair in pair_index.get(word, ())):
+            yield window
+
+
+def page_search(nlp, sentences, vocabulary, inflections, pair_index, words_of_form):
+    """(windows of the page's sentences, those that may hold a context with their sentences' `targets` set, sentences
+    tagged): the pipeline tags only the sentences of windows where both words of a pair may occur (every sentence
+    when `words_of_form` is None)."""
+    windows = list(context_windows(sentences))
+    docs = {s["sentence_id"]: nlp.make_doc(s["text"]) for s in sentences}
+    if words_of_form is None:
+        searched = windows
+    else:
+        sentence_words = {key: set().union(*(words_of_form(t.lower_) for t in doc)) for key, doc in docs.items()}
+        searched = list(windows_to_tag(windows, sentence_words, pair_index))
+    to_tag = {s["sentence_id"]: s for window in searched for s in window}
+    for sentence, doc in zip(to_tag.values(), nlp.pipe(docs[key] for key in to_tag)):
+        sentence["targets"] = sentence_targets(doc, vocabulary, inflections)
+    return windows, searched, list(to_tag.values())
 
 
 def pairs_by_first_word(pairs):

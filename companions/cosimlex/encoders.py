@@ -7,6 +7,9 @@ from picforge.encoders import BUNDLED_MODEL, TokenEncoder, resolve_model_path, s
 from picforge.errors import InputError
 from picforge.spacy_models import shared_pipeline
 
+# Contexts go through a transformer one at a time: no padding, so a context's score does not depend on the batch Beam
+# happened to put it in (the same text always gets the same score, and ties between equal texts fall to context_id).
+ONE_CONTEXT = 1
 MINILM = "minilm"
 TOK2VEC = "tok2vec"
 DEFAULT_ENCODERS = (MINILM, TOK2VEC)
@@ -51,12 +54,12 @@ def make_encoder(spec, spacy_model, device="cpu"):
     """The encoder named by `spec`: minilm, tok2vec (of `spacy_model`), hf:FOLDER or spacy:MODEL; the transformer
     ones on `device`."""
     if spec == MINILM:
-        return TokenEncoder(resolve_model_path(BUNDLED_MODEL), device=device)
+        return TokenEncoder(resolve_model_path(BUNDLED_MODEL), batch_size=ONE_CONTEXT, device=device)
     if spec == TOK2VEC:
         return SpacyTokens(spacy_model)
     kind, _, name = spec.partition(":")
     if kind == "hf" and os.path.isdir(name):
-        return TokenEncoder(name, device=device)
+        return TokenEncoder(name, batch_size=ONE_CONTEXT, device=device)
     if kind == "spacy" and name:
         import spacy
 

@@ -11,6 +11,7 @@ from pipeline.mine import FUNNEL_JSON, mine
 from picforge.release_writer import read_manifest
 from picforge.rundir import RunDir
 from tests.cloud.emulators import gcs_emulator, s3_server
+from tests.conftest import pipeline_fixture
 
 STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
 
@@ -29,7 +30,7 @@ def stage_rows(run, stage):
     return sorted(run.iter_records(stage), key=lambda r: json.dumps(r, sort_keys=True))
 
 
-@pytest.fixture(scope="module")
+@pipeline_fixture(scope="module")
 def local_run(tmp_path_factory, enwiki_sample, wic_zip):
     """The 5-page sample mined into a local run directory, to compare the cloud runs with."""
     out = str(tmp_path_factory.mktemp("local") / "run")

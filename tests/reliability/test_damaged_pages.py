@@ -33,6 +33,7 @@ def test_each_kind_of_unparseable_page_costs_that_page_only(enwiki_sample, damag
     assert re.fullmatch(r".+ at line \d+, column \d+", pages[1][0]["detail"])
 
 
+@pytest.mark.slow  # the whole mine, end to end
 def test_a_nul_byte_in_page_2_of_the_sample_costs_page_2_only(enwiki_sample, wic_zip, tmp_path):
     dump = tmp_path / "enwiki-damaged.xml.bz2"
     dump.write_bytes(bz2.compress(damaged_xml(enwiki_sample, 1, "\x00").encode("utf-8")))

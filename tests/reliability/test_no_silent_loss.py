@@ -67,6 +67,7 @@ def test_a_damaged_bz2_block_keeps_every_page_before_it(sample_103, enwiki_sampl
     assert_read_dump_keeps(str(tmp_path / "damaged" / "*.xml.bz2"), before_damage + whole_5)
 
 
+@pytest.mark.slow  # the whole mine, end to end
 def test_one_pathological_page_is_a_counted_skip(tmp_path, wic_zip):
     pages = planted_pages()
     pages.insert(2, {"title": "One long token", "page_id": 999,
