@@ -19,8 +19,8 @@ WORKER_VCPUS, WORKER_GB = 8, 30  # n1-standard-8: 8 vCPUs, 30 GB
 START_UP_HOURS = 2 / 60  # Dataflow job start-up, about 2 minutes (docs/scaling.md section 5)
 DEFAULTS = {  # verb: (CPU s per article, words per article of the bench input)
     "mine": (0.228, SAMPLE_WORDS_PER_ARTICLE),
-    "pearl": (5.4, SAMPLE_WORDS_PER_ARTICLE),
-    "cosimlex": (0.73, SAMPLE_WORDS_PER_ARTICLE),
+    "pearl": (3.281, SAMPLE_WORDS_PER_ARTICLE),
+    "cosimlex": (0.083, SAMPLE_WORDS_PER_ARTICLE),
 }
 
 
