@@ -13,10 +13,10 @@ GROUP = "picforge.areas"
 CORE_DISTRIBUTION = "picforge"
 # options a next step repeats when the user gave them and the next verb takes them (a ledger other than the run's)
 CARRIED = ("--ledger",)
-# One meaning per option name on every verb, shown by its metavar: an existing run, an existing release, a
-# sentence-transformers model (name or folder), a bank of gold questions, a ledger's SQLAlchemy URL.
 # The groups of the sheet round trip (`AREA export TARGET`, `AREA ingest TARGET`), for the areas that have one.
 SHEET_GROUPS = {"export": "write the sheets or forms people fill", "ingest": "read the filled sheets or answers back"}
+# One meaning per option name on every verb, shown by its metavar: an existing run, an existing release, a
+# sentence-transformers model (name or folder), a bank of gold questions, a ledger's SQLAlchemy URL.
 MEANINGS = {"--run": "RUN_DIR", "--release": "RELEASE_DIR", "--encoder": "MODEL", "--gold": "GOLD.jsonl",
             "--ledger": "URL"}
 

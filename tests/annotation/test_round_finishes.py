@@ -395,7 +395,7 @@ def test_a_held_assignment_names_its_dates_and_is_decided_from_its_decide_by_dat
     run_dir, gold = small_batch(tmp_path / "delay")
     delayed = results_file(tmp_path / "delay.csv", run_dir, "b1", [(0, "W1", honest)], gold, approves="",
                            SubmitTime="Fri May 01 10:00:00 PDT 2099", AutoApprovalDelayInSeconds="864000")
-    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, delayed]) == 0
+    assert picforge.cli.main(["annotate", "mturk", "ingest", "--run", run_dir, "--results", delayed]) == 0
     assert picforge.cli.main(review[:4] + [run_dir, "--batch", "b1", "--out", str(tmp_path / "delay-r.csv")]) == 0
     assert ("MTurk auto-approves them from 2099-05-11T10:00:00-07:00; review decides them from "
             "2099-05-10T10:00:00-07:00") in capsys.readouterr().out

@@ -130,7 +130,7 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     predictions = tmp_path / "predictions.tsv"
     predictions.write_text("word1\tword2\tsim1\tsim2\n" + "".join(
         f"{r['word1']}\t{r['word2']}\t{r['sim1'] / 10}\t{r['sim2'] / 10}\n" for r in final))
-    assert cli("release", "evaluate", "--predictions", predictions, "--run", run_copy) == 0
+    assert cli("evaluate", "--predictions", predictions, "--run", run_copy) == 0
     scores = json.loads(capsys.readouterr().out)
     assert scores["pairs"] == len(final) and scores["subtask1"] == pytest.approx(1.0)
 
