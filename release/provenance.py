@@ -18,11 +18,12 @@ def run_provenance(root):
     pairs = manifests["pairs"]["options"]
     domains = manifests["domains"]["options"]
     encoder = (pairs.get("encoder") or BUNDLED_MODEL) if pairs else None
-    pooling = pairs.get("pooling", "model")
+    pooling, precision = pairs.get("pooling", "model"), pairs.get("precision", "fp32")
     rows = [
         ("Wikipedia dump", ", ".join(names) or "not recorded in the run"),
         ("dump date", ", ".join(dates) or "not in the file name (see the pages' revision ids)"),
-        ("sentence and category encoder", f"{encoder}, pooling: {pooling}" if encoder else "not recorded in the run"),
+        ("sentence and category encoder", f"{encoder}, pooling: {pooling}, precision: {precision}" if encoder
+         else "not recorded in the run"),
         ("page categories", "MediaWiki API (" + domains["categories_api_url"] + ")" if domains.get("categories_from_api")
          else "the visible [[Category:…]] links of each page's wikitext in the dump"),
     ]
@@ -171,7 +172,7 @@ def machine_tools(run, final):
             options = manifest.get("options", {})
             count = manifest.get("counters", {}).get(f"{stage}/pairs-scored" if stage == "pairs" else "domains/pairs")
             tools.append(f"{options.get('encoder') or BUNDLED_MODEL} ({options.get('pooling', 'model')} "
-                         f"pooling), {stage} stage: {count if count is not None else 'an unrecorded number of'} "
+                         f"pooling, {options.get('precision', 'fp32')}), {stage} stage: {count if count is not None else 'an unrecorded number of'} "
                          f"{what}")
     counters = final.get("counters", {})
     total = counters.get("final_annotations/paraphrases")

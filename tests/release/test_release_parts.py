@@ -152,3 +152,16 @@ def test_features_match_the_public_pic_release():
     assert list(pr)[5:] == ["url", "revision_id"]
     assert str(pr.arrow_schema.field("answers").type) == \
         "struct<text: list<item: string>, answer_start: list<item: int32>>"
+
+
+def test_the_card_names_the_precision_the_run_was_mined_in(tmp_path):
+    import dataclasses
+    from picforge.rundir import RunDir
+    from pipeline.mine_stages import MineOptions
+    from release.provenance import run_provenance
+    run = RunDir(str(tmp_path / "run"))
+    for precision in ("fp32", "bf16"):
+        options = {**dataclasses.asdict(MineOptions()), "encoder": "MODEL", "pooling": "cls", "precision": precision}
+        run.write_stage("pairs", [], None, inputs={}, options=options)
+        rows, _ = run_provenance(run.root)
+        assert dict(rows)["sentence and category encoder"] == f"MODEL, pooling: cls, precision: {precision}"
