@@ -47,9 +47,15 @@ def pending_steps(q, run, ledger_url=None):
             " --no-grammar", f"; no LanguageTool server in ${URL_ENV}: start one, or pass --languagetool URL")
         steps.append(f"picforge annotate ingest expert {at} --sheets SHEET…{grammar[0]}   "
                      f"(rows open in {', '.join(experts)}{grammar[1]})")
+    ingest_verify2 = f"picforge annotate ingest verify2 {at} --sheets SHEET…"
+    verify2_open = bool(_open_items(q, verify2.KIND, ROUND_VERIFY2))
     if round1.unverified_annotations(q):
         settled = bool(q.decisions(round=ROUND_VERIFY2))
+        if verify2_open and not settled:   # an open pilot: its answers are the gold bank round 1 needs, read them first
+            steps.append(ingest_verify2)
+            verify2_open = False
         source = ("from the items experts settled" if settled else
+                  "from the pilot once its sheets are read in" if ingest_verify2 in steps else
                   f"once experts settled a pilot (`picforge annotate export verify2 {at} --verifiers V1,V2 --pilot N`)"
                   " or from a previous run's release (`--from-release RELEASE`)")
         steps.append(f"picforge annotate mturk create {at} --batch NAME --gold GOLD.jsonl   (or `mturk export` "
@@ -87,8 +93,8 @@ def pending_steps(q, run, ledger_url=None):
     if any(d["item_id"] not in sent2 and d["triplet_id"] not in stale
            for d in q.decisions(round=ROUND_MTURK, decision=REJECTED)):
         steps.append(f"picforge annotate export verify2 {at} --verifiers V1,V2")
-    if _open_items(q, verify2.KIND, ROUND_VERIFY2):
-        steps.append(f"picforge annotate ingest verify2 {at} --sheets SHEET…")
+    if verify2_open:
+        steps.append(ingest_verify2)
     kept = final.kept_annotations(q)
     sent_ps = q.memberships(ps_verify.KIND)
     pairs, _ = ps_verify.ps_pairs(kept)

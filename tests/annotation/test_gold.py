@@ -162,3 +162,15 @@ def test_a_bank_too_small_for_a_batch_names_where_settled_questions_come_from_wi
         round1.split_gold(gold_bank()[:2], round1.Round1Settings(), "b1", at=at)
     assert (f"a pilot (`picforge annotate export verify2 {at} --verifiers V1,V2 --pilot N`), then "
             f"`picforge annotate mturk gold {at} --out GOLD.jsonl`, with `--from-release RELEASE`") in str(refused.value)
+
+
+def test_an_open_pilot_is_read_in_before_round_1_is_offered(tmp_path, annotate, ledger_url, capsys):
+    run, ledger = make_run(tmp_path, ledger_url)
+    assert annotate("export", "verify2", "--run", run, "--verifiers", "vera,vic", "--pilot", "1") == 0
+    hints = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next: ")]
+    steps = [" ".join(line.split()[1:5]) for line in hints]
+    # The pilot's answers are the gold bank round 1 needs: reading them in comes first, and round 1 says it waits.
+    assert steps.index("picforge annotate ingest verify2") < steps.index("picforge annotate mturk create")
+    assert steps.count("picforge annotate ingest verify2") == 1
+    assert "builds the bank from the pilot once its sheets are read in" in next(h for h in hints if "mturk create" in h)
+    ledger.dispose()
