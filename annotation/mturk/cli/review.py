@@ -2,7 +2,7 @@
 decisions; question-file batches: by --approve-all and a --reject list)."""
 import getpass
 
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from annotation.cli.common import open_ledger
 from picforge import verbs
 from picforge.errors import InputError

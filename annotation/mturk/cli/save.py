@@ -1,5 +1,5 @@
 """`annotate mturk save`: page through every HIT's assignments into the ledger (safe to re-poll)."""
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from picforge import verbs
 
 

@@ -1,6 +1,6 @@
 """`annotate mturk export`: the requester-UI batch CSV and crowd-form template, for uploading by hand."""
 
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from annotation.cli.common import open_ledger
 from picforge import verbs
 

@@ -1,7 +1,7 @@
 """`annotate mturk rehearse`: the results file the requester site would export for an exported batch, answers
 empty, to fill by hand or by script and ingest (round 1 tried offline, without a requester account)."""
 
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from annotation.cli.common import open_ledger
 from picforge import verbs
 
