@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import functools
 import os
+import re
 from typing import Callable
 
 from picforge import paths
@@ -108,11 +109,16 @@ class Writes:
             fixed = fixed[:-1]  # the file's own folder
         return ("/".join(fixed),) if any(fixed) else ()
 
+    @property
+    def shown_default(self):
+        """The default as help and docs show it: `RUN_DIR/mturk/BATCH` (None when there is none)."""
+        return "RUN_DIR/" + re.sub(r"\{(\w+)\}", lambda found: found[1].upper(), self.default) if self.default else None
+
     def add_option(self, parser):
         """Add `--out` to `parser` as this declaration says (none for a stage)."""
         if self.kind == "stage":
             return None
-        default = f" (default RUN_DIR/{self.default})" if self.default else ""
+        default = f" (default {self.shown_default})" if self.default else ""
         action = paths.add_output(parser, "--out", kind=self.kind, owns=self.owns,
                                   required=not (self.default or self.optional),
                                   metavar=self.metavar or ("DIR" if self.kind == "folder" else "FILE"),
