@@ -95,8 +95,8 @@ class Writes:
     metavar: str | None = None
 
     def __post_init__(self):
-        assert self.kind in ("file", "folder", "stage"), self.kind
-        assert not (self.kind == "stage" and not self.default), "a stage is written at its default place"
+        if self.kind not in ("file", "folder", "stage") or self.kind == "stage" and not self.default:
+            raise ValueError(f"Writes({self.kind!r}): a file, a folder, or a stage with its default place")
 
     @property
     def owns(self):
@@ -104,7 +104,7 @@ class Writes:
         if self.within:
             return (self.within,)
         parts = (self.default or "").split("/")
-        fixed = [part for part in parts[:next((i for i, p in enumerate(parts) if "{" in p), len(parts))]]
+        fixed = parts[:next((i for i, part in enumerate(parts) if "{" in part), len(parts))]
         if len(fixed) == len(parts) and self.kind == "file":
             fixed = fixed[:-1]  # the file's own folder
         return ("/".join(fixed),) if any(fixed) else ()
