@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_DATA ?= examples/data
 RUN ?= runs/demo
 
-.PHONY: install demo test test-quick system-deps
+.PHONY: install demo docs test test-quick system-deps
 
 install: $(VENV)/.installed
 
@@ -22,6 +22,11 @@ $(VENV)/.installed: setup.py
 demo: install
 	$(BIN)/picforge mine --input $(DEMO_DATA)/enwiki-sample-103pages.xml.bz2 \
 		--wic $(DEMO_DATA)/WiC_dataset.zip --out $(RUN)
+
+# The README's and docs' command and option tables, rewritten from the verb and stage registries
+# (tests/test_doc_tables.py fails when a committed table differs).
+docs: install
+	$(BIN)/python docs/tables.py
 
 # Debian packages the tests use: headless Chromium (annotation pages), PostgreSQL (the ledger on a real
 # server) and WordNet 3.0 (PEARL's synonyms, read offline from /usr/share/wordnet), installed in one apt-get

@@ -168,7 +168,7 @@ def run_command(argv):
     if len(verbs.canonical_words(declared)) == 1:  # one name however it was spelled: `mine`, not `pipeline mine`
         args.command, args.verb = declared.name, None
     actions = parsed_actions(parser, args)
-    paths.guard_outputs(args, actions)
+    paths.guard_outputs(args, actions, verbs.declared_outputs(declared, args))
     from picforge.sheets import named_encoding  # openpyxl: only once a command runs
     words = paths.verb_name(args)
     makes_runs = any(getattr(paths.declared_output(a), "kind", None) == "run" and getattr(args, a.dest, None)

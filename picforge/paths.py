@@ -238,12 +238,14 @@ def own_runs(args, outputs):
     return tuple(_location(r) for r in named if isinstance(r, str) and "://" not in r)
 
 
-def guard_outputs(args, actions):
+def guard_outputs(args, actions, stages=()):
     """InputError before a verb runs if one of its inputs (every path-valued argument that is not an output) is a
-    FIFO, device or socket, or if one of its declared outputs is, holds or sits in one of its inputs (globs,
-    symlinks, hard links and every spelling of a ledger URL resolved), is a file an earlier verb of its run read or
-    a file of its run it did not write, or lies in a run or release folder it does not own."""
+    FIFO, device or socket, or if one of its declared outputs (and `stages`, [(option, place, Output)] it writes in
+    its run without an option of their own) is, holds or sits in one of its inputs (globs, symlinks, hard links and
+    every spelling of a ledger URL resolved), is a file an earlier verb of its run read or a file of its run it did
+    not write, or lies in a run or release folder it does not own."""
     outputs, inputs = parsed_paths(args, actions)
+    outputs += list(stages)
     for place, (flag, _) in inputs.items():
         refuse_special(place, flag)
     runs = own_runs(args, outputs)

@@ -5,8 +5,11 @@ companions alike, so the core names no area."""
 import argparse
 import dataclasses
 import functools
+import os
+import re
 from typing import Callable
 
+from picforge import paths
 from picforge.errors import InputError
 
 GROUP = "picforge.areas"
@@ -77,10 +80,79 @@ def nothing_left(why):
 
 
 @dataclasses.dataclass(frozen=True)
+class Writes:
+    """What a verb creates, declared once: a `file` or `folder` named by its `--out`, or a `stage` of its `--run`
+    (no `--out`: what a later verb reads from the run). `default` is the run's own place for it (a path under
+    RUN_DIR; `{dest}` fields are filled from the command line, as in `mturk/{batch}`), used when `--out` is not
+    given; `optional`: without `--out` the verb writes none of it; neither: `--out` is required. `--out` may lie in
+    the run only under `default`'s fixed head (or `within`); the core checks it with every other output."""
+
+    kind: str
+    help: str = ""
+    default: str | None = None
+    optional: bool = False
+    within: str | None = None
+    metavar: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in ("file", "folder", "stage") or self.kind == "stage" and not self.default:
+            raise ValueError(f"Writes({self.kind!r}): a file, a folder, or a stage with its default place")
+
+    @property
+    def owns(self):
+        """The sub-folder of the run this output may be written under (none: it lies outside the run)."""
+        if self.within:
+            return (self.within,)
+        parts = (self.default or "").split("/")
+        fixed = parts[:next((i for i, part in enumerate(parts) if "{" in part), len(parts))]
+        if len(fixed) == len(parts) and self.kind == "file":
+            fixed = fixed[:-1]  # the file's own folder
+        return ("/".join(fixed),) if any(fixed) else ()
+
+    @property
+    def shown_default(self):
+        """The default as help and docs show it: `RUN_DIR/mturk/BATCH` (None when there is none)."""
+        return "RUN_DIR/" + re.sub(r"\{(\w+)\}", lambda found: found[1].upper(), self.default) if self.default else None
+
+    def add_option(self, parser):
+        """Add `--out` to `parser` as this declaration says (none for a stage)."""
+        if self.kind == "stage":
+            return None
+        default = f" (default {self.shown_default})" if self.default else ""
+        action = paths.add_output(parser, "--out", kind=self.kind, owns=self.owns,
+                                  required=not (self.default or self.optional),
+                                  metavar=self.metavar or ("DIR" if self.kind == "folder" else "FILE"),
+                                  help=f"{self.help}{default}")
+        action.picforge_writes = self
+        return action
+
+    def place(self, args):
+        """Where this output goes for the parsed `args`: --out, else the run's own place, else None."""
+        given = getattr(args, "out", None) if self.kind != "stage" else None
+        if given or not self.default or not isinstance(getattr(args, "run", None), str):
+            return given
+        sub = self.default.format(**vars(args))
+        return f"{args.run.rstrip('/')}/{sub}" if "://" in args.run else os.path.join(args.run, sub)
+
+
+def declared_outputs(verb, args):
+    """Fill `args.out` with the run's own place when the verb declares one and --out was not given; returns the
+    outputs the parser cannot show the output guard ([(option, place, paths.Output)]: a stage of --run)."""
+    if verb.writes is None:
+        return []
+    place = verb.writes.place(args)
+    if verb.writes.kind != "stage":
+        args.out = place
+        return []
+    return [("--run", place, paths.Output("folder", (verb.writes.default,)))]
+
+
+@dataclasses.dataclass(frozen=True)
 class Verb:
     """One verb, `picforge AREA NAME [TARGET]`: its help, `options(parser)` adding its flags, `run(args)` returning
-    the exit code, `next_step(args)` the Command that comes after it (printed as `next:`), and parser defaults
-    (`read_only=True`: it creates nothing; `beam_args=[]`: Beam's flags pass through)."""
+    the exit code, `next_step(args)` the Command that comes after it (printed as `next:`), what it creates
+    (`writes`, a Writes: its `--out` or the run's own folder) and parser defaults (`read_only=True`: it creates
+    nothing; `beam_args=[]`: Beam's flags pass through)."""
 
     area: str
     name: str
@@ -91,10 +163,17 @@ class Verb:
     description: str | None = None
     next_step: Callable | None = None
     defaults: dict = dataclasses.field(default_factory=dict)
+    writes: Writes | None = None
 
     @property
     def words(self):
         return tuple(word for word in (self.area, self.name, self.target) if word)
+
+    def add_arguments(self, parser):
+        """Every option of this verb on `parser`: its own, then the `--out` its `writes` declares."""
+        self.options(parser)
+        if self.writes is not None:
+            self.writes.add_option(parser)
 
 
 REGISTRY = {}  # {(area, name, target): Verb}
@@ -195,15 +274,14 @@ def option_strings(words):
     if verb is None:
         return frozenset()
     parser = argparse.ArgumentParser(add_help=False)
-    verb.options(parser)
+    verb.add_arguments(parser)
     return frozenset(name for action in parser._actions for name in action.option_strings)
 
 
 def grammar_faults(verb, parser):
     """What in `verb`'s parser breaks the one grammar: a positional argument (`AREA VERB [TARGET]`, then options
-    only), an option of MEANINGS shown with another meaning, an `--out` that is not a declared output."""
-    from picforge.paths import declared_output
-
+    only), an option of MEANINGS shown with another meaning, an `--out` that is not a declared output, one that may
+    write into the run but is not the Verb's `writes`, an export that does not declare what it writes."""
     faults = []
     for action in parser._actions:
         if not action.option_strings:
@@ -212,15 +290,20 @@ def grammar_faults(verb, parser):
             if name in MEANINGS and action.metavar != MEANINGS[name]:
                 faults.append(f"{name} {action.metavar}: {name} is {MEANINGS[name]} on every verb (name this one "
                               "otherwise)")
-            if name == "--out" and declared_output(action) is None:
+            if name == "--out" and paths.declared_output(action) is None:
                 faults.append("--out is not declared with picforge.paths.add_output")
+            elif name == "--out" and paths.declared_output(action).owns and \
+                    getattr(action, "picforge_writes", None) is None:
+                faults.append("--out may write into the run: declare it as the Verb's writes=verbs.Writes(…)")
+    if "export" in (verb.name, verb.target) and verb.writes is None:
+        faults.append("an export declares what it writes: Verb(writes=verbs.Writes(…))")
     return [f"picforge {' '.join(verb.words)}: {fault}" for fault in faults]
 
 
 def add_verb(parsers, verb, word):
     """Add `verb`'s parser as `word` to the argparse sub-parsers `parsers`; a verb breaking the grammar is refused."""
     parser = parsers.add_parser(word, help=verb.help, description=verb.description or verb.help or None)
-    verb.options(parser)
+    verb.add_arguments(parser)
     faults = grammar_faults(verb, parser)
     if faults:
         raise ValueError("; ".join(faults))

@@ -1,5 +1,7 @@
 """One CLI grammar over every verb the registry holds (picforge.verbs, walked verb by verb): `picforge AREA VERB
-[TARGET]` then named options only; --run reads an existing run and --out names what the verb writes; one name per concept (--encoder, --release, --sheets read, --out written);
+[TARGET]` then named options only; --run reads an existing run and --out names what the verb writes (declared on
+the Verb, by default the run's own folder for it); one name per concept (--encoder, --release, --sheets read, --out
+written);
 each verb that encodes takes --device, each release verb takes --force, each verb with --ledger falls back on
 $PICFORGE_LEDGER; no verb has a hidden spelling."""
 import argparse
@@ -9,8 +11,8 @@ import re
 import pytest
 
 from picforge import verbs as registry
-from picforge.paths import declared_output
-from tests.cli_helpers import verb_parser, verbs
+from picforge.paths import add_output, declared_output
+from tests.cli_helpers import picforge, verb_parser, verbs
 
 # Options naming what a verb encodes with: `--encoder MODEL`, a sentence-transformers model; `--scorer SPEC`, CoSimLex's
 # encoder specs (minilm, tok2vec, hf:FOLDER, spacy:MODEL), another meaning and so another name (`--model` names the
@@ -150,6 +152,9 @@ def test_the_core_refuses_a_verb_that_breaks_the_grammar():
         parser.add_argument("--gold", metavar="TABLE", help="another meaning of --gold")
         parser.add_argument("--out", help="an output nobody declared")
 
+    def writes_in_the_run(parser):
+        add_output(parser, "--out", kind="folder", owns=("sheets",), help="sheets, declared on the parser alone")
+
     odd = registry.Verb("annotate", "odd", None, run=lambda args: 0, options=options)
     with pytest.raises(ValueError) as refused:
         registry.add_verb(argparse.ArgumentParser().add_subparsers(), odd, "odd")
@@ -157,3 +162,50 @@ def test_the_core_refuses_a_verb_that_breaks_the_grammar():
         "picforge annotate odd: a positional results: make it a named option",
         "picforge annotate odd: --gold TABLE: --gold is GOLD.jsonl on every verb (name this one otherwise)",
         "picforge annotate odd: --out is not declared with picforge.paths.add_output"]
+    export = registry.Verb("annotate", "export", "odd", run=lambda args: 0, options=writes_in_the_run)
+    with pytest.raises(ValueError) as refused:
+        registry.add_verb(argparse.ArgumentParser().add_subparsers(), export, "odd")
+    assert str(refused.value).split("; ") == [
+        "picforge annotate export odd: --out may write into the run: declare it as the Verb's writes=verbs.Writes(…)",
+        "picforge annotate export odd: an export declares what it writes: Verb(writes=verbs.Writes(…))"]
+
+
+def exports():
+    """{words: Verb} of every verb that exports (`AREA export TARGET`, `annotate mturk export`)."""
+    return {" ".join(verb.words): verb for verb in registry.every_verb() if "export" in verb.words[1:]}
+
+
+def test_every_export_writes_to_out_or_the_runs_own_folder():
+    found = exports()
+    assert {"annotate export expert", "annotate mturk export", "cosimlex export selection", "cosimlex export rating",
+            "mcphrasy export clusters", "stsb-context export validation"} <= set(found)
+    for words, verb in found.items():
+        out = options(verb_parser(verb.words)).get("--out")
+        if verb.writes.kind == "stage":  # a stage of --run (the sheets are its files): no --out
+            assert out is None and verb.writes.default, words
+            continue
+        assert verb.writes.default and not out.required, words  # --out, by default the run's own folder
+        assert declared_output(out).owns == (verb.writes.default.split("{")[0].rstrip("/"),), words
+        assert f"(default {verb.writes.shown_default})" in out.help, words
+
+
+def test_the_core_fills_the_runs_own_folder_before_the_guard(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    declared = {" ".join(verb.words): verb for verb in registry.every_verb()}
+    batch = verb_parser(("annotate", "mturk", "export")).parse_args(["--run", str(run), "--batch", "b1"])
+    assert registry.declared_outputs(declared["annotate mturk export"], batch) == []
+    assert batch.out == str(run / "mturk" / "b1")
+    given = verb_parser(("mcphrasy", "export", "clusters")).parse_args(
+        ["--run", str(run), "--annotators", "a", "--out", str(tmp_path / "sheets")])
+    registry.declared_outputs(declared["mcphrasy export clusters"], given)
+    assert given.out == str(tmp_path / "sheets")
+    # the filled default and a stage are guarded like any --out: a ledger inside either is refused, nothing written
+    for words, inside in ((("annotate", "export", "expert", "--annotators", "a", "--per-annotator", "1"),
+                           "annotation/expert"), (("annotate", "export", "final"), "final_annotations")):
+        ledger = run / inside / "ledger.sqlite"
+        ledger.parent.mkdir(parents=True)
+        ledger.write_bytes(b"")
+        before = sorted(p.name for p in run.rglob("*"))
+        assert picforge(*words, "--run", run, "--ledger", f"sqlite:///{ledger}") == 2
+        assert sorted(p.name for p in run.rglob("*")) == before

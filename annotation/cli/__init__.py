@@ -1,5 +1,6 @@
 """`picforge annotate …`: one module per verb, each declaring its Verb (grouped as `annotate export|ingest|mturk
-TARGET` or not); what they share is in annotation.cli.common."""
+TARGET` or not; MTurk's are in annotation.mturk.cli, beside their library); what they share is in
+annotation.cli.common."""
 from annotation.cli.common import open_ledger
 from picforge.verbs import Area
 
@@ -12,12 +13,12 @@ GROUPS = {
 
 
 def load():
-    """Import the verb modules, each registering its verb (the MTurk half under `annotate mturk`)."""
+    """Import the verb modules, each registering its verb, and MTurk's (annotation.mturk.cli, `annotate mturk`)."""
     from annotation.cli import (cancel_batch, export_expert, export_final, export_ps_verify,  # noqa: F401
-                                export_verify2, ingest_expert, ingest_ps_verify, ingest_verify2, mturk_create,
-                                mturk_create_questions, mturk_delete, mturk_expire, mturk_export, mturk_gold,
-                                mturk_ingest, mturk_rehearse, mturk_review, mturk_save, mturk_status, reassign, report,
+                                export_verify2, ingest_expert, ingest_ps_verify, ingest_verify2, reassign, report,
                                 trace)
+    from annotation.mturk import cli as mturk_cli
+    mturk_cli.load()
 
 
 def print_next_steps(args):

@@ -3,7 +3,6 @@ import os
 
 from annotation.cli.common import add_ledger_options, annotator_names, open_ledger, print_batches
 from picforge.options import positive_int
-from picforge.paths import add_output
 from picforge import verbs
 
 
@@ -14,13 +13,11 @@ def add_options(parser):
                         help="annotator names (letters, digits, - _ .); one sheet each")
     parser.add_argument("--per-annotator", required=True, type=positive_int, metavar="N",
                         help="triplets per annotator (the next unassigned ones, in select-stage order)")
-    add_output(parser, "--out", kind="folder", owns=("annotation/expert",), metavar="DIR",
-               help="folder for the sheets (default RUN_DIR/annotation/expert)")
 
 
 def run(args):
     from annotation.expert import export_expert
-    out_dir = args.out or os.path.join(args.run, "annotation", "expert")
+    out_dir = args.out
     print_batches(export_expert(open_ledger(args), args.run, out_dir, args.annotators, args.per_annotator),
                   "triplets")
     print(f"guidelines → {os.path.join(out_dir, 'expert_guidelines.md')} (.html)")
@@ -29,4 +26,5 @@ def run(args):
 
 VERB = verbs.register(verbs.Verb(
     "annotate", "export", "expert", run, add_options,
-    help="per-annotator sheets of triplets to paraphrase (Q1/Q2/Q3)"))
+    help="per-annotator sheets of triplets to paraphrase (Q1/Q2/Q3)",
+    writes=verbs.Writes("folder", "folder for the sheets", default="annotation/expert")))

@@ -22,4 +22,5 @@ def run(args):
 VERB = verbs.register(verbs.Verb(
     "annotate", "export", "final", run, add_options,
     help="write the kept annotations as the run's final-annotations stage "
-          "(for picforge build)"))
+          "(for picforge build)",
+    writes=verbs.Writes("stage", "the stage `picforge build` reads", default="final_annotations")))

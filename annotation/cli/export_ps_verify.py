@@ -1,9 +1,7 @@
 """`picforge annotate export ps-verify`: PS pairs for A1 and A2, or the tie-break sheet for A3."""
-import os
 
 from annotation.cli.common import add_ledger_options, name_list, open_ledger, print_batches
 from picforge.options import non_negative_int
-from picforge.paths import add_output
 from picforge import verbs
 
 
@@ -18,13 +16,11 @@ def add_options(parser):
     parser.add_argument("--balance", action="store_true",
                         help="sample as many positive pairs as there are negatives (seeded)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the --balance sample (default 0)")
-    add_output(parser, "--out", kind="folder", owns=("annotation/ps-verify",), metavar="DIR",
-               help="folder for the sheets (default RUN_DIR/annotation/ps-verify)")
 
 
 def run(args):
     from annotation.ps_verify import export_first_pass, export_tiebreak
-    out_dir = args.out or os.path.join(args.run, "annotation", "ps-verify")
+    out_dir = args.out
     ledger = open_ledger(args)
     left_out = 0
     if args.tiebreak:
@@ -40,4 +36,5 @@ def run(args):
 
 VERB = verbs.register(verbs.Verb(
     "annotate", "export", "ps-verify", run, add_options,
-    help="PS verification sheets (A1 and A2, or --tiebreak for A3)"))
+    help="PS verification sheets (A1 and A2, or --tiebreak for A3)",
+    writes=verbs.Writes("folder", "folder for the sheets", default="annotation/ps-verify")))

@@ -3,7 +3,6 @@ import os
 
 from annotation.cli.common import add_ledger_options, annotator_names, open_ledger, print_batches
 from picforge.options import positive_int
-from picforge.paths import add_output
 from picforge import verbs
 
 
@@ -18,13 +17,11 @@ def add_options(parser):
                              "verifier; they are settled by the experts (kept when one endorses it, as in round 2), "
                              "never asked in round 1, and where every verifier agrees they make the gold bank "
                              "(`picforge annotate mturk gold`)")
-    add_output(parser, "--out", kind="folder", owns=("annotation/verify2",), metavar="DIR",
-               help="folder for the sheets (default RUN_DIR/annotation/verify2)")
 
 
 def run(args):
     from annotation.verify2 import export_verify2
-    out_dir = args.out or os.path.join(args.run, "annotation", "verify2")
+    out_dir = args.out
     print_batches(export_verify2(open_ledger(args), args.run, out_dir, args.verifiers, args.per_verifier,
                                  args.pilot), "items")
     print(f"guidelines → {os.path.join(out_dir, 'verify2_guidelines.md')} (.html)")
@@ -33,4 +30,5 @@ def run(args):
 
 VERB = verbs.register(verbs.Verb(
     "annotate", "export", "verify2", run, add_options,
-    help="sheets of round-1 rejections for expert verifiers (round 2)"))
+    help="sheets of round-1 rejections for expert verifiers (round 2)",
+    writes=verbs.Writes("folder", "folder for the sheets", default="annotation/verify2")))

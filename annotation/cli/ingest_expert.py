@@ -1,8 +1,6 @@
 """`picforge annotate ingest expert --sheets SHEET…`: validate, grammar-check, record; write fix-lists."""
-import os
 
 from annotation.cli.common import add_grammar_options, add_ledger_options, add_sheets_argument, open_ledger
-from picforge.paths import add_output
 from picforge import verbs
 
 
@@ -11,15 +9,13 @@ def add_options(parser):
     add_ledger_options(parser)
     add_sheets_argument(parser)
     add_grammar_options(parser)
-    add_output(parser, "--fixlists", kind="folder", owns=("annotation/expert/fixlists",), metavar="DIR",
-                        help="where fix-lists go (default RUN_DIR/annotation/expert/fixlists)")
 
 
 def run(args):
     from annotation.expert import ingest_expert
     from annotation.languagetool import checker_from_options
     checker = checker_from_options(args.languagetool, args.no_grammar)
-    fix_dir = args.fixlists or os.path.join(args.run, "annotation", "expert", "fixlists")
+    fix_dir = args.out
     try:
         counts, fixlists = ingest_expert(open_ledger(args), args.run, args.sheets, fix_dir, checker,
                                          args.strict_grammar)
@@ -39,4 +35,5 @@ def run(args):
 
 VERB = verbs.register(verbs.Verb(
     "annotate", "ingest", "expert", run, add_options,
-    help="read returned expert sheets (CSV or XLSX) into the ledger"))
+    help="read returned expert sheets (CSV or XLSX) into the ledger",
+    writes=verbs.Writes("folder", "folder for the fix-lists", default="annotation/expert/fixlists")))

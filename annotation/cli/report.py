@@ -12,7 +12,6 @@ def add_options(parser):
     """The options of `picforge annotate report`."""
     add_ledger_options(parser)
     add_output(parser, "--json", kind="file", owns=("reports",), metavar="PATH", help="also write the report as JSON")
-    add_output(parser, "--out", kind="file", owns=("reports",), metavar="PATH", help="write the Markdown here instead of standard output")
 
 
 def run(args):
@@ -33,5 +32,7 @@ def run(args):
 
 VERB = verbs.register(verbs.Verb(
     "annotate", "report", None, run, add_options,
+    writes=verbs.Writes("file", "write the Markdown here instead of standard output", optional=True,
+                        within="reports", metavar="PATH"),
     help="funnel and acceptance rates (PiC Table A1), per-worker stats",
     defaults=dict(read_only=True)))

@@ -65,6 +65,15 @@ def test_survey_forms_answers_postprocess_and_eval(run_copy, tmp_path, capsys):
     assert cli("export", "selection", "--run", run_copy, "--expert", "ana") == 0
     export = pathlib.Path(run.join("cosimlex-exports", "selection"))
     assert {p.name for p in export.iterdir()} == {"selection-ana.csv", "selection-ana.xlsx", "guidelines.md"}
+    given = tmp_path / "to-send"  # --out names another folder: the same files there, none in the run
+    assert cli("export", "selection", "--run", run_copy, "--expert", "ana", "--out", given) == 0
+    assert (given / "selection-ana.csv").read_bytes() == (export / "selection-ana.csv").read_bytes()
+    assert {p.name for p in given.iterdir()} == {p.name for p in export.iterdir()}
+    capsys.readouterr()
+    assert cli("export", "selection", "--run", run_copy, "--out", run_copy / "cosimlex-candidates" / "x") == 2
+    assert capsys.readouterr().err.endswith(f"sits inside the run {run_copy}; choose a --out outside it (nothing was "
+                                            "written)\n")
+    assert not (run_copy / "cosimlex-candidates" / "x").exists()
     with open(export / "selection-ana.csv", encoding="utf-8-sig") as fh:
         exported = list(csv.DictReader(fh))
     assert len(exported) == run.count_rows(CANDIDATES)

@@ -18,7 +18,7 @@ from tests.reliability.test_worker_quality import (GOLD, expert_annotated, expor
 
 pytestmark = pytest.mark.slow
 # Option names that always name something a verb writes.
-OUTPUT_NAMES = {"--out", "--json", "--to", "--fixlists", "--cache", "--cache-dir", "--categories-cache-dir"}
+OUTPUT_NAMES = {"--out", "--json", "--to", "--cache", "--cache-dir", "--categories-cache-dir"}
 # Values for required arguments that are not paths.
 SOME_FILE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "data" / "WiC_dataset.zip"
 NOT_PATHS = {"batch": "b1", "annotators": "a1", "release_id": "1-1", "experts": "a1,a2", "tiebreak": "a3"}

@@ -1,6 +1,8 @@
 """`picforge cosimlex export rating`: the two-page rating forms, for MTurk and as standalone pages."""
 import json
+import os
 
+from companions.cosimlex.stage_names import EXPORTS
 from picforge.errors import InputError
 from picforge.options import add_run_option, non_negative_int, positive_int
 from picforge.sheets import csv_text
@@ -30,7 +32,7 @@ def run(args):
     from annotation.mturk.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
     from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
     from companions.cosimlex.candidate_pipeline import CANDIDATES
-    from companions.cosimlex.stage_names import EXPORTS, FORMS, SELECTION
+    from companions.cosimlex.stage_names import FORMS, SELECTION
     from picforge.rundir import RunDir, upstream
     run_dir = RunDir(args.run)
     forms = rating_forms(run_dir.require_records(SELECTION), args.pairs_per_form, args.seed)
@@ -44,8 +46,8 @@ def run(args):
     plan = []
     for form in forms:
         form_id = form["form_id"]
-        standalone = run_dir.join(EXPORTS, "rating", "standalone", f"{form_id}.html")
-        question = run_dir.join(EXPORTS, "rating", "mturk", f"{form_id}.question.xml")
+        standalone = os.path.join(args.out, "standalone", f"{form_id}.html")
+        question = os.path.join(args.out, "mturk", f"{form_id}.question.xml")
         _write_text(standalone, render_form(form, "standalone", lang))
         try:
             _write_text(question, html_question_xml(render_form(form, "mturk", lang)))
@@ -55,12 +57,12 @@ def run(args):
         plan.append({"form_id": form_id, "exclusive_with": form["exclusive_with"], "items": len(form["items"]),
                      "request_token": f"cosimlex-{manifest['fingerprint'][:16]}-{form_id}",
                      "question_xml": question, "standalone_html": standalone})
-    plan_path = run_dir.join(EXPORTS, "rating", "plan.json")
+    plan_path = os.path.join(args.out, "plan.json")
     _write_text(plan_path, json.dumps({"forms": plan}, indent=2))
     if args.annotators:
         rows = [dict(a, forms=" ".join(a["forms"])) for a in
                 annotator_assignments(forms, [a.strip() for a in args.annotators.split(",") if a.strip()])]
-        _write_text(run_dir.join(EXPORTS, "rating", "assignments.csv"),
+        _write_text(os.path.join(args.out, "assignments.csv"),
                     csv_text(["annotator", "variant", "forms"], rows, line_end="\n"))
     print(f"{len(forms)} forms ({sum(p['items'] for p in plan)} items): {plan_path}")
     return 0
@@ -75,6 +77,7 @@ def next_step(args):
 VERB = verbs.register(verbs.Verb(
     "cosimlex", "export", "rating", run, add_options,
     help="write the rating forms (MTurk HTMLQuestion + standalone)",
+    writes=verbs.Writes("folder", "folder for the forms and plan.json", default=f"{EXPORTS}/rating"),
     description="Split the selected pairs into complementary forms (one context of each "
                 "pair per form) and render them as MTurk HTMLQuestion XML and standalone "
                 "HTML pages, with plan.json for the MTurk tooling.",

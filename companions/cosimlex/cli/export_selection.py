@@ -1,4 +1,7 @@
 """`picforge cosimlex export selection`: the expert survey sheet (CSV + XLSX) and its guidelines."""
+import os
+
+from companions.cosimlex.stage_names import EXPORTS
 from picforge.options import add_run_option
 from picforge import verbs
 
@@ -13,16 +16,15 @@ def run(args):
     from picforge.files import write_atomically
     from picforge.sheets import write_sheet
     from companions.cosimlex.candidate_pipeline import CANDIDATES
-    from companions.cosimlex.stage_names import EXPORTS
     from companions.cosimlex.survey import GUIDELINES, SHEET_COLUMNS, sheet_rows
     from picforge.rundir import RunDir
     run_dir = RunDir(args.run)
     candidates = run_dir.require_records(CANDIDATES)
     rows = sheet_rows(candidates)
     per_pair = max((r["option"] for r in rows), default=0)
-    stem = run_dir.join(EXPORTS, "selection", f"selection-{args.expert}")
+    stem = os.path.join(args.out, f"selection-{args.expert}")
     csv_path, xlsx_path = write_sheet(stem, SHEET_COLUMNS, rows, title="selection", bold="context")
-    guidelines = run_dir.join(EXPORTS, "selection", "guidelines.md")
+    guidelines = os.path.join(args.out, "guidelines.md")
     write_atomically(guidelines, GUIDELINES.format(per_pair=per_pair))
     print(f"{len({r['pair_id'] for r in rows})} pairs, {len(rows)} candidates: {csv_path}, {xlsx_path}, {guidelines}")
     return 0
@@ -37,6 +39,7 @@ def next_step(args):
 VERB = verbs.register(verbs.Verb(
     "cosimlex", "export", "selection", run, add_options,
     help="write the expert survey sheet",
+    writes=verbs.Writes("folder", "folder for the sheet and its guidelines", default=f"{EXPORTS}/selection"),
     description="Write the expert's survey: every pair's candidates, to mark the most "
                 "and least similar context and the expected difference.",
     next_step=next_step))

@@ -3,7 +3,6 @@ from companions.mcphrasy.annotate import DEFAULT_SHARED, export_clusters
 from annotation.cli.common import add_ledger_option, ledger_url
 from picforge.options import add_run_option, non_negative_int
 from picforge.rundir import RunDir
-from picforge.paths import add_output
 from picforge import verbs
 
 
@@ -12,8 +11,6 @@ def add_options(parser):
     add_run_option(parser, "mcphrasy-groups")
     add_ledger_option(parser)
     parser.add_argument("--annotators", nargs="+", required=True, help="annotator names")
-    add_output(parser, "--out", kind="folder", owns=("sheets",), metavar="DIR", required=True,
-               help="folder for the sheets, one sub-folder per annotator")
     parser.add_argument("--shared", type=non_negative_int, default=DEFAULT_SHARED,
                         help=f"first N groups go to every annotator, for agreement (default {DEFAULT_SHARED})")
 
@@ -34,4 +31,5 @@ def next_step(args):
 VERB = verbs.register(verbs.Verb(
     "mcphrasy", "export", "clusters", run, add_options,
     help="write cluster sheets (CSV + XLSX) for annotators",
+    writes=verbs.Writes("folder", "folder for the sheets, one sub-folder per annotator", default="sheets"),
     next_step=next_step))

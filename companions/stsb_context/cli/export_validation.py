@@ -30,6 +30,7 @@ def next_step(args):
 VERB = verbs.register(verbs.Verb(
     "stsb-context", "export", "validation", run, add_options,
     help="write the two annotators' validation sheets",
+    writes=verbs.Writes("stage", "the sheets are the stage's files, fingerprinted", default="validation"),
     description="Write RUN_DIR/validation/annotator-{1,2}.{csv,xlsx} and GUIDELINES.md "
                 "for the generations kept so far.",
     next_step=next_step))

@@ -1,5 +1,5 @@
 """`annotate mturk create-questions`: post prepared question files (e.g. a companion's rating forms) as HITs."""
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from annotation.cli.common import open_ledger
 from picforge.options import positive_int
 from picforge import verbs

@@ -2,11 +2,10 @@
 decisions; question-file batches: by --approve-all and a --reject list)."""
 import getpass
 
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from annotation.cli.common import open_ledger
 from picforge import verbs
 from picforge.errors import InputError
-from picforge.paths import add_output
 
 
 def add_options(parser):
@@ -26,8 +25,6 @@ def add_options(parser):
                         help="round 1: also block each worker whose gold record failed (an all-yes, all-no or random "
                              "worker) from your HITs: by the API, or for requester-UI batches the AWS CLI commands "
                              "to run are printed; recorded in the ledger and shown by `annotate report`")
-    add_output(parser, "--out", kind="file", owns=("mturk",), metavar="FILE.csv",
-                        help="requester-UI batches: where to write the Approve/Reject file to upload")
 
 
 @mturk_options.reports_mturk_errors
@@ -140,6 +137,8 @@ def print_held(verdicts):
 
 VERB = verbs.register(verbs.Verb(
     "annotate", "mturk", "review", run, add_options,
+    writes=verbs.Writes("file", "requester-UI batches: where to write the Approve/Reject file to upload",
+                        optional=True, within="mturk", metavar="FILE.csv"),
     help="approve/reject saved assignments (and decide each item of round 1)",
     description="Round 1: check every saved assignment (all questions answered, gold checks right), approve or reject it "
                 "with the reason as feedback (API batches) or write the Approve/Reject file to upload (requester-UI "

@@ -1,5 +1,5 @@
 """`annotate mturk expire`: take the batch's HITs off the market now (submitted work stays)."""
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from picforge import verbs
 
 

@@ -1,6 +1,5 @@
 """`annotate mturk gold`: a gold bank of settled answers (round-2 verifiers unanimous, a previous run's release)."""
 from annotation.cli.common import add_ledger_options, open_ledger
-from picforge.paths import add_output
 from picforge import verbs
 
 
@@ -10,8 +9,6 @@ def add_options(parser):
     parser.add_argument("--from-release", action="append", default=[], metavar="RELEASE",
                         help="a previous run's release folder (from `picforge build`): its PR-pass paraphrases are "
                              "settled yes answers (repeat for several)")
-    add_output(parser, "--out", kind="file", required=True, metavar="GOLD.jsonl",
-               help="the gold bank to write (JSON Lines)")
 
 
 def run(args):
@@ -24,6 +21,7 @@ def run(args):
 
 VERB = verbs.register(verbs.Verb(
     "annotate", "mturk", "gold", run, add_options,
+    writes=verbs.Writes("file", "the gold bank to write (JSON Lines)", metavar="GOLD.jsonl"),
     help="write a gold bank from settled answers (round 2, a previous release)",
     description="Write GOLD.jsonl for --gold from answers a later step settled, never from answers a batch "
                 "verifies: this run's round-2 items on which every expert verifier agreed (paraphrase fits or not, "

@@ -1,5 +1,5 @@
 """`annotate mturk delete`: delete the batch's finished HITs from MTurk (only once their work is saved)."""
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from picforge import verbs
 
 

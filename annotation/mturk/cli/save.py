@@ -1,16 +1,11 @@
 """`annotate mturk save`: page through every HIT's assignments into the ledger (safe to re-poll)."""
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from picforge import verbs
-from picforge.paths import add_output
 
 
 def add_options(parser):
     """The options of `picforge annotate mturk save`."""
     mturk_options.add_batch_options(parser)
-    add_output(parser, "--out", kind="file", owns=("mturk",), metavar="FILE.jsonl",
-                        help="also write the batch's saved assignments here, one per line as "
-                             "list_assignments_for_hit returns them (replaced whole; the answers a companion's "
-                             "rating step reads)")
 
 
 @mturk_options.reports_mturk_errors
@@ -29,5 +24,8 @@ def run(args):
 VERB = verbs.register(verbs.Verb(
     "annotate", "mturk", "save", run, add_options,
     help="save the batch's submitted assignments into the ledger",
+    writes=verbs.Writes("file", "also write the batch's saved assignments here, one per line as "
+                        "list_assignments_for_hit returns them (replaced whole; the answers a companion's rating "
+                        "step reads)", optional=True, within="mturk", metavar="FILE.jsonl"),
     description="List every assignment of every HIT (all pages) and record it with its answers; re-polling only updates "
                 "statuses. With --out, also write every saved assignment of the batch, from the ledger, as JSON Lines."))

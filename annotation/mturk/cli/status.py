@@ -1,5 +1,5 @@
 """`annotate mturk status`: each HIT's state on MTurk, and what the ledger holds for the batch."""
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from picforge import verbs
 
 

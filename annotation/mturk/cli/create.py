@@ -1,5 +1,5 @@
 """`annotate mturk create`: plan a round-1 batch, print its cost, and create its HITs (sandbox unless --live)."""
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from annotation.cli.common import open_ledger
 from picforge import verbs
 

@@ -1,16 +1,13 @@
 """`annotate mturk export`: the requester-UI batch CSV and crowd-form template, for uploading by hand."""
-import os
 
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from annotation.cli.common import open_ledger
-from picforge.paths import add_output
 from picforge import verbs
 
 
 def add_options(parser):
     """The options of `picforge annotate mturk export`."""
     mturk_options.add_batch_options(parser, endpoint=False)
-    add_output(parser, "--out", kind="folder", owns=("mturk",), metavar="DIR", help="output folder (default RUN_DIR/mturk/BATCH)")
     mturk_options.add_plan_options(parser)
 
 
@@ -25,7 +22,7 @@ def run(args):
     if new:
         round1.hit_pages_of(args.run, plan)  # every passage resolves before the plan is kept
         round1.store_plan(ledger, args.batch, plan)
-    out = args.out or os.path.join(args.run, "mturk", args.batch)
+    out = args.out
     csv_path, template_path, test_path, key_path = mturk_manual.export_batch(args.run, args.batch, plan, out)
     print(f"batch {args.batch}: {len(plan['hits'])} HIT row(s), {len(plan['items'])} questions")
     print(f"wrote {csv_path} and {template_path}; in the requester UI set {plan['settings']['assignments']} "
@@ -41,5 +38,6 @@ def run(args):
 VERB = verbs.register(verbs.Verb(
     "annotate", "mturk", "export", run, add_options,
     help="write the requester-UI batch CSV and HTML template",
+    writes=verbs.Writes("folder", "folder for the batch CSV and template", default="mturk/{batch}"),
     description="Plan a round-1 batch as for `mturk create` and write BATCH_input.csv (one row per HIT) and "
                 "BATCH_template.html (crowd-form, ${question_N} variables) to upload on the requester site."))

@@ -1,25 +1,20 @@
 """`annotate mturk rehearse`: the results file the requester site would export for an exported batch, answers
 empty, to fill by hand or by script and ingest (round 1 tried offline, without a requester account)."""
-import os
 
-from annotation.cli import mturk_options
+from annotation.mturk.cli import options as mturk_options
 from annotation.cli.common import open_ledger
-from picforge.paths import add_output
 from picforge import verbs
 
 
 def add_options(parser):
     """The options of `picforge annotate mturk rehearse`."""
     mturk_options.add_batch_options(parser, endpoint=False)
-    add_output(parser, "--out", kind="file", owns=("mturk",), metavar="FILE.csv",
-                        help="results file to write (default RUN_DIR/mturk/BATCH/Batch_BATCH_rehearsal_results.csv); "
-                             "an existing file with other contents is never overwritten")
 
 
 def run(args):
     from annotation.mturk import rehearsal as mturk_rehearsal, round1
     plan = round1.stored_plan(open_ledger(args), args.batch, (round1.MANUAL_BATCH,))
-    out = args.out or os.path.join(args.run, "mturk", args.batch, f"Batch_{args.batch}_rehearsal_results.csv")
+    out = args.out
     rows, cells, written = mturk_rehearsal.write_results(args.run, args.batch, plan, out)
     print(f"batch {args.batch}: {rows} assignment row(s), {cells} Answer.answer_N cell(s) to fill with yes or no "
           f"→ {out}{'' if written else ' (already there, blank)'}")
@@ -28,6 +23,8 @@ def run(args):
 
 VERB = verbs.register(verbs.Verb(
     "annotate", "mturk", "rehearse", run, add_options,
+    writes=verbs.Writes("file", "results file to write; an existing file with other contents is never overwritten",
+                        default="mturk/{batch}/Batch_{batch}_rehearsal_results.csv", metavar="FILE.csv"),
     help="write an exported batch's results file with empty answers, to fill and ingest offline",
     description="For a batch written by `mturk export`, write the Batch_*_batch_results.csv the requester site "
                 "would export: every column (HITId, AssignmentId, WorkerId, AssignmentStatus, Input.* echoing "
