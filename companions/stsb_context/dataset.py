@@ -64,7 +64,7 @@ def ingest_validation(run, sheet_paths, *, force=False):
     options = generations["options"]
     dropped = counters[f"{validation.STAGE}/dropped"]
     provenance = {
-        **{k: options[k] for k in ("model", "temperature", "completion_tokens", "seed")},
+        **options,
         "match_note": "" if options["exact_match"] else
         " (allowing a lower-case first letter and no final full stop inside the longer sentence)",
         "answered": answered, "verbatim_drop_rate": generations.get("verbatim_drop_rate"),
