@@ -51,7 +51,8 @@ def main():
         encoders[evaluate.GLOVE] = evaluate.glove_encoder(args.vectors, rows)
     gold = [r["score"] for r in rows]
     timed, evaluated = [], []
-    for stage, setup, kind in evaluate.evaluated_stages(evaluate.SETUPS, bool(args.vectors)):
+    for declared in evaluate.evaluated_stages(evaluate.SETUPS, bool(args.vectors)):
+        stage, setup, kind = declared.name, declared.setup, declared.encoder
         started = time.perf_counter()
         scored = evaluate.score_rows(setup, rows, encoders[kind], args.min_span, args.max_span)
         timed.append((time.perf_counter() - started, candidate_count(setup, rows, args.min_span, args.max_span)))

@@ -152,7 +152,8 @@ class DeclaredStep:
     @property
     def inputs(self):
         return dict({name: identity for name, (_, identity) in self.sources.items() if identity is not None},
-                    **{stage: other.require(stage)["fingerprint"] for stage, other in self.elsewhere.items()})
+                    **{stage: other.require(stage)["fingerprint"] for stage, other in self.elsewhere.items()
+                       if other is not None})
 
     @property
     def options(self):
@@ -166,7 +167,8 @@ class DeclaredStep:
     def build(self, job):
         """{stage: PCollection} of this stage (and those it also writes), added to the job's pipeline."""
         inputs = {stage: job.read(stage) for stage in self.after}
-        inputs.update({stage: read_stage(job.pipeline, other, stage) for stage, other in self.elsewhere.items()})
+        inputs.update({stage: read_stage(job.pipeline, other, stage) for stage, other in self.elsewhere.items()
+                       if other is not None})
         inputs.update({name: data for name, (data, _) in self.sources.items()}, pipeline=job.pipeline)
         made = self.declared().expand(inputs, self.given)
         return made if isinstance(made, dict) else {self.declared.name: made}
@@ -174,12 +176,19 @@ class DeclaredStep:
 
 def declared_steps(run, declarations, given, sources, elsewhere=None):
     """DeclaredSteps of `declarations` in order, each with its Options filled from `given` (an options object
-    holding every field they declare), the `sources` ({name: (data, identity)}) it names and the upstream stages
-    it reads from other runs (`elsewhere`: {stage: RunDir})."""
-    elsewhere = elsewhere or {}
-    return [DeclaredStep(stage, options_for(stage, given), {name: sources[name] for name in stage.sources}, run,
-                         {name: elsewhere[name] for name in stage.upstream if name in elsewhere})
-            for stage in declarations]
+    holding every field they declare), the `sources` ({name: (data, identity)}) it names (a source not given: no
+    data, no identity) and the upstream stages it reads from other runs (`elsewhere`: {stage: RunDir}, or None
+    for an upstream stage this run does without, e.g. a corpus read from files instead); an upstream stage that
+    no earlier declaration makes and `elsewhere` does not name is a completed stage of `run` (a verb before)."""
+    made = set()
+    steps = []
+    for stage in declarations:
+        reads = {name: elsewhere[name] if elsewhere and name in elsewhere else run
+                 for name in stage.upstream if name not in made or elsewhere and name in elsewhere}
+        steps.append(DeclaredStep(stage, options_for(stage, given),
+                                  {name: sources.get(name, (None, None)) for name in stage.sources}, run, reads))
+        made.update(stage.outputs())
+    return steps
 
 
 class StageJob:

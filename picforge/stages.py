@@ -12,15 +12,25 @@ from picforge.stage_registry import register_stages
 REGISTRY = {}
 
 
-def option(default, help, output, flag=None, type=None, choices=None, writes=None, metavar=None):
+def option(default, help, output, flag=None, type=None, choices=None, writes=None, metavar=None, repeat=False):
     """A field of an options dataclass. `output`: True when the value can change what the stage writes (it goes
     into the fingerprint), False when it cannot (a device, a batch size, a cache folder), or the name of a
     boolean field of the same Options whose truth makes this one count. The flag is `--field-name` unless `flag`
     says otherwise; `type` is the argparse type (default: the default's own type); `writes` ("file", "folder")
     declares a path the verb writes, for the output guard (picforge.paths); `metavar` names the value in help
-    (one meaning per name, picforge.verbs.MEANINGS)."""
+    (one meaning per name, picforge.verbs.MEANINGS); `repeat`: a flag given once per value, the values (a
+    tuple) replacing the default tuple."""
     return dataclasses.field(default=default, metadata={"help": help, "output": output, "flag": flag, "type": type,
-                                                          "choices": choices, "writes": writes, "metavar": metavar})
+                                                          "choices": choices, "writes": writes, "metavar": metavar,
+                                                          "repeat": repeat})
+
+
+class _Repeated(argparse.Action):
+    """A flag given once per value: the first value replaces the default tuple, the next ones are added to it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = getattr(namespace, self.dest)
+        setattr(namespace, self.dest, (() if given is self.default else tuple(given)) + (values,))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +58,17 @@ class Stage:
         """Nothing to do after the job unless a stage says so."""
 
     @classmethod
+    def inputs(cls, run, given, sources=None):
+        """What a stage written outside Beam depends on: the identity of each upstream stage in `run`
+        (`upstream_identity`) and of each source ({name: identity}); `given`: its options."""
+        return {**{name: cls.upstream_identity(run, name) for name in cls.upstream}, **(sources or {})}
+
+    @staticmethod
+    def upstream_identity(run, name):
+        """How a downstream stage counts the upstream stage `name`: by its fingerprint."""
+        return run.require(name)["fingerprint"]
+
+    @classmethod
     def outputs(cls):
         """{stage: schema} this declaration writes."""
         return {cls.name: cls.schema, **cls.also}
@@ -68,6 +89,18 @@ def produced_by(command, declarations):
     register_stages(dict.fromkeys((name for stage in declarations for name in stage.outputs()), command))
 
 
+def produced(declarations):
+    """{stage: the command that produces it} of every stage of `declarations`, as `produced_by` registered them (a
+    companion's declaration of its stages, derived rather than written again)."""
+    from picforge.stage_registry import PRODUCED_BY
+
+    names = [name for stage in declarations for name in stage.outputs()]
+    missing = [name for name in names if name not in PRODUCED_BY]
+    if missing:
+        raise ValueError(f"stages {missing}: no command is registered as producing them (stages.produced_by)")
+    return {name: PRODUCED_BY[name] for name in names}
+
+
 def output_options(options):
     """The fields of an options instance that can change what is written ({name: value}): the manifest's options
     and the fingerprint's; an `output` naming another field counts only while that field is true."""
@@ -86,6 +119,33 @@ def output_options(options):
 def options_for(stage, given):
     """The stage's Options filled from `given`, any options object holding fields of the same names."""
     return stage.Options(**{field.name: getattr(given, field.name) for field in dataclasses.fields(stage.Options)})
+
+
+def written_options(stage, given):
+    """The manifest's and the fingerprint's options of `stage` filled from `given` (an options object or the
+    parsed arguments of a verb whose flags add_flags made)."""
+    return output_options(options_for(stage, given))
+
+
+def stage_print(stage, given, inputs):
+    """The fingerprint of `stage` written outside Beam with options from `given` and these `inputs`."""
+    from picforge.rundir import fingerprint
+
+    return fingerprint(stage.name, inputs, written_options(stage, given))
+
+
+def current(run, stage, given, inputs, force=False):
+    """The manifest of `stage` in `run` when it is up to date with `inputs` and the options in `given` (marked
+    skipped), else None (always None when `force`)."""
+    done = None if force else run.up_to_date(stage.name, stage_print(stage, given, inputs))
+    return None if done is None else dict(done, skipped=True)
+
+
+def write(run, stage, rows, given, *, inputs, **extra):
+    """Write `stage` outside Beam (RunDir.write_stage): its schema from the declaration, its options the output
+    fields of `given`; `extra` as write_stage takes it (files, counters, report…). Returns the manifest."""
+    return run.write_stage(stage.name, rows, stage.schema, inputs=inputs, options=written_options(stage, given),
+                           **extra)
 
 
 def merged_options(name, declarations, *extra):
@@ -117,12 +177,15 @@ def add_flags(parser, options_class):
         if "help" not in meta:
             raise TypeError(f"{options_class.__name__}.{field.name}: declare it with picforge.stages.option()")
         shown = ",".join(map(str, default)) if isinstance(default, tuple) else default
-        help = meta["help"] if default in (None, False) else f"{meta['help']} (default {shown})"
+        help = meta["help"] if default is None or default is False else f"{meta['help']} (default {shown})"
         kwargs = {"dest": field.name, "default": default, "help": help.replace("%", "%%")}
         if isinstance(default, bool):
             kwargs["action"] = "store_true" if not default else argparse.BooleanOptionalAction
         else:
-            kwargs["type"] = meta.get("type") or (type(default) if default is not None else str)
+            if meta.get("repeat"):
+                kwargs["action"] = _Repeated
+            kwargs["type"] = meta.get("type") or (type(default) if default is not None and not meta.get("repeat")
+                                                  else str)
             if meta.get("choices"):
                 kwargs["choices"] = meta["choices"]
             if meta.get("metavar"):

@@ -7,13 +7,9 @@ from apache_beam.metrics import Metrics
 
 from companions.cosimlex import contexts as ctx
 from companions.cosimlex.encoders import make_encoder, pair_similarities
-from companions.cosimlex.select import (DEFAULT_MAX_CONTEXTS, DEFAULT_PER_ENCODER, LOW_RESOURCE_PER_ENCODER,
-                                       select_candidates)
+from companions.cosimlex.select import DEFAULT_MAX_CONTEXTS, select_candidates
+from companions.cosimlex.stage_names import CANDIDATES, CONTEXTS
 from picforge import shuffle
-from picforge.errors import InputError
-
-CONTEXTS = "cosimlex-contexts"
-CANDIDATES = "cosimlex-candidates"
 
 
 class _PageContextsFn(beam.DoFn):
@@ -89,14 +85,14 @@ def sample_key(context):
 class _ScoreFn(beam.DoFn):
     """Adds each encoder's contextual similarity of the pair (`scores`) to batches of context records."""
 
-    def __init__(self, encoder_specs, spacy_model, device):
-        self.encoder_specs = list(encoder_specs)
+    def __init__(self, scorer, spacy_model, device):
+        self.scorer = list(scorer)
         self.spacy_model = spacy_model
         self.device = device
         self.unscored = Metrics.counter(CANDIDATES, "unscored-contexts")
 
     def setup(self):
-        self.encoders = {spec: make_encoder(spec, self.spacy_model, self.device).load() for spec in self.encoder_specs}
+        self.encoders = {spec: make_encoder(spec, self.spacy_model, self.device).load() for spec in self.scorer}
 
     def teardown(self):
         self.encoders = {}  # the models (and their thread pools) go with the job, not at interpreter exit
@@ -111,7 +107,7 @@ class _ScoreFn(beam.DoFn):
             yield dict(context, scores=scores)
 
 
-def pair_candidates(keyed_contexts, encoders, per_encoder):
+def pair_candidates(keyed_contexts, scorer, per_encoder):
     """Candidates of one pair; a pair whose contexts all hold the same two occurrences gives none (counted)."""
     _, contexts = keyed_contexts
     contexts = list(contexts)
@@ -119,15 +115,15 @@ def pair_candidates(keyed_contexts, encoders, per_encoder):
         Metrics.counter(CANDIDATES, "pairs-with-one-occurrence").inc()
         return []
     Metrics.counter(CANDIDATES, "pairs-with-candidates").inc()
-    return select_candidates(contexts, encoders, per_encoder)
+    return select_candidates(contexts, scorer, per_encoder)
 
 
 class SelectCandidates(beam.PTransform):
-    """Context records → candidates: sample ≤ max_contexts per pair, score with each encoder, keep the ends."""
+    """Context records → candidates: sample ≤ max_contexts per pair, score with each `scorer`, keep the ends."""
 
-    def __init__(self, encoders, spacy_model, per_encoder, max_contexts=DEFAULT_MAX_CONTEXTS, device="auto"):
+    def __init__(self, scorer, spacy_model, per_encoder, max_contexts=DEFAULT_MAX_CONTEXTS, device="auto"):
         super().__init__()
-        self.encoders = list(encoders)
+        self.scorer = list(scorer)
         self.spacy_model = spacy_model
         self.per_encoder = per_encoder
         self.max_contexts = max_contexts
@@ -139,67 +135,23 @@ class SelectCandidates(beam.PTransform):
                 | "sample contexts" >> beam.combiners.Top.PerKey(self.max_contexts, key=sample_key)
                 | "flatten sample" >> beam.FlatMap(lambda kv: kv[1])
                 | "batch contexts" >> beam.BatchElements(min_batch_size=8, max_batch_size=64)
-                | "score pairs" >> beam.ParDo(_ScoreFn(self.encoders, self.spacy_model, self.device))
+                | "score pairs" >> beam.ParDo(_ScoreFn(self.scorer, self.spacy_model, self.device))
                 | "key scored by pair" >> beam.Map(lambda c: (c["pair_id"], c))
                 | "group pairs" >> shuffle.GroupByKey()
-                | "select ends" >> beam.FlatMap(pair_candidates, self.encoders, self.per_encoder))
+                | "select ends" >> beam.FlatMap(pair_candidates, self.scorer, self.per_encoder))
 
 
 class CosimlexCandidates(beam.PTransform):
     """Sentence records → {cosimlex-contexts: every context found, cosimlex-candidates: the selected ones}; `lang`,
     the language of the sentences and pairs, is kept in the manifest for the rating forms."""
 
-    def __init__(self, pairs, lang, spacy_model, encoders, per_encoder, low_resource=False,
+    def __init__(self, pairs, lang, spacy_model, scorer, per_encoder, low_resource=False,
                  max_contexts=DEFAULT_MAX_CONTEXTS, device="auto"):
         super().__init__()
         self.lang = lang
         self.find = FindContexts(pairs, spacy_model, low_resource)
-        self.select = SelectCandidates(encoders, spacy_model, per_encoder, max_contexts, device)
+        self.select = SelectCandidates(scorer, spacy_model, per_encoder, max_contexts, device)
 
     def expand(self, sentences):
         found = sentences | "find contexts" >> self.find
         return {CONTEXTS: found, CANDIDATES: found | "select candidates" >> self.select}
-
-
-def candidates_step(pairs, pairs_path, arguments, mined_run):
-    """The step writing both stages, built with `arguments`, over the `sentences` of the mined run `mined_run` (read
-    through the stage store; its path and dump go into the inputs)."""
-    from picforge.croissant import dump_inputs
-    from picforge.rundir import RunDir, input_identity, upstream
-    from picforge.stage_jobs import Step, read_stage
-
-    stages = {CONTEXTS: "cosimlex_context", CANDIDATES: "cosimlex_candidate"}
-    pairs_input = {"pairs": input_identity(pairs_path, "--pairs")}
-    mined = RunDir(mined_run)
-    return Step(stages, CosimlexCandidates, arguments, data={"pairs": pairs},
-                inputs=dict(upstream(mined, "sentences"), mined_run=mined.location(), **dump_inputs(mined),
-                            **pairs_input),
-                reads=lambda job: read_stage(job.pipeline, mined, "sentences"))
-
-
-def find_candidates(pairs_path, out, *, mined_run, lang, spacy_model, encoders, per_encoder, low_resource,
-                    max_contexts, beam_args, force, device="auto"):
-    """Stages `cosimlex-contexts` and `cosimlex-candidates` in the run `out`, from the sentences of the mined run
-    `mined_run`: (pairs, their manifests, pairs with candidates, the candidates' folder);
-    the encoders are checked before Beam starts."""
-    from companions.cosimlex.simlex import read_simlex
-    from picforge.options import pipeline_options
-    from picforge.rundir import RunDir, writable_folder
-    from picforge.stage_jobs import run_steps
-
-    pairs = read_simlex(pairs_path)
-    spacy_model = spacy_model or ctx.default_spacy_model(lang)
-    if not encoders:
-        raise InputError("--scorer: name at least one encoder, e.g. --scorer minilm --scorer tok2vec")
-    for spec in encoders:
-        make_encoder(spec, spacy_model)
-    if per_encoder is None:
-        per_encoder = LOW_RESOURCE_PER_ENCODER if low_resource else DEFAULT_PER_ENCODER
-    arguments = {"lang": lang, "spacy_model": spacy_model, "encoders": encoders, "per_encoder": per_encoder,
-                 "low_resource": low_resource, "max_contexts": max_contexts, "device": device}
-    step = candidates_step(pairs, pairs_path, arguments, mined_run)
-    run_dir = RunDir(writable_folder(out))
-    manifests = run_steps(run_dir, [step], pipeline_options=pipeline_options(beam_args), force=force)
-    with_candidates = len(set(run_dir.read_table(CANDIDATES, columns=["pair_id"]).column("pair_id").to_pylist())) \
-        if manifests[CANDIDATES]["records"] else 0
-    return pairs, manifests, with_candidates, run_dir.stage_dir(CANDIDATES)

@@ -8,12 +8,9 @@ import warnings
 
 from scipy import stats
 
+from companions.cosimlex.declarations import PostprocessOptions as Defaults
 from companions.cosimlex.rating import SCALE
 
-DEFAULT_MIN_CORRELATION = 0.2
-DEFAULT_MAX_DISENGAGED = 0.25
-DEFAULT_MIN_RATINGS = 2
-DEFAULT_SCALE_MAX = 10.0
 MIN_ITEMS_TO_JUDGE = 3
 WORD = re.compile(r"[^\W\d_]{2,}(?:[-'’][^\W\d_]+)*")
 
@@ -109,8 +106,8 @@ def word_places(selection):
     return places
 
 
-def postprocess(ratings, selections, *, min_correlation=DEFAULT_MIN_CORRELATION,
-                max_disengaged=DEFAULT_MAX_DISENGAGED, min_ratings=DEFAULT_MIN_RATINGS, scale_max=DEFAULT_SCALE_MAX):
+def postprocess(ratings, selections, *, min_correlation=Defaults.min_correlation,
+                max_disengaged=Defaults.max_disengaged, min_ratings=Defaults.min_ratings, scale_max=Defaults.scale_max):
     """(final rows {word1, word2, context1, context2, sim1, sim2, sd1, sd2, p_value} with the words' places in the
     contexts (`word_places`), report).
 

@@ -3,9 +3,8 @@ import os
 import statistics
 from collections import Counter
 
-from companions.cosimlex.candidate_pipeline import CANDIDATES
 from companions.cosimlex.encoders import MINILM, TOK2VEC
-from companions.cosimlex.stage_names import FINAL, RATINGS, SELECTION
+from companions.cosimlex.stage_names import CANDIDATES, FINAL, RATINGS, SELECTION
 from picforge import __version__, release_writer, rundir, schemas
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL
@@ -73,7 +72,7 @@ def encoder_names(candidates):
     """The encoders that scored the candidate contexts, as the candidates stage ran them, in words."""
     options = candidates.get("options", {})
     named = {MINILM: f"`{BUNDLED_MODEL}` token vectors", TOK2VEC: f"the tok2vec layer of `{options.get('spacy_model')}`"}
-    return ", ".join(named.get(spec, f"`{spec}`") for spec in options.get("encoders", [])) or "not recorded in the run"
+    return ", ".join(named.get(spec, f"`{spec}`") for spec in options.get("scorer", [])) or "not recorded in the run"
 
 
 def candidates_text(candidates):

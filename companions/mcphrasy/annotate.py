@@ -8,13 +8,12 @@ import re
 from annotation.ledger import Ledger
 from picforge.sheets import read_sheet, write_sheet
 from companions.mcphrasy import cluster_ledger, clusters
-from companions.mcphrasy.workflow import GROUPS
+from companions.mcphrasy.declarations import GROUPS, Clusters
 from picforge.errors import InputError
 from picforge.files import write_atomically
-from picforge.rundir import upstream
+from picforge import stages
 
 BATCH_KIND = "mcphrasy-clusters"
-CLUSTERS = "mcphrasy-clusters"
 SHEET_COLUMNS = ["annotator"] + clusters.SHEET_COLUMNS
 EXPORTED_COLUMNS = SHEET_COLUMNS + [clusters.MINUTES]
 DEFAULT_SHARED = 6
@@ -171,6 +170,7 @@ def write_clusters(run, ledger_url=None):
         minutes = labelled_minutes(session, labels)
     records, counts = reconciled_records(groups, labels)
     labels_digest = hashlib.sha256(json.dumps([labels, minutes], sort_keys=True).encode("utf-8")).hexdigest()
-    return run.write_stage(CLUSTERS, records, "mcphrasy_clustering", inputs=dict(upstream(run, GROUPS), labels=labels_digest),
-                           options={}, report={"counts": counts, "agreement": agreement_report(labels),
-                                               "time": clusters.annotation_time(minutes)})
+    return stages.write(run, Clusters, records, Clusters.Options(),
+                        inputs=Clusters.inputs(run, None, {"labels": labels_digest}),
+                        report={"counts": counts, "agreement": agreement_report(labels),
+                                "time": clusters.annotation_time(minutes)})

@@ -4,9 +4,8 @@ import os
 import numpy as np
 
 from companions.mcphrasy import baselines, clusters, grouping, stages
-from companions.mcphrasy.annotate import CLUSTERS
+from companions.mcphrasy.declarations import CLUSTERS, GROUPS
 from companions.mcphrasy.baselines import DEFAULT_KS
-from companions.mcphrasy.workflow import GROUPS
 from picforge import __version__, files, release_writer, schemas
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
@@ -150,7 +149,7 @@ def release_configs(records, num_bytes):
 def input_terms(documents):
     """The input a McPhraSy release redistributes phrases of: the review files or the Wikipedia dump (its licence
     by the dump's date) its documents stage read."""
-    if documents.get("options", {}).get("source", "wikipedia") == "reviews":
+    if "reviews" in documents.get("inputs", {}):
         files = [os.path.basename(entry["path"]) for entry in documents["inputs"]["reviews"]]
         return (REVIEWS._replace(used=f"review files {', '.join(files)}"),)
     wikipedia = release_writer.wikipedia(WIKIPEDIA_ATTRIBUTION, dump_manifest=documents)
@@ -198,7 +197,7 @@ clustered by experts into clusters of phrases that are equivalent in meaning (`e
 def description(run, manifest, groups_manifest, stats, records, num_bytes, model_name, license_id):
     """What croissant.json says of a McPhraSy release: inputs, RAI fields from the run's stages, lineage."""
     documents = run.read_manifest(stages.DOCUMENTS) or {}
-    source = documents.get("options", {}).get("source", "wikipedia")
+    source = "reviews" if "reviews" in documents.get("inputs", {}) else "wikipedia"
     inputs = input_terms(documents)
     counts = manifest.get("report", {}).get("counts", {})
     agreement, time, vectors = stats["agreement"], stats["time"], stats["groups"]["vectors"]

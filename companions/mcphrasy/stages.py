@@ -7,15 +7,10 @@ import numpy as np
 from apache_beam.metrics import Metrics
 
 from companions.mcphrasy import corpus, grouping, match, nps, triplets
+from companions.mcphrasy.settings import CONTEXTS, DOCUMENTS, MAX_CONTEXTS, PHRASES, TRIPLETS
 from picforge.encoders import encode, load_sentence_model
 from picforge.progress import Progress
 from picforge.sentence_split import split_sentences
-
-DOCUMENTS = "mcphrasy-documents"
-CONTEXTS = "mcphrasy-contexts"
-TRIPLETS = "mcphrasy-triplets"
-PHRASES = "mcphrasy-phrases"
-MAX_CONTEXTS = 300
 
 
 def parse_review(item, category):
@@ -170,8 +165,8 @@ class _TripletFn(beam.DoFn):
 
     CACHE_LIMIT = 200_000  # embedded sentences kept per worker; the cache starts again past it
 
-    def __init__(self, model_name, seed, device="auto"):
-        self.model_name = model_name
+    def __init__(self, encoder, seed, device="auto"):
+        self.encoder = encoder
         self.seed = seed
         self.device = device
         self.too_few = Metrics.counter(TRIPLETS, "skipped-single-context")
@@ -179,7 +174,7 @@ class _TripletFn(beam.DoFn):
         self.made = Metrics.counter(TRIPLETS, "triplets")
 
     def setup(self):
-        self.model = load_sentence_model(self.model_name, device=self.device)
+        self.model = load_sentence_model(self.encoder, device=self.device)
         self.cache = {}
         self.candidates = None
         self.progress = Progress(TRIPLETS, "phrases")
@@ -224,15 +219,15 @@ class ContextTriplets(beam.PTransform):
     """PhraseContexts records → A.1 triplets; each phrase's 300 negative candidates are drawn for it (seeded) from
     every sampled context of the other phrases that does not hold it."""
 
-    def __init__(self, model_name, seed=0, device="auto"):
+    def __init__(self, encoder, seed=0, device="auto"):
         super().__init__()
-        self.model_name = model_name
+        self.encoder = encoder
         self.seed = seed
         self.device = device
 
     def expand(self, records):
         candidates = records | "negative candidates" >> beam.FlatMap(negative_candidates)
-        return records | "choose triplets" >> beam.ParDo(_TripletFn(self.model_name, self.seed, self.device),
+        return records | "choose triplets" >> beam.ParDo(_TripletFn(self.encoder, self.seed, self.device),
                                                          beam.pvalue.AsList(candidates))
 
 

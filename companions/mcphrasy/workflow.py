@@ -2,23 +2,23 @@
 import dataclasses
 import json
 
-import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from companions.mcphrasy import grouping, match, stages
-from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
+from companions.mcphrasy import grouping, match
+from companions.mcphrasy.declarations import DOCUMENTS, PHRASES, Contexts, Documents, Groups, Phrases, Triplets
+from picforge import stages
+from picforge.encoders import encode, load_sentence_model
 from picforge.errors import InputError
 from picforge.files import open_input, write_atomically
 from picforge.sheets import decode_text
 from picforge.options import pipeline_options
 from picforge.croissant import dump_inputs
-from picforge.rundir import RunDir, fingerprint, input_identity, upstream
-from picforge.stage_jobs import read_stage, run_stages
+from picforge.rundir import RunDir, input_identity
+from picforge.spacy_models import default_spacy_model
+from picforge.stage_jobs import declared_steps, run_steps
 from picforge.word_vectors import read_vectors_file
 
-GROUPS = "mcphrasy-groups"
 CORPUS_FILE = "mcphrasy-corpus.json"  # in a McPhraSy run: the corpus its verbs read (a mined run or review files)
-WIKI_CATEGORY_MODES = ("one", "page")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,18 +69,16 @@ def write_documents(run, source, beam_args=(), force=False):
     `run` (record_corpus); the stage's manifest."""
     if source.reviews:
         files = review_files(source.reviews)
-        step = dict(transform=stages.ReadReviews, arguments={"category": source.category}, data={"paths": files},
-                    inputs={"paths": [input_identity(f, "--reviews") for f in files]})
+        sources = {"reviews": (files, [entry for f in files for entry in input_identity(f, "--reviews")])}
+        elsewhere = {"sentences": None, "clean": None}
     else:
         wiki = RunDir(source.wiki_run or run.root)
-        read = ("sentences", "clean") if source.wiki_category == "page" else ("sentences",)
-        step = dict(transform=stages.WikiDocuments, arguments={"wiki_category": source.wiki_category},
-                    inputs=dict(upstream(wiki, *read), **dump_inputs(wiki)),
-                    reads=lambda p: tuple(read_stage(p, wiki, stage) for stage in read))
-    manifest = run_stages(run, {stages.DOCUMENTS: "mcphrasy_document"}, **step,
-                          pipeline_options=pipeline_options(beam_args), force=force)[stages.DOCUMENTS]
+        sources = {"dump": (None, dump_inputs(wiki).get("dump"))}
+        elsewhere = {"sentences": wiki, "clean": wiki if source.wiki_category == "page" else None}
+    steps = declared_steps(run, [Documents], source, sources, elsewhere)
+    manifest = run_steps(run, steps, pipeline_options=pipeline_options(beam_args), force=force)[DOCUMENTS]
     if manifest["records"] == 0:
-        raise InputError(f"{run.stage_dir(stages.DOCUMENTS)}: the corpus gave no documents "
+        raise InputError(f"{run.stage_dir(DOCUMENTS)}: the corpus gave no documents "
                          f"(counters: {manifest.get('counters')}); check the --reviews files or the run's sentences")
     record_corpus(run, source)
     return manifest
@@ -104,98 +102,71 @@ def read_phrase_list(path):
     return phrases
 
 
-def corpus_sentences(p, run):
-    """The documents stage as sentences: reviews are split with Punkt, mined sentences stay as they are."""
-    documents = read_stage(p, run, stages.DOCUMENTS)
-    if "paths" in run.read_manifest(stages.DOCUMENTS)["inputs"]:  # review files
-        return documents | "review sentences" >> beam.FlatMap(stages.review_sentences)
-    return documents
+def read_reviews(run):
+    """Whether the documents stage of `run` read review files (its sentences are then split with Punkt)."""
+    return "reviews" in run.require(DOCUMENTS)["inputs"]
 
 
-def retrieve_contexts(run, phrases_path, max_contexts=stages.MAX_CONTEXTS, seed=0, triplet_encoder=None,
-                      beam_args=(), force=False, device="auto"):
-    """The `mcphrasy-contexts` stage (and `mcphrasy-triplets` when an encoder is named, run on `device`);
-    (manifests, phrases)."""
-    if max_contexts < 1:
-        raise InputError(f"--max-contexts {max_contexts}: give at least 1")
+def retrieve_contexts(run, phrases_path, options, triplets=False, beam_args=(), force=False):
+    """The `mcphrasy-contexts` stage (and `mcphrasy-triplets` when `triplets`) with `options` (holding the fields
+    of both stages' Options); (manifests, phrases)."""
     phrases = read_phrase_list(phrases_path)
-    manifests = run_stages(
-        run, {stages.CONTEXTS: "mcphrasy_contexts"}, transform=stages.RetrieveContexts,
-        arguments={"max_contexts": max_contexts, "seed": seed}, data={"phrases": phrases},
-        inputs=dict(upstream(run, stages.DOCUMENTS), phrases=input_identity(phrases_path, "--phrases")),
-        reads=lambda p: corpus_sentences(p, run), pipeline_options=pipeline_options(beam_args), force=force)
-    if triplet_encoder:
-        manifests.update(run_stages(
-            run, {stages.TRIPLETS: "mcphrasy_triplet"}, transform=stages.ContextTriplets,
-            arguments={"model_name": triplet_encoder, "seed": seed, "device": device},
-            inputs=upstream(run, stages.CONTEXTS), reads=lambda p: read_stage(p, run, stages.CONTEXTS),
-            pipeline_options=pipeline_options(beam_args), force=force))
-    return manifests, phrases
+    sources = {"phrases": (phrases, input_identity(phrases_path, "--phrases")),
+               "review_corpus": (read_reviews(run), None)}
+    steps = declared_steps(run, [Contexts, Triplets] if triplets else [Contexts], options, sources)
+    return run_steps(run, steps, pipeline_options=pipeline_options(beam_args), force=force), phrases
 
 
-def frequent_phrases(run, spacy_model, per_product=grouping.PER_PRODUCT, per_category=grouping.PER_CATEGORY,
-                     beam_args=(), force=False):
-    """The `mcphrasy-phrases` stage: each category's frequent, filtered noun phrases; its manifest."""
-    return run_stages(
-        run, {stages.PHRASES: "mcphrasy_phrase_count"}, transform=stages.FrequentPhrases,
-        arguments={"spacy_model": spacy_model, "per_product": per_product, "per_category": per_category},
-        inputs=upstream(run, stages.DOCUMENTS), reads=lambda p: read_stage(p, run, stages.DOCUMENTS),
-        pipeline_options=pipeline_options(beam_args), force=force)[stages.PHRASES]
-
-
-@dataclasses.dataclass(frozen=True)
-class VectorOptions:
-    """Phrase vectors for grouping: averaged word vectors of a word2vec / FastText text file, else the encoder's."""
-
-    vectors_file: str | None = None
-    encoder: str = BUNDLED_MODEL
+def frequent_phrases(run, options, beam_args=(), force=False):
+    """The `mcphrasy-phrases` stage with `options` (PhrasesOptions; no spaCy model: the first installed English
+    one): each category's frequent, filtered noun phrases; its manifest."""
+    options = stages.options_for(Phrases, options)
+    options = dataclasses.replace(options, spacy_model=options.spacy_model or default_spacy_model())
+    return run_steps(run, declared_steps(run, [Phrases], options, {}),
+                     pipeline_options=pipeline_options(beam_args), force=force)[PHRASES]
 
 
 def vectors_source(options):
     """What the groups were made with, in words (for the manifest and the card)."""
-    if options.vectors_file:
-        return f"averaged word vectors of `{options.vectors_file}`"
+    if options.vectors:
+        return f"averaged word vectors of `{options.vectors}`"
     return (f"phrase vectors of the sentence encoder `{options.encoder}` (stand-in for the paper's averaged "
             "word2vec; give `--vectors FILE` for word vectors)")
 
 
-def phrase_vectors(phrases, options, device="auto"):
-    """{phrase: unit vector}: the mean of its words' vectors in `options.vectors_file` (phrases with an unknown word
-    have none), else the sentence encoder's embedding of the phrase on `device`."""
-    if not options.vectors_file:
-        return dict(zip(phrases, encode(load_sentence_model(options.encoder, device=device), phrases)))
-    words = read_vectors_file(options.vectors_file, {w for p in phrases for w in p.split()})
+def phrase_vectors(phrases, options):
+    """{phrase: unit vector}: the mean of its words' vectors in `options.vectors` (phrases with an unknown word
+    have none), else the sentence encoder's embedding of the phrase on the options' device."""
+    if not options.vectors:
+        return dict(zip(phrases, encode(load_sentence_model(options.encoder, device=options.device_spec()), phrases)))
+    words = read_vectors_file(options.vectors, {w for p in phrases for w in p.split()})
     return grouping.phrase_vectors(phrases, words.get)
 
 
-def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=grouping.GROUP_SIZE,
-                 near_duplicate=grouping.NEAR_DUPLICATE, force=False, device="auto", target=grouping.PAPER_GROUPS):
-    """The `mcphrasy-groups` stage: seed + nearest phrases per category (at most `max_groups` each), overlapping
-    groups dropped, then at most `target` over all categories taken in turn; its manifest (report: the vectors used,
-    the target and the groups reached, and per category the groups and why seeds gave none); the encoder runs on
-    `device`, which no fingerprint records (it changes where, not what)."""
-    inputs = upstream(run, stages.PHRASES)
-    if vector_options.vectors_file:
-        inputs["vectors"] = input_identity(vector_options.vectors_file, "--vectors")
-    options = dict(dataclasses.asdict(vector_options), max_groups=max_groups, size=size, near_duplicate=near_duplicate,
-                   target=target)
-    done = None if force else run.up_to_date(GROUPS, fingerprint(GROUPS, inputs, options))
+def build_groups(run, options=Groups.Options(), force=False):
+    """The `mcphrasy-groups` stage with `options` (GroupsOptions): seed + nearest phrases per category (at most
+    `max_groups` each), overlapping groups dropped, then at most `groups` over all categories taken in turn; its
+    manifest (report: the vectors used, the target and the groups reached, and per category the groups and why
+    seeds gave none)."""
+    options = stages.options_for(Groups, options)
+    vectors_file = {"vectors": input_identity(options.vectors, "--vectors")} if options.vectors else {}
+    inputs = Groups.inputs(run, options, vectors_file)
+    done = stages.current(run, Groups, options, inputs, force)
     if done:
-        return dict(done, skipped=True)
+        return done
     by_category = {}
-    for record in run.iter_records(stages.PHRASES):
+    for record in run.iter_records(PHRASES):
         by_category.setdefault(record["category"], []).append(record)
-    vectors = phrase_vectors(sorted({r["phrase"] for records in by_category.values() for r in records}),
-                             vector_options, device)
+    vectors = phrase_vectors(sorted({r["phrase"] for records in by_category.values() for r in records}), options)
     made, per_category, counts, phrase_vecs = {}, {}, {}, {}
     for category in sorted(by_category):
         ranked = [r["phrase"] for r in sorted(by_category[category], key=lambda r: r["rank"])]
         counts[category] = {r["phrase"]: r["count"] for r in by_category[category]}
         phrase_vecs[category] = {p: vectors[p] for p in ranked if p in vectors}
-        made[category], reasons = grouping.category_groups(ranked, phrase_vecs[category], max_groups, size,
-                                                           near_duplicate)
+        made[category], reasons = grouping.category_groups(ranked, phrase_vecs[category], options.max_groups,
+                                                           options.group_size, options.near_duplicate)
         per_category[category] = dict(reasons, phrases=len(ranked), groups=len(made[category]))
-    kept = grouping.groups_in_turn(made, target)
+    kept = grouping.groups_in_turn(made, options.groups)
     records = []
     for category, groups in kept.items():
         beyond_target = len(made[category]) - len(groups)
@@ -206,6 +177,6 @@ def build_groups(run, vector_options=VectorOptions(), max_groups=25, size=groupi
             records.append({"group_id": grouping.group_id(category, group[0]), "category": category, "seed": group[0],
                             "phrases": group, "counts": [counts[category][p] for p in group],
                             "similarities": [round(float(category_vectors[p] @ seed_vector), 6) for p in group]})
-    report = {"vectors": vectors_source(vector_options), "target": target, "reached": len(records),
+    report = {"vectors": vectors_source(options), "target": options.groups, "reached": len(records),
               "paper": grouping.PAPER_GROUPS, "categories": per_category}
-    return run.write_stage(GROUPS, records, "mcphrasy_group", inputs=inputs, options=options, report=report)
+    return stages.write(run, Groups, records, options, inputs=inputs, report=report)

@@ -5,12 +5,12 @@ import statistics
 import time
 
 from companions.stsb_context import validation
-from companions.stsb_context.generate import STAGE as GENERATIONS
-from companions.stsb_context.settings import DATASET
-from picforge.rundir import fingerprint, input_identity
+from companions.stsb_context.declarations import Dataset
+from companions.stsb_context.settings import GENERATIONS
+from picforge import stages
+from picforge.rundir import input_identity
 
-STAGE = DATASET
-SCHEMA = "stsb_context"
+STAGE, SCHEMA = Dataset.name, Dataset.schema
 JSONL = "stsb_context.jsonl"
 FIELDS = ("origin_phrase", "target_phrase", "context", "target_start", "score", "genre")
 WORD = re.compile(r"\w+")
@@ -50,12 +50,10 @@ def ingest_validation(run, sheet_paths, *, force=False):
     """Run stage `dataset` from two filled validation sheets; returns its manifest."""
     started = time.time()
     validation.check_sheet_paths(sheet_paths)
-    inputs = {GENERATIONS: run.stage_identity(GENERATIONS), validation.STAGE: run.stage_identity(validation.STAGE),
-              "sheets": [input_identity(p)[0] for p in sheet_paths]}
-    stage_print = fingerprint(STAGE, inputs, {})
-    done = None if force else run.up_to_date(STAGE, stage_print)
+    inputs = Dataset.inputs(run, None, {"sheets": [input_identity(p)[0] for p in sheet_paths]})
+    done = stages.current(run, Dataset, None, inputs, force)
     if done is not None:
-        return dict(done, skipped=True)
+        return done
     by_annotator = validation.read_validation(run, sheet_paths)
     kept = [r for r in run.iter_records(GENERATIONS) if r["status"] == "kept"]
     rows = [final_row(r) for r in validation.validated_items(kept, by_annotator)]
@@ -66,7 +64,7 @@ def ingest_validation(run, sheet_paths, *, force=False):
     options = generations["options"]
     dropped = counters[f"{validation.STAGE}/dropped"]
     provenance = {
-        **{k: options[k] for k in ("model", "temperature", "max_tokens", "seed")},
+        **options,
         "match_note": "" if options["exact_match"] else
         " (allowing a lower-case first letter and no final full stop inside the longer sentence)",
         "answered": answered, "verbatim_drop_rate": generations.get("verbatim_drop_rate"),
@@ -77,7 +75,7 @@ def ingest_validation(run, sheet_paths, *, force=False):
     }
     stats = dataset_statistics(rows)
     files = {JSONL: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)}
-    return run.write_stage(STAGE, rows, SCHEMA, inputs=inputs, options={}, counters=counters, started=started,
-                           files=files, statistics=stats, agreement=agreement, provenance=provenance,
+    return stages.write(run, Dataset, rows, None, inputs=inputs, counters=counters, started=started, files=files,
+                        statistics=stats, agreement=agreement, provenance=provenance,
                         verbatim_drop_rate=provenance["verbatim_drop_rate"],
                         validation_drop_rate=provenance["validation_drop_rate"])

@@ -6,6 +6,7 @@ the origin phrase against the context, via rank_bm25, IDF from the evaluated con
 paper's GloVe rows for `full` and `ngram-single`; then Williams' test of every row against the best (stage
 `eval-comparison`).
 """
+import dataclasses
 import logging
 import re
 import time
@@ -13,16 +14,15 @@ import time
 import numpy as np
 
 from companions.stsb_context import dataset, significance, spans
+from companions.stsb_context.declarations import (EVALUATIONS, GLOVE, MODEL, SPAN_SETUPS, Comparison,  # noqa: F401
+                                                  EvaluateOptions)
 from companions.stsb_context.glove import WordVectorEncoder
-from companions.stsb_context.settings import COMPARISON, GENERATIONS, GLOVE_SETUPS, SETUPS
+from companions.stsb_context.settings import COMPARISON, GENERATIONS, SETUPS  # noqa: F401
+from picforge import stages
 from picforge.encoders import BUNDLED_MODEL, TokenEncoder, load_sentence_model, resolve_model_path
 from picforge.errors import InputError
-from picforge.rundir import fingerprint, input_identity
+from picforge.rundir import input_identity
 
-SPAN_SETUPS = ("ngram-forward", "ngram-single")
-SCHEMA = "stsb_span_score"
-COMPARISON_SCHEMA = "stsb_comparison"
-MODEL, GLOVE = "model", "glove"
 BM25_TOKEN = re.compile(r"\w+")
 log = logging.getLogger(__name__)
 
@@ -133,15 +133,10 @@ def evaluation_rows(run, source):
     return list(run.iter_records(dataset.STAGE))
 
 
-def stage_name(setup, encoder=MODEL):
-    """`eval-<setup>` for the sentence model and BM25, `eval-glove-<setup>` for the word vectors."""
-    return f"eval-{setup}" if encoder == MODEL else f"eval-{encoder}-{setup}"
-
-
 def evaluated_stages(setups, with_vectors):
-    """[(stage, setup, encoder)] of a run: every setup with the model, and the GloVe setups given --vectors."""
-    jobs = [(stage_name(s), s, MODEL) for s in setups]
-    return jobs + [(stage_name(s, GLOVE), s, GLOVE) for s in setups if with_vectors and s in GLOVE_SETUPS]
+    """The Evaluation declarations a run writes: every setup with the model, and the GloVe setups given --vectors."""
+    return [stage for stage in EVALUATIONS
+            if stage.setup in setups and (stage.encoder == MODEL or with_vectors)]
 
 
 def glove_encoder(vectors, rows):
@@ -151,43 +146,37 @@ def glove_encoder(vectors, rows):
     return encoder
 
 
-def evaluate(run, setups, *, model=None, vectors=None, min_size=1, max_size=20, source=dataset.STAGE,
-             batch_size=64, device=None, force=False):
-    """Run stage `eval-<setup>` for each setup (and `eval-glove-<setup>` given word vectors), then the Williams
-    comparison of every evaluated row of the run; returns {stage: manifest}, the comparison's under COMPARISON."""
-    if not 1 <= min_size <= max_size:
-        raise InputError(f"--min-span {min_size} / --max-span {max_size}: need 1 <= MIN <= MAX")
-    model_name = model or "all-MiniLM-L6-v2"
-    model = model or resolve_model_path(BUNDLED_MODEL)
-    encoders = {MODEL: Encoder(model, batch_size=batch_size, device=device)}
+def evaluate(run, options=EvaluateOptions(), force=False):
+    """Run stage `eval-<setup>` for each setup of `options` (and `eval-glove-<setup>` given word vectors), then the
+    Williams comparison of every evaluated row of the run; returns {stage: manifest}, the comparison's under
+    COMPARISON."""
+    if not 1 <= options.min_span <= options.max_span:
+        raise InputError(f"--min-span {options.min_span} / --max-span {options.max_span}: need 1 <= MIN <= MAX")
+    model_name = options.encoder or "all-MiniLM-L6-v2"
+    options = dataclasses.replace(options, encoder=options.encoder or resolve_model_path(BUNDLED_MODEL))
+    encoders = {MODEL: Encoder(options.encoder, batch_size=options.batch_size, device=options.device_spec())}
+    vectors = {"vectors": input_identity(options.vectors, "--vectors")} if options.vectors else {}
     rows = None
     manifests = {}
-    source_identity = run.stage_identity(source)
-    for stage, setup, encoder in evaluated_stages(setups, vectors is not None):
+    for stage in evaluated_stages(options.setup, options.vectors is not None):
         started = time.time()
-        options = {"setup": setup, "source": source}
-        inputs = {source: source_identity}
-        if encoder == GLOVE:
-            inputs["vectors"] = input_identity(vectors, "--vectors")
-        elif setup != "bm25":
-            options["model"] = model
-        if setup in SPAN_SETUPS:
-            options.update(min_span=min_size, max_span=max_size)
-        stage_print = fingerprint(stage, inputs, options)
-        done = None if force else run.up_to_date(stage, stage_print)
+        inputs = stage.inputs(run, options, {name: vectors[name] for name in stage.sources})
+        done = stages.current(run, stage, options, inputs, force)
         if done is not None:
-            manifests[stage] = dict(done, skipped=True)
+            manifests[stage.name] = done
             continue
-        rows = evaluation_rows(run, source) if rows is None else rows
-        if encoder not in encoders:
-            encoders[encoder] = glove_encoder(vectors, rows)
-        scored = score_rows(setup, rows, encoders[encoder], min_size, max_size)
+        rows = evaluation_rows(run, options.source) if rows is None else rows
+        if stage.encoder not in encoders:
+            encoders[stage.encoder] = glove_encoder(options.vectors, rows)
+        scored = score_rows(stage.setup, rows, encoders[stage.encoder], options.min_span, options.max_span)
         records = [{"row": i, "score": r["score"], "prediction": sim, "best_span": text, "best_span_start": start}
                    for i, (r, (sim, text, start)) in enumerate(zip(rows, scored))]
         metrics = spans.correlations([r["score"] for r in records], [r["prediction"] for r in records])
-        manifests[stage] = run.write_stage(stage, records, SCHEMA, inputs=inputs, options=options, started=started,
-                                           metrics=metrics, encoder=encoder_label(setup, encoder, model_name, vectors))
-    manifests[COMPARISON] = compare_evaluations(run, source, source_identity, force=force)
+        manifests[stage.name] = stages.write(
+            run, stage, records, options, inputs=inputs, started=started, metrics=metrics,
+            encoder=encoder_label(stage.setup, stage.encoder, model_name, options.vectors))
+    manifests[Comparison.name] = compare_evaluations(run, options.source, run.stage_identity(options.source),
+                                                     force=force)
     return manifests
 
 
@@ -205,15 +194,15 @@ def compare_evaluations(run, source, source_identity, *, force=False):
     best Pearson row of its setup and of all; its rows in Table 1 order (setup, then model before GloVe)."""
     started = time.time()
     current = []
-    for stage, setup, encoder in evaluated_stages(SETUPS, True):
-        manifest = run.read_manifest(stage)
+    for stage in EVALUATIONS:
+        manifest = run.read_manifest(stage.name)
         if manifest and manifest["options"]["source"] == source and manifest["inputs"][source] == source_identity:
-            current.append((stage, setup, manifest))
+            current.append((stage.name, stage.setup, manifest))
     inputs = {stage: manifest["fingerprint"] for stage, _, manifest in current}
-    stage_print = fingerprint(COMPARISON, inputs, {"source": source})
-    done = None if force else run.up_to_date(COMPARISON, stage_print)
+    given = Comparison.Options(source=source)
+    done = stages.current(run, Comparison, given, inputs, force)
     if done is not None:
-        return dict(done, skipped=True)
+        return done
     gold, rows = None, []
     for stage, setup, manifest in current:
         scored = list(run.iter_records(stage, columns=["score", "prediction"]))
@@ -221,6 +210,5 @@ def compare_evaluations(run, source, source_identity, *, force=False):
         rows.append({"stage": stage, "setup": setup, "encoder": manifest.get("encoder", stage),
                      "predictions": [r["prediction"] for r in scored]})
     table = significance.compare(gold or [], rows)
-    return run.write_stage(COMPARISON, table, COMPARISON_SCHEMA, inputs=inputs, options={"source": source},
-                           started=started, test="Williams (1959) t-test of dependent correlations sharing the gold "
+    return stages.write(run, Comparison, table, given, inputs=inputs, started=started, test="Williams (1959) t-test of dependent correlations sharing the gold "
                                                   "scores, on Pearson's r, two-sided, n - 3 degrees of freedom")

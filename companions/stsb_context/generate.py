@@ -4,14 +4,15 @@ import os
 import time
 
 from companions.stsb_context import prompts, verbatim
+from companions.stsb_context.declarations import Generations
 from companions.stsb_context.settings import GENERATIONS
 from companions.stsb_context.stsb import read_pairs
 from picforge.errors import InputError
 from picforge.llm import check_spend, endpoint_settings, job_for, make_fetcher
-from picforge.rundir import fingerprint, input_identity
+from picforge import stages
+from picforge.rundir import input_identity
 
 STAGE = GENERATIONS
-SCHEMA = "stsb_generation"
 log = logging.getLogger(__name__)
 
 
@@ -48,18 +49,16 @@ def generation_counters(records, fetch_counts):
     return counters, drop_rate, pending
 
 
-def generate_contexts(run, stsb_path, settings, *, cache_dir, offline=False, exact=False, max_requests=1500,
-                      max_tokens=500_000, concurrency=4, max_retries=4, timeout=60.0, force=False):
-    """Run stage `generations`: one context per STS-B pair, written as Parquet with a manifest; returns it."""
+def generate_contexts(run, stsb_path, settings, options, *, cache_dir, force=False):
+    """Run stage `generations` with `options` (GenerationsOptions) against the endpoint of `settings`: one context
+    per STS-B pair, written as Parquet with a manifest; returns it."""
     started = time.time()
     pairs = read_pairs(stsb_path)
-    inputs = {"stsb": input_identity(stsb_path)}
-    options = {"model": settings.model, **settings.params(), "exact_match": exact}
-    stage_print = fingerprint(STAGE, inputs, options)
-    done = None if force else run.up_to_date(STAGE, stage_print)
+    inputs = Generations.inputs(run, options, {"stsb": input_identity(stsb_path), "endpoint": settings.endpoint})
+    done = stages.current(run, Generations, options, inputs, force)
     if done is not None:
         log.info("skipping %s: up to date", STAGE)
-        return dict(done, skipped=True)
+        return done
     planned, jobs = [], {}
     for pair in pairs:
         letter = prompts.start_letter(settings.seed, pair["pair_id"])
@@ -67,15 +66,16 @@ def generate_contexts(run, stsb_path, settings, *, cache_dir, offline=False, exa
         job = job_for(settings, prompts.chat_messages(prompt))
         planned.append((pair, letter, prompt, job.key))
         jobs.setdefault(job.key, job)
-    fetcher = make_fetcher(settings, cache_dir=cache_dir, offline=offline, max_requests=max_requests,
-                           max_tokens=max_tokens, max_retries=max_retries, timeout=timeout)
-    outcomes = fetcher.run(list(jobs.values()), concurrency)
-    records = [generation_record(pair, letter, prompt, key, outcomes[key], exact)
+    fetcher = make_fetcher(settings, cache_dir=cache_dir, offline=options.offline, max_requests=options.max_requests,
+                           max_tokens=options.max_tokens, max_retries=options.max_retries, timeout=options.timeout)
+    outcomes = fetcher.run(list(jobs.values()), options.concurrency)
+    records = [generation_record(pair, letter, prompt, key, outcomes[key], options.exact_match)
                for pair, letter, prompt, key in planned]
     counters, drop_rate, pending = generation_counters(records, fetcher.counts)
-    return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters,
-                           started=started, complete=pending == 0, pending=pending, verbatim_drop_rate=drop_rate,
-                           budget={"max_requests": max_requests, "max_tokens": max_tokens}, offline=offline)
+    return stages.write(run, Generations, records, options, inputs=inputs, counters=counters, started=started,
+                        complete=pending == 0, pending=pending, verbatim_drop_rate=drop_rate,
+                        budget={"max_requests": options.max_requests, "max_tokens": options.max_tokens},
+                        offline=options.offline)
 
 
 def default_cache(out):
@@ -85,17 +85,16 @@ def default_cache(out):
     return os.path.join(out, "cache")
 
 
-def generate_into(out, stsb_path, *, model, base_url, live, temperature, completion_tokens, seed, cache_dir,
-                  offline, exact, max_requests, max_tokens, concurrency, max_retries, timeout, force):
-    """`stsb-context` generation into run folder `out`; a non-loopback endpoint needs `live` (or `offline`)."""
+def generate_into(out, stsb_path, options, *, live, cache_dir, force):
+    """`stsb-context` generation into run folder `out` with `options` (GenerationsOptions); a non-loopback endpoint
+    needs `live` (or `options.offline`)."""
     from picforge.rundir import RunDir, writable_folder
 
     if not stsb_path or not out:
         raise InputError("stsb-context: generation needs --stsb FILE and --out RUN_DIR")
-    settings = endpoint_settings(base_url, model=model, temperature=temperature, max_tokens=completion_tokens,
-                                 seed=seed)
-    check_spend(settings.url, live=live, offline=offline, max_requests=max_requests, max_tokens=max_tokens)
-    return generate_contexts(
-        RunDir(writable_folder(out)), stsb_path, settings, cache_dir=cache_dir or default_cache(out),
-        offline=offline, exact=exact, max_requests=max_requests, max_tokens=max_tokens, concurrency=concurrency,
-        max_retries=max_retries, timeout=timeout, force=force)
+    settings = endpoint_settings(options.base_url, model=options.model, temperature=options.temperature,
+                                 max_tokens=options.completion_tokens, seed=options.seed)
+    check_spend(settings.url, live=live, offline=options.offline, max_requests=options.max_requests,
+                max_tokens=options.max_tokens)
+    return generate_contexts(RunDir(writable_folder(out)), stsb_path, settings, options,
+                             cache_dir=cache_dir or default_cache(out), force=force)

@@ -84,7 +84,7 @@ def render_card(stats, provenance, num_bytes, license_id=LICENSE, comparison=Non
         configs=release_configs(stats, num_bytes))
     construction = f"""- Prompt (one per pair, `<letter>` drawn uniformly from A-Z with seed {provenance['seed']}):
   "{PROMPT_TEMPLATE.format(letter='<letter>', phrase='<phrase>')}"
-- Model: `{provenance['model']}`, temperature {provenance['temperature']}, at most {provenance['max_tokens']} tokens.
+- Model: `{provenance['model']}`, temperature {provenance['temperature']}, at most {provenance['completion_tokens']} tokens.
 - Kept only generations containing the target phrase verbatim{provenance['match_note']}:
   {provenance['answered']} answered, {_percent(provenance['verbatim_drop_rate'])} dropped.
 - Two annotators flagged contexts that change the gold similarity; an item flagged by either was dropped:

@@ -3,12 +3,12 @@ import time
 
 from apache_beam.io.filesystems import FileSystems
 
-from companions.stsb_context.generate import STAGE as GENERATIONS
-from picforge import sheets
+from companions.stsb_context.declarations import Validation
+from companions.stsb_context.settings import GENERATIONS
+from picforge import sheets, stages
 from picforge.errors import InputError
-from picforge.rundir import fingerprint
 
-STAGE = "validation"
+STAGE = Validation.name
 ANNOTATORS = ("annotator-1", "annotator-2")
 COLUMNS = ("item_id", "annotator", "origin_phrase", "target_phrase", "context", "score",
            "changes_similarity", "comment")
@@ -46,11 +46,10 @@ def export_validation(run, *, force=False, partial=False):
         raise InputError(
             f"{run.stage_dir(GENERATIONS)}: {generations.get('pending')} pairs have no answer yet (budget, offline "
             "or errors); re-run generation first, or pass --partial to validate what there is")
-    inputs = {GENERATIONS: run.stage_identity(GENERATIONS)}
-    stage_print = fingerprint(STAGE, inputs, {"annotators": ANNOTATORS})
+    inputs = Validation.inputs(run, None)
     existing = run.read_manifest(STAGE)
     if existing is not None and not force:
-        if existing.get("fingerprint") == stage_print:
+        if existing.get("fingerprint") == stages.stage_print(Validation, None, inputs):
             return dict(existing, skipped=True)
         raise InputError(
             f"{run.stage_dir(STAGE)}: holds sheets exported from an earlier generation run, which exporting again "
@@ -62,9 +61,9 @@ def export_validation(run, *, force=False, partial=False):
         sheets.check_cells_fit(f"{run.stage_dir(STAGE)}/{annotator}", COLUMNS, rows)
         xlsx = sheets.xlsx_bytes(COLUMNS, rows, title="validation", yes_no=[ANSWER_COLUMN])
         files.update({f"{annotator}.csv": sheets.csv_bytes(COLUMNS, rows), f"{annotator}.xlsx": xlsx})
-    return run.write_stage(STAGE, None, None, inputs=inputs, options={"annotators": ANNOTATORS}, started=started,
-                           files={**files, "GUIDELINES.md": GUIDELINES}, records=len(kept),
-                           counters={f"{STAGE}/items": len(kept)}, sheets=list(files))
+    return stages.write(run, Validation, None, None, inputs=inputs, started=started,
+                        files={**files, "GUIDELINES.md": GUIDELINES}, records=len(kept),
+                        counters={f"{STAGE}/items": len(kept)}, sheets=list(files))
 
 
 def sheet_answers(path, rows, item_ids):

@@ -98,11 +98,10 @@ def test_rerun_skips_up_to_date_stages(candidates_run, mined_run, simlex_file, c
     assert "candidates for" in capsys.readouterr().out
 
 
-def test_the_run_records_the_mined_run_and_dump_it_read(candidates_run, mined_run, dump_dir):
+def test_the_run_records_the_mined_sentences_and_dump_it_read(candidates_run, mined_run, dump_dir):
     mined = RunDir(str(mined_run))
     for stage in (CONTEXTS, CANDIDATES):
         inputs = RunDir(str(candidates_run)).read_manifest(stage)["inputs"]
-        assert inputs["mined_run"] == str(mined_run)
         assert inputs["sentences"] == mined.read_manifest("sentences")["fingerprint"]
         assert inputs["dump"] == mined.read_manifest("read-dump")["inputs"]["dump"]
         assert {f["path"].rsplit("/", 1)[1] for f in inputs["dump"]} == {p.name for p in dump_dir.glob("*.xml.bz2")}
@@ -125,7 +124,7 @@ def test_low_resource_run_filters_malformed_contexts(mined_run, simlex_file, tmp
     run = RunDir(str(out))
     manifest = run.read_manifest(CONTEXTS)
     assert manifest["options"]["per_encoder"] == 4 and manifest["options"]["low_resource"] is True
-    assert manifest["options"]["encoders"] == ["tok2vec"]
+    assert manifest["options"]["scorer"] == ["tok2vec"]
     assert manifest["counters"]["cosimlex-contexts/malformed-short-sentence"] >= 1
     assert "child|adult@107:0" not in {c["context_id"] for c in records(out, CONTEXTS)}
     picked = [c["picked_by"] for c in records(out, CANDIDATES) if c["pair_id"] == "child|adult"]

@@ -13,11 +13,12 @@ from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_m
 from annotation.ledger import Ledger
 from picforge.sheets import write_sheet
 from companions.mcphrasy import nps
-from companions.mcphrasy.annotate import CLUSTERS, EXPORTED_COLUMNS
+from companions.mcphrasy.annotate import EXPORTED_COLUMNS
 from companions.mcphrasy.cluster_ledger import read_labels
 from companions.mcphrasy.release import read_release, table1
 from companions.mcphrasy.stages import PHRASES
-from companions.mcphrasy.workflow import GROUPS, VectorOptions, build_groups
+from companions.mcphrasy.declarations import CLUSTERS, GROUPS, GroupsOptions
+from companions.mcphrasy.workflow import build_groups
 from picforge.encoders import encode, load_sentence_model
 from picforge.release_writer import sha256_file
 from picforge.rundir import RunDir
@@ -163,13 +164,13 @@ def test_groups_target_is_reported_against_what_was_reached(groups_run, tmp_path
     assert all(len(set(g["phrases"]) & set(e["phrases"])) <= 12 for n, g in enumerate(groups) for e in groups[:n])
     with pytest.raises(SystemExit):
         picforge("mcphrasy", "groups", "--help")
-    assert "(default 106, the paper's 106 over 5 categories)" in " ".join(capsys.readouterr().out.split())
+    assert "(the paper's 106 over 5 categories)" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.slow
 def test_groups_are_the_same_when_rebuilt_with_the_same_seed(groups_run, tmp_path):
     copy = RunDir(str(shutil.copytree(groups_run, tmp_path / "run")))
-    build_groups(copy, VectorOptions(), max_groups=8, force=True)
+    build_groups(copy, GroupsOptions(max_groups=8), force=True)
     assert list(copy.iter_records(GROUPS)) == list(RunDir(str(groups_run)).iter_records(GROUPS))
 
 

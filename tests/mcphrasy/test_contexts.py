@@ -9,6 +9,7 @@ import pytest
 
 from companions.mcphrasy import triplets
 from companions.mcphrasy.stages import CONTEXTS, DOCUMENTS, TRIPLETS
+from companions.mcphrasy.release import input_terms
 from companions.mcphrasy.workflow import CORPUS_FILE
 from picforge import progress
 from picforge.encoders import encode, load_sentence_model
@@ -130,6 +131,8 @@ def test_reviews_in_the_ni_layout_with_bad_rows_counted(reviews_file, tmp_path):
         f"{DOCUMENTS}/skipped-no-review-text": 1}
     categories = {d["product"]: d["category"] for d in run.iter_records(DOCUMENTS)}
     assert categories == {"B001": "Office Products", "B002": "Office Products", "B003": "Arts, Crafts & Sewing"}
+    (terms,) = input_terms(run.read_manifest(DOCUMENTS))  # a release of it names the review files, not Wikipedia
+    assert terms.used == f"review files {reviews_file.name}"
     found = contexts_of(out)
     assert sorted(c["text"] for c in found["business cards"]["contexts"]) == [
         "Great business cards for the price.",

@@ -55,8 +55,8 @@ def test_eval_all_setups_with_minilm(released, picforge, capsys, tmp_path):
     for row, scored in zip(rows, results["full"][1]):
         assert (scored["best_span"], scored["best_span_start"]) == (row["context"], 0)
     for setup in evaluate.SPAN_SETUPS:
-        assert results[setup][0]["options"] == {"setup": setup, "source": "dataset", "model": resolve_model_path(BUNDLED_MODEL),
-                                                "min_span": 1, "max_span": MAX_SPAN}
+        assert results[setup][0]["options"] == {"source": "dataset", "encoder": resolve_model_path(BUNDLED_MODEL),
+                                                "precision": "fp32", "min_span": 1, "max_span": MAX_SPAN}
         for row, scored in zip(rows, results[setup][1]):
             start, span = scored["best_span_start"], scored["best_span"]
             assert row["context"][start:start + len(span)] == span

@@ -2,21 +2,19 @@
 import json
 import os
 
+from companions.cosimlex.declarations import Forms
 from companions.cosimlex.stage_names import EXPORTS
 from picforge.errors import InputError
-from picforge.options import add_run_option, non_negative_int, positive_int
+from picforge.options import add_run_option
 from picforge.sheets import csv_text
-from picforge import verbs
-
-DEFAULT_PAIRS_PER_FORM = 10
+from picforge.stages import add_flags
+from picforge import stages, verbs
 
 
 def add_options(parser):
     """The options of `picforge cosimlex export rating`."""
     add_run_option(parser, "cosimlex-selection")
-    parser.add_argument("--pairs-per-form", type=positive_int, default=DEFAULT_PAIRS_PER_FORM,
-                        help=f"pairs (so items) per form (default {DEFAULT_PAIRS_PER_FORM})")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the item order inside each form")
+    add_flags(parser, Forms.Options)
     parser.add_argument("--annotators", help="comma-separated codes of recruited annotators: writes "
                                              "assignments.csv saying which standalone forms each one fills")
     parser.add_argument("--force", action="store_true",
@@ -31,17 +29,15 @@ def _write_text(path, text):
 def run(args):
     from annotation.mturk.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
     from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
-    from companions.cosimlex.candidate_pipeline import CANDIDATES
-    from companions.cosimlex.stage_names import FORMS, SELECTION
-    from picforge.rundir import RunDir, upstream
+    from companions.cosimlex.stage_names import CANDIDATES, FORMS, SELECTION
+    from picforge.rundir import RunDir
     run_dir = RunDir(args.run)
     forms = rating_forms(run_dir.require_records(SELECTION), args.pairs_per_form, args.seed)
     existing = sorted(run_dir.iter_records(FORMS), key=lambda f: f["form_id"])
     if existing and existing != forms and not args.force:
         raise InputError(f"{run_dir.stage_dir(FORMS)}: forms were already exported and would change; answers "
                          "to posted forms stay valid, but pass --force only if none was posted yet")
-    manifest = run_dir.write_stage(FORMS, forms, "cosimlex_rating_form", inputs=upstream(run_dir, SELECTION),
-                                   options={"pairs_per_form": args.pairs_per_form, "seed": args.seed})
+    manifest = stages.write(run_dir, Forms, forms, args, inputs=Forms.inputs(run_dir, args))
     lang = (run_dir.read_manifest(CANDIDATES) or {}).get("options", {}).get("lang", "en")
     plan = []
     for form in forms:

@@ -1,21 +1,23 @@
 """`picforge cosimlex export selection`: the expert survey sheet (CSV + XLSX) and its guidelines."""
 import os
 
+from companions.cosimlex.declarations import ExpertOptions
 from companions.cosimlex.stage_names import EXPORTS
 from picforge.options import add_run_option
+from picforge.stages import add_flags
 from picforge import verbs
 
 
 def add_options(parser):
     """The options of `picforge cosimlex export selection`."""
     add_run_option(parser, "cosimlex-candidates")
-    parser.add_argument("--expert", default="expert", help="the expert's name, used in the file name")
+    add_flags(parser, ExpertOptions)
 
 
 def run(args):
     from picforge.files import write_atomically
     from picforge.sheets import write_sheet
-    from companions.cosimlex.candidate_pipeline import CANDIDATES
+    from companions.cosimlex.stage_names import CANDIDATES
     from companions.cosimlex.survey import GUIDELINES, SHEET_COLUMNS, sheet_rows
     from picforge.rundir import RunDir
     run_dir = RunDir(args.run)

@@ -1,6 +1,7 @@
 """`picforge cosimlex ingest rating`: answers of the rating forms → cosimlex-ratings."""
+from companions.cosimlex.declarations import Ratings
 from picforge.options import add_run_option, add_sheets_input
-from picforge import verbs
+from picforge import stages, verbs
 
 
 def add_options(parser):
@@ -23,8 +24,8 @@ def run(args):
             new += submission_ratings(submission, known_items, path)
     merged, added = merge_ratings(list(run_dir.iter_records(RATINGS)), new)
     ratings = mark_repeat_pairs(merged)
-    inputs = {path: input_identity(path, "ANSWERS") for path in args.sheets}
-    run_dir.write_stage(RATINGS, ratings, "cosimlex_rating", inputs=inputs, options={})
+    answers = {"answers": {path: input_identity(path, "ANSWERS") for path in args.sheets}}
+    stages.write(run_dir, Ratings, ratings, args, inputs=Ratings.inputs(run_dir, args, answers))
     by_status = ", ".join(f"{status} {n}" for status, n in sorted(status_counts(ratings).items()))
     print(f"{added} new ratings, {len(ratings)} in all ({by_status}) in {run_dir.stage_dir(RATINGS)}")
     return 0

@@ -1,20 +1,20 @@
 """`picforge cosimlex ingest selection`: the expert's filled sheets → cosimlex-selection."""
+from companions.cosimlex.declarations import Selection
 from picforge.options import add_run_option, add_sheets_input
-from picforge import verbs
+from picforge.stages import add_flags
+from picforge import stages, verbs
 
 
 def add_options(parser):
     """The options of `picforge cosimlex ingest selection`."""
     add_sheets_input(parser, "filled selection sheet(s)")
     add_run_option(parser, "cosimlex-candidates")
-    parser.add_argument("--expert", default="expert", help="the expert's name")
-    parser.add_argument("--replace", action="store_true", help="take new answers for pairs already ingested")
+    add_flags(parser, Selection.Options)
 
 
 def run(args):
     from picforge.sheets import read_sheet
-    from companions.cosimlex.candidate_pipeline import CANDIDATES
-    from companions.cosimlex.stage_names import SELECTION
+    from companions.cosimlex.stage_names import CANDIDATES, SELECTION
     from companions.cosimlex.survey import SHEET_COLUMNS, merge_selections, read_selection
     from picforge.rundir import RunDir, input_identity
     run_dir = RunDir(args.run)
@@ -23,9 +23,9 @@ def run(args):
     for sheet in args.sheets:
         new += read_selection(read_sheet(sheet, SHEET_COLUMNS).rows, candidates, sheet, args.expert)
     merged = merge_selections(list(run_dir.iter_records(SELECTION)), new, args.replace)
-    inputs = {"sheets": {sheet: input_identity(sheet, "SHEET") for sheet in args.sheets},
+    sheets = {"sheets": {sheet: input_identity(sheet, "SHEET") for sheet in args.sheets},
               "earlier": sorted({s["sheet"] for s in merged} - set(args.sheets))}
-    run_dir.write_stage(SELECTION, merged, "cosimlex_selection", inputs=inputs, options={})
+    stages.write(run_dir, Selection, merged, args, inputs=Selection.inputs(run_dir, args, sheets))
     pairs = len({c["pair_id"] for c in candidates.values()})
     edited = sum(s[k]["edited"] for s in merged for k in ("context1", "context2"))
     print(f"{len(new)} pairs read; {len(merged)} of {pairs} pairs selected ({edited} contexts shortened) "

@@ -2,9 +2,11 @@
 import dataclasses
 
 from annotation.cli.common import add_ledger_option
+from companions.mcphrasy.declarations import DocumentsOptions
 from picforge.errors import InputError
 from picforge.options import add_run_option
 from picforge.paths import add_output
+from picforge.stages import add_flags
 
 
 
@@ -18,7 +20,6 @@ def add_run_and_ledger_options(parser, holding):
 def add_corpus_arguments(parser):
     """The corpus and run options of `contexts` and `groups`, the verbs that start a McPhraSy run: --run (the mined
     run read as the corpus, or a McPhraSy run and the corpus it recorded) and --out (the McPhraSy run written)."""
-    from companions.mcphrasy.workflow import WIKI_CATEGORY_MODES
     add_run_option(parser, "the corpus: a mined picforge run's `sentences` stage, or the corpus a McPhraSy run "
                            "recorded; without --out the stages are added to it", required=False)
     add_output(parser, "--out", kind="run", shared_with=("--run",),
@@ -26,10 +27,7 @@ def add_corpus_arguments(parser):
     parser.add_argument("--reviews", action="append", default=[],
                         help="Amazon reviews, Ni et al. 2019 JSON lines (.json or .json.gz, glob allowed; repeatable), "
                              "the corpus in place of a mined run")
-    parser.add_argument("--category", help="category of every review (default: the row's `category`, else the "
-                                           "file name, e.g. Office_Products_5.json.gz → Office Products)")
-    parser.add_argument("--wiki-category", choices=WIKI_CATEGORY_MODES,
-                        help="Wikipedia category: 'one' for the whole corpus (default) or 'page' (first visible category)")
+    add_flags(parser, DocumentsOptions)
     parser.add_argument("--force", action="store_true", help="redo the stages even when up to date")
 
 

@@ -1,28 +1,16 @@
 """`picforge stsb-context evaluate --run RUN_DIR`: Pearson/Spearman of gold scores with best-span similarity, and
 Williams' test of each row against the best."""
-from companions.stsb_context.settings import COMPARISON, GLOVE_SETUPS, SETUPS, SOURCES
-from picforge.options import add_device_option, add_run_option, positive_int
+from companions.stsb_context.declarations import EvaluateOptions
+from companions.stsb_context.settings import COMPARISON
+from picforge.options import add_run_option, options_from_args
+from picforge.stages import add_flags
 from picforge import verbs
 
 
 def add_options(parser):
-    """The options of `picforge stsb-context evaluate`."""
+    """The options of `picforge stsb-context evaluate`: the run and the declared options of its stages."""
     add_run_option(parser, "the validated dataset (or generations)")
-    parser.add_argument("--setup", action="append", choices=SETUPS,
-                        help="setup to run (repeatable; default all four)")
-    parser.add_argument("--encoder", metavar="MODEL",
-                        help="sentence encoder, a sentence-transformers model directory (default: bundled "
-                             "all-MiniLM-L6-v2)")
-    parser.add_argument("--vectors", metavar="FILE",
-                        help="word vectors in GloVe or word2vec text format (the paper: glove.840B.300d.txt) for the "
-                             f"GloVe rows of the {' and '.join(GLOVE_SETUPS)} setups; none without it")
-    parser.add_argument("--min-span", type=positive_int, default=1, metavar="MIN", help="fewest words in an n-gram (default 1)")
-    parser.add_argument("--max-span", type=positive_int, default=20, metavar="MAX", help="most words in an n-gram (default 20)")
-    parser.add_argument("--from", dest="source", choices=SOURCES, default=SOURCES[0],
-                        help="evaluate the validated dataset (default) or the kept generations")
-    parser.add_argument("--batch-size", type=positive_int, default=64,
-                        help="texts per encoder batch (default %(default)s)")
-    add_device_option(parser, "the model")
+    add_flags(parser, EvaluateOptions)
     parser.add_argument("--force", action="store_true", help="recompute even if up to date")
 
 
@@ -30,9 +18,7 @@ def run(args):
     from companions.stsb_context.evaluate import evaluate
     from picforge.rundir import RunDir
     run_dir = RunDir(args.run)
-    manifests = evaluate(run_dir, args.setup or list(SETUPS), model=args.encoder, vectors=args.vectors,
-                         min_size=args.min_span, max_size=args.max_span, source=args.source,
-                         batch_size=args.batch_size, device=args.device, force=args.force)
+    manifests = evaluate(run_dir, options_from_args(EvaluateOptions, args), force=args.force)
     print(f"{'stage':<24} {'encoder':<24} {'pearson':>8} {'spearman':>8} {'n':>6} {'p best/setup':>12} {'p best/all':>10}")
     for row in run_dir.iter_records(COMPARISON):
         cells = [_number(row["pearson"], ".3f"), _number(row["spearman"], ".3f"),
