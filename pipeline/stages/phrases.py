@@ -215,7 +215,7 @@ class ExtractPhrases(beam.PTransform):
         return (
             sentences
             | "keep pair window" >> beam.ParDo(_KeepInPairWindow(self.word_window))
-            | "spread sentences" >> Spread()
             | "batch sentences" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size * 4)
+            | "spread batches" >> Spread()  # whole batches cross between workers: a runner's cost is per element
             | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.spacy_model, self.batch_size, self.wic_words))
         )
