@@ -1,5 +1,6 @@
 """`picforge mine` as a child process of a bench: its wall and CPU seconds, or, with Beam's bundle log on, each log
 line handed to a sampler of its process tree that books samples to the picforge stages running at that moment."""
+import os
 import re
 import resource
 import subprocess
@@ -26,11 +27,13 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def run_mine(dump, wic, out, beam_args=()):
-    """(wall s, CPU s of every process it started) of one `picforge mine` in a fresh process, its output dropped."""
+def run_mine(dump, wic, out, beam_args=(), code=ROOT):
+    """(wall s, CPU s of every process it started) of one `picforge mine` in a fresh process, its output dropped;
+    `code` is the checkout whose picforge runs (default this one)."""
     cpu, wall = children_cpu(), time.perf_counter()
+    env = dict(os.environ, PYTHONPATH=code)
     subprocess.run([sys.executable, "-m", "picforge.cli", "mine", "--input", dump, "--wic", wic, "--out", out,
-                    *beam_args], cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    *beam_args], cwd=code, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - wall, children_cpu() - cpu
 
 

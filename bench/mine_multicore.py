@@ -9,12 +9,16 @@ worker's. Wall time on a shared machine moves with its load, printed at the star
 
     python bench/mine_multicore.py [--input DUMP] [--wic WIC_ZIP] [--scale K] [--workers 2] [--repeats 2]
                                    [--no-dask] [--job-per-stage] [--timeline] [--multistream N]
+                                   [--against REV]
 
 --scale K mines the input repeated K times (each copy of a page with a fresh id and title, as bench/mine_memory.py
 writes it), so the fixed cost of each worker process (imports, model loads: about 7 CPU s) weighs less.
 --timeline books each DirectRunner run's wall and CPU seconds (its whole process tree, sampled every 0.2 s) to the
 picforge stages of the fused Beam stage running at that moment (Beam's bundle log, as bench/mine_memory.py reads
 it), and prints where each configuration spends its time and how many cores it keeps busy there.
+--against REV adds the one-worker run on the code of git revision REV (a temporary git worktree), so a change's CPU
+per article prints beside its baseline and `same` says whether it selects the baseline's triplets; --workers 1 leaves
+out the multi-process run.
 --multistream N writes the (scaled) input as a multistream dump of N pages per bz2 stream with its index beside
 it, so every runner reads the dump's streams in parallel. With --job-per-stage, Dask also runs one job per stage,
 and the wall seconds of each stage's job (from the stage manifests) are printed side by side.
@@ -30,7 +34,7 @@ import time
 
 from mine_child import BUNDLE_LINE, JOB_STARTED, STAGE_FINISHED, children_cpu, stage_span, tree_total, watch_mine
 from mine_child import run_mine as run_quietly
-from sample_paths import DEFAULT_INPUT, DEFAULT_WIC
+from sample_paths import DEFAULT_INPUT, DEFAULT_WIC, ROOT
 from scaled_dump import write_scaled_dump
 from tests.pipeline.dump_factory import write_multistream
 
@@ -38,11 +42,11 @@ SCORES = ("semantic_score", "domain_score")
 SCORE_JITTER = 1e-5  # encoder batches differ between runs and runners (see tests/pipeline/test_parse_window.py)
 
 
-def run_mine(dump, wic, out, beam_args, timeline=None):
-    """(wall s, CPU s of all child processes) of one `picforge mine` in a fresh process; with `timeline` (a dict),
-    {label: [wall s, CPU s]} of where the run spent them is put in it."""
+def run_mine(dump, wic, out, beam_args, timeline=None, code=ROOT):
+    """(wall s, CPU s of all child processes) of one `picforge mine` of the checkout `code` in a fresh process; with
+    `timeline` (a dict, this checkout only), {label: [wall s, CPU s]} of where the run spent them is put in it."""
     if timeline is None:
-        return run_quietly(dump, wic, out, beam_args)
+        return run_quietly(dump, wic, out, beam_args, code)
     cpu, wall = children_cpu(), time.perf_counter()
     mine_args = ["--input", dump, "--wic", wic, "--out", out, *beam_args]
     clock, status, _ = watch_mine(mine_args, StageClock)
@@ -163,19 +167,28 @@ def main(argv=None):
                         help="add the one-worker run with one Beam job per stage (picforge's shape before issue 11)")
     parser.add_argument("--multistream", type=int, metavar="N",
                         help="write the input as a multistream dump of N pages per stream, with its index")
+    parser.add_argument("--against", metavar="REV", help="add the one-worker run on the code of git revision REV")
     parser.add_argument("--timeline", action="store_true",
                         help="print where each DirectRunner configuration's last run spent its wall and CPU seconds")
     args = parser.parse_args(argv)
     n = args.workers
     timelines = {}
     traced = lambda name: timelines.setdefault(name, {}) if args.timeline else None  # noqa: E731
+    work = tempfile.mkdtemp(prefix="mine-multicore-")
     configs = {
         "direct, 1 worker": lambda out: run_mine(args.input, args.wic, out, ["--direct_num_workers", "1"],
                                                  traced("direct, 1 worker")),
-        f"direct, {n} processes": lambda out: run_mine(
-            args.input, args.wic, out, ["--direct_num_workers", str(n), "--direct_running_mode", "multi_processing"],
-            traced(f"direct, {n} processes")),
     }
+    if args.against:
+        baseline = os.path.join(work, "baseline-code")
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", baseline, args.against], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        configs[f"direct, 1 worker, at {args.against}"] = lambda out: run_mine(
+            args.input, args.wic, out, ["--direct_num_workers", "1"], code=baseline)
+    if n > 1:
+        configs[f"direct, {n} processes"] = lambda out: run_mine(
+            args.input, args.wic, out, ["--direct_num_workers", str(n), "--direct_running_mode", "multi_processing"],
+            traced(f"direct, {n} processes"))
     if args.job_per_stage:
         configs["direct, 1 worker, job per stage"] = lambda out: run_mine(
             args.input, args.wic, out, ["--direct_num_workers", "1", "--job-per-stage"],
@@ -185,7 +198,6 @@ def main(argv=None):
         if args.job_per_stage:
             configs[f"dask, {n} processes, job per stage"] = lambda out: run_dask(args.input, args.wic, out, n,
                                                                                   ["--job-per-stage"])
-    work = tempfile.mkdtemp(prefix="mine-multicore-")
     walls, cpus, per_stage, source = {}, {}, {}, args.input
     try:
         if args.scale > 1:  # the configurations read args.input when they run
@@ -215,11 +227,14 @@ def main(argv=None):
                 print(f"{name:<34}{repeat + 1:>4}{wall:>9.1f}{cpu:>9.1f}{cpu / articles(out):>14.3f}{load:>9.2f}"
                       f"{count:>10}{'yes' if same else 'NO':>6}", flush=True)
     finally:
+        if args.against:
+            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", baseline], check=False)
         shutil.rmtree(work, ignore_errors=True)
     base, base_cpu = min(walls["direct, 1 worker"]), min(cpus["direct, 1 worker"])
     print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (wall ratios need a quiet "
           "machine: the load should stay below the core count)")
-    print("best wall time and least CPU over `direct, 1 worker` (target >= 1.7x wall with 2 workers):")
+    print("best wall time and least CPU over `direct, 1 worker` (target >= 1.7x wall with 2 workers; a "
+          "baseline's CPU ratio is its CPU over this code's):")
     for name, times in walls.items():
         print(f"  {name:<34}{base / min(times):>6.2f}x wall{min(cpus[name]) / base_cpu:>8.2f}x CPU")
     if per_stage:

@@ -1,5 +1,5 @@
 """The one encoder module: model path resolution, the offline switch, sentence encoders and token encoders for
-character spans (their Beam RunInference handler is in picforge.inference, so this module imports no Beam)."""
+character spans (their Beam handler and batching are in picforge.inference, so this module imports no Beam)."""
 import dataclasses
 import functools
 import os

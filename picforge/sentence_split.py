@@ -2,8 +2,6 @@
 cuts around a sentence: the text rules the mining stages, the releases and the gold questions share."""
 import functools
 
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
-
 from picforge.resources import abbreviations
 
 PASSAGE_SENTENCES = 5
@@ -11,7 +9,10 @@ PASSAGE_SENTENCES = 5
 
 @functools.lru_cache(maxsize=None)
 def punkt():
-    """The Punkt sentence tokenizer with picforge's abbreviations."""
+    """The Punkt sentence tokenizer with picforge's abbreviations (NLTK imported here: a process that only builds a
+    pipeline, such as a multi-process runner, never pays its 1-2 s import)."""
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
     params = PunktParameters()
     params.abbrev_types = set(abbreviations())
     return PunktSentenceTokenizer(params)

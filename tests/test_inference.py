@@ -33,5 +33,5 @@ def test_each_distinct_text_is_embedded_once_and_every_key_gets_its_vector():
     assert_that(vectors, check)
     result = pipeline.run()
     result.wait_until_finish()
-    inferences = result.metrics().query(MetricsFilter().with_name("num_inferences"))["counters"]
+    inferences = result.metrics().query(MetricsFilter().with_name("texts-embedded"))["counters"]
     assert sum(counter.committed for counter in inferences) == len(texts) == 3

@@ -88,10 +88,11 @@ def chunk_phrase(text, start, end):
     return phrase, start + core_start, start + core_end
 
 
-def extract_phrases(doc):
+def extract_phrases(doc, text=None):
     """(phrase, start, end, kind) for each noun chunk; kind is its root's POS (PROPN or NOUN), as PiC's
-    merge_noun_chunks gave the merged token."""
-    text = doc.text  # Doc.text joins every token: built once, not once per chunk
+    merge_noun_chunks gave the merged token. `text`, when given, is the text the doc was made from (Doc.text
+    rebuilds it token by token)."""
+    text = doc.text if text is None else text
     found = []
     for chunk in doc.noun_chunks:
         occurrence = chunk_phrase(text, chunk.start_char, chunk.end_char)
@@ -120,10 +121,20 @@ def phrase_words(text, token_starts):
     return words
 
 
-def may_hold_wic_phrase(doc, wic_words):
-    """Whether a tokenised (not yet parsed) sentence can yield a phrase containing a WiC word."""
-    words = phrase_words(doc.text, [token.idx for token in doc])
-    return words is None or not words.isdisjoint(wic_words)
+def holds_wic_run(text, wic_words):
+    """Whether `text` surely may hold a WiC phrase without looking at its tokens: one of its lower-cased
+    alphanumeric runs is a WiC word, or lower-casing changes its length (see phrase_words)."""
+    lowered = text.lower()
+    return len(lowered) != len(text) or not wic_words.isdisjoint(WORD_RUN.findall(lowered))
+
+
+def may_hold_wic_phrase(doc, wic_words, text=None):
+    """Whether a tokenised (not yet parsed) sentence can yield a phrase containing a WiC word; `text`, when given,
+    is the doc's text (its tokens are then read only when no whole run is a WiC word)."""
+    text = doc.text if text is None else text
+    if holds_wic_run(text, wic_words):
+        return True
+    return not phrase_words(text, [token.idx for token in doc]).isdisjoint(wic_words)
 
 
 def in_pair_window(n_words, word_window):
@@ -161,7 +172,7 @@ class _ExtractPhrases(beam.DoFn):
                             len(sentence["text"]), MAX_SENTENCE_CHARS)
                 continue
             doc = self.nlp.make_doc(sentence["text"])
-            if self.wic_words is None or may_hold_wic_phrase(doc, self.wic_words):
+            if self.wic_words is None or may_hold_wic_phrase(doc, self.wic_words, sentence["text"]):
                 yield doc, sentence
             else:
                 self.without_wic_word.inc()
@@ -170,7 +181,7 @@ class _ExtractPhrases(beam.DoFn):
         for doc, sentence in self.nlp.pipe(self.tokenised(batch), as_tuples=True, batch_size=self.batch_size):
             self.sentences.inc()
             self.progress.tick()
-            for phrase, start, end, kind in extract_phrases(doc):
+            for phrase, start, end, kind in extract_phrases(doc, sentence["text"]):
                 self.occurrences.inc()
                 yield {"phrase": phrase, "sentence_id": sentence["sentence_id"], "start": start, "end": end, "kind": kind}
 
@@ -204,7 +215,7 @@ class ExtractPhrases(beam.PTransform):
         return (
             sentences
             | "keep pair window" >> beam.ParDo(_KeepInPairWindow(self.word_window))
-            | "spread sentences" >> Spread()
             | "batch sentences" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size * 4)
+            | "spread batches" >> Spread()  # whole batches cross between workers: a runner's cost is per element
             | "spaCy noun chunks" >> beam.ParDo(_ExtractPhrases(self.spacy_model, self.batch_size, self.wic_words))
         )

@@ -8,7 +8,6 @@ from apache_beam.metrics import Metrics
 
 from picforge import shuffle
 from picforge.sentence_split import PASSAGE_SENTENCES, passage_window
-from picforge.sheets import csv_text
 from pipeline.stages.domains import page_of
 
 STAGE = "select"
@@ -123,7 +122,10 @@ def build_triplet(pair, wic_words, pages, page_sentences, spans):
 
 
 def candidates_csv(triplets):
-    """The annotation-candidate CSV (one row per triplet, in rank order); Wikipedia text never a formula."""
+    """The annotation-candidate CSV (one row per triplet, in rank order); Wikipedia text never a formula (the sheets
+    module, with openpyxl, is imported only by the process that writes it)."""
+    from picforge.sheets import csv_text
+
     rows = [dict(zip(CSV_COLUMNS, (
         rank, t["triplet_id"], t["phrase"], " ".join(t["wic_words"]), t["page1"]["title"], t["page1"]["url"],
         t["page1"]["passage"], t["page1"]["sentence"], t["page2"]["title"], t["page2"]["url"], t["page2"]["passage"],

@@ -44,6 +44,22 @@ POINTER = re.compile(
     rf"\b(?:shown|seen|illustrated|depicted|listed|given)\s+(?:in\s+the\s+{_FIGURE}|below|above|at\s+(?:the\s+)?(?:left|right))|"
     r"\bthe\s+following\s+(?:lists?|listing|tables?|outline)\b|\b(?:lists?|listing|outline)\s+(?:below|above|follows)\b",
     re.IGNORECASE)
+# Every POINTER match holds one of these words (a figure word, a list word, or where on the page): an ASCII
+# sentence holding none of them, lower-cased, cannot match, so POINTER's scan is skipped for it.
+POINTER_WORDS = ("table", "chart", "graph", "diagram", "figure", "map", "image", "picture", "photo", "illustration",
+                 "plot", "cladogram", "infobox", "list", "outline", "below", "above", "left", "right")
+
+
+def points_to_removed(text):
+    """Whether the sentence points to a removed table, figure or list (POINTER), skipping the scan when an ASCII
+    text holds none of POINTER_WORDS (for other text, case-insensitive matching is wider than lower())."""
+    if text.isascii():
+        lowered = text.lower()
+        if not any(word in lowered for word in POINTER_WORDS):
+            return False
+    return bool(POINTER.search(text))
+
+
 # The first sentence of a paragraph that starts in lower case goes on from a removed formula or list ("where K0 = 1").
 CUT_START = re.compile(r"^[\"“(]?[a-z]")
 
@@ -82,7 +98,7 @@ def broken_reason(text):
         return "cut-sentence"
     if NO_SENTENCE_END.search(text):
         return "no-sentence-end"
-    return POINTER_TO_REMOVED if POINTER.search(text) else ""
+    return POINTER_TO_REMOVED if points_to_removed(text) else ""
 
 
 def _offsets_by_paragraph(places):

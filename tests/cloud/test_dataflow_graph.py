@@ -42,7 +42,7 @@ def test_the_whole_mining_job_translates_for_dataflow(enwiki_sample, wic_zip):
         stages = [stage for step in steps for stage in step.stages]
         assert stages == ["read-dump", "clean", "sentences", "phrases", "group", "pairs", "domains", "select"]
         assert {next(iter(step.stages)) for step in steps} | {f"write {stage}" for stage in stages} <= names
-        assert {"phrases/spread sentences", "phrases/spaCy noun chunks", "pairs/embed sentences"} <= names
+        assert {"phrases/spread batches", "phrases/spaCy noun chunks", "pairs/embed sentences"} <= names
         assert not any(name.startswith("read ") for name in names)  # later stages take earlier ones in memory
         assert options.view_as(beam.options.pipeline_options.SetupOptions).setup_file == SETUP_FILE
         assert job.proto.type_.name == "JOB_TYPE_BATCH"

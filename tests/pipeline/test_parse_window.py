@@ -5,7 +5,7 @@ import pytest
 
 from pipeline.mine import MineOptions, mine
 from picforge.rundir import RunDir
-from pipeline.stages.phrases import in_pair_window, load_spacy, may_hold_wic_phrase, phrase_words
+from pipeline.stages.phrases import holds_wic_run, in_pair_window, load_spacy, may_hold_wic_phrase, phrase_words
 
 PARSED = "2 sentences parsed by spaCy (pair word window, WiC word)"
 SCORES = ("semantic_score", "domain_score")
@@ -31,6 +31,18 @@ def test_phrase_words_include_run_pieces_split_by_a_token_start():
     assert {"10km", "10", "km", "walk", "u", "s", "coast"} <= words and "0km" not in words
     assert may_hold_wic_phrase(doc, {"km"}) and not may_hold_wic_phrase(doc, {"bank"})
     assert phrase_words("\u0130stanbul harbour", [0, 9]) is None  # lower() lengthens the text: parse it
+
+
+@pytest.mark.parametrize("text, wic", [
+    ("A 10km walk along the coast.", {"km"}),  # only a piece of a run: the tokens decide
+    ("A 10km walk along the coast.", {"walk"}),  # a whole run: no need to read the tokens
+    ("A 10km walk along the coast.", {"bank"}),
+    ("\u0130stanbul harbour at dusk.", {"bank"}),  # lower() lengthens the text: parse it
+])
+def test_the_text_shortcut_decides_as_the_tokens_do(text, wic):
+    doc = load_spacy().make_doc(text)
+    assert may_hold_wic_phrase(doc, wic, text) == may_hold_wic_phrase(doc, wic)
+    assert holds_wic_run(text, wic) <= may_hold_wic_phrase(doc, wic)  # the shortcut never passes what tokens refuse
 
 
 def test_window_cut_keeps_the_triplets_of_the_full_parse_on_the_real_sample(tmp_path, enwiki_sample_103, wic_zip,

@@ -13,12 +13,11 @@ import time
 from pathlib import Path
 
 import apache_beam as beam
-from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from picforge.encoders import process_sentence_model
-from picforge.inference import SentenceTransformerHandler
+from picforge.inference import EmbedTexts, SentenceTransformerHandler
 from picforge.progress import Progress, time_left, tracked
 
 
@@ -72,8 +71,8 @@ def test_tracked_draws_a_bar_on_a_terminal_and_logs_elsewhere(monkeypatch, caplo
 def _embed(texts):
     with TestPipeline() as p:
         dims = (p | beam.Create(texts) | beam.Map(lambda t: (t, t))
-                | RunInference(KeyedModelHandler(SentenceTransformerHandler(stage="pairs")))
-                | beam.MapTuple(lambda key, result: (key, len(result.inference))))
+                | EmbedTexts(SentenceTransformerHandler(stage="pairs"))
+                | beam.MapTuple(lambda key, vector: (key, len(vector))))
         assert_that(dims, equal_to([(t, 384) for t in texts]))
 
 

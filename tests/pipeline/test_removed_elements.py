@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from pipeline.stages.clean import clean_wikitext, dropped_counter, tidy
-from pipeline.stages.sentences import broken_reason, page_sentences, sentence_spans
+from pipeline.stages.sentences import POINTER, broken_reason, page_sentences, points_to_removed, sentence_spans
 
 
 def sentences_of(wikitext):
@@ -111,3 +111,15 @@ def test_a_paragraph_starting_with_a_quotation_mark_or_bold_words_is_prose():
     wikitext = '"Appellate review" is the general term.\n\n\'\'\'Bold\'\'\' words open this one.'
     assert clean_wikitext(wikitext).paragraphs == ['"Appellate review" is the general term.',
                                                    "Bold words open this one."]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The main features of a typical fish are shown in the DIAGRAM at the left.",
+    "Some of these functions are given below.",
+    "The summit rises 10,000 feet above the sea.",
+    "A river flows through the town and into the sea.",
+    "Some of these are shown in the folloſing liſt below.",  # long s: re's IGNORECASE is wider than lower()
+    "Their lineage relationships are shown in the Key figure in the upper right.",
+])
+def test_the_pointer_word_shortcut_decides_as_the_pattern_does(sentence):
+    assert points_to_removed(sentence) == bool(POINTER.search(sentence))
