@@ -117,3 +117,15 @@ def test_glosses_are_embedded_only_where_a_replacement_keeps_the_meaning(wordnet
                     if round(float(vector @ context), synonyms.ROUNDING) >= senses.min_cosine]
         assert kept[(phrase, word, tag)] == expected, (phrase, word)
     assert any(kept.values())
+
+
+def test_wordnet_is_read_once_per_thread(wordnet_root):
+    import threading
+
+    first = synonyms.load_wordnet(wordnet_root)
+    assert synonyms.load_wordnet(wordnet_root + "/") is first  # the same folder, however spelt
+    other = []
+    thread = threading.Thread(target=lambda: other.append(synonyms.load_wordnet(wordnet_root)))
+    thread.start()
+    thread.join()
+    assert other[0] is not first  # NLTK's reader seeks shared file handles: no two threads share one
