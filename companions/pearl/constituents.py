@@ -20,6 +20,7 @@ PP_DEPS = frozenset({"prep", "agent", "dative"})
 NOMINAL_POS = frozenset({"NOUN", "PROPN"})
 SINGLE_WORD_TYPES = ("ADVP", "ADJP")  # kept from one token ("also", "is large"), as the paper's 11.0 % ADVP implies
 DEGREE_HEADS = frozenset({"ADJ", "ADV", "NUM", "DET"})  # "very large", "about 30": the adverb is inside their phrase
+PARTICIPLE_TAGS = frozenset({"VBG", "VBN"})
 COMPARATIVE_WORDS = frozenset({"as", "than"})  # "as well as", "rather than" (CONJP), "as large as"
 MODIFIER_LEFT_DEPS = frozenset({"advmod", "npadvmod", "neg"})  # "very large", "9,500 years ago"; not a subject or mark
 ADVERBIAL_DEPS = frozenset({"advmod", "npadvmod"})  # an adjective with these dependencies is used as an adverb
@@ -66,6 +67,14 @@ def _attributive(token):
     return token.dep_ in ("amod", "compound") and token.i < token.head.i
 
 
+def prenominal_participle(token):
+    """True for a participle right before a noun where the two fill one noun's place ("naturally occurring
+    deposits are formed", which spaCy parses as a gerund with its object): a modifier inside the NP."""
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return (token.tag_ in PARTICIPLE_TAGS and token.dep_ in NOMINAL_DEPS | {"amod", "compound"}
+            and following is not None and following.pos_ in NOMINAL_POS)
+
+
 def adverbial(token):
     """True for an adverb, or an adjective in an adverb's place ("took longer than expected", "Second, ..."):
     Penn Treebank tags these RB and brackets them ADVP, where spaCy's tagger keeps JJ."""
@@ -76,12 +85,14 @@ def single_word_phrase(token):
     """True when a lone adjective or adverb is its own ADJP/ADVP in Penn Treebank bracketing: a predicative or
     postnominal adjective outside a coordination; an adverb modifying a verb or clause, not a wh-adverb (WHADVP),
     particle (PRT), part of "as well as" / "rather than" (CONJP), the degree word of an adjective, adverb or number,
-    or inside an NP or an attributive modifier ("only the king", "partially recognized countries")."""
+    or inside an NP or an attributive modifier ("only the king", "partially recognized countries", "naturally
+    occurring deposits")."""
     if not adverbial(token):  # a conjunct is inside a flat coordinated ADJP ("long and flexible")
         return not _attributive(token) and token.dep_ != "conj" and not any(c.dep_ == "conj" for c in token.rights)
     inside_np = token.head.pos_ in NOMINAL_POS and token.i < token.head.i  # "only the king", "almost the entire"
     return (token.tag_ != "WRB" and token.dep_ != "prt" and token.head.pos_ not in DEGREE_HEADS and not inside_np
-            and token.head.dep_ != "amod" and not {token.lower_, token.head.lower_} & COMPARATIVE_WORDS)
+            and token.head.dep_ != "amod" and not prenominal_participle(token.head)
+            and not {token.lower_, token.head.lower_} & COMPARATIVE_WORDS)
 
 
 def dependency_constituents(doc):

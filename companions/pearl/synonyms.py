@@ -2,6 +2,7 @@
 import functools
 import os
 import re
+import threading
 import warnings
 from importlib import resources
 
@@ -23,7 +24,20 @@ def sense_counts(path):
         return {key: int(count) for key, _, count in (line.split(" ") for line in lines if line.strip())}
 
 
+_readers = threading.local()  # this thread's WordNet reader per folder: NLTK's reader seeks shared file handles
+
+
 def load_wordnet(root=DEBIAN_WORDNET):
+    """This thread's reader of the WordNet database folder `root` (`read_wordnet`), read on first use: the build's
+    option check and its workers share one (reading the index takes seconds)."""
+    readers = _readers.__dict__.setdefault("by_root", {})
+    key = os.path.realpath(root)
+    if key not in readers:
+        readers[key] = read_wordnet(root)
+    return readers[key]
+
+
+def read_wordnet(root=DEBIAN_WORDNET):
     """NLTK's WordNetCorpusReader over a WordNet database folder (never a download).
 
     Debian's wordnet-base omits `lexnames` (the 45 lexicographer file names), which NLTK reads first; a copy
@@ -143,7 +157,8 @@ class SensesInContext:
 
     def in_context(self, asked):
         """{(phrase, word, tag): replacements that keep the phrase's meaning} for each asked (phrase, word, tag),
-        `word` a word of `phrase`; the phrases, glosses and replaced phrases are embedded in one batch each."""
+        `word` a word of `phrase`. The replaced phrases of every sense are scored first (short texts), so glosses
+        are embedded only for the words where a replacement keeps the cosine: elsewhere no sense gives one."""
         asked = [item for item in dict.fromkeys(asked)
                  if any(replacements for *_, replacements in self.senses(item[1].lower(), item[2]))]
         if not asked:
@@ -151,18 +166,23 @@ class SensesInContext:
         phrases = list(dict.fromkeys(phrase for phrase, _, _ in asked))
         contexts = dict(zip(phrases, self.embed(phrases)))
         senses = {item: self.senses(item[1].lower(), item[2]) for item in asked}
-        self._embed_glosses([gloss for found in senses.values() if len(found) > 1 for gloss, *_ in found])
         replaced = {}
         for (phrase, word, tag), found in senses.items():
             tokens = phrase.split(" ")
             at = tokens.index(word)
-            for name in found[self._sense_in(contexts[phrase], found)][2]:
+            for name in dict.fromkeys(name for *_, replacements in found for name in replacements):
                 replaced[(phrase, word, tag, name)] = " ".join(tokens[:at] + [name] + tokens[at + 1:])
-        cosines = self.embed(list(replaced.values())) if replaced else []
+        texts = list(dict.fromkeys(replaced.values()))
+        vectors = dict(zip(texts, self.embed(texts)))
+        keeping = {(phrase, word, tag, name) for (phrase, word, tag, name), text in replaced.items()
+                   if round(float(vectors[text] @ contexts[phrase]), ROUNDING) >= self.min_cosine}
+        chosen = {item: found for item, found in senses.items() if any(item + (name,) in keeping
+                                                                       for *_, names in found for name in names)}
+        self._embed_glosses([gloss for found in chosen.values() if len(found) > 1 for gloss, *_ in found])
         kept = {item: [] for item in asked}
-        for (phrase, word, tag, name), vector in zip(replaced, cosines):
-            if round(float(vector @ contexts[phrase]), ROUNDING) >= self.min_cosine:
-                kept[(phrase, word, tag)].append(name)
+        for item, found in chosen.items():
+            kept[item] = [name for name in found[self._sense_in(contexts[item[0]], found)][2]
+                          if item + (name,) in keeping]
         return kept
 
     def synonyms(self, phrase, word, tag):

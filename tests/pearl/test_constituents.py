@@ -95,7 +95,7 @@ def test_mapping_accuracy_per_type_on_hand_labelled_phrases_of_the_sample(nlp):
 
 BRACKETS_FILE = pathlib.Path(__file__).parent / "data" / "bracketed_sentences.jsonl"
 # per type, (precision, recall) a little under what the 55 hand-bracketed sentences give (docs/pearl.md)
-MIN_PRECISION_RECALL = {"NP": (0.89, 0.77), "PP": (0.86, 0.80), "VP": (0.80, 0.52), "ADVP": (0.80, 0.85),
+MIN_PRECISION_RECALL = {"NP": (0.89, 0.77), "PP": (0.86, 0.80), "VP": (0.80, 0.52), "ADVP": (0.85, 0.85),
                         "ADJP": (0.85, 0.70)}
 
 
@@ -122,6 +122,17 @@ def test_single_adverbs_and_predicative_adjectives_are_phrases_attributive_ones_
     found = {(occ["lexical_type"], occ["phrase"]) for occ in occurrences(
         nlp, "The legs were also used rather than the tail.")}
     assert ("ADVP", "also") in found and ("ADVP", "rather") not in found  # "rather than" is a CONJP
+
+
+def test_an_adverb_of_a_participle_before_its_noun_is_inside_the_np(nlp):
+    """spaCy parses "naturally occurring deposits" as a gerund with its object; the adverb is still no ADVP, and an
+    adverb of a participle clause stays one."""
+    for text, adverb in (("Naturally occurring deposits of asphalt are formed from the remains of algae.", "naturally"),
+                         ("Commonly used methods are described in the second part.", "commonly")):
+        assert ("ADVP", adverb) not in {(occ["lexical_type"], occ["phrase"]) for occ in occurrences(nlp, text)}, text
+    found = {(occ["lexical_type"], occ["phrase"]) for occ in occurrences(
+        nlp, "The electron is removed more easily, thus increasing reactivity.")}
+    assert ("ADVP", "thus") in found
 
 
 def test_adjectives_in_an_adverbs_place_are_adverb_phrases(nlp):

@@ -4,6 +4,7 @@ import json
 import logging
 import os
 import pathlib
+import re
 import shutil
 
 import pytest
@@ -179,14 +180,30 @@ def test_release_splits_by_phrase_and_card_from_written_files(pearl_103, records
     assert manifest["license_override"] == "phrases of two or three words carry no copyright"
 
 
+def sentence_cut(mined_103, folder, keep, limit):
+    """A mining run in `folder` whose `sentences` stage holds the first `limit` real sentences of the sample that
+    `keep(text)` accepts: a build that only needs the corpus's shape parses a few, not all 12,000."""
+    rows = [row for row in RunDir(str(mined_103)).iter_records("sentences") if keep(row["text"])][:limit]
+    run = RunDir(str(folder))
+    run.write_stage("sentences", rows, "sentence", inputs={"cut of": str(mined_103)}, options={"first": limit})
+    return run
+
+
 @pytest.fixture(scope="session")
 def small_run(mined_103, tmp_path_factory):
-    """A mining run directory holding the first 400 real sentences of the sample as its `sentences` stage."""
-    source = RunDir(str(mined_103))
-    run = RunDir(str(tmp_path_factory.mktemp("small") / "mined"))
-    sentences = list(source.iter_records("sentences"))[:400]
-    run.write_stage("sentences", sentences, "sentence", inputs={"cut of": str(mined_103)}, options={"first": 400})
-    return run
+    """A mining run directory holding the first 150 real sentences of the sample as its `sentences` stage."""
+    return sentence_cut(mined_103, tmp_path_factory.mktemp("small") / "mined", lambda text: True, 150)
+
+
+VECTOR_NEIGHBOURS = {"language": "tongue", "tongue": "language", "region": "area", "area": "region", "war": "conflict",
+                     "conflict": "war"}
+
+
+@pytest.fixture(scope="session")
+def vector_word_run(mined_103, tmp_path_factory):
+    """A mining run of the first 100 real sentences of the sample holding a word of VECTOR_NEIGHBOURS."""
+    words = re.compile(r"\b(" + "|".join(VECTOR_NEIGHBOURS) + r")\b", re.IGNORECASE)
+    return sentence_cut(mined_103, tmp_path_factory.mktemp("vector-words") / "mined", words.search, 100)
 
 
 def test_same_seed_same_corpus_other_seed_other_augmentations(small_run, wordnet_root, tmp_path):
@@ -200,20 +217,19 @@ def test_same_seed_same_corpus_other_seed_other_augmentations(small_run, wordnet
     assert [r["augmentations"] for r in a] != [r["augmentations"] for r in c]
 
 
-def test_vector_synonyms_come_from_the_users_vectors_only(small_run, wordnet_root, tmp_path):
+def test_vector_synonyms_come_from_the_users_vectors_only(vector_word_run, wordnet_root, tmp_path):
     vec = tmp_path / "hand.vec"
     vec.write_text("6 3\nlanguage 1 0 0\ntongue 0.95 0.3 0\nregion 0 1 0\narea 0 0.95 0.3\nwar 0 0 1\n"
                    "conflict 0.3 0 0.95\n", encoding="utf-8")
-    build_corpus(small_run.root, str(tmp_path / "run"), PearlOptions(min_count=1, wordnet=None, vectors=str(vec)))
-    neighbours = {"language": "tongue", "tongue": "language", "region": "area", "area": "region", "war": "conflict",
-                  "conflict": "war"}
+    build_corpus(vector_word_run.root, str(tmp_path / "run"), PearlOptions(min_count=1, wordnet=None,
+                                                                           vectors=str(vec)))
     replaced = [(r["phrase"], a["text"]) for r in RunDir(str(tmp_path / "run")).iter_records(corpus.STAGE)
                 for a in r["augmentations"] if a["kind"] == "synonym-embedding"]
     assert len(replaced) > 5
     for phrase, text in replaced:
         (old, new), = [(a, b) for a, b in zip(phrase.split(" "), text.split(" "))
                        if a != b and a.lower() not in ("a", "an")]  # an "a"/"an" before it is fitted to the new word
-        assert neighbours[old.lower()] == new.lower(), (phrase, text)
+        assert VECTOR_NEIGHBOURS[old.lower()] == new.lower(), (phrase, text)
     assert not any(a["kind"] == "synonym-wordnet" for r in RunDir(str(tmp_path / "run")).iter_records(corpus.STAGE)
                    for a in r["augmentations"])
 

@@ -89,3 +89,43 @@ def test_replacements_that_change_the_reading_are_dropped(wordnet_root):
     wordnet = synonyms.load_wordnet(wordnet_root)
     assert all("warfare" not in names for *_, names in senses_of(wordnet, "war", "NN"))
     assert all("small" not in names for *_, names in senses_of(wordnet, "little", "JJ"))
+
+
+def test_glosses_are_embedded_only_where_a_replacement_keeps_the_meaning(wordnet_root):
+    """Scoring the replaced phrases first gives what choosing the sense first gives, with fewer glosses embedded:
+    where no sense's replacement keeps the cosine, no sense choice can give one."""
+    from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
+
+    model, embedded = load_sentence_model(BUNDLED_MODEL, "model", "cpu"), []
+    senses = synonyms.SensesInContext(synonyms.load_wordnet(wordnet_root),
+                                      lambda texts: (embedded.extend(texts), encode(model, texts))[1])
+    asked = [("the car", "car", "NN"), ("comes to an end", "end", "NN"), ("mother tongue", "tongue", "NN"),
+             ("a large building", "building", "NN"), ("the main road", "main", "JJ"), ("he runs fast", "fast", "RB"),
+             ("a natural harbour", "natural", "JJ"), ("the first study", "study", "NN")]
+    kept = senses.in_context(asked)
+    glosses = {gloss for _, word, tag in asked for gloss, *_ in senses.senses(word.lower(), tag)}
+    assert set(embedded) & glosses < glosses  # some words' glosses were never embedded
+    senses.gloss_vectors = dict(zip(sorted(glosses), encode(model, sorted(glosses))))
+    for phrase, word, tag in asked:  # the sense chosen among all glosses, then its replacements that keep the cosine
+        found = senses.senses(word.lower(), tag)
+        if not any(names for *_, names in found):
+            continue
+        context = encode(model, [phrase])[0]
+        names = found[senses._sense_in(context, found)][2]
+        replaced = [" ".join(name if w == word else w for w in phrase.split(" ")) for name in names]
+        expected = [name for name, vector in zip(names, encode(model, replaced) if names else [])
+                    if round(float(vector @ context), synonyms.ROUNDING) >= senses.min_cosine]
+        assert kept[(phrase, word, tag)] == expected, (phrase, word)
+    assert any(kept.values())
+
+
+def test_wordnet_is_read_once_per_thread(wordnet_root):
+    import threading
+
+    first = synonyms.load_wordnet(wordnet_root)
+    assert synonyms.load_wordnet(wordnet_root + "/") is first  # the same folder, however spelt
+    other = []
+    thread = threading.Thread(target=lambda: other.append(synonyms.load_wordnet(wordnet_root)))
+    thread.start()
+    thread.join()
+    assert other[0] is not first  # NLTK's reader seeks shared file handles: no two threads share one
