@@ -1,8 +1,8 @@
 """CoSimLex: graded word similarity in context, built from SimLex-999 pairs and Wikipedia contexts."""
 from companions.cosimlex.stage_names import FINAL, FORMS, RATINGS, SELECTION
-from picforge.companions import Companion
+from picforge.datasets import Dataset, Release
 
-COMPANION = Companion(
+DATASET = Dataset(
     name="cosimlex",
     help="build CoSimLex: contexts, expert selection, rating task, post-processing, metrics",
     stages={
@@ -14,5 +14,10 @@ COMPANION = Companion(
         FINAL: "picforge cosimlex postprocess --run {run}",
     },
     schemas="companions.cosimlex.schemas",
-    release="companions.cosimlex.release:write_release",
+    release=Release(
+        "companions.cosimlex.release:write_release", reads=FINAL,
+        licence="`other`: the SimLex-999 pairs keep their authors' terms, the Wikipedia contexts CC BY-SA",
+        counts="pairs", help="write the CoSimLex rows as a Hugging Face dataset with its card",
+        description="Read cosimlex-final and write data/test.jsonl and .parquet, README.md (card with statistics "
+                    "and licence), stats.json, a plot and MANIFEST.json."),
 )
