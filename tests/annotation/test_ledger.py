@@ -12,7 +12,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from annotation import ledger as L
+from picforge import ledger as L
 from annotation.roundtrip import write_batches
 from picforge import verbs
 from picforge.errors import InputError
@@ -289,7 +289,7 @@ def test_a_table_a_dataset_declares_is_created_when_a_ledger_opens(tmp_path, led
 def test_a_ledger_table_two_declarations_name_is_refused_naming_both(installed_datasets):
     installed_datasets(declaring("clash", "tests.ledger_tables:CLASH"))
     with pytest.raises(InputError, match=r"^ledger table 'batches' is declared by the core ledger "
-                                         r"\(annotation/ledger.py\) and by dataset clash "
+                                         r"\(picforge/ledger.py\) and by dataset clash "
                                          r"\(tests.ledger_tables:CLASH\); rename one of them$"):
         L.schema()
 
@@ -298,7 +298,7 @@ LEDGER_TABLES = """
 import sys
 import sqlalchemy as sa
 {first}
-from annotation import ledger
+from picforge import ledger
 led = ledger.Ledger("sqlite:///" + sys.argv[1])
 print(sorted(sa.inspect(led.engine).get_table_names()))
 """

@@ -10,7 +10,7 @@ import pytest
 from gensim.models import KeyedVectors
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_measure_score
 
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from picforge.sheets import write_sheet
 from companions.mcphrasy import nps
 from companions.mcphrasy.annotate import CLUSTERS, EXPORTED_COLUMNS

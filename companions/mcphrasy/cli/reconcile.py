@@ -1,6 +1,6 @@
 """`picforge mcphrasy reconcile`: the final clusters of every annotated group (majority where several)."""
 from companions.mcphrasy.annotate import CLUSTERS, write_clusters
-from annotation.cli.common import ledger_url
+from picforge.ledger import ledger_url
 from companions.mcphrasy.cli.common import add_run_and_ledger_options
 from picforge.rundir import RunDir
 from picforge import verbs

@@ -24,6 +24,8 @@ from picforge import verbs
 from picforge.errors import InputError
 from picforge.paths import LEDGER_FILE
 
+# Environment variable naming the ledger's SQLAlchemy URL when --ledger is not given.
+LEDGER_VARIABLE = "PICFORGE_LEDGER"
 BUSY_NOTICE_SECONDS = 2  # a writer waits this long for the SQLite ledger before saying it is waiting
 BUSY_WAIT_SECONDS = 600  # and at most this long in all
 log = logging.getLogger(__name__)
@@ -184,7 +186,7 @@ def schema():
     owner = {}
     for table in metadata.sorted_tables:
         table.to_metadata(whole)
-        owner[table.name] = "the core ledger (annotation/ledger.py)"
+        owner[table.name] = "the core ledger (picforge/ledger.py)"
     for name, dataset in verbs.datasets().datasets.items():
         for table in dataset.tables():
             declared = f"dataset {name} ({dataset.ledger_tables})"
@@ -194,6 +196,18 @@ def schema():
             table.to_metadata(whole)
             owner[table.name] = declared
     return whole
+
+
+def add_ledger_option(parser):
+    """--ledger URL, for every verb that opens a ledger (read through `ledger_url`)."""
+    parser.add_argument("--ledger", metavar="URL",
+                        help=f"SQLAlchemy URL of the ledger (default: ${LEDGER_VARIABLE}, "
+                             "else sqlite:///RUN_DIR/ledger.sqlite)")
+
+
+def ledger_url(args):
+    """The URL of the ledger a verb opens: --ledger, else $PICFORGE_LEDGER, else None (RUN_DIR/ledger.sqlite)."""
+    return args.ledger or os.environ.get(LEDGER_VARIABLE)
 
 
 def item_id(triplet_id, kind):
