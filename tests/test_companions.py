@@ -68,6 +68,7 @@ def test_a_plugin_companion_registers_writes_its_stage_and_its_release(plugin_en
     released = picforge(plugin_env, "wordcount", "release", "--run", str(run), "--out", str(out))
     assert released.returncode == 0, released.stderr
     assert f"test {len(expected)} words, license other" in released.stdout
+    assert f"next: picforge release publish --release {out} --to TARGET" in released.stderr
     assert release_writer.read_jsonl(str(out / "data" / "test.jsonl")) == rows
     card = (out / "README.md").read_text(encoding="utf-8")
     assert card.startswith("---\n") and "license: other" in card and f"num_examples: {len(expected)}" in card
