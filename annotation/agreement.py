@@ -3,7 +3,7 @@
 import collections
 
 from annotation import ps_verify
-from annotation.ledger import ACCEPTED, ROUND_MTURK, ROUND_VERIFY2
+from picforge.ledger import ACCEPTED, ROUND_MTURK, ROUND_VERIFY2
 from annotation.rules import endorses
 from annotation.text import YES, yes_no
 

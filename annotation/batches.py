@@ -2,7 +2,7 @@
 fixed, so the next export hands the items to someone else. Both are recorded in the ledger (table
 `releases`) and idempotent."""
 from annotation.expert import KIND as EXPERT_KIND
-from annotation.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, ROUND_VERIFY2, item_id, now
+from picforge.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, ROUND_VERIFY2, item_id, now
 from annotation.mturk.round1 import MANUAL_BATCH
 from annotation.verify2 import KIND as VERIFY2_KIND
 from picforge.errors import InputError

@@ -3,7 +3,7 @@ import dataclasses
 import os
 
 from annotation.guidelines import write_guidelines
-from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
+from picforge.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
 from annotation.roundtrip import record_sheet, resolve_rows, write_batches
 from annotation.text import YES, highlight, locate_phrase, normalize, replace_span, shared_words, words, yes_no
 from annotation.triplets import iter_triplets, load_triplets, text_digest

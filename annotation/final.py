@@ -3,7 +3,7 @@ annotation.final_stage writes it."""
 import hashlib
 import json
 
-from annotation.ledger import ACCEPTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
+from picforge.ledger import ACCEPTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
 from annotation.rules import (ANNOTATION_KINDS, DROPPED, KEPT, PENDING, UNVERIFIED, item_outcome,
                               kept_outcomes)
 from annotation.triplets import SELECT_STAGE, require_select

@@ -6,7 +6,7 @@ import shlex
 from annotation import expert, final, ps_verify, verify2
 from annotation.mturk import round1
 from annotation.languagetool import URL_ENV
-from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
+from picforge.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
 
 MTURK_KINDS = (round1.API_BATCH, round1.MANUAL_BATCH)
 
@@ -124,7 +124,7 @@ def hint(ledger, run, ledger_url=None):
 
 def ledger_hint(run):
     """`hint` for a run with a ledger file (`mine` imports this module only for such a run)."""
-    from annotation.ledger import Ledger
+    from picforge.ledger import Ledger
     ledger = Ledger.for_run(run)
     try:
         return hint(ledger, run)

@@ -3,7 +3,7 @@ import random
 
 from annotation.final import kept_annotations
 from annotation.guidelines import write_guidelines
-from annotation.ledger import ROUND_PS
+from picforge.ledger import ROUND_PS
 from annotation.roundtrip import raise_errors, record_sheet, resolve_rows, write_batches
 from annotation.rules import PsOutcome, PsTiebreak, PsVote, cohen_kappa, ps_decide
 from annotation.text import YES, highlight, locate_phrase, normalize, yes_no

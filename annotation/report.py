@@ -7,7 +7,7 @@ from annotation.mturk import copying, round1
 from annotation.agreement import agreement_lines, agreement_summary
 from annotation.final import annotation_outcomes, grammar_coverage, left_out, pilot_items
 from annotation.record import annotation_record
-from annotation.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS, item_id
+from picforge.ledger import ACCEPTED, REJECTED, ROUND_EXPERT, ROUND_PS, item_id
 from annotation.next_step import pending_steps
 from annotation.rules import DROPPED, KEPT, PENDING, ROUND1, ROUND2, UNVERIFIED
 from annotation.triplets import SELECT_STAGE, iter_triplets

@@ -1,7 +1,7 @@
 """Sheet round-trips shared by every expert round: write batches of sheets, resolve returned rows."""
 import os
 
-from annotation.ledger import CANCELLED
+from picforge.ledger import CANCELLED
 from picforge import sheets
 from picforge.errors import InputError
 

@@ -1,7 +1,7 @@
 """Decision rules of PiC's verification rounds (Sec. 3.3, Appendices E and J), as pure functions."""
 import dataclasses
 
-from annotation.ledger import ACCEPTED, REJECTED
+from picforge.ledger import ACCEPTED, REJECTED
 from annotation.text import NO, YES, normalize
 
 # What happened to one annotation (q1, q2 or q3) across rounds 1 and 2.

@@ -1,7 +1,7 @@
 """`annotate trace`: for one released id, which rounds verified it, who answered, and from which files."""
 import re
 
-from annotation.ledger import ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
+from picforge.ledger import ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
 from annotation.rules import ANNOTATION_KINDS
 from picforge.errors import InputError
 

@@ -3,7 +3,7 @@ triplets' annotations to every expert verifier before round 1, settling them (an
 import itertools
 
 from annotation.guidelines import write_guidelines
-from annotation.ledger import REJECTED, ROUND_MTURK, ROUND_VERIFY2
+from picforge.ledger import REJECTED, ROUND_MTURK, ROUND_VERIFY2
 from annotation.mturk.round1 import VERIFY2_KIND, unverified_annotations
 from annotation.roundtrip import raise_errors, record_sheet, resolve_rows, write_batches
 from annotation.rules import ANNOTATION_KINDS, verify2_decision

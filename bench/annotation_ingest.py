@@ -8,7 +8,7 @@ import tempfile
 import time
 
 from annotation import expert
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from picforge.rundir import RunDir
 
 SENTENCES = ["The film opened in March.", "Critics had high hopes.", "It met a cold reception from the press.",

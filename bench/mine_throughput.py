@@ -216,7 +216,7 @@ def component_costs(dump, max_pages, model_name, batch_size):
     picforge's PosRules (which replaces attribute_ruler) over the parsed sentences."""
     import spacy
 
-    from pipeline.pos_rules import PosRules
+    from picforge.pos_rules import PosRules
     from picforge.spacy_models import default_spacy_model
     from pipeline.stages.sentences import page_sentences
 

@@ -9,7 +9,7 @@ import os
 import sys
 import urllib.parse
 
-from picforge import companions
+from picforge import verbs
 from picforge.errors import InputError
 from picforge.release_check import verify_release
 
@@ -26,14 +26,14 @@ LOCAL_RUNNERS = (EMBEDDED_RUNNER, "PrismRunner", DASK_RUNNER)
 # runner → (a module it needs, the picforge extra that installs it)
 RUNNER_EXTRAS = {DASK_RUNNER: ("distributed", "dask"), "DataflowRunner": ("google.cloud.storage", "gcp")}
 # top-level name of an optional module the core needs → the picforge extra that installs it (a companion's extra
-# comes with its declaration, picforge.companions)
+# comes with its declaration, picforge.datasets)
 EXTRA_OF_MODULE = {"psycopg": "postgres", "dask": "dask", "distributed": "dask", "google": "gcp", "apitools": "gcp"}
 
 
 def missing_extra_line(err):
     """The one line for a ModuleNotFoundError of an optional package (naming the extra to install), else None."""
     module = (err.name or "").split(".")[0]
-    found = ("picforge", EXTRA_OF_MODULE[module]) if module in EXTRA_OF_MODULE else companions.extra_of_module(module)
+    found = ("picforge", EXTRA_OF_MODULE[module]) if module in EXTRA_OF_MODULE else verbs.extra_of_module(module)
     if found is None:
         return None
     distribution, extra = found

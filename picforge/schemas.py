@@ -1,5 +1,6 @@
 """JSON Schemas of every record that crosses a stage or leaves picforge, and their pyarrow forms: PiC's from the
-`schemas` folder, each companion's from the folder its declaration names (picforge.companions, carried by its area)."""
+`schemas` folder, each companion's from the folder its dataset declaration names (picforge.datasets, carried by its
+area)."""
 import functools
 import json
 from importlib import resources
@@ -7,7 +8,7 @@ from importlib import resources
 import jsonschema
 import pyarrow as pa
 
-from picforge import companions
+from picforge import verbs
 from picforge.errors import InputError
 
 PIC_SCHEMAS = "schemas"
@@ -22,13 +23,13 @@ _JSON_TO_ARROW = {
 
 @functools.lru_cache(maxsize=None)
 def companion_schema_files():
-    """{name: [(whose folder, file)]} of every `<name>.schema.json` of the registered companions."""
+    """{name: [(whose folder, file)]} of every `<name>.schema.json` of the installed datasets."""
     found = {}
-    for name, companion in companions.registry().companions.items():
-        for path in sorted(companion.schema_folder().iterdir(), key=lambda path: path.name):
+    for name, dataset in verbs.datasets().datasets.items():
+        for path in sorted(dataset.schema_folder().iterdir(), key=lambda path: path.name):
             if path.name.endswith(".schema.json"):
                 found.setdefault(path.name.removesuffix(".schema.json"), []).append(
-                    (f"companion {name} ({companion.schemas})", path))
+                    (f"companion {name} ({dataset.schemas})", path))
     return found
 
 

@@ -1,6 +1,6 @@
 """Which command produces which stage: each core area registers the stages it writes, each companion declares its
-own (picforge.companions, carried by its area); the core lists none."""
-from picforge import companions
+own (its picforge.datasets.Dataset, carried by its area); the core lists none."""
+from picforge import verbs
 
 # {stage: the command that produces it ({run}: the run directory)}, filled by the core areas' packages when imported.
 PRODUCED_BY = {}
@@ -16,6 +16,5 @@ def producing_command(stage, unknown):
     it (the registry is read only here, on the way to an error message), else `unknown`."""
     if stage in PRODUCED_BY:
         return PRODUCED_BY[stage]
-    declared = (companion.stages[stage] for companion in companions.registry().companions.values()
-                if stage in companion.stages)
+    declared = (dataset.stages[stage] for dataset in verbs.datasets().datasets.values() if stage in dataset.stages)
     return next(declared, unknown)

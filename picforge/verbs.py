@@ -33,7 +33,8 @@ class Area:
     """One command word of `picforge`: its one-line help and section in `picforge --help`, `load` (imports the area's
     verb modules, each registering its verbs), the groups of its verbs ({name: help}: `annotate export TARGET`), the
     verbs also reached by their short form (`picforge mine`), what runs after any of its verbs succeeds
-    (`epilogue(args)`: annotate's ledger hints) and a companion's dataset declaration."""
+    (`epilogue(args)`: annotate's ledger hints) and a companion's dataset declaration (picforge.datasets.Dataset,
+    whose generic verbs the core adds to the area's own)."""
 
     name: str
     help: str
@@ -43,7 +44,7 @@ class Area:
     groups: dict = dataclasses.field(default_factory=dict)
     short_forms: tuple = ()
     epilogue: Callable | None = None
-    companion: object = None
+    dataset: object = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,10 +242,38 @@ def areas():
     return Areas(found, distributions, short_forms, broken)
 
 
+@dataclasses.dataclass(frozen=True)
+class Datasets:
+    """The installed datasets by command word and the distribution that declares each."""
+
+    datasets: dict
+    distributions: dict
+
+
+def datasets():
+    """Every dataset an installed area carries (picforge.datasets.Dataset), in command order."""
+    found = areas()
+    carried = {name: area.dataset for name, area in sorted(found.areas.items()) if area.dataset is not None}
+    return Datasets(carried, {name: found.distributions[name] for name in carried})
+
+
+def extra_of_module(module):
+    """(distribution, extra) that installs the top-level `module` an installed dataset needs, or None."""
+    found = datasets()
+    for name, dataset in found.datasets.items():
+        if module in dataset.modules_of_extra:
+            return found.distributions[name], dataset.extra
+    return None
+
+
 @functools.lru_cache(maxsize=None)
 def verbs_of(area_name):
-    """{(name, target): Verb} of the area `area_name`, its verb modules imported now."""
-    areas().areas[area_name].load()
+    """{(name, target): Verb} of the area `area_name`: its verb modules imported now, and the generic verbs the core
+    runs for its dataset."""
+    area = areas().areas[area_name]
+    area.load()
+    for verb in area.dataset.verbs() if area.dataset is not None else ():
+        register(verb)
     return {(verb.name, verb.target): verb for verb in REGISTRY.values() if verb.area == area_name}
 
 

@@ -36,7 +36,7 @@ def a_release(folder):
 
     rows = [{"word": "cat", "count": 2}]
     release_writer.write_release(str(folder), lambda staging: contents(staging, rows, {"fingerprint": "f"}, "w",
-                                                                        "other"))
+                                                                        "other", None))
     return folder
 
 

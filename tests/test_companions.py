@@ -1,6 +1,7 @@
 """Companions as plug-ins: a companion installed as a distribution with an entry point in `picforge.areas` (its
 Area, carrying its Companion declaration) shows in `picforge --help`, runs its verbs, writes its stage and its release; a broken one is one error line; the
 core names no companion."""
+import argparse
 import collections
 import dataclasses
 import json
@@ -13,9 +14,10 @@ import sys
 import jsonschema
 import pytest
 
-from picforge import companions, options, release_writer, rundir, schemas, verbs
+from picforge import datasets, options, release_writer, rundir, schemas, verbs
 from picforge.errors import InputError
-from tests.plugin_companion import COMPANION, STAGE
+from tests.import_graph import module_edges
+from tests.plugin_companion import DATASET, STAGE
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ("picforge", "release", "pipeline", "annotation", "schemas")
@@ -66,6 +68,7 @@ def test_a_plugin_companion_registers_writes_its_stage_and_its_release(plugin_en
     released = picforge(plugin_env, "wordcount", "release", "--run", str(run), "--out", str(out))
     assert released.returncode == 0, released.stderr
     assert f"test {len(expected)} words, license other" in released.stdout
+    assert f"next: picforge release publish --release {out} --to TARGET" in released.stderr
     assert release_writer.read_jsonl(str(out / "data" / "test.jsonl")) == rows
     card = (out / "README.md").read_text(encoding="utf-8")
     assert card.startswith("---\n") and "license: other" in card and f"num_examples: {len(expected)}" in card
@@ -137,32 +140,42 @@ def test_a_plugin_area_taking_a_core_command_is_left_out_and_the_core_verb_still
     assert core.returncode == 0 and "--wic" in core.stdout
 
 
-def test_a_release_step_is_imported_only_when_asked_and_a_wrong_one_is_named():
-    assert COMPANION.release_step().__module__ == "tests.plugin_companion.release"
-    no_function = dataclasses.replace(COMPANION, release="tests.plugin_companion.release:release_corpus")
-    with pytest.raises(companions.CompanionError, match=r"^companion wordcount: its release step "
+def releasing(write):
+    """The plug-in's declaration with its release hook `write`."""
+    return dataclasses.replace(DATASET, release=dataclasses.replace(DATASET.release, write=write))
+
+
+def test_a_release_hook_is_imported_only_when_asked_and_a_wrong_one_is_named():
+    assert DATASET.release_hook().__module__ == "tests.plugin_companion.release"
+    no_function = releasing("tests.plugin_companion.release:release_corpus")
+    with pytest.raises(datasets.DatasetError, match=r"^dataset wordcount: its release hook "
                        r"tests.plugin_companion.release:release_corpus names release_corpus, which "
                        r"tests.plugin_companion.release does not define$"):
-        no_function.release_step()
-    no_module = dataclasses.replace(COMPANION, release="tests.plugin_companion.dataset:write_release")
-    with pytest.raises(companions.CompanionError, match="names module tests.plugin_companion.dataset, which does "
-                                                        "not exist"):
-        no_module.release_step()
-    with pytest.raises(ValueError, match="is not 'module:function'"):
-        dataclasses.replace(COMPANION, release="tests.plugin_companion.release.write_release")
+        no_function.release_hook()
+    no_module = releasing("tests.plugin_companion.dataset:write_release")
+    with pytest.raises(datasets.DatasetError, match="names module tests.plugin_companion.dataset, which does "
+                                                    "not exist"):
+        no_module.release_hook()
+    with pytest.raises(datasets.DatasetError, match="release hook tests.plugin_companion:STAGE is not a function"):
+        releasing("tests.plugin_companion:STAGE").release_hook()
+    with pytest.raises(ValueError, match="is not 'module:NAME'"):
+        releasing("tests.plugin_companion.release.write_release")
 
 
-def test_every_installed_companion_names_a_release_step_that_exists():
-    found = companions.registry()
+def test_every_installed_dataset_names_hooks_that_exist():
+    found = verbs.datasets()
     assert verbs.areas().broken == {}
-    for companion in found.companions.values():
-        assert callable(companion.release_step())
+    for dataset in found.datasets.values():
+        assert callable(dataset.release_hook())
+        assert dataset.release.options is None or dataclasses.is_dataclass(dataset.release_options())
+        assert dataset.ledger_tables is None or dataset.tables()
+    assert [table.name for table in found.datasets["mcphrasy"].tables()] == ["cluster_labels"]
 
 
 def test_the_four_companions_are_installed_as_plugins_of_picforge():
-    found = companions.registry()
+    found = verbs.datasets()
     assert verbs.areas().broken == {}
-    assert {name: found.distributions[name] for name in found.companions} == dict.fromkeys(
+    assert {name: found.distributions[name] for name in found.datasets} == dict.fromkeys(
         ("cosimlex", "mcphrasy", "pearl", "stsb-context"), "picforge")
 
 
@@ -179,21 +192,21 @@ def test_every_schema_is_valid_and_each_companion_keeps_its_own_in_its_folder():
     found = schemas.companion_schema_files()
     for name in [*pic, *found]:
         jsonschema.Draft202012Validator.check_schema(schemas.load(name))
-    for name, companion in companions.registry().companions.items():
-        own = {path.name.removesuffix(".schema.json") for path in companion.schema_folder().iterdir()
+    for name, dataset in verbs.datasets().datasets.items():
+        own = {path.name.removesuffix(".schema.json") for path in dataset.schema_folder().iterdir()
                if path.name.endswith(".schema.json")}
         assert own and not own & set(pic), name
         assert {schema: [who for who, _ in found[schema]] for schema in own} == dict.fromkeys(
-            own, [f"companion {name} ({companion.schemas})"])
+            own, [f"companion {name} ({dataset.schemas})"])
     assert "ps" in pic and "ps" not in found  # PiC's own stay in schemas/
     with pytest.raises(InputError, match="no JSON Schema 'no_such'"):
         schemas.load("no_such")
 
 
 def test_a_schema_two_companions_define_is_refused_by_name(monkeypatch):
-    twin = dataclasses.replace(COMPANION, name="wordcount-twin")
-    monkeypatch.setattr(companions, "registry", lambda: companions.Registry(
-        {"wordcount": COMPANION, "wordcount-twin": twin}, dict.fromkeys(("wordcount", "wordcount-twin"), "x")))
+    twin = dataclasses.replace(DATASET, name="wordcount-twin")
+    monkeypatch.setattr(verbs, "datasets", lambda: verbs.Datasets(
+        {"wordcount": DATASET, "wordcount-twin": twin}, dict.fromkeys(("wordcount", "wordcount-twin"), "x")))
     schemas.companion_schema_files.cache_clear()
     schemas.load.cache_clear()
     try:
@@ -210,8 +223,8 @@ def test_a_schema_two_companions_define_is_refused_by_name(monkeypatch):
 def companion_words():
     """What would name a companion in code: each one's command word and its package."""
     words = set()
-    for name, companion in companions.registry().companions.items():
-        words |= {name, name.replace("-", "_"), companion.schemas.split(".")[1]}
+    for name, dataset in verbs.datasets().datasets.items():
+        words |= {name, name.replace("-", "_"), dataset.schemas.split(".")[1]}
     return sorted(words)
 
 
@@ -223,3 +236,54 @@ def test_no_core_module_names_a_companion():
              for package in CORE for path in sorted((ROOT / package).rglob("*.py"))
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert named == []
+
+
+def test_every_dataset_releases_through_the_core_verb_its_declaration_describes():
+    """No companion writes a release CLI: `AREA release` is the core's verb, its help, options and hint from the
+    declaration, the work done by the declared hook."""
+    assert sorted(ROOT.glob("companions/*/cli/release.py")) == []
+    for name, dataset in verbs.datasets().datasets.items():
+        verb = verbs.find((name, "release"))
+        assert verb.run == dataset.run_release and verb.options == dataset.add_release_options
+        assert (verb.help, verb.description) == (dataset.release.help, dataset.release.description or None)
+        parser = argparse.ArgumentParser()
+        verb.options(parser)
+        licence = next(action for action in parser._actions if "--license" in action.option_strings)
+        assert licence.help == f"licence id for the card (default {dataset.release.licence})"
+        assert {"--run", "--out", "--license", "--license-override", "--force"} <= verbs.option_strings(verb.words)
+        hint = str(verb.next_step(argparse.Namespace(out="REL", ledger=None)))
+        then = f"; then picforge {name} {dataset.release.then} --release REL" if dataset.release.then else ""
+        assert hint == f"picforge release publish --release REL --to TARGET{then}"
+    assert verbs.datasets().datasets["mcphrasy"].release.then == "evaluate"
+    assert {"--encoder", "--device", "--precision"} <= verbs.option_strings(("mcphrasy", "release"))
+
+
+def test_the_plugin_companion_is_its_folder_and_one_entry_point_line(plugin_env):
+    """Adding the plug-in companion touches only tests/plugin_companion/ and the one entry-point line `installed`
+    writes (as pip would): its modules import only picforge and its own package, nothing outside tests/ names it,
+    and its release verb is the core's, described by its declaration."""
+    edges = module_edges(ROOT, ("picforge", "pipeline", "annotation", "release", "companions", "tests"))
+    own = [edge for edge in edges if edge.importer.startswith("tests.plugin_companion")]
+    assert {edge.imported.split(".")[0] for edge in own} == {"picforge", "tests"}
+    assert [str(edge) for edge in own if edge.imported.split(".")[0] == "tests"
+            and not edge.imported.startswith("tests.plugin_companion")] == []
+    shipped = [path for path in ROOT.iterdir() if path.name not in ("tests", "docs", "README.md", "CHANGELOG.md")
+               and not path.name.startswith(".")]
+    naming = [str(path.relative_to(ROOT)) for top in shipped
+              for path in ([top] if top.is_file() else top.rglob("*")) if path.is_file()
+              and path.suffix in (".py", ".cfg", ".toml", ".txt", ".ini", "") and re.search(
+                  r"plugin_companion|wordcount", path.read_text(encoding="utf-8", errors="replace"))]
+    assert naming == []
+    code = ("from picforge import verbs\n"
+            "for name, verb in sorted(verbs.verbs_of('wordcount').items(), key=str):\n"
+            "    print(name[0], verb.run.__module__, verb.help)\n")
+    listed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=plugin_env, capture_output=True, text=True,
+                            timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == [
+        "count tests.plugin_companion.cli.count count the words of a text file into a run",
+        f"release picforge.datasets {DATASET.release.help}"]
+    described = picforge(plugin_env, "wordcount", "release", "--help")
+    shown = " ".join(described.stdout.split())
+    assert described.returncode == 0 and DATASET.release.description in shown
+    assert "--license LICENSE licence id for the card (default `other`: the text keeps its terms)" in shown

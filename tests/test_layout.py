@@ -76,6 +76,17 @@ def test_core_imports_no_area():
     assert not into_areas, "the core imports an area:\n" + "\n".join(f"  {edge}" for edge in into_areas)
 
 
+def test_a_companion_imports_only_the_core_and_its_own_package():
+    """Companions use the core's public API (picforge), never an area's modules nor another companion's: what they
+    share with an area (the ledger, MTurk's XML, seeded sampling, the POS rules) is a core module."""
+    outside = [edge for edge in repository_edges() if edge.importer.startswith("companions.")
+               and edge.imported.split(".")[0] != "picforge"
+               and edge.imported.split(".")[:2] != edge.importer.split(".")[:2]]
+    assert any(edge.importer.startswith("companions.mcphrasy") and edge.imported == "picforge.ledger"
+               for edge in repository_edges())
+    assert not outside, "a companion imports beyond the core:\n" + "\n".join(f"  {edge}" for edge in outside)
+
+
 def imported_heavy_modules(*argv):
     """The heavy libraries a fresh `python -m picforge.cli ARGV…` has imported when it exits."""
     code = ("import sys, runpy\n"

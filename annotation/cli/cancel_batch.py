@@ -11,7 +11,7 @@ def add_options(parser):
 
 def run(args):
     from annotation import batches
-    from annotation.ledger import CANCELLED
+    from picforge.ledger import CANCELLED
     batch, released = batches.cancel_batch(open_ledger(args), args.batch)
     if batch["status"] == CANCELLED:
         print(f"batch {args.batch}: already cancelled; nothing to do")

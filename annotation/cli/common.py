@@ -1,35 +1,21 @@
 """What the `annotate` verbs share: the run, ledger and sheet options, name checks and ledger access."""
 import argparse
 import functools
-import os
 import re
 import sys
 
 from picforge.errors import InputError
+from picforge.ledger import add_ledger_option, ledger_url
 from picforge.options import add_run_option, add_sheets_input, http_url
 from picforge.paths import plain_name
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 # Longest annotator or batch name: batch ids built from it must fit the ledger's batch_id column.
 MAX_NAME_CHARS = 100
-# Environment variable naming the ledger's SQLAlchemy URL when --ledger is not given.
-LEDGER_VARIABLE = "PICFORGE_LEDGER"
 def add_ledger_options(parser):
     """--run RUN_DIR (required) and --ledger URL, shared by every annotate verb."""
     add_run_option(parser, "the mined triplets of `picforge mine` (and ledger.sqlite by default)")
     add_ledger_option(parser)
-
-
-def add_ledger_option(parser):
-    """--ledger URL, for every verb that opens a ledger (read through `ledger_url`)."""
-    parser.add_argument("--ledger", metavar="URL",
-                        help=f"SQLAlchemy URL of the ledger (default: ${LEDGER_VARIABLE}, "
-                             "else sqlite:///RUN_DIR/ledger.sqlite)")
-
-
-def ledger_url(args):
-    """The URL of the ledger a verb opens: --ledger, else $PICFORGE_LEDGER, else None (RUN_DIR/ledger.sqlite)."""
-    return args.ledger or os.environ.get(LEDGER_VARIABLE)
 
 
 def add_sheets_argument(parser):
@@ -41,7 +27,7 @@ def open_ledger(args):
     """The ledger named by --ledger or $PICFORGE_LEDGER, or else the run directory's SQLite file, with the triplets
     a re-mine changed since their export marked stale (and listed on stderr); a verb that only reads
     (`set_defaults(read_only=True)`) is refused a ledger that is not there, and creates none."""
-    from annotation.ledger import Ledger
+    from picforge.ledger import Ledger
     from annotation.triplets import mark_stale
     ledger = Ledger.for_run(args.run, ledger_url(args), create=not getattr(args, "read_only", False))
     stale = mark_stale(ledger, args.run)

@@ -12,7 +12,7 @@ from collections import Counter
 
 from annotation import rules
 from annotation.mturk import hit_pages
-from annotation.ledger import ROUND_MTURK, ROUND_VERIFY2
+from picforge.ledger import ROUND_MTURK, ROUND_VERIFY2
 from annotation.triplets import load_triplets
 from picforge.errors import InputError
 from picforge.files import write_atomically

@@ -18,8 +18,6 @@ YES, NO = "yes", "no"
 ANSWER_FIELD = "answer_{slot}"
 COMMENTS_FIELD = "comments"
 ANSWER_FIELD_RE = re.compile(r"^answer_(\d+)$")
-HTML_QUESTION_LIMIT = 65535  # bytes MTurk accepts in one Question
-HTML_QUESTION_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"
 QUESTION_FORM_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2017-11-06/QuestionForm.xsd"
 ANSWER_KEY_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 CROWD_ELEMENTS_JS = "https://assets.crowd.aws/crowd-html-elements.js"
@@ -143,17 +141,6 @@ def html_question_page(questions, practice=()):
 </body>
 </html>
 """
-
-
-def html_question_xml(page):
-    """The page wrapped as an MTurk HTMLQuestion; refuses pages over MTurk's 64 KB limit."""
-    xml = (f'<HTMLQuestion xmlns="{HTML_QUESTION_NS}">\n<HTMLContent><![CDATA[\n{page}]]></HTMLContent>\n'
-           "<FrameHeight>0</FrameHeight>\n</HTMLQuestion>")
-    size = len(xml.encode("utf-8"))
-    if size > HTML_QUESTION_LIMIT:
-        raise ValueError(f"a HIT page is {size} bytes, over MTurk's {HTML_QUESTION_LIMIT}-byte limit; "
-                         "put fewer questions in each HIT (--questions-per-hit)")
-    return xml
 
 
 def question_variable(slot):

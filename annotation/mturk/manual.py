@@ -6,7 +6,7 @@ import os
 import shlex
 
 from annotation.mturk import hit_pages, round1
-from annotation.ledger import CANCELLED
+from picforge.ledger import CANCELLED
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge.sheets import csv_text, read_sheet

@@ -14,7 +14,7 @@ import os
 import xml.etree.ElementTree as ET
 
 from annotation.mturk import client as mturk_client, round1
-from annotation.mturk.hit_pages import HTML_QUESTION_LIMIT
+from picforge.mturk_xml import HTML_QUESTION_LIMIT
 from picforge.bounded_read import MAX_TEXT_BYTES, read_bounded
 from picforge.errors import InputError
 from picforge.files import open_input

@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 
 from annotation.mturk import round1
 from annotation.mturk.client import QUESTIONS_BATCH, MTurkFailure, error_text
-from annotation.mturk.question_xml import answer_xml, fields_from_answer_xml
+from picforge.mturk_xml import answer_xml, fields_from_answer_xml
 from picforge.files import write_atomically
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ import random
 from annotation import rules, text
 from annotation.mturk import hit_pages
 from annotation.mturk.hit_pages import PARAPHRASE, SAME_MEANING, YES, PageQuestion, Passage
-from annotation.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id, now
+from picforge.ledger import ACCEPTED, CANCELLED, REJECTED, ROUND_MTURK, item_id, now
 from picforge import schemas
 from picforge.errors import InputError, NothingToDo
 

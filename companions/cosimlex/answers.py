@@ -8,7 +8,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from annotation.mturk.question_xml import fields_from_answer_xml
+from picforge.mturk_xml import fields_from_answer_xml
 from companions.cosimlex.rating import SCALE
 from picforge.errors import InputError
 from picforge.sheets import decode_text

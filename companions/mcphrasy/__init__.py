@@ -1,14 +1,20 @@
 """McPhraSy companion: multi-context retrieval for phrases and the phrase-clustering dataset (McPhraSy §3.1, §4)."""
 from companions.mcphrasy.declarations import MCPHRASY
-from picforge.companions import Companion
+from picforge.datasets import Dataset, Release
 from picforge.stages import produced
 
-COMPANION = Companion(
+DATASET = Dataset(
     name="mcphrasy",
     help="McPhraSy: phrase contexts from a corpus, phrase groups, cluster annotation, release",
     stages=produced(MCPHRASY),
     schemas="companions.mcphrasy.schemas",
-    release="companions.mcphrasy.release:write_release",
+    release=Release(
+        "companions.mcphrasy.release:write_release", reads="mcphrasy-clusters",
+        licence="cc-by-sa-4.0: what the Wikipedia text allows", counts="groups",
+        help="write the dataset, its card (Table 1) and the baseline scores",
+        options="companions.mcphrasy.release_options:ReleaseOptions",
+        details="companions.mcphrasy.release_options:details", then="evaluate"),
+    ledger_tables="companions.mcphrasy.cluster_ledger:TABLES",
     extra="mcphrasy",
     modules_of_extra=("ahocorasick", "sklearn"),
 )

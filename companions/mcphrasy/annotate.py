@@ -5,7 +5,7 @@ import json
 import os
 import re
 
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from picforge.sheets import read_sheet, write_sheet
 from companions.mcphrasy import cluster_ledger, clusters
 from companions.mcphrasy.declarations import GROUPS, Clusters

@@ -1,16 +1,17 @@
 """McPhraSy's table in the annotation ledger: the labels of the returned cluster sheets.
 
-Defined on the ledger's `metadata`, so the run's one ledger database holds it beside the core tables and a Ledger
-opened after this module is imported creates it when missing (an older ledger that has it keeps its rows).
+Declared as the dataset's `ledger_tables` (companions/mcphrasy/__init__.py), so every ledger the installed datasets
+open holds it beside the core tables, whatever the process imported first (an older ledger that has it keeps its
+rows).
 """
 import sqlalchemy as sa
 
-from annotation.ledger import metadata
+TABLES = sa.MetaData()  # McPhraSy's ledger tables; the ledger adds them to its own when it opens
 
 # One row per phrase of a group as one annotator labelled it (a corrected sheet replaces that annotator's labels
 # for the group).
 cluster_labels = sa.Table(
-    "cluster_labels", metadata,
+    "cluster_labels", TABLES,
     sa.Column("group_id", sa.String(250), primary_key=True),
     sa.Column("annotator", sa.String(200), primary_key=True),
     sa.Column("phrase", sa.String(250), primary_key=True),

@@ -1,7 +1,7 @@
 """Phrase matching for context retrieval: one Aho–Corasick pass finds every listed phrase in a sentence."""
 import ahocorasick
 
-from pipeline.stages.group import seeded_rank
+from picforge.sampling import seeded_rank
 
 MASK = "[MASK]"
 

@@ -6,6 +6,7 @@ import numpy as np
 from companions.mcphrasy import baselines, clusters, grouping, stages
 from companions.mcphrasy.declarations import CLUSTERS, GROUPS
 from companions.mcphrasy.baselines import DEFAULT_KS
+from companions.mcphrasy.release_options import ReleaseOptions
 from picforge import __version__, files, release_writer, schemas
 from picforge.croissant import dump_used
 from picforge.encoders import BUNDLED_MODEL, encode, load_sentence_model
@@ -245,12 +246,13 @@ def release_fingerprint(fingerprints, license_id, model_name, ks, license_overri
     return fingerprint("mcphrasy-release", fingerprints, {"model": model_name, "ks": list(ks), **licence})
 
 
-def write_release(run_dir, out, *, license_id=None, force=False, model_name=BUNDLED_MODEL, ks=DEFAULT_KS,
-                  device="auto", license_override=None):
+def write_release(run_dir, out, *, license_id=None, force=False, options=ReleaseOptions(), ks=DEFAULT_KS,
+                  license_override=None):
     """Write the release of a run's `mcphrasy-clusters` stage into `out` (replaced whole) unless it is up to date,
-    the baseline encoder on `device`; returns its MANIFEST (with `skipped` when up to date) and its statistics.
-    `license_id` None is the inputs' default licence; one that conflicts with a redistributed input's terms is
-    refused unless `license_override` says why."""
+    the baseline encoder and its device from `options`; returns its MANIFEST (with `skipped` when up to date) and
+    its statistics. `license_id` None is the inputs' default licence; one that conflicts with a redistributed
+    input's terms is refused unless `license_override` says why."""
+    model_name, device = options.encoder, options.device_spec()
     run = RunDir(run_dir)
     inputs = input_terms(run.read_manifest(stages.DOCUMENTS) or {})
     license_id = release_writer.check_license(license_id, inputs, license_override)

@@ -1,7 +1,7 @@
 """PEARL: typed phrases from a mining run's sentences, their augmentations, paraphrases and hard negatives."""
-from picforge.companions import Companion
+from picforge.datasets import Dataset, Release
 
-COMPANION = Companion(
+DATASET = Dataset(
     name="pearl",
     help="build and release the PEARL phrase corpus: typed phrases, augmentations, hard negatives",
     stages={
@@ -9,5 +9,11 @@ COMPANION = Companion(
         "pearl-paraphrases": "picforge pearl paraphrase --run {run}",
     },
     schemas="companions.pearl.schemas",
-    release="companions.pearl.release:write_release",
+    release=Release(
+        "companions.pearl.release:write_release", reads="pearl-phrases",
+        licence="cc-by-sa-4.0: what the Wikipedia text allows", counts="phrases",
+        help="write the PEARL corpus as JSON Lines splits (by phrase) with a dataset card",
+        description="Read `pearl-phrases` (and `pearl-paraphrases` when present) and write data/<split>.jsonl (the "
+                    "splits `pearl build --seed/--ratios` chose), README.md (card with distributions from the "
+                    "written files), plots and MANIFEST.json."),
 )

@@ -24,7 +24,7 @@ SPACY_PIPES_NOT_NEEDED = ("lemmatizer", "trainable_lemmatizer", "textcat", "text
 
 
 def _prepare_parser(nlp, parser, benepar_model):
-    from pipeline.pos_rules import replace_attribute_ruler
+    from picforge.pos_rules import replace_attribute_ruler
 
     replace_attribute_ruler(nlp)
     use_one_thread_blas(nlp)

@@ -1,20 +1,15 @@
 """Stage `group`: occurrences grouped by phrase; keep phrases in ≥2 sentences that contain a WiC word."""
-import hashlib
 import re
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from picforge import shuffle
+from picforge.sampling import seeded_rank
 
 STAGE = "group"
 MAX_CONTEXTS_KEPT = 1000  # a phrase's context list is capped (seeded) so hot phrases stay small records
 WORD = re.compile(r"[a-z0-9]+")
-
-
-def seeded_rank(seed, *parts):
-    """A deterministic pseudo-random sort key for sampling with a seed."""
-    return hashlib.sha1("\x1f".join([str(seed), *map(str, parts)]).encode("utf-8")).hexdigest()
 
 
 def wic_words_in(phrase, wic_words):

@@ -5,7 +5,7 @@ from apache_beam.metrics import Metrics
 from picforge import shuffle
 from picforge.encoders import BUNDLED_MODEL, DEFAULT_ENCODE_BATCH_SIZE, cosine
 from picforge.inference import EmbedDistinctTexts, SentenceTransformerHandler
-from pipeline.stages.group import seeded_rank
+from picforge.sampling import seeded_rank
 
 STAGE = "pairs"
 

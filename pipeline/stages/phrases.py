@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 def _prepare_pipeline(nlp):
     """PosRules in place of the attribute_ruler; every model on one-thread BLAS."""
-    from pipeline.pos_rules import replace_attribute_ruler
+    from picforge.pos_rules import replace_attribute_ruler
 
     replace_attribute_ruler(nlp)
     use_one_thread_blas(nlp)

@@ -8,8 +8,8 @@ import os
 import pytest
 
 import picforge.cli
-from annotation.cli.common import LEDGER_VARIABLE
-from annotation.ledger import Ledger
+from picforge.ledger import LEDGER_VARIABLE
+from picforge.ledger import Ledger
 from picforge.rundir import RunDir
 from tests.annotation.postgres_server import NOT_INSTALLED, URL_VARIABLE, find_bindir, fresh_schema, throwaway_server
 from tests.triplets import triplet, triplet_side

@@ -6,7 +6,7 @@ import xml.sax.saxutils
 
 import boto3
 
-from annotation import ledger as L
+from picforge import ledger as L
 from picforge.rundir import RunDir
 from tests.triplets import triplet, triplet_side
 

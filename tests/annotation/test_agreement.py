@@ -7,7 +7,7 @@ import json
 import pytest
 
 from annotation.agreement import alpha
-from annotation.ledger import ROUND_MTURK
+from picforge.ledger import ROUND_MTURK
 from annotation.mturk.round1 import decide
 from picforge.rundir import RunDir
 from release.card import agreement_section

@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from tests.annotation.conftest import ledger_option, write_csv
 from tests.annotation.test_expert import export, filled
 
@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DYING_IMPORT = """
 import os, signal, sys
 import picforge.cli
-from annotation.ledger import LedgerSession
+from picforge.ledger import LedgerSession
 
 crash_after, calls = int(os.environ["CRASH_AFTER"]), []
 record_answers = LedgerSession.record_answers

@@ -6,8 +6,8 @@ import pytest
 from openpyxl.cell.rich_text import CellRichText
 
 from annotation import expert, guidelines
-from annotation.cli.common import LEDGER_VARIABLE
-from annotation.ledger import ROUND_EXPERT, Ledger
+from picforge.ledger import LEDGER_VARIABLE
+from picforge.ledger import ROUND_EXPERT, Ledger
 import picforge.cli
 from picforge import schemas, sheets
 from picforge.errors import InputError

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from annotation.mturk import gold as G
-from annotation import ledger as L
+from picforge import ledger as L
 from annotation.mturk import round1
 from annotation.mturk.hit_pages import PARAPHRASE
 from annotation.rules import verify2_decision

@@ -2,7 +2,7 @@
 nobody worked on, a blank sheet ingested, and the final stage's fingerprint of a copied run."""
 import shutil
 
-from annotation.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, ROUND_MTURK
+from picforge.ledger import ACCEPTED, CANCELLED, ROUND_EXPERT, ROUND_MTURK
 from picforge.rundir import RunDir
 from tests.annotation.conftest import read_csv, write_csv
 from tests.annotation.test_expert import export, filled

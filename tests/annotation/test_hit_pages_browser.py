@@ -12,8 +12,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from botocore.stub import ANY, Stubber
 
-from annotation.mturk import (hit_pages, hits as mturk_hits, manual as mturk_manual, review as mturk_review,
+from annotation.mturk import (hits as mturk_hits, manual as mturk_manual, review as mturk_review,
                               question_xml as mturk_xml, round1)
+from picforge.mturk_xml import HTML_QUESTION_NS
 
 from mturk_support import SCRIPT, answer_xml, gold_bank, make_run, real_client, write_gold
 from tests.http_helpers import QuietHandler
@@ -129,7 +130,7 @@ def test_html_question_page_posts_what_mturk_save_parses(browser, server, batch)
     hit = next(h for h in plan["hits"] if "T1/q2" in h["slots"] or "T1/q3" in h["slots"])   # shows {SCRIPT}
     questions = mturk_xml.question_xmls(plan, pages)
     # The page exactly as MTurk will serve it: the HTMLContent of the Question sent to create_hit_with_hit_type.
-    page = ET.fromstring(questions[hit["token"]]).find(f"{{{hit_pages.HTML_QUESTION_NS}}}HTMLContent").text
+    page = ET.fromstring(questions[hit["token"]]).find(f"{{{HTML_QUESTION_NS}}}HTMLContent").text
     server.pages["/hit"] = page
     query = urllib.parse.urlencode({"hitId": "3HIT1", "workerId": "W1", "turkSubmitTo": server.url})
 

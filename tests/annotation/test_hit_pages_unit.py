@@ -5,6 +5,7 @@ import pytest
 
 from annotation.mturk import hit_pages
 from annotation.mturk.hit_pages import PARAPHRASE, SAME_MEANING, PageQuestion, Passage
+from picforge import mturk_xml
 
 SCRIPT = "<script>alert(1)</script>"
 
@@ -43,13 +44,13 @@ def test_page_question_checks_its_passages():
 def test_html_question_xml_refuses_pages_over_64_kb():
     question = _paraphrase_question(text="bank " + "word " * 20000)
     with pytest.raises(ValueError, match="--questions-per-hit"):
-        hit_pages.html_question_xml(hit_pages.html_question_page([question]))
+        mturk_xml.html_question_xml(hit_pages.html_question_page([question]))
 
 
 def test_html_question_xml_is_well_formed_with_the_page_in_cdata():
     page = hit_pages.html_question_page([_paraphrase_question()])
-    root = ET.fromstring(hit_pages.html_question_xml(page))
-    content = root.find(f"{{{hit_pages.HTML_QUESTION_NS}}}HTMLContent").text
+    root = ET.fromstring(mturk_xml.html_question_xml(page))
+    content = root.find(f"{{{mturk_xml.HTML_QUESTION_NS}}}HTMLContent").text
     assert content.strip() == page.strip()
     assert 'id="mturk_form"' in content and 'name="assignmentId"' in content
 

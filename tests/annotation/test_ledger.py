@@ -1,17 +1,26 @@
 """Ledger: natural keys make every write idempotent; a transaction is all-or-nothing."""
 import concurrent.futures
+import dataclasses
 import importlib.util
 import logging
+import pathlib
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 import sqlalchemy as sa
 
-from annotation import ledger as L
+from picforge import ledger as L
 from annotation.roundtrip import write_batches
+from picforge import verbs
 from picforge.errors import InputError
 from tests.annotation.postgres_server import fresh_schema
+from tests.ledger_tables import notes
+from tests.plugin_companion import DATASET
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -238,25 +247,69 @@ def test_unusable_ledger_urls_are_clear_errors(url, message):
         L.Ledger(url)
 
 
-def test_a_table_defined_on_the_ledger_metadata_is_created_when_a_ledger_opens(tmp_path, ledger_url):
-    """How a companion keeps a table of its own in the run's ledger (companions/mcphrasy/cluster_ledger.py): a ledger
-    that was opened before the table was defined gains it the next time it opens, and the keyed writes serve it."""
+@pytest.fixture
+def installed_datasets(monkeypatch):
+    """Install more dataset declarations (beside the real ones) for the ledgers this test opens."""
+    def install(*declared):
+        found = verbs.datasets()
+        more = {dataset.name: dataset for dataset in declared}
+        monkeypatch.setattr(verbs, "datasets", lambda: verbs.Datasets(
+            {**found.datasets, **more}, {**found.distributions, **dict.fromkeys(more, "test-plugin")}))
+        L.schema.cache_clear()
+    yield install
+    L.schema.cache_clear()
+
+
+def declaring(name, tables):
+    """The plug-in companion's declaration under `name`, with the ledger tables `tables` names."""
+    return dataclasses.replace(DATASET, name=name, ledger_tables=tables)
+
+
+def test_a_table_a_dataset_declares_is_created_when_a_ledger_opens(tmp_path, ledger_url, installed_datasets):
+    """How a companion keeps a table of its own in the run's ledger (McPhraSy's cluster_labels): a ledger that was
+    opened before the dataset was installed gains the table the next time it opens, and the keyed writes serve it."""
     url = ledger_url or L.default_url(str(tmp_path / "run"))
     L.Ledger(url).dispose()
-    notes = sa.Table("test_companion_notes", L.metadata, sa.Column("note_id", sa.String(20), primary_key=True),
-                     sa.Column("text", sa.String(10), nullable=False))
-    try:
-        led = L.Ledger(url)
+    installed_datasets(declaring("notes", "tests.ledger_tables:NOTES"))
+    led = L.Ledger(url)
+    with led.transaction() as tx:
+        assert tx.insert_or_ignore(notes, {"note_id": "n1"}, {"text": "first"})
+        assert tx.upsert(notes, {"note_id": "n1"}, {"text": "second"})
+        assert not tx.upsert(notes, {"note_id": "n1"}, {"text": "second"})
+    with led.read() as q:
+        assert q.get(notes, {"note_id": "n1"}) == {"note_id": "n1", "text": "second"}
+        dumped = q.dump()
+        assert dumped["test_companion_notes"] == [("n1", "second")] and dumped["cluster_labels"] == []
+    with pytest.raises(ValueError, match="test_companion_notes.text holds at most 10"):
         with led.transaction() as tx:
-            assert tx.insert_or_ignore(notes, {"note_id": "n1"}, {"text": "first"})
-            assert tx.upsert(notes, {"note_id": "n1"}, {"text": "second"})
-            assert not tx.upsert(notes, {"note_id": "n1"}, {"text": "second"})
-        with led.read() as q:
-            assert q.get(notes, {"note_id": "n1"}) == {"note_id": "n1", "text": "second"}
-            assert q.dump()["test_companion_notes"] == [("n1", "second")]
-        with pytest.raises(ValueError, match="test_companion_notes.text holds at most 10"):
-            with led.transaction() as tx:
-                tx.upsert(notes, {"note_id": "n2"}, {"text": "much too long"})
-        led.dispose()
-    finally:
-        L.metadata.remove(notes)
+            tx.upsert(notes, {"note_id": "n2"}, {"text": "much too long"})
+    led.dispose()
+
+
+def test_a_ledger_table_two_declarations_name_is_refused_naming_both(installed_datasets):
+    installed_datasets(declaring("clash", "tests.ledger_tables:CLASH"))
+    with pytest.raises(InputError, match=r"^ledger table 'batches' is declared by the core ledger "
+                                         r"\(picforge/ledger.py\) and by dataset clash "
+                                         r"\(tests.ledger_tables:CLASH\); rename one of them$"):
+        L.schema()
+
+
+LEDGER_TABLES = """
+import sys
+import sqlalchemy as sa
+{first}
+from picforge import ledger
+led = ledger.Ledger("sqlite:///" + sys.argv[1])
+print(sorted(sa.inspect(led.engine).get_table_names()))
+"""
+
+
+@pytest.mark.parametrize("first", ["", "import companions.mcphrasy.cluster_ledger", "import companions.mcphrasy.cli"])
+def test_a_ledgers_tables_do_not_depend_on_what_the_process_imported_first(tmp_path, first):
+    """A fresh process opens a new ledger: the core's tables and every installed dataset's (McPhraSy's
+    cluster_labels), whether or not it imported the companion before."""
+    done = subprocess.run([sys.executable, "-c", LEDGER_TABLES.format(first=first), str(tmp_path / "ledger.sqlite")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == repr(sorted(table.name for table in L.schema().sorted_tables))
+    assert "'cluster_labels'" in done.stdout and "'batches'" in done.stdout

@@ -6,7 +6,8 @@ import pytest
 from botocore.stub import ANY, Stubber
 
 from annotation.mturk import hit_pages, client as mturk_client, fees as mturk_fees, hits as mturk_hits, round1
-from annotation import ledger as L
+from picforge import mturk_xml
+from picforge import ledger as L
 
 from mturk_support import (NOW, SCRIPT, answer_xml, gold_bank, hit_id, hit_record, make_run, real_client,
                            record_calls, write_gold)
@@ -99,7 +100,7 @@ def test_create_prints_cost_and_sends_qualification_test_hit_type_and_escaped_pa
     assert {"Country": "US"} in requirements[mturk_hits.LOCALE_QUALIFICATION]["LocaleValues"]
     assert requirements[mturk_hits.APPROVAL_RATE_QUALIFICATION]["IntegerValues"] == [98]
 
-    pages = "".join(ET.fromstring(params["Question"]).find(f"{{{hit_pages.HTML_QUESTION_NS}}}HTMLContent").text
+    pages = "".join(ET.fromstring(params["Question"]).find(f"{{{mturk_xml.HTML_QUESTION_NS}}}HTMLContent").text
                     for op, params in calls if op == "CreateHITWithHITType")
     assert SCRIPT not in pages and "&lt;script&gt;alert(1)&lt;/script&gt;" in pages
     assert "large number" in pages and "unsolved crime" in pages      # the experts' paraphrases are asked about

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from annotation import ledger as L
+from picforge import ledger as L
 from annotation.mturk import manual as mturk_manual, round1
 import picforge.cli
 from picforge.errors import InputError

@@ -4,10 +4,11 @@ import json
 
 import pytest
 
-from annotation.mturk import hits as mturk_hits, questions as mturk_questions, question_xml as mturk_xml, round1
-from annotation.mturk.hit_pages import HTML_QUESTION_LIMIT, HTML_QUESTION_NS
-from annotation.ledger import Ledger
+from annotation.mturk import hits as mturk_hits, questions as mturk_questions, round1
+from picforge.ledger import Ledger
+from picforge import mturk_xml
 from picforge.errors import InputError
+from picforge.mturk_xml import HTML_QUESTION_LIMIT, HTML_QUESTION_NS
 
 META = {"environment": "sandbox", "hit_type": mturk_hits.HitTypeSettings(reward="0.80").as_meta(), "assignments": 3}
 

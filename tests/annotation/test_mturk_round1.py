@@ -2,7 +2,7 @@
 import pytest
 
 from annotation.mturk import fees as mturk_fees, hits as mturk_hits, round1
-from annotation.ledger import ACCEPTED, REJECTED
+from picforge.ledger import ACCEPTED, REJECTED
 from picforge.errors import InputError
 
 from mturk_support import gold_bank

@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from annotation import ledger as L
+from picforge import ledger as L
 from annotation.mturk import rehearsal as mturk_rehearsal, round1
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from picforge.rundir import RunDir
 
 from mturk_support import TRIPLETS

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from annotation.ledger import ACCEPTED, REJECTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
+from picforge.ledger import ACCEPTED, REJECTED, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2
 from picforge.rundir import RunDir
 from release.provenance import annotation_rai
 from tests.annotation.conftest import read_csv, write_csv

@@ -11,7 +11,7 @@ import pytest
 from botocore.stub import ANY, Stubber
 
 from annotation.mturk import client as mturk_client, hits as mturk_hits
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from companions.cosimlex.stage_names import RATINGS, SELECTION
 from picforge.cli import main
 from picforge.rundir import RunDir

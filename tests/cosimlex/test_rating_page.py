@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from annotation.mturk.hit_pages import html_question_xml
+from picforge.mturk_xml import html_question_xml
 from companions.cosimlex.answers import read_submissions, submission_ratings
 from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
 from tests.http_helpers import QuietHandler

@@ -2,7 +2,7 @@
 PostgreSQL, and read from ledgers written when the table was still defined in annotation/ledger.py."""
 import sqlite3
 
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from companions.mcphrasy.cluster_ledger import read_labels, record_labels
 from tests.annotation.conftest import ledger_url, new_ledger_url, postgres_server  # noqa: F401 (fixtures)
 

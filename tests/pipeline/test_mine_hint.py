@@ -8,7 +8,7 @@ from tests.conftest import ROOT
 
 CHILD = ("import json, sys\nfrom pipeline.cli.mine import annotation_hint\nbefore = annotation_hint(sys.argv[1])\n"
          "loaded = sorted(m for m in ('sqlalchemy', 'annotation.next_step') if m in sys.modules)\n"
-         "from annotation.ledger import Ledger\nLedger.for_run(sys.argv[1]).dispose()\n"
+         "from picforge.ledger import Ledger\nLedger.for_run(sys.argv[1]).dispose()\n"
          "print(json.dumps({'fresh': before, 'loaded': loaded, 'with_ledger': annotation_hint(sys.argv[1])}))")
 
 

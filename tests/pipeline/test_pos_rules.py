@@ -5,7 +5,7 @@ import spacy
 from spacy.pipeline import AttributeRuler
 from spacy.tokens import Doc
 
-from pipeline.pos_rules import PosRules, UnsupportedPattern, replace_attribute_ruler
+from picforge.pos_rules import PosRules, UnsupportedPattern, replace_attribute_ruler
 from pipeline.stages.clean import iter_clean_pages
 from picforge.spacy_models import default_spacy_model
 from pipeline.stages.phrases import load_spacy

@@ -10,7 +10,6 @@ DATA_FILE = "data/test.jsonl"
 TEXT = release_writer.Input("other", "the counted text keeps its authors' terms", "the text file given to "
                                      "`picforge wordcount count --text`")
 INPUT_TERMS = (TEXT,)
-LICENSE = release_writer.default_license(INPUT_TERMS)[0]
 INTRO = "How often each word occurs in one text file, lower-cased, most frequent first."
 # Every RAI field croissant.json states, in this release's words.
 RAI = {
@@ -36,29 +35,32 @@ def features():
     return datasets.Features({"word": datasets.Value("string"), "count": datasets.Value("int32")})
 
 
-def write_release(run, out, *, license_id=None, force=False):
+def write_release(run, out, *, license_id=None, license_override=None, force=False):
     """Write the release of the run's word counts into `out` (replaced whole) unless it is up to date; returns its
-    MANIFEST."""
-    license_id = license_id or LICENSE
+    MANIFEST. A `license_id` that conflicts with the text's terms is refused unless `license_override` says why."""
+    license_id = release_writer.check_license(license_id, INPUT_TERMS, license_override)
     made = rundir.RunDir(run).require(STAGE)
-    wanted = rundir.fingerprint("wordcount-release", {STAGE: made["fingerprint"]}, {"license": license_id})
+    wanted = rundir.fingerprint("wordcount-release", {STAGE: made["fingerprint"]},
+                                release_writer.license_fields(license_id, license_override))
     existing = release_writer.current_release(out, wanted, force=force, kind="wordcount", run=run)
     if existing:
         return dict(existing, skipped=True)
     rows = list(rundir.RunDir(run).iter_records(STAGE))
-    return release_writer.write_release(out, lambda folder: contents(folder, rows, made, wanted, license_id))
+    return release_writer.write_release(
+        out, lambda folder: contents(folder, rows, made, wanted, license_id, license_override))
 
 
-def contents(folder, rows, made, wanted, license_id):
+def contents(folder, rows, made, wanted, license_id, license_override):
     """The data file of a release, and its card, statistics, manifest fields and croissant description."""
     size = release_writer.write_jsonl(os.path.join(folder, DATA_FILE), rows)
     configs = {"default": (features(), {"test": (DATA_FILE, len(rows), size)})}
     header = release_writer.card_header(license_id=license_id, pretty_name=NAME, task_categories=["other"],
                                         configs=configs)
     card = release_writer.render_card(header, NAME, [INTRO], [
-        ("License", release_writer.license_section(license_id, INPUT_TERMS))])
+        ("License", release_writer.license_section(license_id, INPUT_TERMS, license_override))])
     stats = {"words": len(rows), "occurrences": sum(row["count"] for row in rows)}
-    fields = {"fingerprint": wanted, "license": license_id, "inputs": {STAGE: made["fingerprint"]},
+    fields = {"fingerprint": wanted, **release_writer.license_fields(license_id, license_override),
+              "inputs": {STAGE: made["fingerprint"]},
               "counts": {"test": len(rows)}}
     description = release_writer.Description(
         name=NAME, description=INTRO, cite_as="picforge's plug-in example", inputs=INPUT_TERMS, rai=RAI,

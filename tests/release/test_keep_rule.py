@@ -1,7 +1,7 @@
 """PiC's keep rule, from round decisions to released examples: every kept paraphrase and label on its own,
 against the old all-or-nothing rule (a triplet kept only when q1, q2 and q3 all survive), with hand-computed counts."""
 from annotation.final import final_record
-from annotation.ledger import ACCEPTED, REJECTED
+from picforge.ledger import ACCEPTED, REJECTED
 from annotation.rules import ANNOTATION_KINDS, item_outcome, kept_outcomes
 from release.build import build_release
 from release.inputs import load_run

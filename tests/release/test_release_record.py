@@ -7,7 +7,7 @@ import os
 import pytest
 
 from annotation.mturk import round1
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from picforge.release_writer import read_manifest
 from tests.release.fixture_run import make_run, triplet_records
 from tests.walkthrough.annotators import fill_expert_sheets, fill_rehearsal, requester_ui_results

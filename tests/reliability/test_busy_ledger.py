@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from annotation import ledger
+from picforge import ledger
 from picforge import cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from picforge import cli, runlock
 from picforge.paths import declared_output
 from picforge.runlock import LOCK_FILE

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from picforge import cli
 from picforge.paths import declared_output
 from tests.cli_helpers import picforge_in_child, verbs
@@ -101,7 +101,7 @@ def test_review_cannot_overwrite_the_results_file_it_ingested(mined_103, tmp_pat
     run, truths = expert_annotated(mined_103, tmp_path)
     assert picforge_in_child("annotate", "mturk", "export", "--run", run, "--batch", "sim", "--gold", GOLD,
                              "--questions-per-hit", "10", "--assignments", "1")[0] == 0
-    from annotation.ledger import Ledger
+    from picforge.ledger import Ledger
     ledger = Ledger.for_run(str(run))
     with ledger.read() as q:
         plan = q.batch("sim")["meta"]

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from annotation.triplets import text_digest
 from picforge.rundir import RunDir
 from tests.cli_helpers import picforge_in_child

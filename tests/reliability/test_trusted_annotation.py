@@ -9,7 +9,7 @@ import pytest
 
 from annotation.mturk import round1
 from annotation.mturk.gold import length_separation, question_words
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from tests.cli_helpers import picforge_in_child
 from tests.reliability.test_bounds_and_exits import exported_expert_sheet
 from tests.reliability.test_worker_quality import expert_annotated, exported_inputs, write_results

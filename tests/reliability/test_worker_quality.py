@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from annotation.mturk import round1
-from annotation.ledger import ACCEPTED, ROUND_EXPERT, Ledger
+from picforge.ledger import ACCEPTED, ROUND_EXPERT, Ledger
 from picforge.rundir import RunDir
 from tests.cli_helpers import ROOT, picforge_in_child
 

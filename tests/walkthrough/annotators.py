@@ -5,7 +5,7 @@ import glob
 import os
 
 from annotation.mturk import round1
-from annotation.ledger import Ledger
+from picforge.ledger import Ledger
 from tests.annotation.conftest import read_csv, write_csv
 
 # Expert answers (Q1, Q2, Q3) per phrase of the triplets `make demo` selects on the shipped 103-page sample,

@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from annotation.mturk import client as mturk_client, round1
-from annotation.ledger import ROUND_MTURK, Ledger
+from picforge.ledger import ROUND_MTURK, Ledger
 from picforge import cli
 from tests.annotation.conftest import read_csv
 from tests.walkthrough import annotators

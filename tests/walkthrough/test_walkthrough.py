@@ -254,7 +254,7 @@ def test_the_walkthrough_runs_as_documented(tmp_path, monkeypatch, mined_103, en
 def pilot_items():
     """Item ids the walkthrough's expert pilot settled."""
     from annotation.final import pilot_items as settled
-    from annotation.ledger import Ledger
+    from picforge.ledger import Ledger
 
     ledger = Ledger.for_run(RUN)
     try:

@@ -27,7 +27,7 @@ def _write_text(path, text):
 
 
 def run(args):
-    from annotation.mturk.hit_pages import HTML_QUESTION_LIMIT, html_question_xml
+    from picforge.mturk_xml import HTML_QUESTION_LIMIT, html_question_xml
     from companions.cosimlex.rating import annotator_assignments, rating_forms, render_form
     from companions.cosimlex.stage_names import CANDIDATES, FORMS, SELECTION
     from picforge.rundir import RunDir

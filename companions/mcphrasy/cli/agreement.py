@@ -1,6 +1,6 @@
 """`picforge mcphrasy agreement`: V-measure, ARI and AMI between annotators of the shared groups."""
 from companions.mcphrasy.annotate import agreement_report, ledger_labels
-from annotation.cli.common import ledger_url
+from picforge.ledger import ledger_url
 from companions.mcphrasy.cli.common import add_run_and_ledger_options
 from picforge.rundir import RunDir
 from picforge import verbs

@@ -1,8 +1,8 @@
 """What the McPhraSy verbs share: the run, ledger and corpus options."""
 import dataclasses
 
-from annotation.cli.common import add_ledger_option
 from companions.mcphrasy.declarations import DocumentsOptions
+from picforge.ledger import add_ledger_option
 from picforge.errors import InputError
 from picforge.options import add_run_option
 from picforge.paths import add_output

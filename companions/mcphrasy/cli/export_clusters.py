@@ -1,6 +1,6 @@
 """`picforge mcphrasy export clusters`: one cluster sheet per group per annotator, and the guidelines."""
 from companions.mcphrasy.annotate import DEFAULT_SHARED, export_clusters
-from annotation.cli.common import add_ledger_option, ledger_url
+from picforge.ledger import add_ledger_option, ledger_url
 from picforge.options import add_run_option, non_negative_int
 from picforge.rundir import RunDir
 from picforge import verbs

@@ -1,6 +1,6 @@
 """`picforge mcphrasy ingest clusters`: validate returned cluster sheets and record them in the ledger."""
 from companions.mcphrasy.annotate import ingest_clusters
-from annotation.cli.common import ledger_url
+from picforge.ledger import ledger_url
 from companions.mcphrasy.cli.common import add_run_and_ledger_options
 from picforge.options import add_sheets_input
 from picforge.rundir import RunDir

@@ -1,7 +1,7 @@
 """`picforge mcphrasy reconcile`: the final clusters of every annotated group (majority where several)."""
 from companions.mcphrasy.annotate import write_clusters
 from companions.mcphrasy.declarations import CLUSTERS
-from annotation.cli.common import ledger_url
+from picforge.ledger import ledger_url
 from companions.mcphrasy.cli.common import add_run_and_ledger_options
 from picforge.rundir import RunDir
 from picforge import verbs

@@ -6,9 +6,10 @@ All writes go through `Ledger.transaction()`: one import is one transaction, so 
 leaves the ledger exactly as it was, and writers take turns. SQLite (the default, `RUN_DIR/ledger.sqlite`)
 or PostgreSQL (any SQLAlchemy URL).
 
-A companion keeps its own tables in the same database: it defines them on `metadata` in a module of its own and
-writes them through the session's keyed writes (`get`, `insert_or_ignore`, `upsert`); a Ledger creates every table
-defined by the time it opens.
+A companion keeps its own tables in the same database: its dataset declaration names them (`ledger_tables`, a
+MetaData of its own, picforge.datasets), `schema()` adds every installed dataset's to the core's, and it writes them
+through the session's keyed writes (`get`, `insert_or_ignore`, `upsert`). A Ledger creates the tables of `schema()`
+it lacks when it opens, so what a ledger holds does not depend on what the process imported first.
 """
 import contextlib
 import datetime
@@ -19,9 +20,12 @@ import os
 
 import sqlalchemy as sa
 
+from picforge import verbs
 from picforge.errors import InputError
 from picforge.paths import LEDGER_FILE
 
+# Environment variable naming the ledger's SQLAlchemy URL when --ledger is not given.
+LEDGER_VARIABLE = "PICFORGE_LEDGER"
 BUSY_NOTICE_SECONDS = 2  # a writer waits this long for the SQLite ledger before saying it is waiting
 BUSY_WAIT_SECONDS = 600  # and at most this long in all
 log = logging.getLogger(__name__)
@@ -34,7 +38,7 @@ CANCELLED = "cancelled"   # the status of a batch taken back before anyone worke
 # Item kinds: a whole triplet (expert round), its three annotations (verification rounds), PS pairs.
 ITEM_KINDS = ("triplet", "q1", "q2", "q3", "ps_pos", "ps_neg")
 
-metadata = sa.MetaData()  # the ledger's tables, and those companions add (see the module docstring)
+metadata = sa.MetaData()  # the core's tables; schema() adds the installed datasets' (see the module docstring)
 
 batches = sa.Table(
     "batches", metadata,
@@ -174,6 +178,38 @@ WRITER_LOCK_IF_FREE = sa.select(sa.func.pg_try_advisory_xact_lock(WRITER_LOCK_KE
 WAITING = "%s: another picforge command is writing to the ledger; waiting%s for it to finish"
 
 
+@functools.lru_cache(maxsize=None)
+def schema():
+    """The ledger's tables: the core's (`metadata`) and every installed dataset's `ledger_tables`, on one MetaData;
+    a table name declared twice is refused, naming both declarations."""
+    whole = sa.MetaData()
+    owner = {}
+    for table in metadata.sorted_tables:
+        table.to_metadata(whole)
+        owner[table.name] = "the core ledger (picforge/ledger.py)"
+    for name, dataset in verbs.datasets().datasets.items():
+        for table in dataset.tables():
+            declared = f"dataset {name} ({dataset.ledger_tables})"
+            if table.name in owner:
+                raise InputError(f"ledger table {table.name!r} is declared by {owner[table.name]} and by {declared}; "
+                                 "rename one of them")
+            table.to_metadata(whole)
+            owner[table.name] = declared
+    return whole
+
+
+def add_ledger_option(parser):
+    """--ledger URL, for every verb that opens a ledger (read through `ledger_url`)."""
+    parser.add_argument("--ledger", metavar="URL",
+                        help=f"SQLAlchemy URL of the ledger (default: ${LEDGER_VARIABLE}, "
+                             "else sqlite:///RUN_DIR/ledger.sqlite)")
+
+
+def ledger_url(args):
+    """The URL of the ledger a verb opens: --ledger, else $PICFORGE_LEDGER, else None (RUN_DIR/ledger.sqlite)."""
+    return args.ledger or os.environ.get(LEDGER_VARIABLE)
+
+
 def item_id(triplet_id, kind):
     """The natural id of one item: the triplet and what about it is annotated or verified."""
     if kind not in ITEM_KINDS:
@@ -266,7 +302,7 @@ def create_engine(url):
 
 
 class Ledger:
-    """Handle on one ledger database; the tables defined on `metadata` that it lacks are created when it opens."""
+    """Handle on one ledger database; the tables of `schema()` that it lacks are created when it opens."""
 
     def __init__(self, url, create=True):
         """The ledger at `url`; its missing tables are created, and an SQLite file that is not there is made only
@@ -280,7 +316,7 @@ class Ledger:
                                  "starts it first (`picforge annotate export expert`) or pass the --run/--ledger "
                                  "that holds it (nothing was created)")
         with self._writing() as conn:
-            metadata.create_all(conn)
+            schema().create_all(conn)
 
     @classmethod
     def for_run(cls, run_dir, url=None, create=True):
@@ -390,7 +426,7 @@ class LedgerSession:
     def __init__(self, conn):
         self.conn = conn
 
-    # -- keyed writes, for the tables above and those companions define on `metadata` ------------
+    # -- keyed writes, for the tables above and those the installed datasets declare ------------
 
     def get(self, table, key):
         """The row of `table` whose key columns hold `key` ({column: value}), or None."""
@@ -698,7 +734,7 @@ class LedgerSession:
     def dump(self, with_times=False):
         """Every table's rows, sorted, as {table: [row, …]} (for comparing ledgers)."""
         out = {}
-        for table in metadata.sorted_tables:
+        for table in schema().sorted_tables:
             cols = [c for c in table.c if with_times or c.name not in TIME_COLUMNS]
             rows = [tuple(r) for r in self.conn.execute(sa.select(*cols))]
             out[table.name] = sorted(rows, key=repr)
