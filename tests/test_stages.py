@@ -165,7 +165,7 @@ def test_a_stage_written_outside_beam_is_fingerprinted_by_its_declaration(tmp_pa
     assert stages.current(run, Counted, TitleOptions(), inputs, force=True) is None
 
 
-COMPANION_DECLARATIONS = ("companions.cosimlex", "companions.mcphrasy", "companions.stsb_context")
+DATASET_DECLARATIONS = ("companions.cosimlex", "companions.mcphrasy", "companions.stsb_context")
 
 
 def companion_stages():
@@ -173,8 +173,8 @@ def companion_stages():
     import importlib
 
     found = []
-    for package in COMPANION_DECLARATIONS:
-        companion = importlib.import_module(package).COMPANION
+    for package in DATASET_DECLARATIONS:
+        companion = importlib.import_module(package).DATASET
         found.append((companion, {name: stages.REGISTRY[name] for name in companion.stages}))
     return found
 
@@ -219,7 +219,7 @@ def test_no_companion_writes_a_stage_or_a_fingerprint_by_hand():
     root = pathlib.Path(__file__).resolve().parents[1]
     by_hand = re.compile(r'\.write_stage\(|\brun_stages\(|\bStep\(|\bfingerprint\((?!"[\w-]+-release")|\boptions=\{')
     found = [f"{path.relative_to(root)}:{number}: {line.strip()}"
-             for package in COMPANION_DECLARATIONS
+             for package in DATASET_DECLARATIONS
              for path in sorted((root / package.replace(".", "/")).rglob("*.py"))
              for number, line in enumerate(path.read_text().splitlines(), 1) if by_hand.search(line)]
     assert found == []
