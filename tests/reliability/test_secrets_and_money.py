@@ -114,4 +114,4 @@ def test_every_http_attempt_counts_against_max_requests(failing_server, stsb_fil
     for path in [p for p in tmp_path.rglob("*") if p.is_file()]:
         assert b"s3cr3t-pass" not in path.read_bytes(), path
     assert "s3cr3t-pass" not in done.stdout + done.stderr
-    assert manifest["options"]["endpoint"] == f"http://user:***@{host}:{port}/v1"
+    assert manifest["inputs"]["endpoint"] == f"http://user:***@{host}:{port}/v1"
