@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 
+from companions.cosimlex.bert_tokens import BertTokens
 from picforge.encoders import BUNDLED_MODEL, TokenEncoder, resolve_model_path, span_vector
 from picforge.errors import InputError
 from picforge.spacy_models import shared_pipeline
@@ -51,10 +52,10 @@ class SpacyTokens:
 
 
 def make_encoder(spec, spacy_model, device="cpu"):
-    """The encoder named by `spec`: minilm, tok2vec (of `spacy_model`), hf:FOLDER or spacy:MODEL; the transformer
-    ones on `device`."""
+    """The encoder named by `spec`: minilm (the bundled MiniLM, run without transformers), tok2vec (of
+    `spacy_model`), hf:FOLDER or spacy:MODEL; the transformer ones on `device`."""
     if spec == MINILM:
-        return TokenEncoder(resolve_model_path(BUNDLED_MODEL), batch_size=ONE_CONTEXT, device=device)
+        return BertTokens(resolve_model_path(BUNDLED_MODEL), device=device)
     if spec == TOK2VEC:
         return SpacyTokens(spacy_model)
     kind, _, name = spec.partition(":")
