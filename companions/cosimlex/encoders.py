@@ -32,6 +32,15 @@ def _only_tok2vec(nlp, model):
     nlp.select_pipes(enable=["tok2vec"])
 
 
+def components_besides_tok2vec(model):
+    """The components of the spaCy model `model` (an installed package or a folder) other than `tok2vec`, from its
+    meta.json: the scorer loads none of them."""
+    import spacy
+
+    meta = spacy.util.get_model_meta(model if os.path.isdir(model) else spacy.util.get_package_path(model))
+    return tuple(name for name in meta.get("components", meta.get("pipeline", ())) if name != "tok2vec")
+
+
 class SpacyTokens:
     """The token vectors (`doc.tensor`) that a spaCy pipeline's `tok2vec` component computes."""
 
@@ -41,7 +50,7 @@ class SpacyTokens:
 
     def load(self):
         if self.nlp is None:
-            self.nlp = shared_pipeline(self.model, (), _only_tok2vec, self.model)
+            self.nlp = shared_pipeline(self.model, components_besides_tok2vec(self.model), _only_tok2vec, self.model)
         return self
 
     def token_vectors(self, texts):

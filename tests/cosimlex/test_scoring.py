@@ -46,6 +46,11 @@ def test_real_encoders_score_the_same_pair_differently_in_different_contexts(spe
     assert pair_similarities(encoder, BANK_CONTEXTS[:1]) == pytest.approx([first])
 
 
+def test_the_tok2vec_scorer_loads_its_model_with_tok2vec_alone(encoders):
+    assert encoders["tok2vec"].nlp.pipe_names == ["tok2vec"]
+    assert encoders["tok2vec"].nlp.disabled == []  # left out at load, not loaded and disabled
+
+
 def test_a_word_truncated_away_gets_no_score(encoders):
     long = context("The money was counted slowly by the careful clerk before it went to the bank.", "money", "bank")
     encoder = encoders["minilm"]
