@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 
+from companions.cosimlex.bert_tokens import BertTokens
 from picforge.encoders import BUNDLED_MODEL, TokenEncoder, resolve_model_path, span_vector
 from picforge.errors import InputError
 from picforge.spacy_models import shared_pipeline
@@ -31,6 +32,15 @@ def _only_tok2vec(nlp, model):
     nlp.select_pipes(enable=["tok2vec"])
 
 
+def components_besides_tok2vec(model):
+    """The components of the spaCy model `model` (an installed package or a folder) other than `tok2vec`, from its
+    meta.json: the scorer loads none of them."""
+    import spacy
+
+    meta = spacy.util.get_model_meta(model if os.path.isdir(model) else spacy.util.get_package_path(model))
+    return tuple(name for name in meta.get("components", meta.get("pipeline", ())) if name != "tok2vec")
+
+
 class SpacyTokens:
     """The token vectors (`doc.tensor`) that a spaCy pipeline's `tok2vec` component computes."""
 
@@ -40,7 +50,7 @@ class SpacyTokens:
 
     def load(self):
         if self.nlp is None:
-            self.nlp = shared_pipeline(self.model, (), _only_tok2vec, self.model)
+            self.nlp = shared_pipeline(self.model, components_besides_tok2vec(self.model), _only_tok2vec, self.model)
         return self
 
     def token_vectors(self, texts):
@@ -51,10 +61,10 @@ class SpacyTokens:
 
 
 def make_encoder(spec, spacy_model, device="cpu"):
-    """The encoder named by `spec`: minilm, tok2vec (of `spacy_model`), hf:FOLDER or spacy:MODEL; the transformer
-    ones on `device`."""
+    """The encoder named by `spec`: minilm (the bundled MiniLM, run without transformers), tok2vec (of
+    `spacy_model`), hf:FOLDER or spacy:MODEL; the transformer ones on `device`."""
     if spec == MINILM:
-        return TokenEncoder(resolve_model_path(BUNDLED_MODEL), batch_size=ONE_CONTEXT, device=device)
+        return BertTokens(resolve_model_path(BUNDLED_MODEL), device=device)
     if spec == TOK2VEC:
         return SpacyTokens(spacy_model)
     kind, _, name = spec.partition(":")

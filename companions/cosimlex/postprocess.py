@@ -6,8 +6,6 @@ import re
 import statistics
 import warnings
 
-from scipy import stats
-
 from companions.cosimlex.declarations import PostprocessOptions as Defaults
 from companions.cosimlex.rating import SCALE
 
@@ -48,6 +46,8 @@ def engagement_check(ratings, max_disengaged):
 def agreement_with_others(ratings, min_items=MIN_ITEMS_TO_JUDGE):
     """{annotator: Spearman of their ratings with the mean of the other annotators' ratings of the same
     items}; None for annotators sharing fewer than `min_items` items with others, 0.0 where undefined."""
+    from scipy import stats  # here, not at import: every `picforge cosimlex` verb imports this module
+
     by_item = collections.defaultdict(dict)
     for rating in ratings:
         by_item[rating["item_id"]][rating["worker_id"]] = rating["value"]
@@ -88,6 +88,8 @@ def calibrate(ratings):
 
 def context_statistics(values1, values2):
     """(mean1, mean2, sd1, sd2, Mann-Whitney U two-sided p-value) of the ratings of a pair's two contexts."""
+    from scipy import stats
+
     p_value = stats.mannwhitneyu(values1, values2, alternative="two-sided").pvalue
     return (statistics.fmean(values1), statistics.fmean(values2), statistics.stdev(values1),
             statistics.stdev(values2), float(p_value))

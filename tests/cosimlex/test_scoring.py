@@ -1,10 +1,15 @@
 """Contextual pair similarity with the real local encoders, and the choice of candidates."""
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
+from companions.cosimlex.bert_tokens import BertTokens
 from companions.cosimlex.encoders import make_encoder, pair_cosine, pair_similarities
+from picforge.encoders import BUNDLED_MODEL, TokenEncoder, resolve_model_path
+from picforge.errors import InputError
 from companions.cosimlex.select import LOW_RESOURCE_PER_ENCODER, select_candidates
 from tests.cosimlex.conftest import SPACY_MODEL
 
@@ -41,6 +46,11 @@ def test_real_encoders_score_the_same_pair_differently_in_different_contexts(spe
     assert pair_similarities(encoder, BANK_CONTEXTS[:1]) == pytest.approx([first])
 
 
+def test_the_tok2vec_scorer_loads_its_model_with_tok2vec_alone(encoders):
+    assert encoders["tok2vec"].nlp.pipe_names == ["tok2vec"]
+    assert encoders["tok2vec"].nlp.disabled == []  # left out at load, not loaded and disabled
+
+
 def test_a_word_truncated_away_gets_no_score(encoders):
     long = context("The money was counted slowly by the careful clerk before it went to the bank.", "money", "bank")
     encoder = encoders["minilm"]
@@ -49,6 +59,36 @@ def test_a_word_truncated_away_gets_no_score(encoders):
         assert pair_similarities(encoder, [long]) == [None]
     finally:
         encoder.max_length = 512
+
+
+def test_minilm_gives_transformers_bert_vectors_bit_for_bit(encoders):
+    texts = [c["context"] for c in BANK_CONTEXTS] + [
+        "Naïve café-goers — 12,000 of them — queued (again!) at 5:30 a.m. for the “new” croissants.",
+        " ".join(["The river bank was muddy."] * 120)]  # past 512 tokens: truncated alike
+    reference = TokenEncoder(resolve_model_path(BUNDLED_MODEL), batch_size=1, device="cpu").load()
+    ours, theirs = list(encoders["minilm"].token_vectors(texts)), list(reference.token_vectors(texts))
+    assert len(ours) == len(texts) and len(ours[-1][1]) == 512
+    for (vectors, offsets), (expected_vectors, expected_offsets) in zip(ours, theirs):
+        assert offsets == expected_offsets
+        assert np.array_equal(vectors, expected_vectors)
+
+
+def test_minilm_scores_without_importing_transformers():
+    code = ("import sys; from companions.cosimlex.encoders import make_encoder; "
+            "print(list(make_encoder('minilm', None).load().token_vectors(['a bank']))[0][0].shape, "
+            "'transformers' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split() \
+        == ["(4,", "384)", "False"]
+
+
+def test_a_folder_that_is_not_plain_bert_is_refused_by_name(tmp_path):
+    for name in ("config.json", "model.safetensors", "tokenizer.json"):
+        (tmp_path / name).write_text("{}" if name == "config.json" else "")
+    with pytest.raises(InputError, match=f"{tmp_path}/config.json: not a plain BERT encoder"):
+        BertTokens(str(tmp_path)).load()
+    (tmp_path / "tokenizer.json").unlink()
+    with pytest.raises(InputError, match=f"{tmp_path}: no tokenizer.json"):
+        BertTokens(str(tmp_path)).load()
 
 
 def scored(context_id, occurrence, **scores):
