@@ -72,7 +72,10 @@ def pytest_terminal_summary(terminalreporter):
 def pytest_collection_finish():
     """Leave what collection loaded (Beam, torch, the test items: objects as old as the worker) out of the collector's
     full passes, and collect the young generation 14x less often: full passes cost 10-15 % of the suite's CPU. Once,
-    here: an object frozen that dies later in a reference cycle is never freed (picforge/long_lived.py)."""
+    here: an object frozen that dies later in a reference cycle is never freed (picforge/long_lived.py). Not with
+    $PICFORGE_TESTS_COLLECTOR_DEFAULTS set (bench/suite_costs.py --baseline)."""
+    if os.environ.get("PICFORGE_TESTS_COLLECTOR_DEFAULTS"):
+        return
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
