@@ -128,9 +128,10 @@ class Dataset:
                 check_device(extra["options"].device_spec())
         manifest = self.release_hook()(args.run, args.out, license_id=args.license,
                                        license_override=args.license_override, force=args.force, **extra)
-        print(release_summary(args.out, manifest, self.release.counts))
-        if self.release.details:
-            print(imported(self.name, "release details", self.release.details)(manifest))
+        summary = release_summary(args.out, manifest, self.release.counts).split("\n")
+        if self.release.details:   # beside the sizes, before any warning
+            summary.insert(1, imported(self.name, "release details", self.release.details)(manifest))
+        print("\n".join(summary))
         return 0
 
     def after_release(self, args):
