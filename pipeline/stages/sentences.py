@@ -33,7 +33,9 @@ BROKEN_PATTERNS = (
 NO_SENTENCE_END = re.compile(r"[^.!?…\"'”’)\]][\"'”’)\]]*$")
 # A pointer to what cleaning always removes (tables, figures, maps, lists): "(see table above)", "shown in the
 # diagram at the left", "This is a chart of …". Its sentence is flagged, so passages and PR-page leave it out.
-_FIGURE = r"(?:table|chart|graph|diagram|figure|map|image|picture|photo(?:graph)?|illustration|plot|cladogram|infobox)s?"
+FIGURE_WORDS = ("table", "chart", "graph", "diagram", "figure", "map", "image", "picture", "photo", "photograph",
+                "illustration", "plot", "cladogram", "infobox")
+_FIGURE = rf"(?:{'|'.join(FIGURE_WORDS)})s?"
 POINTER = re.compile(
     rf"\b{_FIGURE}\s+(?:below|above|(?:at|on|to)\s+(?:the\s+)?(?:left|right|top|bottom)|(?:in|at)\s+the\s+"
     rf"(?:upper|lower|top|bottom)|(?:at|on)\s+the\s+(?:bottom|top|end)\s+of\s+this)\b|"
@@ -46,8 +48,7 @@ POINTER = re.compile(
     re.IGNORECASE)
 # Every POINTER match holds one of these words (a figure word, a list word, or where on the page): an ASCII
 # sentence holding none of them, lower-cased, cannot match, so POINTER's scan is skipped for it.
-POINTER_WORDS = ("table", "chart", "graph", "diagram", "figure", "map", "image", "picture", "photo", "illustration",
-                 "plot", "cladogram", "infobox", "list", "outline", "below", "above", "left", "right")
+POINTER_WORDS = (*FIGURE_WORDS, "list", "outline", "below", "above", "left", "right")
 
 
 def points_to_removed(text):
