@@ -102,8 +102,12 @@ class Dataset:
         """The generic verbs the core runs for this dataset: `AREA release`."""
         from picforge.verbs import Verb
 
+        from picforge.release_writer import RELEASE_OUT
+        from picforge.verbs import Writes
+
         return (Verb(self.name, "release", None, self.run_release, self.add_release_options, help=self.release.help,
-                     description=self.release.description or None, next_step=self.after_release),)
+                     description=self.release.description or None, next_step=self.after_release,
+                     writes=Writes("release", RELEASE_OUT)),)
 
     def add_release_options(self, parser):
         """--run, --out, --license, --license-override, --force, and the flags of the release's options."""

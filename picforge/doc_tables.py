@@ -60,7 +60,8 @@ def writes_text(verb):
     found = []
     if verb.writes is not None and verb.writes.kind == "stage":
         found.append(f"stage `{verb.writes.default}` of `--run`")
-    for action in verb_parser(verb)._actions:
+    actions = verb_parser(verb)._actions
+    for action in sorted(actions, key=lambda action: getattr(action, "picforge_writes", None) is None):  # --out first
         spec = paths.declared_output(action)
         if spec is None:
             continue

@@ -16,7 +16,7 @@ from picforge.licences import (check_license, default_license, license_section, 
 from picforge.files import pid_alive, pid_tag, remove_leftovers
 from picforge.options import add_run_option
 from picforge.release_check import CARD, SELF_DIGEST, intact_release, manifest_digest, sha256_file, verify_release
-from picforge.paths import PRODUCER, add_output, plain_file, refuse_overlap, refuse_replacing
+from picforge.paths import PRODUCER, plain_file, refuse_overlap, refuse_replacing
 
 MANIFEST = "MANIFEST.json"
 STATS = "stats.json"
@@ -54,11 +54,13 @@ def read_manifest(release_dir):
                            f"restore it from the published copy, or rebuild the release into {release_dir}")
 
 
+# What every release verb creates: its --out.
+RELEASE_OUT = "release directory to write (local path, replaced whole)"
+
+
 def add_release_options(parser, *, reads, default_license):
-    """The options every release verb shares: --run (the run it reads), --out, --license and --force."""
+    """The options every release verb shares besides its --out: --run (the run it reads), --license and --force."""
     add_run_option(parser, reads)
-    add_output(parser, "--out", kind="release", required=True,
-               help="release directory to write (local path, replaced whole)")
     add_license_options(parser, default_license)
     parser.add_argument("--force", action="store_true", help="replace --out even if it holds something else")
 

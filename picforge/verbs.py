@@ -23,6 +23,9 @@ SHEET_GROUPS = {"export": "write the sheets or forms people fill", "ingest": "re
 MEANINGS = {"--run": "RUN_DIR", "--release": "RELEASE_DIR", "--encoder": "MODEL", "--gold": "GOLD.jsonl",
             "--ledger": "URL"}
 
+# What `--out` shows for each kind a verb writes, unless its Writes names it otherwise.
+METAVARS = {"file": "FILE", "folder": "DIR", "run": "RUN_DIR", "release": "RELEASE_DIR"}
+
 
 class AreaError(InputError):
     """An area that cannot be used: its entry point does not load, names no Area, or takes another's command."""
@@ -82,11 +85,13 @@ def nothing_left(why):
 
 @dataclasses.dataclass(frozen=True)
 class Writes:
-    """What a verb creates, declared once: a `file` or `folder` named by its `--out`, or a `stage` of its `--run`
-    (no `--out`: what a later verb reads from the run). `default` is the run's own place for it (a path under
-    RUN_DIR; `{dest}` fields are filled from the command line, as in `mturk/{batch}`), used when `--out` is not
-    given; `optional`: without `--out` the verb writes none of it; neither: `--out` is required. `--out` may lie in
-    the run only under `default`'s fixed head (or `within`); the core checks it with every other output."""
+    """What a verb creates, declared once: a `file` or `folder` named by its `--out`, a `run` or `release` it
+    creates (or adds to) at `--out`, or a `stage` of its `--run` (no `--out`: what a later verb reads from the run).
+    `default` is the run's own place for it (a path under RUN_DIR; `{dest}` fields are filled from the command line,
+    as in `mturk/{batch}`; `.`: the run `--run` names), used when `--out` is not given; `optional`: without `--out`
+    the verb writes none of it; neither: `--out` is required. `--out` may lie in the run only under `default`'s
+    fixed head (or `within`); `shared_with`: the options that may name the same run (one the verb reads and adds
+    to); the core checks it with every other output."""
 
     kind: str
     help: str = ""
@@ -94,16 +99,20 @@ class Writes:
     optional: bool = False
     within: str | None = None
     metavar: str | None = None
+    shared_with: tuple = ()
 
     def __post_init__(self):
-        if self.kind not in ("file", "folder", "stage") or self.kind == "stage" and not self.default:
-            raise ValueError(f"Writes({self.kind!r}): a file, a folder, or a stage with its default place")
+        if self.kind not in ("file", "folder", "run", "release", "stage") or self.kind == "stage" and not self.default:
+            raise ValueError(f"Writes({self.kind!r}): a file, a folder, a run, a release, or a stage with its default "
+                             "place")
 
     @property
     def owns(self):
         """The sub-folder of the run this output may be written under (none: it lies outside the run)."""
         if self.within:
             return (self.within,)
+        if self.kind in ("run", "release"):  # a run or release of its own, not a place inside another
+            return ()
         parts = (self.default or "").split("/")
         fixed = parts[:next((i for i, part in enumerate(parts) if "{" in part), len(parts))]
         if len(fixed) == len(parts) and self.kind == "file":
@@ -113,6 +122,8 @@ class Writes:
     @property
     def shown_default(self):
         """The default as help and docs show it: `RUN_DIR/mturk/BATCH` (None when there is none)."""
+        if self.default == ".":
+            return "--run"
         return "RUN_DIR/" + re.sub(r"\{(\w+)\}", lambda found: found[1].upper(), self.default) if self.default else None
 
     def add_option(self, parser):
@@ -120,10 +131,9 @@ class Writes:
         if self.kind == "stage":
             return None
         default = f" (default {self.shown_default})" if self.default else ""
-        action = paths.add_output(parser, "--out", kind=self.kind, owns=self.owns,
+        action = paths.add_output(parser, "--out", kind=self.kind, owns=self.owns, shared_with=self.shared_with,
                                   required=not (self.default or self.optional),
-                                  metavar=self.metavar or ("DIR" if self.kind == "folder" else "FILE"),
-                                  help=f"{self.help}{default}")
+                                  metavar=self.metavar or METAVARS[self.kind], help=f"{self.help}{default}")
         action.picforge_writes = self
         return action
 
@@ -132,6 +142,8 @@ class Writes:
         given = getattr(args, "out", None) if self.kind != "stage" else None
         if given or not self.default or not isinstance(getattr(args, "run", None), str):
             return given
+        if self.default == ".":
+            return args.run
         sub = self.default.format(**vars(args))
         return f"{args.run.rstrip('/')}/{sub}" if "://" in args.run else os.path.join(args.run, sub)
 
@@ -309,8 +321,8 @@ def option_strings(words):
 
 def grammar_faults(verb, parser):
     """What in `verb`'s parser breaks the one grammar: a positional argument (`AREA VERB [TARGET]`, then options
-    only), an option of MEANINGS shown with another meaning, an `--out` that is not a declared output, one that may
-    write into the run but is not the Verb's `writes`, an export that does not declare what it writes."""
+    only), an option of MEANINGS shown with another meaning, an `--out` that is not the Verb's `writes` (what it
+    creates, declared once), an export that does not declare what it writes."""
     faults = []
     for action in parser._actions:
         if not action.option_strings:
@@ -319,11 +331,9 @@ def grammar_faults(verb, parser):
             if name in MEANINGS and action.metavar != MEANINGS[name]:
                 faults.append(f"{name} {action.metavar}: {name} is {MEANINGS[name]} on every verb (name this one "
                               "otherwise)")
-            if name == "--out" and paths.declared_output(action) is None:
-                faults.append("--out is not declared with picforge.paths.add_output")
-            elif name == "--out" and paths.declared_output(action).owns and \
-                    getattr(action, "picforge_writes", None) is None:
-                faults.append("--out may write into the run: declare it as the Verb's writes=verbs.Writes(…)")
+            if name == "--out" and (verb.writes is None or getattr(action, "picforge_writes", None) is not verb.writes):
+                faults.append("--out names what the verb creates: declare it once, as the Verb's "
+                              "writes=verbs.Writes(…)")
     if "export" in (verb.name, verb.target) and verb.writes is None:
         faults.append("an export declares what it writes: Verb(writes=verbs.Writes(…))")
     return [f"picforge {' '.join(verb.words)}: {fault}" for fault in faults]

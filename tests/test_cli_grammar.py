@@ -84,7 +84,11 @@ def test_run_reads_an_existing_run_and_out_names_what_the_verb_writes():
     assert len(runs) >= 40
     assert [verb for verb, action in runs if getattr(action.type, "existing", None) != "run"] == []
     outs = [(verb, action) for verb, spelling, action in every_action() if "--out" in action.option_strings]
-    assert [verb for verb, action in outs if declared_output(action) is None] == []
+    assert [verb for verb, action in outs if getattr(action, "picforge_writes", None) is None] == []
+    assert {verb for verb, action in outs if declared_output(action).kind == "run"} >= {
+        "mine", "pearl build", "cosimlex candidates", "stsb-context generate", "mcphrasy contexts", "mcphrasy groups"}
+    assert {verb for verb, action in outs if declared_output(action).kind == "release"} >= {
+        "build", "cosimlex release", "mcphrasy release", "pearl release", "stsb-context release"}
     assert {"mcphrasy contexts", "mcphrasy groups", "mcphrasy export clusters"} <= {verb for verb, _ in runs}
 
 
@@ -161,13 +165,21 @@ def test_the_core_refuses_a_verb_that_breaks_the_grammar():
     assert str(refused.value).split("; ") == [
         "picforge annotate odd: a positional results: make it a named option",
         "picforge annotate odd: --gold TABLE: --gold is GOLD.jsonl on every verb (name this one otherwise)",
-        "picforge annotate odd: --out is not declared with picforge.paths.add_output"]
+        "picforge annotate odd: --out names what the verb creates: declare it once, as the Verb's "
+        "writes=verbs.Writes(…)"]
     export = registry.Verb("annotate", "export", "odd", run=lambda args: 0, options=writes_in_the_run)
     with pytest.raises(ValueError) as refused:
         registry.add_verb(argparse.ArgumentParser().add_subparsers(), export, "odd")
     assert str(refused.value).split("; ") == [
-        "picforge annotate export odd: --out may write into the run: declare it as the Verb's writes=verbs.Writes(…)",
+        "picforge annotate export odd: --out names what the verb creates: declare it once, as the Verb's "
+        "writes=verbs.Writes(…)",
         "picforge annotate export odd: an export declares what it writes: Verb(writes=verbs.Writes(…))"]
+    # a new run declared on the parser alone is refused too: what a verb creates has one declaration
+    makes_a_run = registry.Verb("annotate", "odd", None, run=lambda args: 0,
+                                options=lambda parser: add_output(parser, "--out", kind="run", help="a run"))
+    with pytest.raises(ValueError) as refused:
+        registry.add_verb(argparse.ArgumentParser().add_subparsers(), makes_a_run, "odd")
+    assert "picforge annotate odd: --out names what the verb creates" in str(refused.value)
 
 
 def exports():

@@ -19,7 +19,6 @@ def add_options(parser):
     parser.add_argument("--input", required=True, help="pages-articles dump: path, glob, gs://, s3:// or https:// URL")
     parser.add_argument("--wic", required=True, type=existing_path("the official WiC_dataset.zip"),
                         help="the official WiC_dataset.zip")
-    add_output(parser, "--out", kind="run", required=True, help="run directory (local, gs:// or s3://)")
     parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
                                          f"process; {DASK_RUNNER}, DataflowRunner…)")
     add_flags(parser, MineOptions)  # every stage option, from its declaration (pipeline.mine_stages)
@@ -49,4 +48,5 @@ def annotation_hint(run):
 VERB = verbs.register(verbs.Verb(
     "pipeline", "mine", None, run, add_options,
     description=__doc__,
+    writes=verbs.Writes("run", "run directory (local, gs:// or s3://)"),
     defaults=dict(beam_args=[])))

@@ -3,7 +3,7 @@ import os
 import sys
 
 from picforge.errors import InputError
-from picforge.paths import add_output, refuse_overlap
+from picforge.paths import refuse_overlap
 from picforge.options import add_run_option, non_negative_int
 from picforge.release_writer import add_license_options
 from picforge import verbs
@@ -12,7 +12,6 @@ from picforge import verbs
 def add_options(parser):
     """The options of `picforge release build`."""
     add_run_option(parser, "the mined and annotated stages (local, gs:// or s3://)")
-    add_output(parser, "--out", kind="release", required=True, help="release directory to write (local path)")
     parser.add_argument("--seed", type=non_negative_int, default=42, help="seed of passages, PSD queries, balancing, splits")
     add_license_options(parser, "what the redistributed Wikipedia revisions allow: cc-by-sa-3.0 when all predate "
                                 "June 2023, else cc-by-sa-4.0")
@@ -74,4 +73,5 @@ VERB = verbs.register(verbs.Verb(
     "release", "build", None, run, add_options,
     description="Build PS, PR-pass, PR-page and PSD (JSON Lines + Parquet, dataset card, statistics, plots) "
                 "from the clean, sentences, select and final_annotations stages of a run directory.",
+    writes=verbs.Writes("release", "release directory to write (local path)"),
     next_step=next_step))

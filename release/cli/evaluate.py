@@ -7,7 +7,7 @@ from picforge.files import write_atomically
 from picforge.options import add_device_option, add_release_input, positive_int
 from picforge.release_writer import SPLITS
 from release.configs import CONFIGS, data_file
-from picforge.paths import add_output, plain_tree
+from picforge.paths import plain_tree
 from picforge import verbs
 
 SPAN_CONFIGS = [c for c, spec in CONFIGS.items() if spec.schema == "pr"]
@@ -40,7 +40,6 @@ def add_options(parser):
     parser.add_argument("--predictions", help="JSON Lines of {id, prediction_text, answer_start} to score")
     parser.add_argument("--config", default="PSD", choices=SPAN_CONFIGS, help="config the predictions are for")
     parser.add_argument("--split", default="test", choices=SPLITS, help="split the predictions are for")
-    add_output(parser, "--out", kind="file", help="also write the results as JSON here")
     add_device_option(parser, "the phrase encoder")
 
 
@@ -88,4 +87,5 @@ VERB = verbs.register(verbs.Verb(
                 "predictions file. Prints Markdown tables like PiC Tables 3, 5 and 6, every score with its 95 % "
                 "bootstrap interval (1,000 resamples of the test items, seed 0), and a warning under a table "
                 "whose split has under 30 items.",
+    writes=verbs.Writes("file", "also write the results as JSON here", optional=True),
     next_step=next_step))

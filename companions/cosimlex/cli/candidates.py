@@ -2,7 +2,6 @@
 sentences, and the encoders' candidates."""
 from companions.cosimlex.declarations import CandidatesOptions
 from picforge.options import add_run_option, options_from_args
-from picforge.paths import add_output
 from picforge.stages import add_flags
 from picforge import verbs
 
@@ -12,8 +11,6 @@ def add_options(parser):
     stage's declared options."""
     parser.add_argument("--pairs", required=True, help="SimLex-999.txt (10 columns) or 'word1 word2 score' file")
     add_run_option(parser, "the `sentences` stage `picforge mine` wrote (local, gs:// or s3://)")
-    add_output(parser, "--out", kind="run", required=True, metavar="COSIMLEX_RUN",
-               help="the CoSimLex run directory to write (local, gs:// or s3://); the later verbs take it as --run")
     add_flags(parser, CandidatesOptions)
     parser.add_argument("--force", action="store_true", help="redo the stages even when up to date")
 
@@ -40,5 +37,7 @@ VERB = verbs.register(verbs.Verb(
     description="Find 3-sentence contexts holding each word of a SimLex pair once "
                 "(by lemma) in the sentences of a mined run, score them with each encoder, "
                 "keep the extremes. Beam runner flags pass through.",
+    writes=verbs.Writes("run", "the CoSimLex run directory to write (local, gs:// or s3://); the later verbs take "
+                               "it as --run", metavar="COSIMLEX_RUN"),
     next_step=next_step,
     defaults=dict(beam_args=[])))

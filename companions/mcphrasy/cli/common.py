@@ -5,10 +5,15 @@ from companions.mcphrasy.declarations import DocumentsOptions
 from picforge.ledger import add_ledger_option
 from picforge.errors import InputError
 from picforge.options import add_run_option
-from picforge.paths import add_output
 from picforge.stages import add_flags
+from picforge import verbs
 
 
+
+
+# What `contexts` and `groups` write: a McPhraSy run, by default the --run they read (adding to it).
+CORPUS_RUN = verbs.Writes("run", "McPhraSy run directory to create (or add to), recording the corpus it reads",
+                          default=".", shared_with=("--run",))
 
 
 def add_run_and_ledger_options(parser, holding):
@@ -22,8 +27,6 @@ def add_corpus_arguments(parser):
     run read as the corpus, or a McPhraSy run and the corpus it recorded) and --out (the McPhraSy run written)."""
     add_run_option(parser, "the corpus: a mined picforge run's `sentences` stage, or the corpus a McPhraSy run "
                            "recorded; without --out the stages are added to it", required=False)
-    add_output(parser, "--out", kind="run", shared_with=("--run",),
-               help="McPhraSy run directory to create (or add to), recording the corpus it reads (default: --run)")
     parser.add_argument("--reviews", action="append", default=[],
                         help="Amazon reviews, Ni et al. 2019 JSON lines (.json or .json.gz, glob allowed; repeatable), "
                              "the corpus in place of a mined run")

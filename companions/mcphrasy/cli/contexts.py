@@ -1,5 +1,5 @@
 """`picforge mcphrasy contexts`: up to m masked contexts per listed phrase (and A.1 triplets), on Beam."""
-from companions.mcphrasy.cli.common import add_corpus_arguments, corpus_and_run
+from companions.mcphrasy.cli.common import CORPUS_RUN, add_corpus_arguments, corpus_and_run
 from companions.mcphrasy.declarations import CONTEXTS, TRIPLETS, Contexts, Triplets
 from companions.mcphrasy.triplets import distinct_negatives
 from companions.mcphrasy.workflow import retrieve_contexts, write_documents
@@ -46,5 +46,6 @@ VERB = verbs.register(verbs.Verb(
     help="contexts of each listed phrase (Beam)",
     description="Match a phrase list against every corpus sentence in one pass and keep "
                 "up to m seeded-sample contexts per phrase, masked. Beam flags pass through.",
+    writes=CORPUS_RUN,
     next_step=next_step,
     defaults=dict(beam_args=[])))

@@ -8,7 +8,6 @@ from picforge.encoders import BUNDLED_MODEL
 from picforge.files import write_atomically
 from picforge.options import (add_device_option, add_run_option, check_device, existing_release, non_negative_int,
                               positive_int)
-from picforge.paths import add_output
 from picforge import verbs
 
 
@@ -28,7 +27,6 @@ def add_options(parser):
                         help=f"m, contexts per phrase for the contextual baselines (default {MAX_CONTEXTS})")
     parser.add_argument("--rounds", type=positive_int, default=10_000, help="permutation-test rounds (default 10000)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="permutation-test seed (default 0)")
-    add_output(parser, "--out", kind="file", help="also write the scores as JSON here")
     add_device_option(parser, "the baseline encoders")
 
 
@@ -71,4 +69,5 @@ def next_step(args):
 VERB = verbs.register(verbs.Verb(
     "mcphrasy", "evaluate", None, run, add_options,
     help="V-measure, ARI and AMI of clustering methods on a release",
+    writes=verbs.Writes("file", "also write the scores as JSON here", optional=True),
     next_step=next_step))

@@ -1,6 +1,6 @@
 """`picforge mcphrasy groups`: Appendix B.1 phrase groups (seed + 24 nearest) per category."""
 from companions.mcphrasy import grouping
-from companions.mcphrasy.cli.common import add_corpus_arguments, corpus_and_run
+from companions.mcphrasy.cli.common import CORPUS_RUN, add_corpus_arguments, corpus_and_run
 from companions.mcphrasy.declarations import GROUPS, PHRASES, Groups, Phrases
 from companions.mcphrasy.workflow import build_groups, frequent_phrases, write_documents
 from picforge.encoders import device_spec
@@ -44,5 +44,6 @@ VERB = verbs.register(verbs.Verb(
                 "per product, top 2000 per category, B.1 filters, then groups of a seed and "
                 "its 24 nearest phrases by averaged word vectors (--vectors) or the sentence "
                 "encoder. Beam flags pass through.",
+    writes=CORPUS_RUN,
     next_step=next_step,
     defaults=dict(beam_args=[])))

@@ -1,7 +1,6 @@
 """`picforge pearl build --run MINING_RUN --out PEARL_RUN`: the `pearl-phrases` stage (Beam)."""
 from companions.pearl.options import PearlOptions
 from picforge.options import EMBEDDED_RUNNER, DASK_RUNNER, add_run_option, options_from_args
-from picforge.paths import add_output
 from picforge.stages import add_flags
 from picforge import verbs
 
@@ -9,7 +8,6 @@ from picforge import verbs
 def add_options(parser):
     """The options of `picforge pearl build`."""
     add_run_option(parser, "a completed `sentences` stage (a mining run)")
-    add_output(parser, "--out", kind="run", required=True, help="PEARL run directory to write (local, gs:// or s3://)")
     parser.add_argument("--runner", help=f"Beam runner (default {EMBEDDED_RUNNER}, Beam's embedded runner in this "
                                          f"process; {DASK_RUNNER}, DataflowRunner…)")
     parser.add_argument("--force", action="store_true", help="redo the stages even if they are up to date")
@@ -40,5 +38,6 @@ VERB = verbs.register(verbs.Verb(
     help="typed phrases (count >= 2), augmentations and hard negatives from a run's sentences",
     description="Read the `sentences` stage of a mining run and write stage `pearl-phrases` (Beam; runner flags "
                 "pass through).",
+    writes=verbs.Writes("run", "PEARL run directory to write (local, gs:// or s3://)"),
     next_step=next_step,
     defaults=dict(beam_args=[])))

@@ -14,8 +14,6 @@ def add_options(parser):
                         help="STS Benchmark test file (tab-separated, 7 columns)",
                         type=existing_path("the STS Benchmark test file with --stsb (where to get it: "
                                            "docs/stsb_context.md, Input)"))
-    add_output(parser, "--out", kind="run", required=True, metavar="RUN_DIR",
-               help="run directory (local path, gs:// or s3://)")
     parser.add_argument("--live", action="store_true",
                         help="allow requests to a non-loopback endpoint, which may bill (needed for the OpenAI API)")
     add_output(parser, "--cache", kind="folder", owns=("cache",), metavar="DIR", help="local response cache (default RUN_DIR/cache)")
@@ -59,4 +57,5 @@ def next_step(args):
 VERB = verbs.register(verbs.Verb(
     "stsb-context", "generate", None, run, add_options,
     help="generate a context around each STS-B target phrase and verify it (an OpenAI-compatible chat model)",
+    writes=verbs.Writes("run", "run directory (local path, gs:// or s3://)"),
     next_step=next_step))

@@ -1,6 +1,5 @@
 """`picforge wordcount count --text FILE --out RUN`: the words of a text file and how often each occurs."""
 from picforge.options import existing_path
-from picforge.paths import add_output
 from picforge import verbs
 
 
@@ -8,7 +7,6 @@ def add_options(parser):
     """The options of `picforge wordcount count`."""
     parser.add_argument("--text", required=True, type=existing_path("the UTF-8 text file to count"),
                         help="UTF-8 text file")
-    add_output(parser, "--out", kind="run", required=True, help="run directory to write")
 
 
 def run(args):
@@ -28,4 +26,5 @@ VERB = verbs.register(verbs.Verb(
     "wordcount", "count", None, run, add_options,
     help="count the words of a text file into a run",
     description="Write the stage wordcount-words: each lower-cased word and its count.",
+    writes=verbs.Writes("run", "run directory to write"),
     next_step=next_step))
