@@ -1,36 +1,12 @@
 """The dataset declarations: each companion dataset is one `Dataset` (its command word, stages, schemas, release
 hook, ledger tables, extra), carried by its area (picforge.verbs.Area, found through the entry-point group
 `picforge.areas`). The core runs the generic verbs for every declared dataset (`AREA release`, built here from the
-declaration) and names no companion itself; each hook is a `"module:NAME"` imported only when used."""
+declaration, and `AREA evaluate`, picforge.evaluation) and names no companion itself; each hook is a `"module:NAME"`
+imported only when used (picforge.hooks)."""
 import dataclasses
-import importlib
 
-from picforge.errors import InputError
-
-
-class DatasetError(InputError):
-    """A dataset that cannot be used: a hook its declaration names is not there."""
-
-
-def check_hook(dataset, what, spec):
-    """A ValueError unless `spec` is `"module:NAME"`."""
-    if spec is not None and spec.count(":") != 1:
-        raise ValueError(f"dataset {dataset}: {what} {spec!r} is not 'module:NAME'")
-
-
-def imported(dataset, what, spec):
-    """What the hook `spec` ("module:NAME") names, imported now; a DatasetError naming it when it is not there."""
-    module_name, name = spec.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as err:
-        if err.name and f"{module_name}.".startswith(f"{err.name}."):
-            raise DatasetError(f"dataset {dataset}: its {what} {spec} names module {module_name}, which does not "
-                               "exist") from None
-        raise
-    if not hasattr(module, name):
-        raise DatasetError(f"dataset {dataset}: its {what} {spec} names {name}, which {module_name} does not define")
-    return getattr(module, name)
+from picforge.evaluation import Evaluate, evaluate_verb
+from picforge.hooks import DatasetError, check_hook, imported
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,21 +33,24 @@ class Release:
 class Dataset:
     """One companion dataset: its command word and one-line help for `picforge --help`, the stages it writes
     ({stage: producing command}, `{run}`: the run directory), the package whose folder holds its `*.schema.json`
-    files, its Release, the MetaData of the tables it keeps in the run's annotation ledger (`"module:NAME"`, added
-    to the core's when a ledger opens) and the pip extra it needs with the top-level modules that extra installs."""
+    files, its Release, its Evaluate (picforge.evaluation: the core's `AREA evaluate`, when it has one), the
+    MetaData of the tables it keeps in the run's annotation ledger (`"module:NAME"`, added to the core's when a
+    ledger opens) and the pip extra it needs with the top-level modules that extra installs."""
 
     name: str
     help: str
     stages: dict
     schemas: str
     release: Release
+    evaluate: Evaluate | None = None
     ledger_tables: str | None = None
     extra: str | None = None
     modules_of_extra: tuple = ()
 
     def __post_init__(self):
         for what, spec in (("release hook", self.release.write), ("release options", self.release.options),
-                           ("release details", self.release.details), ("ledger tables", self.ledger_tables)):
+                           ("release details", self.release.details), ("ledger tables", self.ledger_tables),
+                           *(self.evaluate.hooks() if self.evaluate else ())):
             check_hook(self.name, what, spec)
         if bool(self.extra) != bool(self.modules_of_extra):
             raise ValueError(f"dataset {self.name}: give extra and modules_of_extra together")
@@ -99,7 +78,8 @@ class Dataset:
             if self.ledger_tables else ()
 
     def verbs(self):
-        """The generic verbs the core runs for this dataset: `AREA release`."""
+        """The generic verbs the core runs for this dataset: `AREA release`, and `AREA evaluate` when it declares an
+        Evaluate (picforge.evaluation)."""
         from picforge.verbs import Verb
 
         from picforge.release_writer import RELEASE_OUT
@@ -107,7 +87,11 @@ class Dataset:
 
         return (Verb(self.name, "release", None, self.run_release, self.add_release_options, help=self.release.help,
                      description=self.release.description or None, next_step=self.after_release,
-                     writes=Writes("release", RELEASE_OUT)),)
+                     writes=Writes("release", RELEASE_OUT)),) + self.evaluate_verbs()
+
+    def evaluate_verbs(self):
+        """`AREA evaluate`, built from the Evaluate this dataset declares (none when it declares none)."""
+        return (evaluate_verb(self),) if self.evaluate is not None else ()
 
     def add_release_options(self, parser):
         """--run, --out, --license, --license-override, --force, and the flags of the release's options."""

@@ -169,6 +169,8 @@ def test_every_installed_dataset_names_hooks_that_exist():
         assert callable(dataset.release_hook())
         assert dataset.release.options is None or dataclasses.is_dataclass(dataset.release_options())
         assert dataset.ledger_tables is None or dataset.tables()
+        for what, spec in dataset.evaluate.hooks() if dataset.evaluate else ():
+            assert spec is None or datasets.imported(dataset.name, what, spec) is not None
     assert [table.name for table in found.datasets["mcphrasy"].tables()] == ["cluster_labels"]
 
 
@@ -256,6 +258,43 @@ def test_every_dataset_releases_through_the_core_verb_its_declaration_describes(
         assert hint == f"picforge release publish --release REL --to TARGET{then}"
     assert verbs.datasets().datasets["mcphrasy"].release.then == "evaluate"
     assert {"--encoder", "--device", "--precision"} <= verbs.option_strings(("mcphrasy", "release"))
+
+
+def test_every_dataset_evaluates_through_the_core_verb_its_declaration_describes():
+    """No companion writes an evaluate CLI: `AREA evaluate` exists exactly for the datasets declaring an Evaluate,
+    its inputs, options and --out from the declaration."""
+    assert sorted(ROOT.glob("companions/*/cli/evaluate.py")) == []
+    found = verbs.datasets().datasets
+    assert {name for name, dataset in found.items() if dataset.evaluate} == {"cosimlex", "mcphrasy", "stsb-context"}
+    for name, dataset in found.items():
+        verb = verbs.find((name, "evaluate"))
+        if dataset.evaluate is None:
+            assert verb is None, name
+            continue
+        assert (verb.help, verb.writes.kind, verb.writes.optional) == (dataset.evaluate.help, "file", True)
+        taken = verbs.option_strings(verb.words)
+        assert {found.flag for found in dataset.evaluate.inputs} | {"--out"} <= taken, name
+        assert ("--force" in taken) == dataset.evaluate.stages, name
+    assert {"--encoder", "--device", "--precision", "--rounds"} <= verbs.option_strings(("mcphrasy", "evaluate"))
+    # one of the gold sources, exactly: one required choice of argparse's, refusing none
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    verbs.find(("cosimlex", "evaluate")).add_arguments(parser)
+    [choice] = parser._mutually_exclusive_groups
+    assert choice.required and [action.option_strings for action in choice._group_actions] == [
+        ["--release"], ["--run"], ["--gold-table"]]
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--predictions", __file__])
+
+
+def test_an_evaluate_declaration_is_checked_where_it_is_declared():
+    from picforge.evaluation import Evaluate, Input
+
+    with pytest.raises(ValueError, match="one_of names inputs it declares and does not require"):
+        Evaluate("m:score", help="h", inputs=(Input("--run", "a run", kind="run", required=True),), one_of=("--run",))
+    with pytest.raises(ValueError, match="kind 'table' is not one of release, run, file"):
+        Input("--gold", "gold", kind="table")
+    with pytest.raises(ValueError, match="evaluate hook 'score' is not 'module:NAME'"):
+        dataclasses.replace(DATASET, evaluate=Evaluate("score", help="h", inputs=()))
 
 
 def test_the_plugin_companion_is_its_folder_and_one_entry_point_line(plugin_env):

@@ -1,6 +1,7 @@
 """McPhraSy companion: multi-context retrieval for phrases and the phrase-clustering dataset (McPhraSy §3.1, §4)."""
 from companions.mcphrasy.declarations import MCPHRASY
 from picforge.datasets import Dataset, Release
+from picforge.evaluation import Evaluate, Input
 from picforge.stages import produced
 
 DATASET = Dataset(
@@ -14,6 +15,14 @@ DATASET = Dataset(
         help="write the dataset, its card (Table 1) and the baseline scores",
         options="companions.mcphrasy.release_options:ReleaseOptions",
         details="companions.mcphrasy.release_options:details", then="evaluate"),
+    evaluate=Evaluate(
+        "companions.mcphrasy.evaluation:score", help="V-measure, ARI and AMI of clustering methods on a release",
+        inputs=(Input("--release", "the groups `picforge mcphrasy release` wrote", kind="release", required=True),
+                Input("--predictions", "JSON lines {group_id, clusters: [[phrase, ...], ...]} to score; without it, "
+                                       "the §5.3.1 baselines are scored side by side"),
+                Input("--run", "the released phrases' contexts (mcphrasy-contexts): adds the contextual baselines",
+                      kind="run")),
+        options="companions.mcphrasy.evaluation:EvaluateOptions", report="companions.mcphrasy.evaluation:report"),
     ledger_tables="companions.mcphrasy.cluster_ledger:TABLES",
     extra="mcphrasy",
     modules_of_extra=("ahocorasick", "sklearn"),

@@ -180,6 +180,37 @@ def evaluate(run, options=EvaluateOptions(), force=False):
     return manifests
 
 
+def score(inputs, options, force=False):
+    """The hook of the core's `picforge stsb-context evaluate`: evaluate the run `inputs["run"]` (stages written
+    into it) and return the comparison's rows and its test."""
+    from picforge.rundir import RunDir
+
+    run = RunDir(inputs["run"])
+    manifests = evaluate(run, options, force=force)
+    return {"rows": list(run.iter_records(COMPARISON)), "test": manifests[COMPARISON]["test"]}
+
+
+def report(results):
+    """The comparison as a plain table: each row's correlations and its p against the best of its setup and of all."""
+    lines = [f"{'stage':<24} {'encoder':<24} {'pearson':>8} {'spearman':>8} {'n':>6} {'p best/setup':>12} "
+             f"{'p best/all':>10}"]
+    for row in results["rows"]:
+        cells = [_cell(row["pearson"], ".3f"), _cell(row["spearman"], ".3f"),
+                 _cell(row["p_vs_best_in_setup"], ".3g", best=row["best_in_setup"] == row["stage"]),
+                 _cell(row["p_vs_best_in_all"], ".3g", best=row["best_in_all"] == row["stage"])]
+        lines.append(f"{row['stage']:<24} {row['encoder'][:24]:<24} {cells[0]:>8} {cells[1]:>8} {row['n']:>6} "
+                     f"{cells[2]:>12} {cells[3]:>10}")
+    lines.append(f"p: {results['test']}; 'best' marks the row the others are compared with")
+    return lines
+
+
+def _cell(value, form, best=False):
+    """A table cell: 'best', 'n/a' for an undefined value, else the number."""
+    if best:
+        return "best"
+    return "n/a" if value is None else format(value, form)
+
+
 def encoder_label(setup, encoder, model, vectors):
     """What scored a stage, for the comparison table and the card."""
     if setup == "bm25":

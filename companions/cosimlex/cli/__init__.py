@@ -5,7 +5,7 @@ from picforge.verbs import SHEET_GROUPS, Area
 
 def load():
     """Import the verb modules, each registering its verb."""
-    from companions.cosimlex.cli import (candidates, evaluate, export_rating, export_selection,  # noqa: F401
+    from companions.cosimlex.cli import (candidates, export_rating, export_selection,  # noqa: F401
                                          ingest_rating, ingest_selection, postprocess)
 
 

@@ -6,8 +6,8 @@ from picforge.verbs import SHEET_GROUPS, Area
 
 def load():
     """Import the verb modules, each registering its verb."""
-    from companions.mcphrasy.cli import (agreement, contexts, evaluate, export_clusters, groups,  # noqa: F401
-                                         ingest_clusters, reconcile)
+    from companions.mcphrasy.cli import (agreement, contexts, export_clusters, groups, ingest_clusters,  # noqa: F401
+                                         reconcile)
 
 
 AREA = Area(DATASET.name, DATASET.help, "companions", load, groups=SHEET_GROUPS, dataset=DATASET,

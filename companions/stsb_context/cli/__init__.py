@@ -5,8 +5,7 @@ from picforge.verbs import SHEET_GROUPS, Area
 
 def load():
     """Import the verb modules, each registering its verb."""
-    from companions.stsb_context.cli import (evaluate, export_validation, generate,  # noqa: F401
-                                             ingest_validation)
+    from companions.stsb_context.cli import export_validation, generate, ingest_validation  # noqa: F401
 
 
 AREA = Area(DATASET.name, DATASET.help, "companions", load, groups=SHEET_GROUPS, dataset=DATASET,
