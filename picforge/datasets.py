@@ -1,12 +1,13 @@
 """The dataset declarations: each companion dataset is one `Dataset` (its command word, stages, schemas, release
 hook, ledger tables, extra), carried by its area (picforge.verbs.Area, found through the entry-point group
 `picforge.areas`). The core runs the generic verbs for every declared dataset (`AREA release`, built here from the
-declaration, and `AREA evaluate`, picforge.evaluation) and names no companion itself; each hook is a `"module:NAME"`
+declaration, `AREA evaluate`, picforge.evaluation, and the sheet round trip, picforge.sheet_verbs) and names no companion itself; each hook is a `"module:NAME"`
 imported only when used (picforge.hooks)."""
 import dataclasses
 
 from picforge.evaluation import Evaluate, evaluate_verb
 from picforge.hooks import DatasetError, check_hook, imported
+from picforge.sheet_verbs import sheet_verbs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,8 +34,8 @@ class Release:
 class Dataset:
     """One companion dataset: its command word and one-line help for `picforge --help`, the stages it writes
     ({stage: producing command}, `{run}`: the run directory), the package whose folder holds its `*.schema.json`
-    files, its Release, its Evaluate (picforge.evaluation: the core's `AREA evaluate`, when it has one), the
-    MetaData of the tables it keeps in the run's annotation ledger (`"module:NAME"`, added to the core's when a
+    files, its Release, its Evaluate (picforge.evaluation: the core's `AREA evaluate`, when it has one), its Sheets
+    (picforge.sheet_verbs: the core's `AREA export|ingest TARGET`), the MetaData of the tables it keeps in the run's annotation ledger (`"module:NAME"`, added to the core's when a
     ledger opens) and the pip extra it needs with the top-level modules that extra installs."""
 
     name: str
@@ -43,6 +44,7 @@ class Dataset:
     schemas: str
     release: Release
     evaluate: Evaluate | None = None
+    sheets: tuple = ()
     ledger_tables: str | None = None
     extra: str | None = None
     modules_of_extra: tuple = ()
@@ -50,7 +52,8 @@ class Dataset:
     def __post_init__(self):
         for what, spec in (("release hook", self.release.write), ("release options", self.release.options),
                            ("release details", self.release.details), ("ledger tables", self.ledger_tables),
-                           *(self.evaluate.hooks() if self.evaluate else ())):
+                           *(self.evaluate.hooks() if self.evaluate else ()),
+                           *(hook for sheet in self.sheets for hook in sheet.hooks())):
             check_hook(self.name, what, spec)
         if bool(self.extra) != bool(self.modules_of_extra):
             raise ValueError(f"dataset {self.name}: give extra and modules_of_extra together")
@@ -78,8 +81,8 @@ class Dataset:
             if self.ledger_tables else ()
 
     def verbs(self):
-        """The generic verbs the core runs for this dataset: `AREA release`, and `AREA evaluate` when it declares an
-        Evaluate (picforge.evaluation)."""
+        """The generic verbs the core runs for this dataset: `AREA release`, `AREA evaluate` when it declares an
+        Evaluate (picforge.evaluation), and `AREA export|ingest TARGET` for each Sheet (picforge.sheet_verbs)."""
         from picforge.verbs import Verb
 
         from picforge.release_writer import RELEASE_OUT
@@ -87,7 +90,7 @@ class Dataset:
 
         return (Verb(self.name, "release", None, self.run_release, self.add_release_options, help=self.release.help,
                      description=self.release.description or None, next_step=self.after_release,
-                     writes=Writes("release", RELEASE_OUT)),) + self.evaluate_verbs()
+                     writes=Writes("release", RELEASE_OUT)),) + self.evaluate_verbs() + sheet_verbs(self)
 
     def evaluate_verbs(self):
         """`AREA evaluate`, built from the Evaluate this dataset declares (none when it declares none)."""

@@ -12,17 +12,19 @@ from picforge.stage_registry import register_stages
 REGISTRY = {}
 
 
-def option(default, help, output, flag=None, type=None, choices=None, writes=None, metavar=None, repeat=False):
+def option(default, help, output, flag=None, type=None, choices=None, writes=None, metavar=None, repeat=False,
+           many=False, required=False):
     """A field of an options dataclass. `output`: True when the value can change what the stage writes (it goes
     into the fingerprint), False when it cannot (a device, a batch size, a cache folder), or the name of a
     boolean field of the same Options whose truth makes this one count. The flag is `--field-name` unless `flag`
     says otherwise; `type` is the argparse type (default: the default's own type); `writes` ("file", "folder")
     declares a path the verb writes, for the output guard (picforge.paths); `metavar` names the value in help
     (one meaning per name, picforge.verbs.MEANINGS); `repeat`: a flag given once per value, the values (a
-    tuple) replacing the default tuple."""
+    tuple) replacing the default tuple; `many`: one flag followed by its values; `required`: the flag must be
+    given."""
     return dataclasses.field(default=default, metadata={"help": help, "output": output, "flag": flag, "type": type,
                                                           "choices": choices, "writes": writes, "metavar": metavar,
-                                                          "repeat": repeat})
+                                                          "repeat": repeat, "many": many, "required": required})
 
 
 class _Repeated(argparse.Action):
@@ -177,15 +179,20 @@ def add_flags(parser, options_class):
         if "help" not in meta:
             raise TypeError(f"{options_class.__name__}.{field.name}: declare it with picforge.stages.option()")
         shown = ",".join(map(str, default)) if isinstance(default, tuple) else default
-        help = meta["help"] if default is None or default is False else f"{meta['help']} (default {shown})"
+        help = meta["help"] if default is None or default is False or default == () or meta.get("required") else \
+            f"{meta['help']} (default {shown})"
         kwargs = {"dest": field.name, "default": default, "help": help.replace("%", "%%")}
         if isinstance(default, bool):
             kwargs["action"] = "store_true" if not default else argparse.BooleanOptionalAction
         else:
             if meta.get("repeat"):
                 kwargs["action"] = _Repeated
+            if meta.get("many"):
+                kwargs["nargs"] = "+"
             kwargs["type"] = meta.get("type") or (type(default) if default is not None and not meta.get("repeat")
-                                                  else str)
+                                                  and not meta.get("many") else str)
+            if meta.get("required"):
+                kwargs["required"] = True
             if meta.get("choices"):
                 kwargs["choices"] = meta["choices"]
             if meta.get("metavar"):

@@ -354,8 +354,9 @@ def add_area(parsers, area):
     """Add `picforge AREA` and every verb of `area` (grouped under `AREA GROUP TARGET` where it declares groups)."""
     parser = parsers.add_parser(area.name, help=area.help, description=area.description or area.help)
     words = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    groups = {**area.groups, **(SHEET_GROUPS if area.dataset is not None and area.dataset.sheets else {})}
     grouped = {name: words.add_parser(name, help=text, description=text).add_subparsers(
-        dest="target", required=True, metavar="TARGET") for name, text in area.groups.items()}
+        dest="target", required=True, metavar="TARGET") for name, text in groups.items()}
     for (name, target), verb in sorted(verbs_of(area.name).items(), key=lambda item: (item[0][0], item[0][1] or "")):
         add_verb(grouped[name], verb, target) if target else add_verb(words, verb, name)
     return parser

@@ -286,6 +286,35 @@ def test_every_dataset_evaluates_through_the_core_verb_its_declaration_describes
         parser.parse_args(["--predictions", __file__])
 
 
+def test_every_sheet_round_trip_is_the_core_verbs_its_declaration_describes():
+    """No companion writes an export or ingest CLI: `AREA export|ingest TARGET` exist exactly for the declared
+    Sheets, with the declared --out (or stage), --sheets, --ledger and options, and the export's next step is its
+    own ingest."""
+    assert sorted(ROOT.glob("companions/*/cli/export_*.py")) + sorted(ROOT.glob("companions/*/cli/ingest_*.py")) == []
+    found = verbs.datasets().datasets
+    declared = {(name, sheet.target) for name, dataset in found.items() for sheet in dataset.sheets}
+    assert declared == {("cosimlex", "selection"), ("cosimlex", "rating"), ("mcphrasy", "clusters"),
+                        ("stsb-context", "validation")}
+    registered = {(verb.area, verb.target) for verb in verbs.every_verb()
+                  if verb.name in ("export", "ingest") and verb.area in found}
+    assert registered == declared
+    for name, target in declared:
+        sheet = next(sheet for sheet in found[name].sheets if sheet.target == target)
+        export, ingest = verbs.find((name, "export", target)), verbs.find((name, "ingest", target))
+        assert export.writes is sheet.writes and ingest.writes is None
+        assert "--sheets" in verbs.option_strings(ingest.words) and "--sheets" not in verbs.option_strings(export.words)
+        for verb in (export, ingest):
+            assert ("--ledger" in verbs.option_strings(verb.words)) == sheet.ledger, verb.words
+        hint = export.next_step(argparse.Namespace(run="RUN", ledger=None))
+        assert str(hint).startswith(f"picforge {name} ingest {target} --run RUN --sheets {sheet.placeholder}")
+        after = str(ingest.next_step(argparse.Namespace(run="RUN", ledger=None)))
+        assert after.startswith(f"picforge {name} {sheet.then[0]} --run RUN"), after
+        assert all(verbs.find((name, *words.split())) for words in sheet.then), sheet.then
+    assert str(verbs.find(("stsb-context", "ingest", "validation")).next_step(argparse.Namespace(
+        run="RUN", ledger=None))) == ("picforge stsb-context evaluate --run RUN; then picforge stsb-context release "
+                                      "--run RUN --out RELEASE")
+
+
 def test_an_evaluate_declaration_is_checked_where_it_is_declared():
     from picforge.evaluation import Evaluate, Input
 

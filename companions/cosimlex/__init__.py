@@ -1,8 +1,10 @@
 """CoSimLex: graded word similarity in context, built from SimLex-999 pairs and Wikipedia contexts."""
 from companions.cosimlex.declarations import COSIMLEX
-from companions.cosimlex.stage_names import FINAL
+from companions.cosimlex.stage_names import EXPORTS, FINAL
 from picforge.datasets import Dataset, Release
 from picforge.evaluation import Evaluate, Input
+from picforge.sheet_verbs import Sheet
+from picforge.verbs import Writes
 from picforge.stages import produced
 
 DATASET = Dataset(
@@ -27,4 +29,33 @@ DATASET = Dataset(
                 Input("--gold-table", "a gold table with word1, word2, sim1, sim2 (CSV/TSV/XLSX/JSONL), e.g. a "
                                       "published CoSimLex file")),
         one_of=("--release", "--run", "--gold-table")),
+    sheets=(
+        Sheet("selection", "companions.cosimlex.sheets:export_selection", "companions.cosimlex.sheets:ingest_selection",
+              writes=Writes("folder", "folder for the sheet and its guidelines", default=f"{EXPORTS}/selection"),
+              reads="cosimlex-candidates", returned="filled selection sheet(s)",
+              export_help="write the expert survey sheet",
+              export_description="Write the expert's survey: every pair's candidates, to mark the most and least "
+                                 "similar context and the expected difference.",
+              ingest_help="read the expert's filled sheets",
+              ingest_description="Validate the expert's sheets (CSV or XLSX) and record the two chosen contexts of "
+                                 "every pair; re-ingesting a sheet changes nothing.",
+              export_options="companions.cosimlex.declarations:ExpertOptions",
+              ingest_options="companions.cosimlex.declarations:SelectionOptions",
+              placeholder="SHEET", filled="the expert's filled selection sheet", then=("export rating",)),
+        Sheet("rating", "companions.cosimlex.sheets:export_rating", "companions.cosimlex.sheets:ingest_rating",
+              writes=Writes("folder", "folder for the forms and plan.json", default=f"{EXPORTS}/rating"),
+              reads="cosimlex-selection", ingest_reads="cosimlex-rating-forms",
+              returned="answer file(s): the rating forms' answers", returned_metavar="ANSWERS",
+              export_help="write the rating forms (MTurk HTMLQuestion + standalone)",
+              export_description="Split the selected pairs into complementary forms (one context of each pair per "
+                                 "form) and render them as MTurk HTMLQuestion XML and standalone HTML pages, with "
+                                 "plan.json for the MTurk tooling.",
+              ingest_help="read rating answers",
+              ingest_description="Read answers (standalone JSON downloads, MTurk assignments as JSON/JSONL from "
+                                 "list_assignments_for_hit, or Batch_*_batch_results.csv); re-ingesting adds "
+                                 "nothing; an annotator's later ratings of a pair they already rated are kept but "
+                                 "marked repeat-pair.",
+              export_options="companions.cosimlex.declarations:RatingExportOptions",
+              placeholder="ANSWERS…", filled="the annotators' returned forms", then=("postprocess",),
+              then_note="once every form is back")),
 )

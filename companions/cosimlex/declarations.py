@@ -49,6 +49,16 @@ class FormsOptions:
 
 
 @dataclasses.dataclass(frozen=True)
+class RatingExportOptions(FormsOptions):
+    """The forms' options, the annotators to assign standalone forms to, and whether exported forms may change."""
+
+    annotators: str | None = option(None, "comma-separated codes of recruited annotators: writes assignments.csv "
+                                          "saying which standalone forms each one fills", output=False)
+    force: bool = option(False, "replace forms already exported with different ones (only before they are posted)",
+                         output=False)
+
+
+@dataclasses.dataclass(frozen=True)
 class PostprocessOptions:
     min_correlation: float = option(0.2, "drop annotators whose Spearman with the others' mean "
                                                              "is below this", output=True, type=finite_float)

@@ -91,7 +91,7 @@ def render_form(form, mode, lang="en"):
     """The form as one self-contained HTML page; `mode` is "mturk" (posts to MTurk's externalSubmit)
     or "standalone" (asks for an annotator code and gives the answers as a JSON file)."""
     template = string.Template(
-        resources.files("companions.cosimlex").joinpath("data", "cosimlex_rating.html").read_text(encoding="utf-8"))
+        resources.files(__package__).joinpath("data", "cosimlex_rating.html").read_text(encoding="utf-8"))
     pages = [item_pages(number, item) for number, item in enumerate(form["items"], start=1)]
     if mode == "standalone":
         pages.insert(0, IDENTITY_PAGE)

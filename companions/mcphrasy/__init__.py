@@ -2,6 +2,8 @@
 from companions.mcphrasy.declarations import MCPHRASY
 from picforge.datasets import Dataset, Release
 from picforge.evaluation import Evaluate, Input
+from picforge.sheet_verbs import Sheet
+from picforge.verbs import Writes
 from picforge.stages import produced
 
 DATASET = Dataset(
@@ -23,6 +25,14 @@ DATASET = Dataset(
                 Input("--run", "the released phrases' contexts (mcphrasy-contexts): adds the contextual baselines",
                       kind="run")),
         options="companions.mcphrasy.evaluation:EvaluateOptions", report="companions.mcphrasy.evaluation:report"),
+    sheets=(Sheet(
+        "clusters", "companions.mcphrasy.annotate:export_sheets", "companions.mcphrasy.annotate:ingest_sheets",
+        writes=Writes("folder", "folder for the sheets, one sub-folder per annotator", default="sheets"),
+        reads="mcphrasy-groups", returned="returned sheets (.csv, .xlsx) or folders of them",
+        export_help="write cluster sheets (CSV + XLSX) for annotators",
+        ingest_help="validate returned cluster sheets into the ledger",
+        export_options="companions.mcphrasy.declarations:ClusterSheetOptions", filled="the annotators' filled sheets",
+        ledger=True, then=("agreement",)),),
     ledger_tables="companions.mcphrasy.cluster_ledger:TABLES",
     extra="mcphrasy",
     modules_of_extra=("ahocorasick", "sklearn"),

@@ -8,7 +8,7 @@ import re
 from picforge.ledger import Ledger
 from picforge.sheets import read_sheet, write_sheet
 from companions.mcphrasy import cluster_ledger, clusters
-from companions.mcphrasy.declarations import GROUPS, Clusters
+from companions.mcphrasy.declarations import DEFAULT_SHARED, GROUPS, Clusters
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge import stages
@@ -16,7 +16,6 @@ from picforge import stages
 BATCH_KIND = "mcphrasy-clusters"
 SHEET_COLUMNS = ["annotator"] + clusters.SHEET_COLUMNS
 EXPORTED_COLUMNS = SHEET_COLUMNS + [clusters.MINUTES]
-DEFAULT_SHARED = 6
 
 
 def sheet_name(group_id):
@@ -174,3 +173,16 @@ def write_clusters(run, ledger_url=None):
                         inputs=Clusters.inputs(run, None, {"labels": labels_digest}),
                         report={"counts": counts, "agreement": agreement_report(labels),
                                 "time": clusters.annotation_time(minutes)})
+
+
+def export_sheets(job):
+    """The hook of the core's `picforge mcphrasy export clusters`: export_clusters into `job.out`, one line per
+    annotator."""
+    written = export_clusters(job.run, job.options.annotators, job.out, job.options.shared, job.ledger)
+    return [f"{annotator}: {len(sheets)} sheets in {job.out}/{annotator}" for annotator, sheets in written.items()]
+
+
+def ingest_sheets(job):
+    """The hook of the core's `picforge mcphrasy ingest clusters`: ingest_clusters of `job.sheets`, one line."""
+    done = ingest_clusters(job.run, job.sheets, job.ledger)
+    return [f"{done['sheets']} sheets valid; {done['changed']} ledger rows added or changed"]

@@ -12,6 +12,17 @@ from picforge.stages import Stage, option
 
 WIKI_CATEGORY_MODES = ("one", "page")
 
+DEFAULT_SHARED = 6  # groups every annotator gets, for agreement
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterSheetOptions:
+    """Who annotates, and how many groups every one of them gets (for agreement)."""
+
+    annotators: tuple = option((), "annotator names", output=False, many=True, required=True)
+    shared: int = option(DEFAULT_SHARED, "first N groups go to every annotator, for agreement", output=False,
+                         type=non_negative_int)
+
 
 @dataclasses.dataclass(frozen=True)
 class DocumentsOptions:

@@ -2,6 +2,8 @@
 from companions.stsb_context.declarations import STSB_CONTEXT
 from picforge.datasets import Dataset, Release
 from picforge.evaluation import Evaluate, Input
+from picforge.sheet_verbs import Sheet
+from picforge.verbs import Writes
 from picforge.stages import produced
 
 DATASET = Dataset(
@@ -23,4 +25,18 @@ DATASET = Dataset(
         inputs=(Input("--run", "the validated dataset (or generations)", kind="run", required=True),),
         options="companions.stsb_context.declarations:EvaluateOptions",
         report="companions.stsb_context.evaluate:report", stages=True, then="release"),
+    sheets=(Sheet(
+        "validation", "companions.stsb_context.validation:export_sheets",
+        "companions.stsb_context.dataset:ingest_sheets",
+        writes=Writes("stage", "the sheets are the stage's files, fingerprinted", default="validation"),
+        reads="generations", ingest_reads="the generations", returned="the two filled sheets (.csv or .xlsx)",
+        export_help="write the two annotators' validation sheets",
+        export_description="Write RUN_DIR/validation/annotator-{1,2}.{csv,xlsx} and GUIDELINES.md for the "
+                           "generations kept so far.",
+        ingest_help="read both filled sheets and write the final dataset",
+        ingest_description="Drop items either annotator marked Y (the context changes the gold similarity); write "
+                           "RUN_DIR/dataset (Parquet, JSON Lines); `release` makes it a dataset folder.",
+        export_options="companions.stsb_context.declarations:ValidationExportOptions",
+        ingest_options="companions.stsb_context.declarations:ValidationIngestOptions",
+        placeholder="SHEET SHEET", filled="both validators' filled sheets", then=("evaluate", "release")),),
 )

@@ -79,3 +79,13 @@ def ingest_validation(run, sheet_paths, *, force=False):
                         statistics=stats, agreement=agreement, provenance=provenance,
                         verbatim_drop_rate=provenance["verbatim_drop_rate"],
                         validation_drop_rate=provenance["validation_drop_rate"])
+
+
+def ingest_sheets(job):
+    """The hook of the core's `picforge stsb-context ingest validation`: stage `dataset` from both sheets, one
+    line."""
+    manifest = ingest_validation(job.run, list(job.sheets), force=job.options.force)
+    state = " (up to date, skipped)" if manifest.get("skipped") else ""
+    dropped = manifest["counters"].get("validation/dropped", 0)
+    return [f"{STAGE}: {manifest['records']} rows{state}, {dropped} dropped by the annotators -> "
+            f"{job.run.join(STAGE, JSONL)}"]

@@ -154,3 +154,19 @@ stages.produced_by("picforge stsb-context generate --stsb FILE --out {run}", (Ge
 stages.produced_by("picforge stsb-context export validation --run {run}", (Validation,))
 stages.produced_by("picforge stsb-context ingest validation --run {run} --sheets SHEET SHEET", (Dataset,))
 stages.produced_by("picforge stsb-context evaluate --run {run}", (*EVALUATIONS, Comparison))
+
+
+@dataclasses.dataclass(frozen=True)
+class ValidationExportOptions:
+    """Whether to export before every pair has an answer, and to overwrite sheets of an earlier run."""
+
+    partial: bool = option(False, "export even though some pairs have no answer yet", output=False)
+    force: bool = option(False, "overwrite sheets exported from an earlier run", output=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class ValidationIngestOptions:
+    """Whether to redo the dataset stage when it is up to date."""
+
+    force: bool = option(False, "redo the stage even if it is up to date", output=False)
+

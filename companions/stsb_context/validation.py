@@ -144,3 +144,12 @@ def validation_counters(kept, by_annotator):
                 **{f"{STAGE}/flagged_by_{name}": sum(v == "Y" for v in a.values()) for name, a in by_annotator.items()},
                 f"{STAGE}/dropped": sum(1 for r in kept if "Y" in (first[r["pair_id"]], second[r["pair_id"]]))}
     return counters, {"agreement": observed, "cohen_kappa": kappa}
+
+
+def export_sheets(job):
+    """The hook of the core's `picforge stsb-context export validation`: stage `validation`, one line."""
+    manifest = export_validation(job.run, force=job.options.force, partial=job.options.partial)
+    state = " (up to date, skipped)" if manifest.get("skipped") else ""
+    return [f"{STAGE}: {manifest['records']} items{state} -> "
+            + ", ".join(job.run.join(STAGE, sheet) for sheet in manifest["sheets"])]
+
