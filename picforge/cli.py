@@ -8,7 +8,7 @@ import os
 import sys
 import textwrap
 
-from picforge import __version__, files, options, paths, progress, redact, runlock, verbs
+from picforge import __version__, files, hints, options, paths, progress, redact, runlock, verbs
 from picforge.errors import InputError, NothingToDo
 from picforge.long_lived import long_lived, one_command_process
 
@@ -180,8 +180,9 @@ def run_command(argv):
         paths.record_reads(args, actions)
     if code == 0 and area.epilogue is not None:  # e.g. annotate's next steps from the ledger
         area.epilogue(args)
-    if code == 0 and declared.next_step is not None:  # on stderr, where progress goes, so stdout stays its data
-        print(f"next: {declared.next_step(args).carrying(args)}", file=sys.stderr)
+    hint = hints.next_command(declared, args) if code == 0 else None
+    if hint is not None:  # on stderr, where progress goes, so stdout stays its data
+        print(f"next: {hint.carrying(args)}", file=sys.stderr)
     return code
 
 

@@ -44,7 +44,7 @@ class Evaluate:
     scores as a JSON-able dict (`inputs`: {dest: value} of the Inputs); `inputs`: what it reads; `one_of`: flags of
     which exactly one is given; `options`: an options dataclass (picforge.stages.option() fields: its flags);
     `report`: scores → the lines printed (default: the JSON); `stages`: the hook writes stages into `--run`, redone
-    with `--force`; `then`: the area's verb after it (with `--run`), else nothing is left."""
+    with `--force` (the verb after it is the one the stage graph names)."""
 
     score: str
     help: str
@@ -54,7 +54,6 @@ class Evaluate:
     options: str | None = None
     report: str | None = None
     stages: bool = False
-    then: str | None = None
 
     def __post_init__(self):
         flags = {found.flag for found in self.inputs}
@@ -71,10 +70,11 @@ def evaluate_verb(dataset):
     from picforge.verbs import Verb, Writes
 
     declared = dataset.evaluate
-    return Verb(dataset.name, "evaluate", None, lambda args: run_evaluate(dataset, args),
+    verb = Verb(dataset.name, "evaluate", None, lambda args: run_evaluate(dataset, args),
                 lambda parser: add_evaluate_options(dataset, parser), help=declared.help,
-                description=declared.description or None, next_step=lambda args: after_evaluate(dataset, args),
+                description=declared.description or None, next_step=lambda args: after_evaluate(verb, args),
                 writes=Writes("file", "also write the scores as JSON here", optional=True))
+    return verb
 
 
 def add_evaluate_options(dataset, parser):
@@ -123,13 +123,10 @@ def run_evaluate(dataset, args):
     return 0
 
 
-def after_evaluate(dataset, args):
-    """The dataset's declared verb after evaluating (with --run), else nothing is left."""
-    from picforge.verbs import Command, nothing_left
+def after_evaluate(verb, args):
+    """What the stage graph names after the stages it wrote (picforge.hints), else nothing is left."""
+    from picforge.hints import derived_step
+    from picforge.verbs import nothing_left
 
-    then = dataset.evaluate.then
-    if then is None:
-        return nothing_left("the scores above are the evaluation")
-    return Command(f"{dataset.name} {then}", (("--run", args.run), ("--out", "RELEASE")) if then == "release"
-                   else (("--run", args.run),))
+    return derived_step(verb, args) or nothing_left("the scores above are the evaluation")
 

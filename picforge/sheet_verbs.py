@@ -13,7 +13,8 @@ class Sheet:
     `export_options`/`ingest_options`: options dataclasses (picforge.stages.option() fields: their flags);
     `returned`: what `--sheets` holds and `placeholder` its value in the export's hint (`filled`: the hint's note);
     `ledger`: both verbs open the run's ledger (`--ledger`); `then`: the verbs after the ingest, in order (each
-    with `--run`; a `release` with `--out RELEASE`), `then_note` the first one's note."""
+    with `--run`; a `release` with `--out RELEASE`), where the stage graph does not say it (none: the derived hint,
+    picforge.hints), `then_note` the first one's note."""
 
     target: str
     export: str
@@ -67,7 +68,7 @@ def sheet_verbs(dataset):
         built.append(Verb(dataset.name, "ingest", sheet.target, _runner(dataset, sheet, "ingest"),
                           _adder(dataset, sheet, "ingest"), help=sheet.ingest_help,
                           description=sheet.ingest_description or None,
-                          next_step=lambda args, sheet=sheet: after_ingest(dataset, sheet, args)))
+                          next_step=(lambda args, sheet=sheet: after_ingest(dataset, sheet, args)) if sheet.then else None))
     return tuple(built)
 
 
@@ -127,11 +128,9 @@ def after_export(dataset, sheet, args):
 
 
 def after_ingest(dataset, sheet, args):
-    """The declared verbs after the ingest, each with the run, chained in order (none: nothing is left)."""
-    from picforge.verbs import Command, nothing_left
+    """The declared verbs after the ingest, each with the run, chained in order."""
+    from picforge.verbs import Command
 
-    if not sheet.then:
-        return nothing_left(f"the {sheet.target} sheets are read")
     after = None
     for words in reversed(sheet.then):
         extra = (("--out", "RELEASE"),) if words == "release" else ()

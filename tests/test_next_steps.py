@@ -1,18 +1,42 @@
-"""Every verb that succeeds ends with a `next:` line: annotate's from the ledger, the others from their declaration's
-next_step (a Command carrying the --ledger the user gave); every hint names a real verb with its current options."""
+"""Every verb that succeeds ends with a `next:` line: annotate's from the ledger, the others derived from the stage
+declarations (picforge.hints) or, where the graph cannot see the next step, from their declaration's next_step (a
+Command carrying the --ledger the user gave); every hint names a real verb with its current options."""
 import argparse
 import re
 
-from picforge import verbs
+from picforge import hints, verbs
 from tests.cli_helpers import verbs as cli_verbs
 from tests.test_cli_grammar import visible_actions
 
 
 def test_every_verb_outside_annotate_names_its_next_step():
+    args = argparse.Namespace(run="RUN", out="OUT", release="REL", dest="TARGET", live=False, ledger=None)
     missing = [words for words in map(verbs.canonical_words, verbs.every_verb())
-               if verbs.find(words).next_step is None and words[0] not in ("annotate", "mine")]
+               if hints.next_command(verbs.find(words), args) is None and words[0] not in ("annotate", "mine")]
     # annotate's hints come from the ledger (annotation/next_step.py, the area's epilogue); mine's names the sheets
     assert missing == []
+
+
+def test_a_stage_writing_verb_s_hint_is_derived_from_the_stage_graph():
+    """Where the stage graph says what comes next, no verb writes it by hand: the verb producing the first stage
+    that reads one of its stages (the sheets' export before a stage people send back), else its dataset's release."""
+    derived = {" ".join(verb.words): str(hints.derived_step(verb, argparse.Namespace(run="RUN", out="OUT")))
+               for verb in verbs.every_verb() if verb.next_step is None and hints.next_verb(verb) is not None}
+    assert derived == {
+        "cosimlex candidates": "picforge cosimlex export selection --run OUT",
+        "cosimlex ingest selection": "picforge cosimlex export rating --run RUN",
+        "cosimlex postprocess": "picforge cosimlex release --run RUN --out RELEASE",
+        "mcphrasy reconcile": "picforge mcphrasy release --run RUN --out RELEASE",
+        "pearl paraphrase": "picforge pearl release --run RUN --out RELEASE",
+        "stsb-context generate": "picforge stsb-context export validation --run OUT"}
+    # a verb whose module keeps its own hint does so because the graph says otherwise: not the same words
+    kept = [verb for verb in verbs.every_verb() if getattr(verb.next_step, "__name__", "") == "next_step"
+            and hints.next_verb(verb) is not None]
+    assert {" ".join(verb.words) for verb in kept} == {"mcphrasy contexts", "mcphrasy groups", "pearl build"}
+    for verb in kept:
+        declared = verb.next_step(argparse.Namespace(run="RUN", out="OUT", ledger=None, release="REL"))
+        assert str(declared) != str(hints.derived_step(verb, argparse.Namespace(run="RUN", out="OUT"))), verb.words
+    assert hints.next_verb(verbs.find(("mine",))) is None  # another area's stages reading `sentences` are not next
 
 
 def test_publish_names_the_live_upload_then_evaluate(tmp_path):
@@ -58,7 +82,8 @@ def test_every_hint_names_a_verb_and_its_current_options():
     checked, stale = 0, []
     for verb, parser in every_verb.items():
         declared = parser.get_default("declared")
-        hint = str(declared.next_step(hint_values(parser)).carrying(hint_values(parser))) if declared.next_step else ""
+        found = hints.next_command(declared, hint_values(parser))
+        hint = str(found.carrying(hint_values(parser))) if found is not None else ""
         for command in re.findall(r"picforge ([^,;()]+)", hint):
             words = command.split()
             named = next((" ".join(words[:n]) for n in range(len(words), 0, -1) if " ".join(words[:n]) in every_verb),

@@ -41,7 +41,7 @@ DATASET = Dataset(
                                  "every pair; re-ingesting a sheet changes nothing.",
               export_options="companions.cosimlex.declarations:ExpertOptions",
               ingest_options="companions.cosimlex.declarations:SelectionOptions",
-              placeholder="SHEET", filled="the expert's filled selection sheet", then=("export rating",)),
+              placeholder="SHEET", filled="the expert's filled selection sheet"),
         Sheet("rating", "companions.cosimlex.sheets:export_rating", "companions.cosimlex.sheets:ingest_rating",
               writes=Writes("folder", "folder for the forms and plan.json", default=f"{EXPORTS}/rating"),
               reads="cosimlex-selection", ingest_reads="cosimlex-rating-forms",

@@ -24,7 +24,7 @@ DATASET = Dataset(
                     "its setup and of all.",
         inputs=(Input("--run", "the validated dataset (or generations)", kind="run", required=True),),
         options="companions.stsb_context.declarations:EvaluateOptions",
-        report="companions.stsb_context.evaluate:report", stages=True, then="release"),
+        report="companions.stsb_context.evaluate:report", stages=True),
     sheets=(Sheet(
         "validation", "companions.stsb_context.validation:export_sheets",
         "companions.stsb_context.dataset:ingest_sheets",

@@ -26,11 +26,6 @@ def run(args):
     return 0
 
 
-def next_step(args):
-    """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("cosimlex export selection", (("--run", args.out),))
-
-
 VERB = verbs.register(verbs.Verb(
     "cosimlex", "candidates", None, run, add_options,
     help="find contexts and pick candidates (Beam)",
@@ -39,5 +34,4 @@ VERB = verbs.register(verbs.Verb(
                 "keep the extremes. Beam runner flags pass through.",
     writes=verbs.Writes("run", "the CoSimLex run directory to write (local, gs:// or s3://); the later verbs take "
                                "it as --run", metavar="COSIMLEX_RUN"),
-    next_step=next_step,
     defaults=dict(beam_args=[])))

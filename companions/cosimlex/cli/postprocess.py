@@ -27,14 +27,8 @@ def run(args):
     return 0
 
 
-def next_step(args):
-    """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("cosimlex release", (("--run", args.run), ("--out", "RELEASE")))
-
-
 VERB = verbs.register(verbs.Verb(
     "cosimlex", "postprocess", None, run, add_options,
     help="clean the ratings and compute the dataset rows",
     description="Engagement check, drop annotators who disagree with the others, "
-                "calibrate, then mean/sd per context and the Mann-Whitney U p-value.",
-    next_step=next_step))
+                "calibrate, then mean/sd per context and the Mann-Whitney U p-value."))

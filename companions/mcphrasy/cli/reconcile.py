@@ -27,12 +27,6 @@ def run(args):
     return 0
 
 
-def next_step(args):
-    """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("mcphrasy release", (("--run", args.run), ("--out", "RELEASE")))
-
-
 VERB = verbs.register(verbs.Verb(
     "mcphrasy", "reconcile", None, run, add_options,
-    help="write the agreed clustering of every annotated group",
-    next_step=next_step))
+    help="write the agreed clustering of every annotated group"))

@@ -54,14 +54,8 @@ def run(args):
     return 0 if manifest["complete"] else 1
 
 
-def next_step(args):
-    """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("pearl release", (("--run", args.run), ("--out", "RELEASE")))
-
-
 VERB = verbs.register(verbs.Verb(
     "pearl", "paraphrase", None, run, add_options,
     help="phrase-level augmentation: one paraphrase per phrase from an OpenAI-compatible model",
     description="Stage `pearl-paraphrases`: ask the model for one paraphrase of each phrase (most frequent "
-                "first), through STS-B-Context's client, response cache and budget.",
-    next_step=next_step))
+                "first), through STS-B-Context's client, response cache and budget."))

@@ -49,13 +49,7 @@ def summary(manifest):
     return "\n".join(lines)
 
 
-def next_step(args):
-    """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("stsb-context export validation", (("--run", args.out),))
-
-
 VERB = verbs.register(verbs.Verb(
     "stsb-context", "generate", None, run, add_options,
     help="generate a context around each STS-B target phrase and verify it (an OpenAI-compatible chat model)",
-    writes=verbs.Writes("run", "run directory (local path, gs:// or s3://)"),
-    next_step=next_step))
+    writes=verbs.Writes("run", "run directory (local path, gs:// or s3://)")))

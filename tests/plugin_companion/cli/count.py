@@ -17,14 +17,8 @@ def run(args):
     return 0
 
 
-def next_step(args):
-    """The command that comes after this verb (printed as `next:` when it succeeds)."""
-    return verbs.Command("wordcount release", (("--run", args.out), ("--out", "RELEASE")))
-
-
 VERB = verbs.register(verbs.Verb(
     "wordcount", "count", None, run, add_options,
     help="count the words of a text file into a run",
     description="Write the stage wordcount-words: each lower-cased word and its count.",
-    writes=verbs.Writes("run", "run directory to write"),
-    next_step=next_step))
+    writes=verbs.Writes("run", "run directory to write")))
