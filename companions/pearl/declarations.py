@@ -6,31 +6,22 @@ import dataclasses
 from companions.pearl.options import PearlOptions
 from companions.pearl.stage_names import PARAPHRASES, PHRASES
 from picforge import stages
-from picforge.llm import GenerationSettings
-from picforge.options import finite_float, non_negative_int, positive_float, positive_int
+from picforge.llm import EndpointOptions, GenerationSettings
+from picforge.options import finite_float, non_negative_int, positive_int
 from picforge.stages import Stage, option
 
 
 @dataclasses.dataclass(frozen=True)
-class ParaphraseOptions:
+class ParaphraseOptions(EndpointOptions):
     """The paraphrase model's settings (in the fingerprint), the endpoint, and what a run may spend."""
 
     model: str = option(GenerationSettings.model, "chat model", output=True)
     temperature: float = option(0.7, "sampling temperature of the paraphrase model", output=True, type=finite_float)
     completion_tokens: int = option(32, "max_tokens of each answer", output=True, type=positive_int, metavar="N")
     seed: int = option(0, "seed sent to the API", output=True, type=non_negative_int)
-    base_url: str | None = option(None, "OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else the OpenAI API); "
-                                        "the endpoint used, without credentials, is an input of the stage",
-                                  output=False, metavar="URL")
     max_requests: int = option(1000, "at most N requests this run", output=False, type=non_negative_int, metavar="N")
     max_tokens: int = option(200_000, "at most N prompt+completion tokens this run", output=False,
                              type=non_negative_int, metavar="N")
-    concurrency: int = option(4, "requests in flight at once", output=False, type=positive_int, metavar="N")
-    max_retries: int = option(4, "retries with exponential backoff on 408/409/429/5xx and connection errors",
-                              output=False, type=non_negative_int, metavar="N")
-    timeout: float = option(60.0, "deadline of each request, from connecting to its last byte", output=False,
-                            type=positive_float, metavar="SECONDS")
-    offline: bool = option(False, "replay the cache only; report what is missing", output=False)
 
 
 @stages.register
