@@ -24,7 +24,9 @@ from urllib.parse import urlparse
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge.llm_transport import RefusedBody, bounded_client
+from picforge.options import non_negative_int, positive_float, positive_int
 from picforge.redact import redact_stored, redact_text, redact_url
+from picforge.stages import option
 
 OPENAI_ENDPOINT = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"  # what vLLM, llama.cpp and Ollama accept when they run without a key
@@ -40,6 +42,24 @@ JSON_BYTES_PER_CHAR = 6  # the most a character takes in JSON (a \uXXXX escape)
 # Prompts that, retries included, all fail to connect the same way before a run stops sending (the server is down).
 UNREACHABLE_JOBS = 3
 log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class EndpointOptions:
+    """Where a stage's requests go and how they are sent: the endpoint, requests in flight, retries, each request's
+    deadline, replaying the cache only (none changes an answer, so none is in a fingerprint); a stage's Options
+    inherit them and add their budget."""
+
+    base_url: str | None = option(None, "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 for vLLM, "
+                                        "llama.cpp or Ollama (default $OPENAI_BASE_URL, else the OpenAI API); the "
+                                        "endpoint used, without credentials, is an input of the stage", output=False,
+                                  metavar="URL")
+    concurrency: int = option(4, "requests in flight at once", output=False, type=positive_int, metavar="N")
+    max_retries: int = option(4, "retries with exponential backoff on 408/409/429/5xx and connection errors",
+                              output=False, type=non_negative_int, metavar="N")
+    timeout: float = option(60.0, "deadline of each request, from connecting to its last byte", output=False,
+                            type=positive_float, metavar="SECONDS")
+    offline: bool = option(False, "replay the cache only; report what is missing", output=False)
 
 
 @dataclasses.dataclass(frozen=True)

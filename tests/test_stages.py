@@ -165,7 +165,7 @@ def test_a_stage_written_outside_beam_is_fingerprinted_by_its_declaration(tmp_pa
     assert stages.current(run, Counted, TitleOptions(), inputs, force=True) is None
 
 
-DATASET_DECLARATIONS = ("companions.cosimlex", "companions.mcphrasy", "companions.stsb_context")
+DATASET_DECLARATIONS = ("companions.cosimlex", "companions.mcphrasy", "companions.pearl", "companions.stsb_context")
 
 
 def companion_stages():

@@ -1,13 +1,12 @@
 """PEARL: typed phrases from a mining run's sentences, their augmentations, paraphrases and hard negatives."""
+from companions.pearl.declarations import PEARL
 from picforge.datasets import Dataset, Release
+from picforge.stages import produced
 
 DATASET = Dataset(
     name="pearl",
     help="build and release the PEARL phrase corpus: typed phrases, augmentations, hard negatives",
-    stages={
-        "pearl-phrases": "picforge pearl build --run MINING_RUN --out {run}",
-        "pearl-paraphrases": "picforge pearl paraphrase --run {run}",
-    },
+    stages=produced(PEARL),
     schemas="companions.pearl.schemas",
     release=Release(
         "companions.pearl.release:write_release", reads="pearl-phrases",

@@ -1,20 +1,18 @@
 """`picforge pearl build`: the PEARL corpus from a mining run's `sentences` stage, into its own run directory."""
-import dataclasses
 import importlib.util
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from companions.pearl import corpus, synonyms
+from companions.pearl.declarations import PearlPhrases
 from companions.pearl.options import PearlOptions
-from picforge import rundir, stage_jobs, stages
+from picforge import rundir, stage_jobs
 from picforge.croissant import dump_inputs
 from picforge.errors import InputError
-from picforge.external_sort import CHUNK_RECORDS, sorted_externally
 from picforge.files import open_input
 from picforge.options import check_device, pipeline_options
 from picforge.release_writer import SPLITS
-from picforge.stages import Stage
 
 
 def check_options(options):
@@ -68,21 +66,6 @@ def build_corpus(mining_run_dir, out, options=PearlOptions(), beam_args=(), runn
                                 force=force)[corpus.STAGE]
 
 
-@stages.register
-class PearlPhrases(Stage):
-    """Typed phrases (count >= 2) with augmentations and hard negatives, from a mining run's sentences."""
-
-    name, schema, upstream, sources = corpus.STAGE, "pearl_phrase", ("sentences",), ("dump", "vectors")
-    Options = PearlOptions
-
-    def expand(self, inputs, options):
-        settings = dict(dataclasses.asdict(options), device=options.device_spec())
-        return inputs["sentences"] | self.name >> corpus.BuildCorpus(**settings)
-
-    def finalise(self, run):
-        sort_stage(run, self.name, self.schema)
-
-
 def corpus_step(mining_run, run, options):
     """The `pearl-phrases` step into `run`, reading `mining_run`'s sentences: its sources are the dump the mining
     run read (for the release's lineage) and the --vectors file (None when not given)."""
@@ -90,14 +73,3 @@ def corpus_step(mining_run, run, options):
     sources = {"dump": (None, dump_inputs(mining_run).get("dump")), "vectors": (None, vectors)}
     (step,) = stage_jobs.declared_steps(run, [PearlPhrases], options, sources, elsewhere={"sentences": mining_run})
     return step
-
-
-def sort_stage(run, stage, schema, chunk_records=CHUNK_RECORDS):
-    """Rewrite a stage's Parquet output as one file sorted by phrase, so equal inputs give byte-equal files; sorted
-    in runs of `chunk_records` on local disk, so the stage's rows are never all Python objects at once."""
-    run.rewrite_rows(stage, sorted_externally(run.iter_records(stage), phrase_of, chunk_records), schema)
-
-
-def phrase_of(record):
-    """The sort key of a pearl-phrases record."""
-    return record["phrase"]

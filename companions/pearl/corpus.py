@@ -10,13 +10,14 @@ from companions.pearl import augment, negatives, synonyms
 from companions.pearl.constituents import LEXICAL_TYPES, benepar_constituents, dependency_constituents, \
     phrase_occurrences
 from companions.pearl.splits import split_of
+from companions.pearl.stage_names import PHRASES
 from picforge import shuffle
 from picforge.encoders import SentenceModelOnFirstUse, encode
 from picforge.progress import Progress
 from picforge.resources import stopwords
 from picforge.spacy_models import shared_pipeline, use_one_thread_blas
 
-STAGE = "pearl-phrases"
+STAGE = PHRASES
 SYNONYM_CACHE_SIZE = 200_000
 AUGMENT_BATCH = 256  # phrases whose WordNet senses are chosen in one encoder batch  # distinct tokens whose synonyms a worker keeps
 EMBED_GROUPS = 64  # groups the phrases are embedded in; a group's batches depend only on the phrases in it

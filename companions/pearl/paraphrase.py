@@ -3,12 +3,11 @@ cache, caps per HTTP attempt), standing in for the paper's Parrot; off unless as
 import re
 import time
 
-from companions.pearl import corpus
-from picforge import rundir
+from companions.pearl.declarations import PearlParaphrases
+from companions.pearl.stage_names import PARAPHRASES as STAGE, PHRASES
+from picforge import stages
 from picforge.llm import job_for, make_fetcher
 
-STAGE = "pearl-paraphrases"
-SCHEMA = "pearl_paraphrase"
 MAX_WORDS_FACTOR = 3
 
 
@@ -42,26 +41,25 @@ def paraphrase_record(phrase, key, outcome):
     return {"phrase": phrase, "cache_key": key, "status": status, "paraphrase": text, "error": outcome.get("error")}
 
 
-def paraphrase_phrases(run, settings, *, cache_dir, offline=False, max_requests=1000, max_tokens=200_000,
-                       concurrency=4, max_retries=4, timeout=60.0, force=False):
+def paraphrase_phrases(run, settings, options, *, cache_dir, force=False):
     """Run stage `pearl-paraphrases` over the phrases of `pearl-phrases`, most frequent first (so a budget
-    goes to them); answers come from the cache when present. Returns the manifest."""
+    goes to them), with `settings` (the endpoint's GenerationSettings) and `options` (ParaphraseOptions: the
+    budget, retries, offline); answers come from the cache when present. Returns the manifest."""
     started = time.time()
-    inputs = rundir.upstream(run, corpus.STAGE)
-    options = {"model": settings.model, **settings.params()}
-    done = None if force else run.up_to_date(STAGE, rundir.fingerprint(STAGE, inputs, options))
+    inputs = PearlParaphrases.inputs(run, options, {"endpoint": settings.endpoint})
+    done = stages.current(run, PearlParaphrases, options, inputs, force)
     if done is not None:
-        return dict(done, skipped=True)
-    phrases = sorted(run.iter_records(corpus.STAGE, columns=["phrase", "count"]),
+        return done
+    phrases = sorted(run.iter_records(PHRASES, columns=["phrase", "count"]),
                      key=lambda r: (-r["count"], r["phrase"]))
     planned, jobs = [], {}
     for row in phrases:
         job = job_for(settings, chat_messages(row["phrase"]))
         planned.append((row["phrase"], job.key))
         jobs.setdefault(job.key, job)
-    fetcher = make_fetcher(settings, cache_dir=cache_dir, offline=offline, max_requests=max_requests,
-                           max_tokens=max_tokens, max_retries=max_retries, timeout=timeout)
-    outcomes = fetcher.run(list(jobs.values()), concurrency)
+    fetcher = make_fetcher(settings, cache_dir=cache_dir, offline=options.offline, max_requests=options.max_requests,
+                           max_tokens=options.max_tokens, max_retries=options.max_retries, timeout=options.timeout)
+    outcomes = fetcher.run(list(jobs.values()), options.concurrency)
     records = sorted((paraphrase_record(phrase, key, outcomes[key]) for phrase, key in planned),
                      key=lambda r: r["phrase"])
     by_status = {}
@@ -70,6 +68,6 @@ def paraphrase_phrases(run, settings, *, cache_dir, offline=False, max_requests=
     pending = sum(n for status, n in by_status.items() if status not in ("kept", "rejected"))
     counters = {**{f"{STAGE}/{k}": v for k, v in sorted(by_status.items())},
                 **{f"{STAGE}/{k}": v for k, v in fetcher.counts.items()}}
-    return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters,
-                           started=started, complete=pending == 0, pending=pending, offline=offline,
-                           budget={"max_requests": max_requests, "max_tokens": max_tokens})
+    return stages.write(run, PearlParaphrases, records, options, inputs=inputs, counters=counters, started=started,
+                        complete=pending == 0, pending=pending, offline=options.offline,
+                        budget={"max_requests": options.max_requests, "max_tokens": options.max_tokens})

@@ -7,8 +7,8 @@ import dataclasses
 from companions.stsb_context.settings import COMPARISON, DATASET, GENERATIONS, GLOVE_SETUPS, SETUPS, SOURCES
 from picforge import stages
 from picforge.encoders import DeviceOptions
-from picforge.llm import GenerationSettings
-from picforge.options import finite_float, non_negative_int, positive_float, positive_int
+from picforge.llm import EndpointOptions, GenerationSettings
+from picforge.options import finite_float, non_negative_int, positive_int
 from picforge.stages import Stage, option
 
 VALIDATION = "validation"
@@ -17,7 +17,7 @@ MODEL, GLOVE = "model", "glove"
 
 
 @dataclasses.dataclass(frozen=True)
-class GenerationsOptions:
+class GenerationsOptions(EndpointOptions):
     model: str = option(GenerationSettings.model, "chat model", output=True)
     temperature: float = option(GenerationSettings.temperature, "sampling temperature of the chat model",
                                 output=True, type=finite_float)
@@ -26,20 +26,10 @@ class GenerationsOptions:
     seed: int = option(0, "seed of the start letters and of the API", output=True, type=non_negative_int)
     exact_match: bool = option(False, "require the target sentence exactly (default also allows a lower-case first "
                                       "letter and no final full stop)", output=True)
-    base_url: str | None = option(None, "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 for vLLM, "
-                                        "llama.cpp or Ollama (default $OPENAI_BASE_URL, else the OpenAI API); the "
-                                        "endpoint used, without credentials, is an input of the stage", output=False,
-                                  metavar="URL")
     max_requests: int = option(1500, "at most N requests this run", output=False, type=non_negative_int,
                                metavar="N")
     max_tokens: int = option(500_000, "at most N prompt+completion tokens this run", output=False,
                              type=non_negative_int, metavar="N")
-    concurrency: int = option(4, "requests in flight at once", output=False, type=positive_int, metavar="N")
-    max_retries: int = option(4, "retries with exponential backoff on 408/409/429/5xx and connection errors",
-                              output=False, type=non_negative_int, metavar="N")
-    timeout: float = option(60.0, "deadline of each request, from connecting to its last byte", output=False,
-                            type=positive_float, metavar="SECONDS")
-    offline: bool = option(False, "replay the cache only; report what is missing", output=False)
 
 
 @dataclasses.dataclass(frozen=True)

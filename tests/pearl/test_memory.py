@@ -4,7 +4,7 @@ import dataclasses
 
 import pyarrow.parquet as pq
 
-from companions.pearl import build, corpus
+from companions.pearl import corpus, stage_sort
 from companions.pearl.options import PearlOptions
 from picforge.rundir import RunDir, parquet_bytes
 from tests.groupings import in_memory_groupings
@@ -22,7 +22,7 @@ def test_sort_in_small_chunks_or_in_one_writes_the_file_of_an_in_memory_sort(tmp
         run = RunDir(str(tmp_path / str(chunk_records)))
         run.write_file(corpus.STAGE, "part-00000-of-00002.parquet", parquet_bytes(rows[:20], "pearl_phrase"))
         run.write_file(corpus.STAGE, "part-00001-of-00002.parquet", parquet_bytes(rows[20:], "pearl_phrase"))
-        build.sort_stage(run, corpus.STAGE, "pearl_phrase", chunk_records=chunk_records)
+        stage_sort.sort_stage(run, corpus.STAGE, "pearl_phrase", chunk_records=chunk_records)
         [path] = run.output_files(corpus.STAGE)
         assert open(path, "rb").read() == in_memory
         assert pq.read_table(path).column("phrase").to_pylist() == sorted(r["phrase"] for r in rows)
