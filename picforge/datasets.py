@@ -1,8 +1,8 @@
-"""The dataset declarations: each companion dataset is one `Dataset` (its command word, stages, schemas, release
-hook, ledger tables, extra), carried by its area (picforge.verbs.Area, found through the entry-point group
-`picforge.areas`). The core runs the generic verbs for every declared dataset (`AREA release`, built here from the
-declaration, `AREA evaluate`, picforge.evaluation, and the sheet round trip, picforge.sheet_verbs) and names no companion itself; each hook is a `"module:NAME"`
-imported only when used (picforge.hooks)."""
+"""The dataset declarations: each companion dataset is one `Dataset` (its command word, stages, schemas, release,
+evaluation and sheet hooks, ledger tables, extra), carried by its area (picforge.verbs.Area, found through the
+entry-point group `picforge.areas`). The core runs the generic verbs for every declared dataset (`AREA release`,
+built here; `AREA evaluate`, picforge.evaluation; the sheet round trip, picforge.sheet_verbs) and names no companion
+itself; each hook is a `"module:NAME"` imported only when used (picforge.hooks)."""
 import dataclasses
 
 from picforge.evaluation import Evaluate, evaluate_verb
@@ -35,8 +35,9 @@ class Dataset:
     """One companion dataset: its command word and one-line help for `picforge --help`, the stages it writes
     ({stage: producing command}, `{run}`: the run directory), the package whose folder holds its `*.schema.json`
     files, its Release, its Evaluate (picforge.evaluation: the core's `AREA evaluate`, when it has one), its Sheets
-    (picforge.sheet_verbs: the core's `AREA export|ingest TARGET`), the MetaData of the tables it keeps in the run's annotation ledger (`"module:NAME"`, added to the core's when a
-    ledger opens) and the pip extra it needs with the top-level modules that extra installs."""
+    (picforge.sheet_verbs: the core's `AREA export|ingest TARGET`), the MetaData of the tables it keeps in the run's
+    annotation ledger (`"module:NAME"`, added to the core's when a ledger opens) and the pip extra it needs with the
+    top-level modules that extra installs."""
 
     name: str
     help: str
@@ -83,10 +84,8 @@ class Dataset:
     def verbs(self):
         """The generic verbs the core runs for this dataset: `AREA release`, `AREA evaluate` when it declares an
         Evaluate (picforge.evaluation), and `AREA export|ingest TARGET` for each Sheet (picforge.sheet_verbs)."""
-        from picforge.verbs import Verb
-
         from picforge.release_writer import RELEASE_OUT
-        from picforge.verbs import Writes
+        from picforge.verbs import Verb, Writes
 
         return (Verb(self.name, "release", None, self.run_release, self.add_release_options, help=self.release.help,
                      description=self.release.description or None, next_step=self.after_release,
@@ -97,7 +96,8 @@ class Dataset:
         return (evaluate_verb(self),) if self.evaluate is not None else ()
 
     def add_release_options(self, parser):
-        """--run, --out, --license, --license-override, --force, and the flags of the release's options."""
+        """--run, --license, --license-override, --force, and the flags of the release's options (its `--out` is the
+        Verb's `writes`)."""
         from picforge.release_writer import add_release_options
         from picforge.stages import add_flags
 

@@ -65,10 +65,10 @@ def sheet_verbs(dataset):
                           _adder(dataset, sheet, "export"), help=sheet.export_help,
                           description=sheet.export_description or None, writes=sheet.writes,
                           next_step=lambda args, sheet=sheet: after_export(dataset, sheet, args)))
+        declared_after = (lambda args, sheet=sheet: after_ingest(dataset, sheet, args)) if sheet.then else None
         built.append(Verb(dataset.name, "ingest", sheet.target, _runner(dataset, sheet, "ingest"),
                           _adder(dataset, sheet, "ingest"), help=sheet.ingest_help,
-                          description=sheet.ingest_description or None,
-                          next_step=(lambda args, sheet=sheet: after_ingest(dataset, sheet, args)) if sheet.then else None))
+                          description=sheet.ingest_description or None, next_step=declared_after))
     return tuple(built)
 
 

@@ -45,7 +45,8 @@ def report(results):
     for k, by_metric in results["best"].items():
         lines.append(f"k={k}")
         for method, by_k in results["scores"].items():
-            cells = [f"{by_k[k][m]:.4f}{'*' if by_metric.get(m, {}).get('best') == method and by_metric[m]['significant'] else ' '}"
+            marks = ["*" if by_metric.get(m, {}).get("best") == method and by_metric[m]["significant"] else " "
                      for m in METRICS]
+            cells = [f"{by_k[k][m]:.4f}{mark}" for m, mark in zip(METRICS, marks)]
             lines.append(f"  {method:<16} V {cells[0]}  ARI {cells[1]}  AMI {cells[2]}")
     return lines
