@@ -6,11 +6,11 @@ import json
 from picforge.ledger import ACCEPTED, ROUND_EXPERT, ROUND_MTURK, ROUND_PS, ROUND_VERIFY2, item_id
 from annotation.rules import (ANNOTATION_KINDS, DROPPED, KEPT, PENDING, UNVERIFIED, item_outcome,
                               kept_outcomes)
-from annotation.triplets import SELECT_STAGE, require_select
-from picforge.rundir import fingerprint
+from annotation.triplets import require_select
+from annotation import FinalAnnotations
+from picforge import stages
 
-STAGE = "final_annotations"
-SCHEMA = "final_annotation"
+STAGE = FinalAnnotations.name
 # PS pair kinds and the FinalAnnotation verdict each sets.
 PS_PAIRS = (("ps_pos", "ps_q1"), ("ps_neg", "ps_q2"))
 
@@ -102,10 +102,10 @@ def stage_inputs(run, records):
     """The inputs of stage final_annotations: the select stage and the digest of the records (never the ledger's
     URL: a copied run directory or a second ledger with the same records is up to date)."""
     digest = hashlib.sha256(json.dumps(records, sort_keys=True).encode("utf-8")).hexdigest()
-    return {SELECT_STAGE: run.require(SELECT_STAGE)["fingerprint"], "ledger_records_sha256": digest}
+    return FinalAnnotations.inputs(run, None, {"ledger_records_sha256": digest})
 
 
 def is_current(q, run_dir):
     """Whether stage final_annotations holds what the ledger keeps now."""
     run = require_select(run_dir)
-    return run.up_to_date(STAGE, fingerprint(STAGE, stage_inputs(run, final_records(q)), {})) is not None
+    return stages.current(run, FinalAnnotations, None, stage_inputs(run, final_records(q))) is not None

@@ -2,11 +2,12 @@
 (annotation.report) that a release's croissant.json carries."""
 import collections
 
-from annotation.final import PS_PAIRS, SCHEMA, STAGE, final_records, grammar_coverage, stage_inputs
+from annotation import FinalAnnotations
+from annotation.final import PS_PAIRS, STAGE, final_records, grammar_coverage, stage_inputs
 from annotation.report import annotation_summary
 from annotation.rules import ANNOTATION_KINDS
 from annotation.triplets import require_select
-from picforge.rundir import fingerprint
+from picforge import stages
 
 
 def export_final(ledger, run_dir, force=False):
@@ -19,10 +20,10 @@ def export_final(ledger, run_dir, force=False):
         records = final_records(q)
         paraphrases, unchecked = grammar_coverage(q, {r["triplet_id"] for r in records})
         summary = annotation_summary(q)
-    inputs, options = stage_inputs(run, records), {}
-    done = None if force else run.up_to_date(STAGE, fingerprint(STAGE, inputs, options))
+    inputs = stage_inputs(run, records)
+    done = stages.current(run, FinalAnnotations, None, inputs, force)
     if done is not None:
-        return dict(done, skipped=True)
+        return done
     rules = collections.Counter(f"{kind}_{r[f'{kind}_rule']}" for r in records for kind in ANNOTATION_KINDS
                                 if r[f"{kind}_rule"])
     counters = {f"{STAGE}/kept_{rule}": n for rule, n in sorted(rules.items())}
@@ -31,5 +32,4 @@ def export_final(ledger, run_dir, force=False):
         counters[f"{STAGE}/{flag}_rejected"] = sum(r[flag] is False for r in records)
     counters[f"{STAGE}/paraphrases"] = paraphrases
     counters[f"{STAGE}/paraphrases-grammar-not-checked"] = unchecked
-    return run.write_stage(STAGE, records, SCHEMA, inputs=inputs, options=options, counters=counters,
-                           annotation=summary)
+    return stages.write(run, FinalAnnotations, records, None, inputs=inputs, counters=counters, annotation=summary)

@@ -5,8 +5,8 @@ import json
 
 from picforge.errors import InputError
 from picforge.rundir import RunDir
+from annotation import SELECT_STAGE
 
-SELECT_STAGE = "select"
 
 
 def require_select(run_dir):

@@ -210,16 +210,16 @@ def test_the_companions_verbs_take_their_stage_flags_from_the_declarations():
                 assert action.help.startswith(field.metadata["help"].replace("%", "%%")), (stage, field.name)
 
 
-def test_no_companion_writes_a_stage_or_a_fingerprint_by_hand():
-    """Every stage of the declared companions is written through its declaration: no write_stage/run_stages/Step
-    call and no stage fingerprint computed from a hand-written option dict (a release's own fingerprint is not a
-    stage's)."""
+def test_no_area_writes_a_stage_or_a_fingerprint_by_hand():
+    """Every stage of every area (mining, annotation, the companions) is written through its declaration: no
+    write_stage/run_stages/Step call and no stage fingerprint computed from a hand-written option dict (a release's
+    own fingerprint is not a stage's)."""
     import pathlib
 
     root = pathlib.Path(__file__).resolve().parents[1]
-    by_hand = re.compile(r'\.write_stage\(|\brun_stages\(|\bStep\(|\bfingerprint\((?!"[\w-]+-release")|\boptions=\{')
+    by_hand = re.compile(r'\.write_stage\(|\brun_stages\(|\bStep\(|\bfingerprint\((?!"(?:[\w-]+-)?release")|\boptions=\{')
     found = [f"{path.relative_to(root)}:{number}: {line.strip()}"
-             for package in DATASET_DECLARATIONS
+             for package in (*DATASET_DECLARATIONS, "pipeline", "annotation", "release")
              for path in sorted((root / package.replace(".", "/")).rglob("*.py"))
              for number, line in enumerate(path.read_text().splitlines(), 1) if by_hand.search(line)]
     assert found == []
