@@ -8,7 +8,6 @@ from picforge.rundir import RunDir
 from annotation import SELECT_STAGE
 
 
-
 def require_select(run_dir):
     """The run's RunDir, or a clear error when `picforge mine` has not finished its select stage."""
     run = RunDir(run_dir)
