@@ -5,7 +5,7 @@ built here; `AREA evaluate`, picforge.evaluation; the sheet round trip, picforge
 itself; each hook is a `"module:NAME"` imported only when used (picforge.hooks)."""
 import dataclasses
 
-from picforge.evaluation import Evaluate, evaluate_verb
+from picforge.evaluation import Evaluate, evaluate_verbs
 from picforge.hooks import DatasetError, check_hook, imported
 from picforge.sheet_verbs import sheet_verbs
 
@@ -89,11 +89,7 @@ class Dataset:
 
         return (Verb(self.name, "release", None, self.run_release, self.add_release_options, help=self.release.help,
                      description=self.release.description or None, next_step=self.after_release,
-                     writes=Writes("release", RELEASE_OUT)),) + self.evaluate_verbs() + sheet_verbs(self)
-
-    def evaluate_verbs(self):
-        """`AREA evaluate`, built from the Evaluate this dataset declares (none when it declares none)."""
-        return (evaluate_verb(self),) if self.evaluate is not None else ()
+                     writes=Writes("release", RELEASE_OUT)),) + evaluate_verbs(self) + sheet_verbs(self)
 
     def add_release_options(self, parser):
         """--run, --license, --license-override, --force, and the flags of the release's options (its `--out` is the

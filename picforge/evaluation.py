@@ -2,6 +2,7 @@
 inputs and options become flags, the dataset's score hook does the work, the core prints the scores (the report
 hook's lines, else JSON), writes them to `--out` when asked and names the next command."""
 import dataclasses
+import functools
 import json
 
 KINDS = ("release", "run", "file")
@@ -65,16 +66,18 @@ class Evaluate:
         return (("evaluate hook", self.score), ("evaluate options", self.options), ("evaluate report", self.report))
 
 
-def evaluate_verb(dataset):
-    """The Verb `AREA evaluate` of `dataset`, built from its Evaluate declaration."""
+def evaluate_verbs(dataset):
+    """(`AREA evaluate`,) of `dataset`, built from its Evaluate declaration; () when it declares none."""
     from picforge.verbs import Verb, Writes
 
     declared = dataset.evaluate
-    verb = Verb(dataset.name, "evaluate", None, lambda args: run_evaluate(dataset, args),
-                lambda parser: add_evaluate_options(dataset, parser), help=declared.help,
+    if declared is None:
+        return ()
+    verb = Verb(dataset.name, "evaluate", None, functools.partial(run_evaluate, dataset),
+                functools.partial(add_evaluate_options, dataset), help=declared.help,
                 description=declared.description or None, next_step=lambda args: after_evaluate(verb, args),
                 writes=Writes("file", "also write the scores as JSON here", optional=True))
-    return verb
+    return (verb,)
 
 
 def add_evaluate_options(dataset, parser):
@@ -129,4 +132,3 @@ def after_evaluate(verb, args):
     from picforge.verbs import nothing_left
 
     return derived_step(verb, args) or nothing_left("the scores above are the evaluation")
-

@@ -3,7 +3,7 @@ stage that reads one of its stages (the export first when that stage comes back 
 after the last stage of a dataset its `release`; a verb whose next step the stage graph cannot see declares its own
 (`Verb.next_step`)."""
 from picforge import stages, verbs
-from picforge.stage_registry import PRODUCED_BY
+from picforge.stage_registry import producers
 
 # What a hint shows for a required option's value, by what the option names: a release or run to create.
 PLACEHOLDERS = {"release": "RELEASE", "run": "RUN"}
@@ -16,13 +16,6 @@ def verb_words(command):
     words = words[:next((i for i, word in enumerate(words) if word.startswith("-")), len(words))]
     found = verbs.find(tuple(words))
     return found.words if found is not None else None
-
-
-def producers():
-    """{stage: producing command} of every stage: the core areas' and each dataset's declaration's."""
-    declared = {name: command for dataset in verbs.datasets().datasets.values()
-                for name, command in dataset.stages.items()}
-    return {**declared, **PRODUCED_BY}
 
 
 def next_verb(verb):

@@ -2,6 +2,7 @@
 `AREA export TARGET` writes the sheets or forms people fill, `AREA ingest TARGET` reads them back. The flags,
 `--out`, `--sheets`, `--ledger` and the `next:` hints come from the declaration; the dataset's hooks do the work."""
 import dataclasses
+import functools
 
 from picforge.verbs import Writes
 
@@ -12,9 +13,8 @@ class Sheet:
     `writes`: what the export creates (a Writes); `reads`/`ingest_reads`: what `--run` holds for each;
     `export_options`/`ingest_options`: options dataclasses (picforge.stages.option() fields: their flags);
     `returned`: what `--sheets` holds and `placeholder` its value in the export's hint (`filled`: the hint's note);
-    `ledger`: both verbs open the run's ledger (`--ledger`); `then`: the verbs after the ingest, in order (each
-    with `--run`; a `release` with `--out RELEASE`), where the stage graph does not say it (none: the derived hint,
-    picforge.hints), `then_note` the first one's note."""
+    `ledger`: both verbs open the run's ledger (`--ledger`); `then`: the verbs after the ingest, in order, where the
+    stage graph does not say it (none: the derived hint, picforge.hints), `then_note` the first one's note."""
 
     target: str
     export: str
@@ -61,23 +61,15 @@ def sheet_verbs(dataset):
 
     built = []
     for sheet in dataset.sheets:
-        built.append(Verb(dataset.name, "export", sheet.target, _runner(dataset, sheet, "export"),
-                          _adder(dataset, sheet, "export"), help=sheet.export_help,
+        built.append(Verb(dataset.name, "export", sheet.target, functools.partial(run_sheet, dataset, sheet, "export"),
+                          functools.partial(add_sheet_options, dataset, sheet, "export"), help=sheet.export_help,
                           description=sheet.export_description or None, writes=sheet.writes,
-                          next_step=lambda args, sheet=sheet: after_export(dataset, sheet, args)))
-        declared_after = (lambda args, sheet=sheet: after_ingest(dataset, sheet, args)) if sheet.then else None
-        built.append(Verb(dataset.name, "ingest", sheet.target, _runner(dataset, sheet, "ingest"),
-                          _adder(dataset, sheet, "ingest"), help=sheet.ingest_help,
-                          description=sheet.ingest_description or None, next_step=declared_after))
+                          next_step=functools.partial(after_export, dataset, sheet)))
+        built.append(Verb(dataset.name, "ingest", sheet.target, functools.partial(run_sheet, dataset, sheet, "ingest"),
+                          functools.partial(add_sheet_options, dataset, sheet, "ingest"), help=sheet.ingest_help,
+                          description=sheet.ingest_description or None,
+                          next_step=functools.partial(after_ingest, dataset, sheet) if sheet.then else None))
     return tuple(built)
-
-
-def _adder(dataset, sheet, side):
-    return lambda parser: add_sheet_options(dataset, sheet, side, parser)
-
-
-def _runner(dataset, sheet, side):
-    return lambda args: run_sheet(dataset, sheet, side, args)
 
 
 def options_class(dataset, sheet, side):
@@ -128,12 +120,14 @@ def after_export(dataset, sheet, args):
 
 
 def after_ingest(dataset, sheet, args):
-    """The declared verbs after the ingest, each with the run, chained in order."""
-    from picforge.verbs import Command
+    """The declared verbs after the ingest, chained in order, each with the run and a placeholder for each other
+    option it requires (picforge.hints)."""
+    from picforge.hints import required_placeholders
+    from picforge.verbs import Command, find
 
     after = None
     for words in reversed(sheet.then):
-        extra = (("--out", "RELEASE"),) if words == "release" else ()
-        after = Command(f"{dataset.name} {words}", (("--run", args.run), *extra),
+        placeholders = required_placeholders(find((dataset.name, *words.split())))
+        after = Command(f"{dataset.name} {words}", (("--run", args.run), *placeholders),
                         note=sheet.then_note if words == sheet.then[0] else "", then=after)
     return after

@@ -11,10 +11,15 @@ def register_stages(commands):
     PRODUCED_BY.update(commands)
 
 
+def producers():
+    """{stage: producing command ({run} left to fill)} of every stage: each dataset's declaration's, then the core
+    areas' registered ones over them."""
+    declared = {name: command for dataset in verbs.datasets().datasets.values()
+                for name, command in dataset.stages.items()}
+    return {**declared, **PRODUCED_BY}
+
+
 def producing_command(stage, unknown):
-    """The command that produces `stage` (`{run}` left to fill): a core area's, else the companion's that declares
-    it (the registry is read only here, on the way to an error message), else `unknown`."""
-    if stage in PRODUCED_BY:
-        return PRODUCED_BY[stage]
-    declared = (dataset.stages[stage] for dataset in verbs.datasets().datasets.values() if stage in dataset.stages)
-    return next(declared, unknown)
+    """The command that produces `stage` (`{run}` left to fill), else `unknown` (the datasets are read only here and
+    in `producers`, on the way to an error message or a `next:` hint)."""
+    return producers().get(stage, unknown)
