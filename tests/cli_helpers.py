@@ -4,6 +4,8 @@ import argparse
 import os
 import subprocess
 import sys
+import threading
+import time
 
 from picforge import cli
 from picforge import verbs as registry
@@ -21,6 +23,30 @@ def picforge_in_child(*argv, timeout=900, **kwargs):
     done = subprocess.run([sys.executable, "-m", "picforge.cli", *map(str, argv)], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, **kwargs)
     return done.returncode, done.stdout, done.stderr
+
+
+def silences(argv):
+    """(exit code, [(seconds without a line on stderr or stdout, the line that ended it)]) of `picforge argv` in a
+    child process whose output is piped (off a terminal, as CI, nohup and Dataflow see it)."""
+    child = subprocess.Popen([sys.executable, "-m", "picforge.cli", *map(str, argv)], cwd=ROOT, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stamps = [(time.monotonic(), "(started)")]
+    lock = threading.Lock()
+
+    def read(stream):
+        for line in stream:
+            with lock:
+                stamps.append((time.monotonic(), line.rstrip()))
+
+    readers = [threading.Thread(target=read, args=(s,)) for s in (child.stdout, child.stderr)]
+    for reader in readers:
+        reader.start()
+    code = child.wait(timeout=3600)
+    for reader in readers:
+        reader.join()
+    stamps.sort()
+    stamps.append((time.monotonic(), "(ended)"))
+    return code, [(b[0] - a[0], f"{a[1]} -> {b[1]}") for a, b in zip(stamps, stamps[1:])]
 
 
 def verb_parser(words):

@@ -3,6 +3,7 @@ from there; the rest of the real third-party data, which the project cannot ship
 need it skip, naming the file)."""
 import collections
 import gc
+import json
 import os
 import pathlib
 import shutil
@@ -152,11 +153,28 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def mined_103(tmp_path_factory, enwiki_sample_103, wic_zip):
-    """A real mining run of the shared 103-page enwiki sample, made once per test run (tests must not modify it;
-    copy it first)."""
-    from pipeline.mine import mine
+    """A real mining run of the shared 103-page enwiki sample, made once per test run by `picforge mine` in a child
+    process with its output piped (as CI sees it), into a folder named with glob characters, which works like any
+    other; how long the command went without a line is in `silences_of(run)`. Tests must not modify it; copy it
+    first."""
+    from tests.cli_helpers import silences
 
-    return built_once(tmp_path_factory, "mined103", lambda out: mine(str(enwiki_sample_103), str(wic_zip), str(out)))
+    def build(out):
+        code, gaps = silences(["mine", "--input", enwiki_sample_103, "--wic", wic_zip, "--out", out])
+        assert code == 0, gaps[-5:]
+        silences_file(out).write_text(json.dumps(gaps), encoding="utf-8")
+
+    return built_once(tmp_path_factory, "mined[103]", build)
+
+
+def silences_file(run):
+    """Where a fixture built by a child `picforge` keeps its (seconds without a line, the line that ended it)."""
+    return run.with_name(f"{run.name}.silences.json")
+
+
+def silences_of(run):
+    """[(seconds without a line on stdout or stderr, the line that ended them)] of the command that built `run`."""
+    return [tuple(gap) for gap in json.loads(silences_file(run).read_text(encoding="utf-8"))]
 
 
 @pytest.fixture(scope="session")
