@@ -1,6 +1,8 @@
 """RunDir, the one stage store: schema-checked writes, the manifest last, damaged manifests redone, user files kept."""
 import json
 import logging
+import subprocess
+import sys
 
 import pytest
 
@@ -8,6 +10,7 @@ from picforge.cli import main
 from picforge.errors import InputError
 from picforge.files import write_atomically
 from picforge.rundir import MANIFEST, PARQUET_FILE, RunDir, fingerprint
+from tests.cli_helpers import ROOT
 
 ROWS = [{"page_id": page_id, "title": title, "url": f"https://en.wikipedia.org/wiki?curid={page_id}",
          "text": text, "categories": categories, "paragraphs": [text], "missing_words": [],
@@ -98,3 +101,11 @@ def test_write_atomically_replaces_the_whole_file_and_leaves_no_staging_file(tmp
     write_atomically(str(target), b"second")
     assert target.read_bytes() == b"second" and [p.name for p in target.parent.iterdir()] == ["plan.json"]
     assert target.stat().st_mode & 0o644 == 0o644  # readable as any new file, not 0600 like a temp file
+
+
+def test_a_run_named_with_glob_characters_reads_only_itself_and_warns_of_nothing(tmp_path):
+    write(RunDir(str(tmp_path / "run1")), rows=ROWS[:1])  # what "run[1]" would match as a glob
+    write(RunDir(str(tmp_path / "run[1]")))
+    read = f"from picforge.rundir import RunDir; print(len(RunDir({str(tmp_path / 'run[1]')!r}).require_records('clean')))"
+    done = subprocess.run([sys.executable, "-c", read], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.split() == [str(len(ROWS))] and "Warning" not in done.stderr, done.stderr
