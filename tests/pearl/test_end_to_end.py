@@ -191,8 +191,8 @@ def sentence_cut(mined_103, folder, keep, limit):
 
 @pytest.fixture(scope="session")
 def small_run(mined_103, tmp_path_factory):
-    """A mining run directory holding the first 150 real sentences of the sample as its `sentences` stage."""
-    return sentence_cut(mined_103, tmp_path_factory.mktemp("small") / "mined", lambda text: True, 150)
+    """A mining run directory holding the first 50 real sentences of the sample as its `sentences` stage."""
+    return sentence_cut(mined_103, tmp_path_factory.mktemp("small") / "mined", lambda text: True, 50)
 
 
 VECTOR_NEIGHBOURS = {"language": "tongue", "tongue": "language", "region": "area", "area": "region", "war": "conflict",
