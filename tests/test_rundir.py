@@ -105,7 +105,8 @@ def test_write_atomically_replaces_the_whole_file_and_leaves_no_staging_file(tmp
 
 def test_a_run_named_with_glob_characters_reads_only_itself_and_warns_of_nothing(tmp_path):
     write(RunDir(str(tmp_path / "run1")), rows=ROWS[:1])  # what "run[1]" would match as a glob
-    write(RunDir(str(tmp_path / "run[1]")))
-    read = f"from picforge.rundir import RunDir; print(len(RunDir({str(tmp_path / 'run[1]')!r}).require_records('clean')))"
+    run = str(tmp_path / "run[1]")
+    write(RunDir(run))
+    read = f"from picforge.rundir import RunDir; print(len(RunDir({run!r}).require_records('clean')))"
     done = subprocess.run([sys.executable, "-c", read], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.split() == [str(len(ROWS))] and "Warning" not in done.stderr, done.stderr
