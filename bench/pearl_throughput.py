@@ -4,9 +4,11 @@
 Each build side runs the `picforge pearl build` command in a fresh process (start-up included) into a fresh
 directory; "CPU s" is that process's user + system seconds (with its children). The parse-only loop is the part no
 implementation can skip: the same spaCy pipeline over the same sentences (`nlp.pipe` + `phrase_occurrences`), then
-the count >= 2 filter. `--against REV` checks REV out into a temporary git worktree and runs its code on the same
-run; the output comparison reads both builds: phrases, lexical type shares, augmentations by kind, and how many
-phrases got other WordNet replacements, other entity types or other hard negatives.
+the count >= 2 filter; its row counts its start-up too, and lines after the table give the loop alone and what
+encoding each kept phrase once costs (the default encoder, one batch call). `--against REV` checks REV out into a
+temporary git worktree and runs its code on the same run; the output comparison reads both builds: phrases, lexical
+type shares, augmentations by kind, and how many phrases got other WordNet replacements, other entity types or
+other hard negatives.
 
     python bench/pearl_throughput.py [--run MINING_RUN] [--max-sentences N] [--against REV] [--keep DIR]
                                      [--no-baseline] [-- BEAM FLAGS]
@@ -41,24 +43,36 @@ def build_side(code_root, run_dir, out, build_args):
     return {"cpu": children_cpu_seconds() - cpu, "wall": time.perf_counter() - wall}
 
 
-def baseline_side(run_dir, queue):
-    """The parse-only loop (spaCy + constituent mapping + count >= 2), timed in this (child) process."""
+def own_cpu_seconds():
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    cpu, wall = usage.ru_utime + usage.ru_stime, time.perf_counter()
+    return usage.ru_utime + usage.ru_stime
+
+
+def baseline_side(run_dir, queue):
+    """The parse-only loop (spaCy + constituent mapping + count >= 2), timed in this (child) process: its start-up
+    (imports, reading the sentences, loading spaCy) and the loop itself."""
+    cpu, wall = own_cpu_seconds(), time.perf_counter()
     from companions.pearl.constituents import dependency_constituents, phrase_occurrences
     from companions.pearl.corpus import load_parser, token_entities
     from picforge.rundir import RunDir
 
     texts = [r["text"] for r in RunDir(run_dir).iter_records("sentences", columns=["text"])]
     nlp = load_parser()
+    start_up = own_cpu_seconds() - cpu
     counts = collections.Counter()
     for doc in nlp.pipe(texts, batch_size=128):
         for _, occurrence in phrase_occurrences(doc, dependency_constituents(doc), token_entities(doc)):
             if occurrence:
                 counts[occurrence["phrase"]] += 1
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    queue.put({"cpu": usage.ru_utime + usage.ru_stime - cpu, "wall": time.perf_counter() - wall,
-               "phrases": sum(1 for n in counts.values() if n >= 2)})
+    loop_cpu, loop_wall = own_cpu_seconds() - cpu, time.perf_counter() - wall
+    kept = sorted(phrase for phrase, n in counts.items() if n >= 2)
+    from picforge.encoders import encode, load_sentence_model
+
+    model = load_sentence_model()
+    before = own_cpu_seconds()
+    encode(model, kept)
+    queue.put({"cpu": loop_cpu, "start_up": start_up, "wall": loop_wall, "phrases": len(kept),
+               "encode_kept": own_cpu_seconds() - before})
 
 
 def run_baseline(run_dir):
@@ -155,6 +169,13 @@ def main():
             result["phrases"] = len(records_of(result["out"]))
         print(f"{name:<40}{result['phrases']:>9,}{result['wall']:>9.1f}{result['cpu']:>9.1f}"
               f"{result['cpu'] / articles:>15.3f}{result['cpu'] / new['cpu']:>13.2f}x")
+    for name, result in rows:
+        if "start_up" in result:
+            loop = result["cpu"] - result["start_up"]
+            print(f"{name}: start-up (imports, reading, spaCy load) {result['start_up']:.1f} CPU s, the loop itself "
+                  f"{loop:.1f} CPU s, {loop / articles:.3f} per article")
+            print(f"each kept phrase encoded once (the least its hard negatives need), not in any row: "
+                  f"{result['encode_kept']:.1f} CPU s, {result['encode_kept'] / articles:.3f} per article")
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
     if args.against:
         for line in output_changes(records_of(old_out), records_of(new_out)):
