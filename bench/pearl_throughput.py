@@ -27,52 +27,48 @@ import time
 from sample_paths import DEFAULT_INPUT, DEFAULT_WIC, ROOT
 
 
-def children_cpu_seconds():
-    """User + system CPU seconds of this process's finished children."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+def cpu_seconds(who):
+    """User + system CPU seconds of this process (resource.RUSAGE_SELF) or of its finished children
+    (resource.RUSAGE_CHILDREN)."""
+    usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime
 
 
 def build_side(code_root, run_dir, out, build_args):
     """`picforge pearl build` of the code at `code_root` as a child process: its CPU and wall seconds."""
     env = dict(os.environ, PYTHONPATH=code_root)
-    cpu, wall = children_cpu_seconds(), time.perf_counter()
+    cpu, wall = cpu_seconds(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run([sys.executable, "-m", "picforge.cli", "pearl", "build", "--run", run_dir, "--out", out,
                     *build_args], cwd=code_root, env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
-    return {"cpu": children_cpu_seconds() - cpu, "wall": time.perf_counter() - wall}
-
-
-def own_cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    return {"cpu": cpu_seconds(resource.RUSAGE_CHILDREN) - cpu, "wall": time.perf_counter() - wall}
 
 
 def baseline_side(run_dir, queue):
     """The parse-only loop (spaCy + constituent mapping + count >= 2), timed in this (child) process: its start-up
     (imports, reading the sentences, loading spaCy) and the loop itself."""
-    cpu, wall = own_cpu_seconds(), time.perf_counter()
+    cpu, wall = cpu_seconds(resource.RUSAGE_SELF), time.perf_counter()
     from companions.pearl.constituents import dependency_constituents, phrase_occurrences
     from companions.pearl.corpus import load_parser, token_entities
     from picforge.rundir import RunDir
 
     texts = [r["text"] for r in RunDir(run_dir).iter_records("sentences", columns=["text"])]
     nlp = load_parser()
-    start_up = own_cpu_seconds() - cpu
+    start_up = cpu_seconds(resource.RUSAGE_SELF) - cpu
     counts = collections.Counter()
     for doc in nlp.pipe(texts, batch_size=128):
         for _, occurrence in phrase_occurrences(doc, dependency_constituents(doc), token_entities(doc)):
             if occurrence:
                 counts[occurrence["phrase"]] += 1
-    loop_cpu, loop_wall = own_cpu_seconds() - cpu, time.perf_counter() - wall
+    loop_cpu, loop_wall = cpu_seconds(resource.RUSAGE_SELF) - cpu, time.perf_counter() - wall
     kept = sorted(phrase for phrase, n in counts.items() if n >= 2)
     from picforge.encoders import encode, load_sentence_model
 
     model = load_sentence_model()
-    before = own_cpu_seconds()
+    before = cpu_seconds(resource.RUSAGE_SELF)
     encode(model, kept)
     queue.put({"cpu": loop_cpu, "start_up": start_up, "wall": loop_wall, "phrases": len(kept),
-               "encode_kept": own_cpu_seconds() - before})
+               "encode_kept": cpu_seconds(resource.RUSAGE_SELF) - before})
 
 
 def run_baseline(run_dir):
