@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from apache_beam.io.filesystems import FileSystems
 
 from picforge.errors import InputError
-from picforge.paths import plain_file, plain_tree, refuse_overlap, refuse_replacing
+from picforge.paths import glob_escape, plain_file, plain_tree, refuse_overlap, refuse_replacing
 from picforge.release_check import verify_release
 from picforge.release_writer import MANIFEST, replace_directory, sha256_file
 
@@ -145,7 +145,7 @@ def upload_filesystems(uploads, dest):
         FileSystems.rename(staged[:-1], [u.target for u in uploads[:-1]])
         FileSystems.rename(staged[-1:], [uploads[-1].target])
     finally:
-        leftovers = FileSystems.match([staging + "/**"])[0].metadata_list
+        leftovers = FileSystems.match([glob_escape(staging) + "/**"])[0].metadata_list  # its own, even under "rel[1]"
         if leftovers:
             FileSystems.delete([m.path for m in leftovers])
 

@@ -91,6 +91,12 @@ def test_publish_to_gcs(release_dir):
         assert_published(release_dir, f"{root}/pic/v1")
 
 
+def test_publish_to_a_gcs_folder_named_with_glob_characters(release_dir):
+    with gcs_emulator("picforge-release") as root:
+        assert_published(release_dir, f"{root}/pic[1]/v1")
+        assert [m.path for m in FileSystems.match([f"{root}/**"])[0].metadata_list if ".partial-" in m.path] == []
+
+
 def test_publish_to_s3(release_dir):
     with s3_server("picforge-release") as (root, beam_args):
         FileSystems.set_options(PipelineOptions(beam_args))
